@@ -1,0 +1,53 @@
+"""Shared test helpers: card fixtures in Scryfall's JSON shape, decks built from them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable
+
+import pytest
+
+from validator.cardfacts import card_from_scryfall
+from validator.model import Card, Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def load_cards(*files: str) -> dict[str, Card]:
+    """Cards by Oracle name (and by front-face name) from fixture files of Scryfall objects."""
+    cards: dict[str, Card] = {}
+    for name in files:
+        for obj in json.loads((FIXTURES / name).read_text(encoding="utf-8")):
+            card = card_from_scryfall(obj)
+            cards[card.name] = card
+            cards.setdefault(card.front_name, card)
+    return cards
+
+
+def make_deck(cards: dict[str, Card], main: Iterable[tuple[int, str]] = (),
+              sideboard: Iterable[tuple[int, str]] = (), commanders: Iterable[str] = (),
+              companion: str | None = None) -> ResolvedDeck:
+    """A resolved deck from (quantity, name) pairs; line numbers follow the order given."""
+    deck = Deck()
+    resolved = ResolvedDeck(deck=deck)
+    line = 0
+    plan = [(q, n, Section.MAIN) for q, n in main] + [(q, n, Section.SIDEBOARD) for q, n in sideboard]
+    plan += [(1, n, Section.COMMANDER) for n in commanders]
+    if companion:
+        plan.append((1, companion, Section.COMPANION))
+    for quantity, name, section in plan:
+        line += 1
+        entry = DeckEntry(quantity=quantity, name=name, section=section, line=line)
+        deck.entries.append(entry)
+        resolved.entries.append(ResolvedEntry(entry=entry, card=cards[name]))
+    return resolved
+
+
+def shared_data(*parts: str) -> Path:
+    """A path under ../shared/data, or skip the test with the reason."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not available: {path} (integration data lives in ../shared/data)")
+    return path

@@ -1,0 +1,49 @@
+"""deckcheck: is this Magic: The Gathering deck legal in this format, and if not, why.
+
+The public API (see README):
+
+    import validator
+    db = validator.open_db()                     # the synced card database
+    deck = validator.parse_decklist(text)        # any supported decklist format
+    report = validator.validate(deck, "modern", db=db)
+    report.legal, report.problems, report.to_dict()
+
+Submodules are imported lazily so that `deckcheck` starts fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "open_db": "validator.api",
+    "parse_decklist": "validator.api",
+    "validate": "validator.api",
+    "check_formats": "validator.api",
+    "load_formats": "validator.formats",
+    "CardDB": "validator.db",
+    "CardIndex": "validator.resolve",
+    "Report": "validator.report",
+    "Problem": "validator.model",
+    "Severity": "validator.model",
+    "Deck": "validator.model",
+    "DeckEntry": "validator.model",
+    "Card": "validator.model",
+    "Section": "validator.model",
+    "sync": "validator.sync",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'validator' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

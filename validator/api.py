@@ -1,0 +1,152 @@
+"""The library API: open the card database, parse a decklist, validate it against a format.
+
+The CLI is a thin layer over these functions; a site integrating deckcheck calls them directly.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable, Mapping, Sequence
+
+from .checks import GENERIC_CHECKS
+from .db import CardDB
+from .formats import FormatRules, get_format, load_formats
+from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
+from .report import Report, summarize_deck
+from .resolve import CardSource, choose, resolve
+from .names import fold_name
+
+
+def open_db(db: str | os.PathLike[str] | None = None) -> CardDB:
+    """The synced card database: a path, a SQLAlchemy URL, `DECKCHECK_DB`, or the default."""
+    return CardDB(db)
+
+
+def parse_decklist(data: str | bytes, input_format: str | None = None,
+                   filename: str | None = None) -> Deck:
+    """Read a decklist in any supported format (see README "Decklist formats")."""
+    from .decklist import parse_decklist as _parse
+
+    return _parse(data, input_format=input_format, filename=filename)
+
+
+def _format(fmt: str | FormatRules, formats: Mapping[str, FormatRules] | None) -> FormatRules:
+    return fmt if isinstance(fmt, FormatRules) else get_format(fmt, formats)
+
+
+def _named_cards(names: Iterable[str], cards: CardSource) -> tuple[list[Card], list[Problem]]:
+    """Cards named with --commander; a name that is no card is a usage problem."""
+    names = list(names)
+    found = cards.lookup(names)
+    result, problems = [], []
+    for name in names:
+        folded = fold_name(name)
+        matches = choose(folded, found.get(folded, []))
+        if len(matches) == 1:
+            result.append(matches[0])
+        else:
+            problems.append(Problem("unknown-card", f"--commander {name!r} is not a card name "
+                                    "(or names more than one card)", "deckcheck:input",
+                                    cards=(name,)))
+    return result, problems
+
+
+def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence[Card] = (),
+                   rules: Sequence[str] = (), bracket: int | None = None,
+                   rarities=None) -> list[Problem]:
+    """Every problem of an already resolved deck in one format. Mutates `deck` (commander
+    designation moves cards between sections): pass a clone to reuse it."""
+    problems = list(deck.problems)
+    if fmt.is_commander:
+        from .commander import designate_commanders
+
+        problems += designate_commanders(deck, fmt, commanders)
+    for check in GENERIC_CHECKS:
+        problems += check(deck, fmt)
+    if fmt.is_commander:
+        from .brackets import bracket_problems
+        from .commander import commander_problems
+
+        problems += commander_problems(deck, fmt, rarities)
+        if fmt.kind == "commander":
+            problems += bracket_problems(deck, bracket)
+    else:
+        from .companion import constructed_companion_problems
+
+        problems += constructed_companion_problems(deck, fmt)
+    if rules:
+        from .companion import house_rule_problems
+
+        for sentence in rules:
+            problems += house_rule_problems(deck, fmt, sentence)
+    return problems
+
+
+def _rarities(cards: CardSource):
+    """Rarity look-up for Pauper Commander's commander, or None without printings."""
+    db = cards if isinstance(cards, CardDB) else getattr(cards, "_printing_source", None)
+    if db is None:
+        return None
+    return lambda card: db.rarities(card.oracle_id)
+
+
+def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
+             db: str | os.PathLike[str] | None = None, cards: CardSource | None = None,
+             commanders: Sequence[str] = (), rules: Sequence[str] = (),
+             bracket: int | None = None, formats: Mapping[str, FormatRules] | None = None,
+             source: str | None = None) -> Report:
+    """Validate one deck against one format and return its `Report`.
+
+    `deck` is a parsed `Deck` or decklist text. `cards` is a card source (`CardDB`, or a
+    `CardIndex` for many decks); without it the database at `db` is opened.
+    """
+    fmt = _format(format, formats)
+    if not isinstance(deck, Deck):
+        deck = parse_decklist(deck)
+    own_db = None
+    if cards is None:
+        cards = own_db = open_db(db)
+    try:
+        resolved = resolve(deck, cards)
+        named, named_problems = _named_cards(commanders, cards) if commanders else ([], [])
+        problems = named_problems + check_resolved(
+            resolved, fmt, commanders=named, rules=rules, bracket=bracket,
+            rarities=_rarities(cards))
+    finally:
+        if own_db is not None:
+            own_db.close()
+    report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source)
+    summarize_deck(report, resolved)
+    return report
+
+
+def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None = None,
+                  cards: CardSource | None = None,
+                  formats: Mapping[str, FormatRules] | None = None,
+                  commanders: Sequence[str] = (), source: str | None = None) -> list[Report]:
+    """Validate one deck against every known format (the deck is read and resolved once)."""
+    formats = formats if formats is not None else load_formats()
+    if not isinstance(deck, Deck):
+        deck = parse_decklist(deck)
+    own_db = None
+    if cards is None:
+        cards = own_db = open_db(db)
+    try:
+        resolved = resolve(deck, cards)
+        named, named_problems = _named_cards(commanders, cards) if commanders else ([], [])
+        reports = []
+        for fmt in formats.values():
+            copy = resolved.clone()
+            problems = named_problems + check_resolved(copy, fmt, commanders=named,
+                                                       rarities=_rarities(cards))
+            report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source)
+            summarize_deck(report, copy)
+            reports.append(report)
+    finally:
+        if own_db is not None:
+            own_db.close()
+    return reports
+
+
+__all__ = ["open_db", "parse_decklist", "validate", "check_formats", "check_resolved",
+           "Report", "Problem", "Severity", "Section"]

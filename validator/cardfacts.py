@@ -1,0 +1,213 @@
+"""Scryfall card object -> `Card` facts, computed once at sync time.
+
+Pure functions only; `sync` streams card objects through `card_from_scryfall` and writes the
+results. Every rule-relevant fact lives here so the validator never re-reads Scryfall JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from .abilities import has_activated_ability, strip_reminder_text
+from .model import CARD_TYPES, COLOR_ORDER, Card, Face
+from .names import fold_name
+
+#: Layouts that are not cards a deck can hold (Scryfall docs "Layouts and Faces").
+NON_DECK_LAYOUTS = frozenset(
+    {"token", "double_faced_token", "emblem", "art_series", "planar", "scheme", "vanguard"}
+)
+#: Layouts whose card, outside the stack, has both halves' characteristics (CR 709.4).
+#: Scryfall's documented layout for aftermath cards is `split`, but its 2026 data also says
+#: `aftermath` (Claim // Fame): an aftermath card is a split card (CR 702.127).
+SPLIT_LAYOUTS = frozenset({"split", "aftermath"})
+#: Sub-types of more than one word: "Time Lord" is one creature type (Doctor's companion,
+#: CR 702.124m).
+MULTIWORD_SUBTYPES = ("Time Lord",)
+SUPERTYPES = frozenset({"Basic", "Legendary", "Snow", "World", "Ongoing", "Elite", "Host"})
+
+_ANY_NUMBER = re.compile(r"A deck can have any number of cards named", re.IGNORECASE)
+_UP_TO = re.compile(r"A deck can have up to (\w+) cards named", re.IGNORECASE)
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "twenty": 20,
+}
+_COMPANION = re.compile(r"^(?:Old )?Companion\s*[\u2014-]\s*(.+?)\s*(?:\(.*)?$", re.MULTILINE)
+_PARTNER_WITH = re.compile(r"^Partner with ([^(\n]+?)\s*(?:\(.*)?$", re.MULTILINE)
+_PARTNER_TEXT = re.compile(r"^Partner\s*[\u2014-]\s*([^(\n]+?)\s*(?:\(.*)?$", re.MULTILINE)
+_PARTNER = re.compile(r"^Partner\s*(?:\(.*)?$", re.MULTILINE)
+_BACKGROUND = re.compile(r"^Choose a Background\b", re.MULTILINE)
+_DOCTORS = re.compile(r"^Doctor['\u2019]s companion\b", re.MULTILINE)
+_CAN_BE_COMMANDER = re.compile(r"can be your commander", re.IGNORECASE)
+
+
+class CardDataError(ValueError):
+    """A card object lacks a field the validator needs."""
+
+
+def parse_type_line(type_line: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """Split one face's type line into (card types, subtypes, supertypes) (CR 205)."""
+    left, _, right = type_line.partition("\u2014")
+    if not right and " - " in type_line:
+        left, _, right = type_line.partition(" - ")
+    words = left.split()
+    types = frozenset(w for w in words if w in CARD_TYPES or w == "Tribal")
+    if "Tribal" in types:  # renamed kindred (2024)
+        types = (types - {"Tribal"}) | {"Kindred"}
+    supertypes = frozenset(w for w in words if w in SUPERTYPES)
+    right = right.strip()
+    subtypes: set[str] = set()
+    for multi in MULTIWORD_SUBTYPES:
+        if multi in right:
+            subtypes.add(multi)
+            right = right.replace(multi, " ")
+    subtypes.update(right.split())
+    return types, frozenset(subtypes), supertypes
+
+
+def _faces(obj: dict[str, Any]) -> tuple[Face, ...]:
+    raw = obj.get("card_faces") or [obj]
+    return tuple(
+        Face(
+            name=f.get("name") or obj.get("name", ""),
+            mana_cost=f.get("mana_cost") or "",
+            type_line=f.get("type_line") or "",
+            oracle_text=f.get("oracle_text") or "",
+            power=f.get("power"),
+            toughness=f.get("toughness"),
+            loyalty=f.get("loyalty"),
+        )
+        for f in raw
+    )
+
+
+def _deck_faces(layout: str, faces: tuple[Face, ...]) -> tuple[Face, ...]:
+    """The faces whose characteristics the card has outside the game.
+
+    Split cards have both halves (CR 709.4); double-faced, meld, flip, adventurer and prepare
+    cards have only their front or normal characteristics (712.8a, 710, 715.4).
+    """
+    return faces if layout in SPLIT_LAYOUTS else faces[:1]
+
+
+def _color_identity(colors: list[str] | None) -> str:
+    return "".join(c for c in COLOR_ORDER if c in (colors or ()))
+
+
+def _copy_limit(text: str) -> tuple[int | None, bool]:
+    """(explicit limit, any number) from "A deck can have ..." text (CR 100.2a exceptions)."""
+    if _ANY_NUMBER.search(text):
+        return None, True
+    m = _UP_TO.search(text)
+    if m:
+        word = m.group(1).lower()
+        limit = int(word) if word.isdigit() else _NUMBER_WORDS.get(word)
+        return limit, False
+    return None, False
+
+
+def _partner(text: str) -> tuple[str | None, str | None]:
+    """The partner ability of a card (CR 702.124a), as (kind, partner-with name)."""
+    text = text.replace("\u2019", "'")
+    m = _PARTNER_WITH.search(text)
+    if m:
+        return "partner-with", m.group(1).strip()
+    m = _PARTNER_TEXT.search(text)
+    if m:
+        return "partner:" + m.group(1).strip(), None
+    if _PARTNER.search(text):
+        return "partner", None
+    if _BACKGROUND.search(text):
+        return "choose-a-background", None
+    if _DOCTORS.search(text):
+        return "doctors-companion", None
+    return None, None
+
+
+def _commander_eligible(front: Face, types: frozenset[str], subtypes: frozenset[str],
+                        supertypes: frozenset[str]) -> bool:
+    """CR 903.3: a legendary creature, Vehicle, or Spacecraft with a power/toughness box,
+    or a card whose text says it can be your commander (903.3a). Front face only (712.8a)."""
+    if _CAN_BE_COMMANDER.search(strip_reminder_text(front.oracle_text)) or re.search(
+        r"^Spell commander\b", front.oracle_text, re.MULTILINE
+    ):
+        return True
+    if "Legendary" not in supertypes:
+        return False
+    if "Creature" in types or "Vehicle" in subtypes:
+        return True
+    return "Spacecraft" in subtypes and front.power is not None and front.toughness is not None
+
+
+def card_from_scryfall(obj: dict[str, Any]) -> Card:
+    """Build the `Card` facts of one Scryfall card object (oracle_cards or default_cards)."""
+    layout = obj.get("layout") or "normal"
+    faces = _faces(obj)
+    oracle_id = obj.get("oracle_id")
+    if not oracle_id and layout == "reversible_card" and obj.get("card_faces"):
+        # Reversible cards carry the oracle id of their side card on each face.
+        oracle_id = obj["card_faces"][0].get("oracle_id")
+        faces = faces[:1]
+    name = obj.get("name")
+    if not oracle_id or not name:
+        missing = "oracle_id" if not oracle_id else "name"
+        raise CardDataError(f"card {name or obj.get('id') or '?'!r} has no {missing}")
+    if layout == "reversible_card" and len(faces) == 1:
+        name = faces[0].name
+    deck_faces = _deck_faces(layout, faces)
+    types: frozenset[str] = frozenset()
+    subtypes: frozenset[str] = frozenset()
+    supertypes: frozenset[str] = frozenset()
+    for face in deck_faces:
+        t, s, st = parse_type_line(face.type_line)
+        types, subtypes, supertypes = types | t, subtypes | s, supertypes | st
+    front = faces[0]
+    text = "\n".join(f.oracle_text for f in deck_faces)
+    all_text = "\n".join(f.oracle_text for f in faces)
+    cmc = obj.get("cmc")
+    if cmc is None and obj.get("card_faces"):
+        cmc = obj["card_faces"][0].get("cmc")
+    copy_limit, any_number = _copy_limit(all_text)
+    partner, partner_with = _partner(front.oracle_text)
+    companion = _COMPANION.search(front.oracle_text)
+    legalities = obj.get("legalities") or {}
+    return Card(
+        oracle_id=oracle_id,
+        name=name,
+        layout=layout,
+        faces=faces,
+        mana_cost="".join(f.mana_cost for f in deck_faces),
+        mana_value=float(cmc or 0.0),
+        type_line=obj.get("type_line") or " // ".join(f.type_line for f in faces),
+        types=types,
+        subtypes=subtypes,
+        supertypes=supertypes,
+        oracle_text=text,
+        color_identity=_color_identity(obj.get("color_identity")),
+        keywords=frozenset(obj.get("keywords") or ()),
+        legalities={str(k): str(v) for k, v in legalities.items() if isinstance(v, str)},
+        game_changer=bool(obj.get("game_changer")),
+        reserved=bool(obj.get("reserved")),
+        copy_limit=copy_limit,
+        any_number=any_number,
+        commander_eligible=_commander_eligible(front, *parse_type_line(front.type_line)),
+        partner=partner,
+        partner_with=partner_with,
+        has_activated_ability=has_activated_ability(text, types, subtypes),
+        companion_condition=companion.group(1).strip() if companion else None,
+        is_deck_card=layout not in NON_DECK_LAYOUTS,
+    )
+
+
+def lookup_names(card: Card, extra: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
+    """(folded name, kind) pairs a decklist may use for this card: the full name, each face
+    name, and printed/flavor names from `extra`."""
+    seen: set[str] = set()
+    candidates = [(card.name, "name")] + [(f.name, "face") for f in card.faces]
+    candidates += [(n, "alias") for n in extra]
+    for raw, kind in candidates:
+        folded = fold_name(raw)
+        if folded and folded not in seen:
+            seen.add(folded)
+            yield folded, kind

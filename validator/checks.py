@@ -1,0 +1,163 @@
+"""Deck rules every format shares: size, sideboard, copies, card pool.
+
+Each check is a small pure function `(deck, fmt) -> list[Problem]`; the numbers come from the
+format's entry in data/formats.toml. Commander-only rules live in `commander`, companion
+conditions in `companion`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable, Iterable
+
+from .formats import FormatRules
+from .model import Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
+
+Check = Callable[[ResolvedDeck, FormatRules], list[Problem]]
+
+
+def _lines(entries: Iterable[ResolvedEntry]) -> tuple[int, ...]:
+    return tuple(sorted({e.entry.line for e in entries if e.entry.line}))
+
+
+def deck_and_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[ResolvedEntry]:
+    """The cards the deck-construction limits count.
+
+    Constructed: main deck and sideboard together (CR 100.4a); a companion declared in its own
+    section is a sideboard card, and Arena exports list it in the Sideboard too: one card.
+    Commander: the 100 including the commander(s) (903.5a); the companion is outside them.
+    """
+    if fmt.is_commander:
+        return deck.cards_in(Section.MAIN, Section.COMMANDER)
+    entries = deck.cards_in(Section.MAIN, Section.SIDEBOARD)
+    in_sideboard = {e.card.oracle_id for e in deck.cards_in(Section.SIDEBOARD)}
+    entries += [e for e in deck.cards_in(Section.COMPANION) if e.card.oracle_id not in in_sideboard]
+    return entries
+
+
+def sideboard_entries(deck: ResolvedDeck, fmt: FormatRules) -> list[ResolvedEntry]:
+    """Sideboard cards, with a separately declared companion counted once (CR 100.4a)."""
+    entries = deck.cards_in(Section.SIDEBOARD)
+    if not fmt.is_commander:
+        in_sideboard = {e.card.oracle_id for e in entries}
+        entries += [e for e in deck.cards_in(Section.COMPANION) if e.card.oracle_id not in in_sideboard]
+    return entries
+
+
+def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
+    """CR 100.2a (constructed: at least 60), 903.5a / 903.12d (Commander: exactly 100 / 60
+    including the commander)."""
+    sections = (Section.MAIN, Section.COMMANDER) if fmt.is_commander else (Section.MAIN,)
+    size = deck.count(*sections) + sum(e.quantity for e in deck.unresolved if e.section in sections)
+    cite = fmt.cite("deck_size")
+    what = "deck including the commander" if fmt.is_commander else "main deck"
+    if fmt.max_deck is not None and fmt.max_deck == fmt.min_deck and size != fmt.min_deck:
+        code = "deck-too-small" if size < fmt.min_deck else "deck-too-large"
+        return [Problem(code, f"{fmt.name} decks have exactly {fmt.min_deck} cards; this {what} "
+                              f"has {size}", cite)]
+    if size < fmt.min_deck:
+        return [Problem("deck-too-small", f"the {what} has {size} cards; {fmt.name} needs at least "
+                                          f"{fmt.min_deck}", cite)]
+    if fmt.max_deck is not None and size > fmt.max_deck:
+        return [Problem("deck-too-large", f"the {what} has {size} cards; {fmt.name} allows at most "
+                                          f"{fmt.max_deck}", cite)]
+    return []
+
+
+def check_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
+    """CR 100.4a: at most fifteen sideboard cards; 903.5e: Commander uses no sideboard."""
+    entries = sideboard_entries(deck, fmt)
+    size = sum(e.quantity for e in entries)
+    cite = fmt.cite("sideboard")
+    if fmt.sideboard_max == 0 and size:
+        names = tuple(sorted({e.card.name for e in entries}))
+        return [Problem("sideboard-not-allowed",
+                        f"{fmt.name} decks have no sideboard, but {size} card(s) are listed there: "
+                        + ", ".join(names), cite, cards=names, lines=_lines(entries))]
+    if size > fmt.sideboard_max:
+        return [Problem("sideboard-too-large",
+                        f"the sideboard has {size} cards; at most {fmt.sideboard_max} are allowed",
+                        cite, lines=_lines(entries))]
+    return []
+
+
+def copy_limit(card: Card, fmt: FormatRules) -> int | None:
+    """How many copies of `card` the deck may hold; None for any number.
+
+    Basic lands are unlimited (100.2a, 903.5b); a card's own text may set another limit
+    ("any number", "up to seven", "up to nine"; 113.6n lets it override the format's rule).
+    """
+    if card.is_basic or card.any_number:
+        return None
+    if card.copy_limit is not None:
+        return card.copy_limit
+    return fmt.copy_limit
+
+
+def _by_card(entries: Iterable[ResolvedEntry]) -> dict[str, list[ResolvedEntry]]:
+    """Entries grouped by oracle card: lines naming the same card are summed, however they
+    spelled it (201.3b: interchangeable names are one name)."""
+    grouped: dict[str, list[ResolvedEntry]] = defaultdict(list)
+    for e in entries:
+        grouped[e.card.oracle_id].append(e)
+    return grouped
+
+
+def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
+    """CR 100.2a / 100.4a: at most four of a card by English name over deck and sideboard;
+    903.5b: Commander decks are singleton."""
+    problems = []
+    cite = fmt.cite("copies")
+    for entries in _by_card(deck_and_sideboard(deck, fmt)).values():
+        card = entries[0].card
+        limit = copy_limit(card, fmt)
+        total = sum(e.quantity for e in entries)
+        if limit is not None and total > limit:
+            where = "in the deck" if fmt.is_commander else "in the main deck and sideboard together"
+            problems.append(Problem(
+                "too-many-copies", f"{total} copies of {card.name}; at most {limit} allowed {where}",
+                cite, cards=(card.name,), lines=_lines(entries)))
+    return problems
+
+
+def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
+    """Banned, restricted and not-legal cards, from the database's legalities for the format.
+
+    The card itself decides, not a face name: "Emeritus of Ideation // Ancestral Recall" has
+    its own legality, not Ancestral Recall's.
+    """
+    problems = []
+    cite = fmt.cite("card_pool")
+    entries = deck_and_sideboard(deck, fmt)
+    if fmt.is_commander:  # the companion is outside the 100 but must be legal too
+        entries += deck.cards_in(Section.COMPANION)
+    for group in _by_card(entries).values():
+        card = group[0].card
+        status = card.legality(fmt.legality)
+        total = sum(e.quantity for e in group)
+        lines = _lines(group)
+        if status == "legal":
+            continue
+        if status == "banned":
+            problems.append(Problem("banned", f"{card.name} is banned in {fmt.name}", cite,
+                                    cards=(card.name,), lines=lines))
+        elif status == "restricted":
+            if fmt.restricted_means == "banned-as-commander":
+                continue  # legal in the deck; `commander` checks it is not the commander
+            if total > fmt.restricted_limit:
+                problems.append(Problem(
+                    "restricted", f"{card.name} is restricted in {fmt.name}: at most "
+                                  f"{fmt.restricted_limit} copy over main deck and sideboard, "
+                                  f"this deck has {total}", cite, cards=(card.name,), lines=lines))
+        elif status == "not_legal":
+            problems.append(Problem("not-legal", f"{card.name} is not legal in {fmt.name}", cite,
+                                    cards=(card.name,), lines=lines))
+        else:  # a status Scryfall may add later: say so rather than guess either way
+            problems.append(Problem(
+                "unknown-legality", f"{card.name} has legality {status!r} in {fmt.name}, which "
+                                    "deckcheck does not know; check it by hand", cite,
+                Severity.WARNING, cards=(card.name,), lines=lines))
+    return problems
+
+
+GENERIC_CHECKS: tuple[Check, ...] = (check_deck_size, check_sideboard, check_copies, check_card_pool)

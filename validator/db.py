@@ -1,0 +1,511 @@
+"""The card database: SQLAlchemy models, where the database lives, and card lookups.
+
+Only portable SQL: the same code runs on the default SQLite file and on any SQLAlchemy URL
+(PostgreSQL for sites that outgrow one machine). Sync writes through `write_cards`; everything
+else only reads.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from sqlalchemy import (
+    JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, create_engine,
+    delete, event, func, insert, select,
+)
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from .cardfacts import lookup_names
+from .model import Card, Face
+from .names import fold_name
+
+SCHEMA_VERSION = 1
+ENV_DB = "DECKCHECK_DB"
+
+
+class DatabaseError(RuntimeError):
+    """The card database is missing, empty or unreadable; the message says what to do."""
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class CardRow(Base):
+    """One oracle card: the facts of `model.Card` (CR citations live in `cardfacts`)."""
+
+    __tablename__ = "cards"
+    oracle_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(300))
+    layout: Mapped[str] = mapped_column(String(40))
+    mana_cost: Mapped[str] = mapped_column(String(200))
+    mana_value: Mapped[float] = mapped_column(Float)
+    type_line: Mapped[str] = mapped_column(String(300))
+    types: Mapped[list[str]] = mapped_column(JSON)
+    subtypes: Mapped[list[str]] = mapped_column(JSON)
+    supertypes: Mapped[list[str]] = mapped_column(JSON)
+    oracle_text: Mapped[str] = mapped_column(Text)
+    faces: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    color_identity: Mapped[str] = mapped_column(String(5))
+    keywords: Mapped[list[str]] = mapped_column(JSON)
+    game_changer: Mapped[bool] = mapped_column(Boolean)
+    reserved: Mapped[bool] = mapped_column(Boolean)
+    copy_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    any_number: Mapped[bool] = mapped_column(Boolean)
+    commander_eligible: Mapped[bool] = mapped_column(Boolean)
+    partner: Mapped[str | None] = mapped_column(String(60), nullable=True)
+    partner_with: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    has_activated_ability: Mapped[bool] = mapped_column(Boolean)
+    companion_condition: Mapped[str | None] = mapped_column(Text, nullable=True)
+    is_deck_card: Mapped[bool] = mapped_column(Boolean)
+
+
+class LegalityRow(Base):
+    """Legality per (card, format) as rows: Scryfall adds and renames format keys."""
+
+    __tablename__ = "legalities"
+    oracle_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"), primary_key=True
+    )
+    format: Mapped[str] = mapped_column(String(40), primary_key=True)
+    status: Mapped[str] = mapped_column(String(20))
+
+
+class NameRow(Base):
+    """Folded names a decklist may use: full name, face names, printed and flavor names."""
+
+    __tablename__ = "card_names"
+    folded: Mapped[str] = mapped_column(String(300), primary_key=True)
+    oracle_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(10))
+
+
+class PrintingRow(Base):
+    """A printing (from `default_cards`): set + collector number -> oracle card."""
+
+    __tablename__ = "printings"
+    set_code: Mapped[str] = mapped_column(String(10), primary_key=True)
+    collector_number: Mapped[str] = mapped_column(String(20), primary_key=True)
+    oracle_id: Mapped[str] = mapped_column(String(36), index=True)
+    rarity: Mapped[str] = mapped_column(String(20))
+    printed_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    flavor_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
+
+
+class SyncRun(Base):
+    """One completed sync: where the data came from and what it held."""
+
+    __tablename__ = "sync_runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    bulk_type: Mapped[str] = mapped_column(String(40))
+    source_uri: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    card_count: Mapped[int] = mapped_column(Integer)
+    duration_s: Mapped[float] = mapped_column(Float)
+    sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    size_bytes: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class LegalityChange(Base):
+    """A card's legality in a format changed between two syncs."""
+
+    __tablename__ = "legality_changes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    sync_id: Mapped[int] = mapped_column(Integer, index=True)
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    oracle_id: Mapped[str] = mapped_column(String(36))
+    name: Mapped[str] = mapped_column(String(300))
+    format: Mapped[str] = mapped_column(String(40))
+    old_status: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    new_status: Mapped[str | None] = mapped_column(String(20), nullable=True)
+
+
+class MetaRow(Base):
+    __tablename__ = "meta"
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+Index("ix_legalities_format", LegalityRow.format)
+
+
+# ---------------------------------------------------------------------------- where it lives
+
+def default_db_path() -> Path:
+    from platformdirs import user_data_dir  # platform-correct data dir (XDG, macOS, Windows)
+
+    return Path(user_data_dir("deckcheck", appauthor=False)) / "cards.sqlite3"
+
+
+def database_url(db: str | os.PathLike[str] | None = None) -> str:
+    """`--db` / `DECKCHECK_DB`: a path or any SQLAlchemy URL; default a SQLite file in the user
+    data directory."""
+    target = str(db) if db else os.environ.get(ENV_DB) or str(default_db_path())
+    if "://" in target:
+        return target
+    return "sqlite:///" + str(Path(target).expanduser().resolve())
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL: a validation running during a sync keeps reading the last committed database.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def make_engine(url: str, *, create_dirs: bool = False) -> Engine:
+    if url.startswith("sqlite:///") and create_dirs:
+        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+# ---------------------------------------------------------------------------- rows <-> cards
+
+def card_to_row(card: Card) -> dict[str, Any]:
+    return {
+        "oracle_id": card.oracle_id, "name": card.name, "layout": card.layout,
+        "mana_cost": card.mana_cost, "mana_value": card.mana_value,
+        "type_line": card.type_line, "types": sorted(card.types),
+        "subtypes": sorted(card.subtypes), "supertypes": sorted(card.supertypes),
+        "oracle_text": card.oracle_text,
+        "faces": [
+            {k: v for k, v in (
+                ("name", f.name), ("mana_cost", f.mana_cost), ("type_line", f.type_line),
+                ("oracle_text", f.oracle_text), ("power", f.power),
+                ("toughness", f.toughness), ("loyalty", f.loyalty)) if v is not None}
+            for f in card.faces
+        ],
+        "color_identity": card.color_identity, "keywords": sorted(card.keywords),
+        "game_changer": card.game_changer, "reserved": card.reserved,
+        "copy_limit": card.copy_limit, "any_number": card.any_number,
+        "commander_eligible": card.commander_eligible, "partner": card.partner,
+        "partner_with": card.partner_with, "has_activated_ability": card.has_activated_ability,
+        "companion_condition": card.companion_condition, "is_deck_card": card.is_deck_card,
+    }
+
+
+def row_to_card(row: Any, legalities: dict[str, str]) -> Card:
+    return Card(
+        oracle_id=row.oracle_id, name=row.name, layout=row.layout,
+        faces=tuple(Face(**f) for f in row.faces), mana_cost=row.mana_cost,
+        mana_value=row.mana_value, type_line=row.type_line, types=frozenset(row.types),
+        subtypes=frozenset(row.subtypes), supertypes=frozenset(row.supertypes),
+        oracle_text=row.oracle_text, color_identity=row.color_identity,
+        keywords=frozenset(row.keywords), legalities=legalities,
+        game_changer=bool(row.game_changer), reserved=bool(row.reserved),
+        copy_limit=row.copy_limit, any_number=bool(row.any_number),
+        commander_eligible=bool(row.commander_eligible), partner=row.partner,
+        partner_with=row.partner_with, has_activated_ability=bool(row.has_activated_ability),
+        companion_condition=row.companion_condition, is_deck_card=bool(row.is_deck_card),
+    )
+
+
+# ---------------------------------------------------------------------------- reading
+
+@dataclass(frozen=True)
+class DbInfo:
+    url: str
+    card_count: int
+    name_count: int
+    printing_count: int
+    formats: list[str]
+    last_sync: dict[str, Any] | None
+
+
+class CardDB:
+    """Read access to a synced card database."""
+
+    def __init__(self, db: str | os.PathLike[str] | None = None, *, engine: Engine | None = None):
+        self.url = database_url(db) if engine is None else str(engine.url)
+        if engine is None:
+            if self.url.startswith("sqlite:///") and not Path(self.url[10:]).exists():
+                raise DatabaseError(
+                    f"no card database at {self.url[10:]}; run `deckcheck sync` first "
+                    "(or `deckcheck sync --from FILE` with a Scryfall bulk file)"
+                )
+            engine = make_engine(self.url)
+        self.engine = engine
+        self._all_names: list[str] | None = None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> "CardDB":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _connect(self) -> Connection:
+        try:
+            return self.engine.connect()
+        except Exception as exc:  # noqa: BLE001 - any driver error means the same to a user
+            raise DatabaseError(f"cannot open the card database {self.url}: {exc}") from exc
+
+    def _cards(self, conn: Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
+        ids = list(set(oracle_ids))
+        if not ids:
+            return {}
+        cards_t, leg_t = CardRow.__table__, LegalityRow.__table__
+        legal: dict[str, dict[str, str]] = {i: {} for i in ids}
+        rows: list[Any] = []
+        for chunk in _chunks(ids, 500):
+            for oid, fmt, status in conn.execute(
+                select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
+                .where(leg_t.c.oracle_id.in_(chunk))
+            ):
+                legal[oid][fmt] = status
+            rows.extend(conn.execute(select(cards_t).where(cards_t.c.oracle_id.in_(chunk))))
+        return {r.oracle_id: row_to_card(r, legal[r.oracle_id]) for r in rows}
+
+    def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
+        """Cards for each name (folded), in one query for the whole deck. A name may match
+        more than one card (a face name shared by two cards); the caller decides."""
+        folded = {fold_name(n) for n in names}
+        names_t, cards_t = NameRow.__table__, CardRow.__table__
+        hits: dict[str, list[str]] = {}
+        with self._connect() as conn:
+            for chunk in _chunks(sorted(folded), 500):
+                q = (select(names_t.c.folded, names_t.c.oracle_id, names_t.c.kind)
+                     .join(cards_t, cards_t.c.oracle_id == names_t.c.oracle_id)
+                     .where(names_t.c.folded.in_(chunk)))
+                if deck_cards_only:
+                    q = q.where(cards_t.c.is_deck_card.is_(True))
+                for f, oid, _kind in conn.execute(q):
+                    hits.setdefault(f, []).append(oid)
+            cards = self._cards(conn, (o for ids in hits.values() for o in ids))
+        return {f: [cards[o] for o in ids if o in cards] for f, ids in hits.items()}
+
+    def card_by_id(self, oracle_id: str) -> Card | None:
+        with self._connect() as conn:
+            return self._cards(conn, [oracle_id]).get(oracle_id)
+
+    def card(self, name: str) -> Card | None:
+        found = self.lookup([name], deck_cards_only=False).get(fold_name(name), [])
+        return found[0] if found else None
+
+    def all_cards(self) -> Iterator[tuple[list[str], Card]]:
+        """Every deck card with its folded names, for a warm in-memory index."""
+        cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
+        with self._connect() as conn:
+            legal: dict[str, dict[str, str]] = {}
+            for oid, fmt, status in conn.execute(select(leg_t)):
+                legal.setdefault(oid, {})[fmt] = status
+            names: dict[str, list[str]] = {}
+            for folded, oid, _kind in conn.execute(select(names_t)):
+                names.setdefault(oid, []).append(folded)
+            for row in conn.execute(select(cards_t).where(cards_t.c.is_deck_card.is_(True))):
+                yield names.get(row.oracle_id, []), row_to_card(row, legal.get(row.oracle_id, {}))
+
+    def all_names(self) -> list[str]:
+        """Every deck card's Oracle name (for "did you mean" suggestions)."""
+        if self._all_names is None:
+            cards_t = CardRow.__table__
+            with self._connect() as conn:
+                self._all_names = [
+                    r[0] for r in conn.execute(
+                        select(cards_t.c.name).where(cards_t.c.is_deck_card.is_(True)))
+                ]
+        return self._all_names
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
+        """(oracle_id, rarity) of a printing, when printings were synced."""
+        t = PrintingRow.__table__
+        with self._connect() as conn:
+            row = conn.execute(
+                select(t.c.oracle_id, t.c.rarity)
+                .where(t.c.set_code == set_code.lower(), t.c.collector_number == collector_number)
+            ).first()
+        return (row[0], row[1]) if row else None
+
+    def rarities(self, oracle_id: str) -> set[str] | None:
+        """Rarities the card was printed at; None when printings were never synced."""
+        t = PrintingRow.__table__
+        with self._connect() as conn:
+            if conn.execute(select(func.count()).select_from(t)).scalar_one() == 0:
+                return None
+            return {r[0] for r in conn.execute(select(t.c.rarity).where(t.c.oracle_id == oracle_id))}
+
+    def has_printings(self) -> bool:
+        t = PrintingRow.__table__
+        with self._connect() as conn:
+            return conn.execute(select(t.c.set_code).limit(1)).first() is not None
+
+    def info(self) -> DbInfo:
+        with self._connect() as conn:
+            def count(model: type[Base]) -> int:
+                return conn.execute(select(func.count()).select_from(model.__table__)).scalar_one()
+            try:
+                last = conn.execute(select(SyncRun.__table__).order_by(SyncRun.id.desc())).first()
+                formats = sorted(r[0] for r in conn.execute(
+                    select(LegalityRow.__table__.c.format).distinct()))
+                return DbInfo(self.url, count(CardRow), count(NameRow), count(PrintingRow),
+                              formats, dict(last._mapping) if last else None)
+            except Exception as exc:  # noqa: BLE001
+                raise DatabaseError(f"{self.url} is not a deckcheck card database ({exc})") from exc
+
+    def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
+        with self._connect() as conn:
+            row = conn.execute(select(SyncRun.__table__).where(SyncRun.bulk_type == bulk_type)
+                               .order_by(SyncRun.id.desc())).first()
+        return dict(row._mapping) if row else None
+
+    def changes(self, limit: int | None = None) -> list[dict[str, Any]]:
+        t = LegalityChange.__table__
+        q = select(t).order_by(t.c.id.desc())
+        if limit:
+            q = q.limit(limit)
+        with self._connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(q)]
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+# ---------------------------------------------------------------------------- writing
+
+def create_schema(engine: Engine) -> None:
+    Base.metadata.create_all(engine)
+    with engine.begin() as conn:
+        found = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).first()
+        if found is None:
+            conn.execute(insert(MetaRow.__table__), [{"key": "schema_version",
+                                                      "value": str(SCHEMA_VERSION)}])
+        elif int(found[0]) != SCHEMA_VERSION:
+            raise DatabaseError(
+                f"the database has schema version {found[0]}, this deckcheck expects "
+                f"{SCHEMA_VERSION}; sync into a new --db path"
+            )
+
+
+@dataclass
+class WriteResult:
+    card_count: int
+    changes: list[dict[str, Any]]
+
+
+def write_cards(conn: Connection, cards: Iterable[Card], *, batch_size: int = 2000,
+                now: datetime | None = None) -> WriteResult:
+    """Replace the card tables with `cards` inside the caller's transaction.
+
+    Works batch by batch so memory stays flat: for each batch, old legalities are read (to
+    record changes), old rows deleted and new rows inserted. Cards absent from the new data are
+    deleted at the end. The caller commits once, so readers see the old or the new database,
+    never a mix, and a failure anywhere leaves the old one.
+    """
+    now = now or datetime.now(timezone.utc)
+    cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
+    had_cards = conn.execute(select(cards_t.c.oracle_id).limit(1)).first() is not None
+    seen: set[str] = set()
+    changes: list[dict[str, Any]] = []
+    batch: list[Card] = []
+
+    def flush() -> None:
+        ids = [c.oracle_id for c in batch]
+        if had_cards:
+            old: dict[tuple[str, str], str] = {
+                (o, f): s for o, f, s in conn.execute(
+                    select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
+                    .where(leg_t.c.oracle_id.in_(ids)))
+            }
+            for card in batch:
+                for fmt in sorted(set(card.legalities) | {f for (o, f) in old if o == card.oracle_id}):
+                    before, after = old.get((card.oracle_id, fmt)), card.legalities.get(fmt)
+                    if before != after and before is not None:
+                        changes.append({"changed_at": now, "oracle_id": card.oracle_id,
+                                        "name": card.name, "format": fmt,
+                                        "old_status": before, "new_status": after})
+            for table in (names_t, leg_t, cards_t):
+                conn.execute(delete(table).where(table.c.oracle_id.in_(ids)))
+        conn.execute(insert(cards_t), [card_to_row(c) for c in batch])
+        conn.execute(insert(leg_t), [
+            {"oracle_id": c.oracle_id, "format": f, "status": s}
+            for c in batch for f, s in c.legalities.items()
+        ])
+        conn.execute(insert(names_t), [
+            {"folded": folded, "oracle_id": c.oracle_id, "kind": kind}
+            for c in batch for folded, kind in lookup_names(c)
+        ])
+        batch.clear()
+
+    for card in cards:
+        if card.oracle_id in seen:
+            continue  # the same oracle card twice (a reversible card and its side card)
+        seen.add(card.oracle_id)
+        batch.append(card)
+        if len(batch) >= batch_size:
+            flush()
+    if batch:
+        flush()
+    if had_cards:
+        gone = [oid for (oid,) in conn.execute(select(cards_t.c.oracle_id))
+                if oid not in seen]
+        for chunk in _chunks(gone, 500):
+            for oid, name in conn.execute(select(cards_t.c.oracle_id, cards_t.c.name)
+                                          .where(cards_t.c.oracle_id.in_(chunk))):
+                changes.append({"changed_at": now, "oracle_id": oid, "name": name,
+                                "format": "*", "old_status": "removed", "new_status": None})
+            for table in (names_t, leg_t, cards_t):
+                conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
+    return WriteResult(card_count=len(seen), changes=changes)
+
+
+def write_printings(conn: Connection, printings: Iterable[dict[str, Any]], *,
+                    batch_size: int = 5000) -> int:
+    """Replace the printings table inside the caller's transaction; returns the row count.
+    Printings of cards the database does not hold (tokens, art cards) are skipped."""
+    t = PrintingRow.__table__
+    known = {oid for (oid,) in conn.execute(select(CardRow.__table__.c.oracle_id))}
+    conn.execute(delete(t))
+    seen: set[tuple[str, str]] = set()
+    batch: list[dict[str, Any]] = []
+    count = 0
+    for p in printings:
+        key = (p["set_code"], p["collector_number"])
+        if p["oracle_id"] not in known or key in seen:
+            continue
+        seen.add(key)
+        batch.append(p)
+        if len(batch) >= batch_size:
+            conn.execute(insert(t), batch)
+            count += len(batch)
+            batch = []
+    if batch:
+        conn.execute(insert(t), batch)
+        count += len(batch)
+    return count
+
+
+def refresh_aliases(conn: Connection) -> int:
+    """Rebuild the printed/flavor-name aliases of the name index from the printings table,
+    so "Godzilla, King of the Monsters" finds Zilortha whether oracle cards or printings were
+    synced last."""
+    names_t, t = NameRow.__table__, PrintingRow.__table__
+    conn.execute(delete(names_t).where(names_t.c.kind == "alias"))
+    existing = {(f, o) for f, o in conn.execute(select(names_t.c.folded, names_t.c.oracle_id))}
+    rows = []
+    for oid, printed, flavor in conn.execute(select(t.c.oracle_id, t.c.printed_name, t.c.flavor_name)):
+        for alias in (printed, flavor):
+            for part in (alias or "").split(" // "):
+                key = (fold_name(part), oid)
+                if part and key not in existing:
+                    existing.add(key)
+                    rows.append({"folded": key[0], "oracle_id": oid, "kind": "alias"})
+    for i in range(0, len(rows), 5000):
+        conn.execute(insert(names_t), rows[i:i + 5000])
+    return len(rows)

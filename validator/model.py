@@ -1,0 +1,227 @@
+"""The types every stage shares: cards, decks, problems.
+
+Data flows one way (see README): sync writes `Card` facts into the database, parsing turns text
+into a `Deck` of `DeckEntry`, checks read resolved cards and yield `Problem`, reports render them.
+Problem codes are public API: add new ones, never rename.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+
+COLOR_ORDER = "WUBRG"
+
+#: Card types (CR 300.1); kindred included (Umori counts it as a card type).
+CARD_TYPES = frozenset(
+    {"Artifact", "Battle", "Creature", "Enchantment", "Instant", "Kindred", "Land",
+     "Planeswalker", "Sorcery", "Conspiracy", "Dungeon", "Phenomenon", "Plane", "Scheme",
+     "Vanguard"}
+)
+#: CR 110.4a: a permanent card is an artifact, battle, creature, enchantment, land or
+#: planeswalker card.
+PERMANENT_TYPES = frozenset(
+    {"Artifact", "Battle", "Creature", "Enchantment", "Land", "Planeswalker"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """One face of a card as Scryfall prints it (name, cost, types and text of that face)."""
+
+    name: str
+    mana_cost: str = ""
+    type_line: str = ""
+    oracle_text: str = ""
+    power: str | None = None
+    toughness: str | None = None
+    loyalty: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """Everything the deck rules need about one oracle card, computed once at sync time.
+
+    "Deck characteristics" are the card's characteristics outside the game, where deck
+    construction looks at it: a double-faced card has only its front face (CR 712.8a), an
+    adventurer or flip card its normal characteristics (715.4, 710), a split card both halves
+    combined (709.4).
+    """
+
+    oracle_id: str
+    name: str  # Oracle name; multi-face cards "A // B"
+    layout: str
+    faces: tuple[Face, ...]
+    mana_cost: str  # the mana cost outside the stack: split halves combined, else front/normal face
+    mana_value: float  # Scryfall cmc (CR 202.3)
+    type_line: str  # the whole printed type line, faces joined by " // "
+    types: frozenset[str]  # card types of the deck characteristics
+    subtypes: frozenset[str]
+    supertypes: frozenset[str]
+    oracle_text: str  # text of the deck characteristics (split: both halves, "\n" joined)
+    color_identity: str  # letters in WUBRG order, "" for colorless (CR 903.4)
+    keywords: frozenset[str] = frozenset()
+    legalities: Mapping[str, str] = field(default_factory=dict)
+    game_changer: bool = False
+    reserved: bool = False
+    #: The copy limit the card's own text sets ("up to seven" -> 7), None when it sets none.
+    copy_limit: int | None = None
+    #: "A deck can have any number of cards named ..." (CR 100.2a / 903.5b exceptions).
+    any_number: bool = False
+    #: Commander facts (CR 903.3, 903.3a, 903.12c, 702.124).
+    commander_eligible: bool = False  # legendary creature / Vehicle / Spacecraft with P/T, or text
+    partner: str | None = None  # partner kind: "partner", "partner-with", "partner:<text>",
+    #                              "choose-a-background", "doctors-companion"
+    partner_with: str | None = None  # the name in "Partner with NAME"
+    has_activated_ability: bool = False  # deck characteristics (Zirda)
+    companion_condition: str | None = None  # the sentence after "Companion —", no reminder text
+    #: True for things a decklist can hold. Tokens, emblems, art cards, planes, schemes and
+    #: vanguards are not deck cards and never resolve from a decklist name.
+    is_deck_card: bool = True
+
+    @property
+    def is_basic(self) -> bool:
+        return "Basic" in self.supertypes
+
+    @property
+    def is_legendary(self) -> bool:
+        return "Legendary" in self.supertypes
+
+    @property
+    def is_land(self) -> bool:
+        return "Land" in self.types
+
+    @property
+    def is_permanent(self) -> bool:
+        return bool(self.types & PERMANENT_TYPES)
+
+    @property
+    def front_name(self) -> str:
+        return self.faces[0].name if self.faces else self.name
+
+    def legality(self, key: str) -> str:
+        """Scryfall legality for a format key; unknown keys read as not legal."""
+        return self.legalities.get(key, "not_legal")
+
+
+class Section(str, enum.Enum):
+    MAIN = "main"
+    SIDEBOARD = "sideboard"
+    COMMANDER = "commander"
+    COMPANION = "companion"
+    #: Lines a parser read but that are not part of the deck (Arena "Maybeboard", Moxfield
+    #: "Considering", MTGO trade lists...). Kept so that every input line is accounted for.
+    IGNORED = "ignored"
+
+
+@dataclass(slots=True)
+class DeckEntry:
+    """One line of a decklist as written: nothing here knows about cards."""
+
+    quantity: int
+    name: str  # as written, minus set/collector/foil markers
+    section: Section = Section.MAIN
+    line: int | None = None  # 1-based input line number (None for JSON decks)
+    set_code: str | None = None
+    collector_number: str | None = None
+    text: str | None = None  # the raw input line, for reports
+
+
+@dataclass(slots=True)
+class ParseIssue:
+    """A line the parser could not read, or a note about how it read the input."""
+
+    line: int | None
+    message: str
+    text: str | None = None
+    code: str = "unreadable-line"
+
+
+@dataclass(slots=True)
+class Deck:
+    """A parsed decklist: entries by section, plus what the parser could not read."""
+
+    entries: list[DeckEntry] = field(default_factory=list)
+    issues: list[ParseIssue] = field(default_factory=list)
+    name: str | None = None
+    input_format: str | None = None  # "text", "arena", "mtgo-dek", "cockatrice", "json", ...
+    #: How commanders were marked, when they were ("arena-section", "cmdr-marker", "json", ...).
+    commander_source: str | None = None
+
+    def section(self, section: Section) -> list[DeckEntry]:
+        return [e for e in self.entries if e.section == section]
+
+    def count(self, section: Section) -> int:
+        return sum(e.quantity for e in self.entries if e.section == section)
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"  # makes the deck illegal
+    WARNING = "warning"  # the deck may be legal, but something needs a human look
+    INFO = "info"  # worth knowing, no effect on the verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a deck is illegal (or a note about it), rich enough to render any way."""
+
+    code: str  # stable, kebab-case: "deck-too-small", "banned", ...
+    message: str  # one line a player understands
+    citation: str | None = None  # namespaced: "CR 100.2a", "MTR 3.x", "format:commander"
+    severity: Severity = Severity.ERROR
+    cards: tuple[str, ...] = ()  # Oracle names involved
+    lines: tuple[int, ...] = ()  # input line numbers involved
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "citation": self.citation,
+            "message": self.message,
+            "cards": list(self.cards),
+            "lines": list(self.lines),
+        }
+
+
+@dataclass(slots=True)
+class ResolvedEntry:
+    """A deck entry matched to its card."""
+
+    entry: DeckEntry
+    card: Card
+
+    @property
+    def quantity(self) -> int:
+        return self.entry.quantity
+
+    @property
+    def section(self) -> Section:
+        return self.entry.section
+
+
+@dataclass(slots=True)
+class ResolvedDeck:
+    """A deck whose entries were looked up: the input to every rule check."""
+
+    deck: Deck
+    entries: list[ResolvedEntry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # unknown cards, unreadable lines
+    #: Entries whose name matched no card: still counted for the deck size, so one typo gives
+    #: one "unknown card" problem rather than a second "deck too small".
+    unresolved: list[DeckEntry] = field(default_factory=list)
+
+    def clone(self) -> "ResolvedDeck":
+        """A copy whose entries can be moved between sections without touching this one."""
+        return ResolvedDeck(
+            deck=self.deck,
+            entries=[ResolvedEntry(entry=replace(e.entry), card=e.card) for e in self.entries],
+            problems=list(self.problems),
+            unresolved=[replace(e) for e in self.unresolved],
+        )
+
+    def cards_in(self, *sections: Section) -> list[ResolvedEntry]:
+        return [e for e in self.entries if e.section in sections]
+
+    def count(self, *sections: Section) -> int:
+        return sum(e.quantity for e in self.entries if e.section in sections)

@@ -1,0 +1,37 @@
+"""Card-name folding: the one place that decides when two spellings are the same name.
+
+Decklists spell names many ways: "Lim-Dûl's Vault" / "Lim-Dul's Vault", "Æther Vial" /
+"Aether Vial", curly apostrophes, en dashes, "Fire/Ice" for "Fire // Ice". Folding never drops
+letters or digits, so a folded match is still an exact name match, never a prefix match.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Letters NFKD does not decompose into ASCII.
+_LIGATURES = str.maketrans({
+    "Æ": "Ae", "æ": "ae", "Œ": "Oe", "œ": "oe", "ß": "ss", "Ø": "O", "ø": "o",
+    "Ð": "D", "ð": "d", "Þ": "Th", "þ": "th", "Ł": "L", "ł": "l",
+    # apostrophes and quotes people paste from word processors and web pages
+    "\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'", "\u02bc": "'",
+    "\u201c": '"', "\u201d": '"',
+    # dashes
+    "\u2013": "-", "\u2014": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-", "\u2212": "-",
+    "\u00a0": " ",
+})
+_SPLIT = re.compile(r"\s*/{1,2}\s*")
+_SPACES = re.compile(r"\s+")
+
+
+def fold_name(name: str) -> str:
+    """Fold a card name for lookup: ASCII, lower case, one spelling of " // " and of spaces."""
+    text = name.translate(_LIGATURES)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = _SPACES.sub(" ", text).strip().casefold()
+    if "/" in text:
+        text = _SPLIT.sub(" // ", text)
+    return text

@@ -1,0 +1,134 @@
+"""A validation's verdict and its renderings: human text, JSON (versioned schema), CSV rows."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Problem, Section, Severity
+
+#: Bumped only on an incompatible change; fields are added without a bump.
+SCHEMA = "deckcheck.report/1"
+
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+@dataclass
+class Report:
+    """The result of validating one deck against one format."""
+
+    format: str
+    format_name: str
+    problems: list[Problem] = field(default_factory=list)
+    source: str | None = None  # file name or "-"
+    deck_name: str | None = None
+    input_format: str | None = None
+    main_count: int = 0
+    sideboard_count: int = 0
+    commanders: list[str] = field(default_factory=list)
+    companion: str | None = None
+    commander_source: str | None = None
+
+    @property
+    def legal(self) -> bool:
+        return not self.errors
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == Severity.WARNING]
+
+    def sorted_problems(self) -> list[Problem]:
+        return sorted(self.problems, key=lambda p: (_SEVERITY_ORDER[p.severity],
+                                                    p.lines[0] if p.lines else 0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON schema documented in README ("JSON report")."""
+        return {
+            "schema": SCHEMA,
+            "source": self.source,
+            "format": self.format,
+            "format_name": self.format_name,
+            "legal": self.legal,
+            "deck": {
+                "name": self.deck_name,
+                "input_format": self.input_format,
+                "main": self.main_count,
+                "sideboard": self.sideboard_count,
+                "commanders": self.commanders,
+                "commander_source": self.commander_source,
+                "companion": self.companion,
+            },
+            "counts": {s.value: sum(1 for p in self.problems if p.severity == s) for s in Severity},
+            "problems": [p.to_dict() for p in self.sorted_problems()],
+        }
+
+
+def summarize_deck(report: Report, deck: Any) -> None:
+    """Fill the deck summary of `report` from a ResolvedDeck."""
+    report.main_count = deck.count(Section.MAIN)
+    report.sideboard_count = deck.count(Section.SIDEBOARD)
+    report.commanders = [e.card.name for e in deck.cards_in(Section.COMMANDER)]
+    companions = deck.cards_in(Section.COMPANION)
+    report.companion = companions[0].card.name if companions else None
+    report.deck_name = deck.deck.name
+    report.input_format = deck.deck.input_format
+    report.commander_source = deck.deck.commander_source
+
+
+def render_text(report: Report, *, verbose: bool = False) -> str:
+    """What a player reads at a terminal: the verdict, then one line per problem."""
+    head = f"{report.source}: " if report.source else ""
+    verdict = "LEGAL" if report.legal else "NOT LEGAL"
+    lines = [f"{head}{verdict} in {report.format_name}"]
+    if report.commanders:
+        lines.append(f"  commander: {', '.join(report.commanders)}")
+    if report.companion:
+        lines.append(f"  companion: {report.companion}")
+    for p in report.sorted_problems():
+        if p.severity == Severity.INFO and not verbose:
+            continue
+        cite = f" [{p.citation}]" if p.citation else ""
+        lines.append(f"  {p.severity.value}: {p.message}{cite}")
+    hidden = sum(1 for p in report.problems if p.severity == Severity.INFO) if not verbose else 0
+    if hidden:
+        lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
+    return "\n".join(lines)
+
+
+def render_json(report: Report | list[Report]) -> str:
+    if isinstance(report, list):
+        return json.dumps({"schema": SCHEMA, "reports": [r.to_dict() for r in report]},
+                          indent=2, ensure_ascii=False)
+    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
+
+
+CSV_FIELDS = ("source", "format", "legal", "errors", "warnings", "main", "sideboard",
+              "commanders", "companion", "first_problem")
+
+
+def csv_row(report: Report) -> dict[str, Any]:
+    errors = report.errors
+    return {
+        "source": report.source, "format": report.format, "legal": report.legal,
+        "errors": len(errors), "warnings": len(report.warnings), "main": report.main_count,
+        "sideboard": report.sideboard_count, "commanders": "; ".join(report.commanders),
+        "companion": report.companion or "",
+        "first_problem": errors[0].message if errors else "",
+    }
+
+
+def render_summary_table(reports: list[Report]) -> str:
+    """One line per deck for an organizer checking a whole event."""
+    width = max([len(r.source or "") for r in reports] + [4])
+    rows = [f"{'deck':<{width}}  {'verdict':<9}  first problem"]
+    for r in reports:
+        first = r.errors[0].message if r.errors else ""
+        rows.append(f"{r.source or '':<{width}}  {'legal' if r.legal else 'NOT LEGAL':<9}  {first}")
+    legal = sum(r.legal for r in reports)
+    rows.append(f"{legal} of {len(reports)} decks legal")
+    return "\n".join(rows)

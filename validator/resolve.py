@@ -1,0 +1,142 @@
+"""Decklist names -> cards: exact and folded names only, never a prefix, with suggestions.
+
+Two card sources share one protocol: `CardDB` (one query per deck; a single validation) and
+`CardIndex` (every deck card in memory; an organizer's hundreds of decks or a web service).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Protocol, Sequence
+
+from .model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
+from .names import fold_name
+
+
+class CardSource(Protocol):
+    def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]: ...
+
+    def all_names(self) -> list[str]: ...
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None: ...
+
+
+class CardIndex:
+    """Every deck card in memory, keyed by folded name: lookups are dict hits."""
+
+    def __init__(self, cards: Iterable[tuple[Iterable[str], Card]] = ()):
+        self._by_name: dict[str, list[Card]] = {}
+        self._by_id: dict[str, Card] = {}
+        for names, card in cards:
+            self.add(card, names)
+        self._names: list[str] | None = None
+        self._printings: dict[tuple[str, str], tuple[str, str]] = {}
+
+    @classmethod
+    def from_db(cls, db) -> "CardIndex":  # db: CardDB
+        index = cls(db.all_cards())
+        index._printing_source = db
+        return index
+
+    def add(self, card: Card, names: Iterable[str] = ()) -> None:
+        from .cardfacts import lookup_names
+
+        self._by_id[card.oracle_id] = card
+        for folded in set(names) | {f for f, _ in lookup_names(card)}:
+            self._by_name.setdefault(folded, []).append(card)
+
+    def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]:
+        out = {}
+        for name in names:
+            folded = fold_name(name)
+            if folded in self._by_name:
+                out[folded] = self._by_name[folded]
+        return out
+
+    def all_names(self) -> list[str]:
+        if self._names is None:
+            self._names = sorted({c.name for c in self._by_id.values()})
+        return self._names
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
+        source = getattr(self, "_printing_source", None)
+        return source.printing(set_code, collector_number) if source else None
+
+    def by_oracle_id(self, oracle_id: str) -> Card | None:
+        return self._by_id.get(oracle_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+
+def choose(folded: str, candidates: Sequence[Card]) -> list[Card]:
+    """Narrow the cards a name matched: a card's own full name beats a face of another card
+    ("Ancestral Recall" is the Vintage card, not the face of "Emeritus of Ideation // Ancestral
+    Recall"), and the front face beats a back face."""
+    if len(candidates) <= 1:
+        return list(candidates)
+    full = [c for c in candidates if fold_name(c.name) == folded]
+    if full:
+        return full
+    front = [c for c in candidates if fold_name(c.front_name) == folded]
+    return front or list(candidates)
+
+
+def suggestions(name: str, source: CardSource, limit: int = 3) -> list[str]:
+    """Names close to an unknown one, for "did you mean"."""
+    from rapidfuzz import fuzz, process, utils
+
+    matches = process.extract(name, source.all_names(), scorer=fuzz.WRatio,
+                              processor=utils.default_process, limit=limit, score_cutoff=80)
+    return [m[0] for m in matches]
+
+
+def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> ResolvedDeck:
+    """Match every entry of `deck` to a card; unknown names and unreadable lines become
+    problems, so every input line is accounted for."""
+    resolved = ResolvedDeck(deck=deck)
+    for issue in deck.issues:
+        resolved.problems.append(Problem(
+            code=issue.code, message=f"line {issue.line}: {issue.message}" if issue.line else issue.message,
+            citation="deckcheck:input", severity=Severity.ERROR,
+            lines=(issue.line,) if issue.line else ()))
+    wanted = [e for e in deck.entries if e.section != Section.IGNORED]
+    found = source.lookup(e.name for e in wanted)
+    for entry in wanted:
+        folded = fold_name(entry.name)
+        cards = choose(folded, found.get(folded, []))
+        if not cards and entry.set_code and entry.collector_number:
+            hit = source.printing(entry.set_code, entry.collector_number)
+            if hit:
+                cards = _by_oracle_id(source, hit[0])
+        if len(cards) == 1:
+            resolved.entries.append(ResolvedEntry(entry=entry, card=cards[0]))
+        elif cards:
+            resolved.unresolved.append(entry)
+            names = sorted({c.name for c in cards})
+            resolved.problems.append(Problem(
+                code="ambiguous-card",
+                message=f"{entry.name!r} could be any of: {'; '.join(names)}; write the full name",
+                citation="deckcheck:input", cards=tuple(names), lines=_lines(entry)))
+        else:
+            resolved.unresolved.append(entry)
+            hint = suggestions(entry.name, source) if suggest else []
+            where = f"line {entry.line}: " if entry.line else ""
+            message = f"{where}unknown card {entry.name!r}"
+            if hint:
+                message += f"; did you mean {' or '.join(repr(h) for h in hint)}?"
+            resolved.problems.append(Problem(
+                code="unknown-card", message=message, citation="deckcheck:input",
+                cards=(entry.name,), lines=_lines(entry)))
+    return resolved
+
+
+def _lines(entry) -> tuple[int, ...]:
+    return (entry.line,) if entry.line else ()
+
+
+def _by_oracle_id(source: CardSource, oracle_id: str) -> list[Card]:
+    if isinstance(source, CardIndex):
+        card = source.by_oracle_id(oracle_id)
+        return [card] if card else []
+    card = source.card_by_id(oracle_id) if hasattr(source, "card_by_id") else None
+    return [card] if card else []
