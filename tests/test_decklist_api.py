@@ -1,0 +1,142 @@
+"""The decklist package's public API: detection, forced formats, limits, errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import validator.decklist as decklist
+from validator.decklist import (
+    INPUT_FORMATS,
+    MAX_BYTES,
+    MAX_LINES,
+    MAX_QUANTITY,
+    DecklistError,
+    detect_format,
+    parse_decklist,
+)
+from validator.model import Deck, Section
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "decklists"
+
+
+def test_limits_are_the_documented_values():
+    assert (MAX_BYTES, MAX_LINES, MAX_QUANTITY) == (1_000_000, 5_000, 10_000)
+    assert set(decklist.__all__) >= {"parse_decklist", "detect_format", "DecklistError",
+                                     "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY"}
+
+
+def test_input_formats():
+    assert INPUT_FORMATS == ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json")
+    assert issubclass(DecklistError, ValueError)
+
+
+@pytest.mark.parametrize("data, expected", [
+    ("4 Lightning Bolt\n", "text"),
+    ("4 Lightning Bolt (M11) 146\n", "arena"),
+    ("Deck\n4 Lightning Bolt\n", "arena"),
+    ("Sideboard\n4 Lightning Bolt\n", "text"),
+    ("[metadata]\nName=x\n[Main]\n1 A\n", "forge"),
+    ("  \n\ufeff{\"main\": []}", "json"),
+    (b"\xef\xbb\xbf<?xml version=\"1.0\"?>\n<Deck></Deck>", "mtgo-dek"),
+    ("<!-- exported -->\n<cockatrice_deck version=\"1\"></cockatrice_deck>", "cockatrice"),
+    ("", "text"),
+    (" " * 10_000 + '{"main": []}', "json"),
+])
+def test_detect_format(data, expected):
+    assert detect_format(data) == expected
+    assert parse_decklist(data).input_format == expected
+
+
+def test_detect_from_fixture_files():
+    for name, expected in [("burn.dek", "mtgo-dek"), ("burn.cod", "cockatrice"),
+                           ("commander.json", "json"), ("forge.dck", "forge")]:
+        data = (FIXTURES / name).read_bytes()
+        assert detect_format(data, filename=name) == expected
+        assert parse_decklist(data, filename=name).input_format == expected
+
+
+def test_filename_helps_with_an_unknown_xml_root():
+    with pytest.raises(DecklistError, match="neither"):
+        parse_decklist("<deck/>", filename="x.cod")
+
+
+@pytest.mark.parametrize("forced", ["text", "arena", "forge"])
+def test_forcing_a_line_format_sets_its_name(forced):
+    deck = parse_decklist("4 Lightning Bolt\n", input_format=forced)
+    assert deck.input_format == forced
+    assert deck.entries[0].name == "Lightning Bolt"
+
+
+def test_forcing_text_on_json_reads_lines():
+    deck = parse_decklist('{"main": []}', input_format="text")
+    assert deck.input_format == "text"
+    assert len(deck.issues) + len(deck.entries) == 1
+
+
+def test_auto_is_detection():
+    assert parse_decklist("4 A", input_format="auto").input_format == "text"
+    assert parse_decklist('{"main": ["A"]}', input_format=" JSON ").input_format == "json"
+
+
+def test_unknown_input_format():
+    with pytest.raises(DecklistError, match="unknown input format"):
+        parse_decklist("4 A", input_format="yaml")
+
+
+def test_wrong_data_type():
+    with pytest.raises(TypeError):
+        parse_decklist(None)  # type: ignore[arg-type]
+
+
+def test_bytearray_is_accepted():
+    assert parse_decklist(bytearray(b"4 A\n")).entries[0].quantity == 4
+
+
+def test_size_limit_names_size_and_limit():
+    data = b"1 Island\n" * (MAX_BYTES // 9 + 1)
+    with pytest.raises(DecklistError) as info:
+        parse_decklist(data)
+    message = str(info.value)
+    assert f"{len(data):,}" in message and f"{MAX_BYTES:,}" in message
+
+
+def test_size_limit_counts_utf8_bytes_of_str():
+    with pytest.raises(DecklistError, match="bytes"):
+        parse_decklist("é" * (MAX_BYTES // 2 + 1))
+
+
+def test_exactly_at_the_line_limit_is_fine():
+    deck = parse_decklist("1 Island\n" * MAX_LINES)
+    assert len(deck.entries) == MAX_LINES
+    with pytest.raises(DecklistError, match="lines"):
+        parse_decklist("1 Island\n" * (MAX_LINES + 1))
+
+
+@pytest.mark.parametrize("data, match", [
+    (b"4 Lightning Bolt\n4 Lim-D\xfbl's Vault\n", "not UTF-8.*line 2"),
+    (b"\xff\xfe4\x00\x00", "UTF-16"),
+    (b"4\x00 \x00A\x00", "NUL"),
+    ("4 Island \udcff", "Unicode"),
+])
+def test_undecodable_input(data, match):
+    with pytest.raises(DecklistError, match=match):
+        parse_decklist(data)
+
+
+def test_returns_a_deck():
+    deck = parse_decklist("Commander\n1 A\nDeck\n1 B\n")
+    assert isinstance(deck, Deck)
+    assert deck.count(Section.COMMANDER) == 1
+
+
+def test_import_is_light():
+    code = ("import sys, validator.decklist; "
+            "heavy = {'json', 'xml.sax', 'defusedxml', 'sqlalchemy', 'lark'} & set(sys.modules); "
+            "print(sorted(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,143 @@
+"""The JSON deck format for programs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from validator.decklist import MAX_QUANTITY, DecklistError, parse_decklist
+from validator.model import Section
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "decklists"
+
+
+def parse(obj) -> object:
+    return parse_decklist(json.dumps(obj))
+
+
+def test_json_fixture():
+    deck = parse_decklist((FIXTURES / "commander.json").read_bytes())
+    assert deck.input_format == "json"
+    assert deck.name == "Atraxa Superfriends"
+    assert deck.commander_source == "json"
+    assert not deck.issues
+    assert [(e.quantity, e.name, e.section, e.line, e.set_code, e.collector_number)
+            for e in deck.entries] == [
+        (1, "Atraxa, Praetors' Voice", Section.COMMANDER, None, "2xm", "190"),
+        (1, "Sol Ring", Section.MAIN, None, "cmm", "400"),
+        (1, "Arcane Signet", Section.MAIN, None, None, None),
+        (1, "Command Tower", Section.MAIN, None, None, None),
+        (30, "Forest", Section.MAIN, None, None, None),
+        (1, "Lurrus of the Dream-Den", Section.COMPANION, None, None, None),
+    ]
+
+
+def test_item_shapes_and_synonyms():
+    deck = parse({"main": [{"quantity": 4, "name": "Lightning Bolt", "set": "m11",
+                            "collector_number": "146"},
+                           {"count": 2, "name": "Opt"}, [3, "Island"], "Fire // Ice",
+                           [1, "Sol Ring", "cmm", "400"]],
+                  "sideboard": ["Duress"],
+                  "commander": "Kenrith, the Returned King",
+                  "companion": {"name": "Lurrus of the Dream-Den"}})
+    assert not deck.issues
+    assert [(e.quantity, e.name, e.section, e.set_code, e.collector_number)
+            for e in deck.entries] == [
+        (4, "Lightning Bolt", Section.MAIN, "m11", "146"),
+        (2, "Opt", Section.MAIN, None, None),
+        (3, "Island", Section.MAIN, None, None),
+        (1, "Fire // Ice", Section.MAIN, None, None),
+        (1, "Sol Ring", Section.MAIN, "cmm", "400"),
+        (1, "Duress", Section.SIDEBOARD, None, None),
+        (1, "Kenrith, the Returned King", Section.COMMANDER, None, None),
+        (1, "Lurrus of the Dream-Den", Section.COMPANION, None, None),
+    ]
+    assert deck.commander_source == "json"
+    assert all(e.line is None for e in deck.entries)
+    assert deck.entries[2].text == '[3, "Island"]'
+
+
+def test_companion_as_pair_and_commanders_list():
+    deck = parse({"commanders": ["Rograkh, Son of Rohgahh", "Silas Renn, Seeker Adept"],
+                  "companion": [1, "Jegantha, the Wellspring"]})
+    assert [(e.name, e.section) for e in deck.entries] == [
+        ("Rograkh, Son of Rohgahh", Section.COMMANDER),
+        ("Silas Renn, Seeker Adept", Section.COMMANDER),
+        ("Jegantha, the Wellspring", Section.COMPANION)]
+
+
+def test_no_commanders_no_source():
+    assert parse({"main": ["Island"]}).commander_source is None
+
+
+POSITIVE = "main[1]: quantity must be a positive whole number"
+
+
+@pytest.mark.parametrize("item, code, message", [
+    ({"quantity": 0, "name": "A"}, "bad-quantity", POSITIVE),
+    ({"quantity": -3, "name": "A"}, "bad-quantity", POSITIVE),
+    ({"quantity": 2.5, "name": "A"}, "bad-quantity", POSITIVE),
+    ({"quantity": "4", "name": "A"}, "bad-quantity", POSITIVE),
+    ({"quantity": True, "name": "A"}, "bad-quantity", POSITIVE),
+    ({"quantity": MAX_QUANTITY + 1, "name": "A"}, "quantity-too-large", "main[1]: quantity"),
+    ({"quantity": 4294967296, "name": "A"}, "quantity-too-large", "main[1]: quantity"),
+    ({"quantity": 1}, "unreadable-line", "main[1]: card without"),
+    ({"quantity": 1, "name": ""}, "unreadable-line", "main[1]: name must be"),
+    ({"quantity": 1, "name": 7}, "unreadable-line", "main[1]: name must be"),
+    ({"quantity": 1, "name": "A", "set": ["m11"]}, "unreadable-line", "main[1]: set must be"),
+    ([4], "unreadable-line", "main[1]: a list item"),
+    (["Island", 4], "bad-quantity", "main[1]: quantity"),
+    (7, "unreadable-line", "main[1]: expected a card name"),
+    (None, "unreadable-line", "main[1]: expected a card name"),
+])
+def test_bad_items_name_their_path(item, code, message):
+    deck = parse({"main": ["Island", item, "Forest"]})
+    assert [e.name for e in deck.entries] == ["Island", "Forest"]
+    assert len(deck.issues) == 1
+    issue = deck.issues[0]
+    assert issue.code == code
+    assert issue.message.startswith(message)
+    assert issue.line is None
+    assert issue.text == json.dumps(item, ensure_ascii=False)
+
+
+def test_section_that_is_not_a_list():
+    deck = parse({"main": "Island", "sideboard": {"a": 1}})
+    assert [i.message for i in deck.issues] == ["main: expected a list of cards",
+                                                "sideboard: expected a list of cards"]
+
+
+def test_unknown_fields_are_reported_and_info_fields_are_not():
+    deck = parse({"name": "X", "format": "modern", "author": "me", "sidebaord": ["Duress"],
+                  "main": ["Island"]})
+    assert [(i.code, i.message) for i in deck.issues] == [
+        ("unreadable-line", "sidebaord: unknown field, ignored")]
+
+
+def test_bad_name_field():
+    deck = parse({"name": 7, "main": []})
+    assert deck.name is None
+    assert deck.issues[0].message.startswith("name:")
+
+
+@pytest.mark.parametrize("data", [
+    '{"main": [',
+    '{"main": ["Island",]}',
+    '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    '{"main": [{"quantity": ' + "9" * 5000 + ', "name": "A"}]}',
+])
+def test_malformed_json(data):
+    with pytest.raises(DecklistError, match="malformed JSON"):
+        parse_decklist(data)
+
+
+def test_json_must_be_an_object():
+    with pytest.raises(DecklistError, match="object"):
+        parse_decklist('["Island"]', input_format="json")
+
+
+def test_too_many_items():
+    with pytest.raises(DecklistError, match="limit"):
+        parse({"main": ["Island"] * 5001})

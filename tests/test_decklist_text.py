@@ -1,0 +1,425 @@
+"""Plain-text decklists: MTGO, Arena, Moxfield, Archidekt, MTGGoldfish and Forge variations."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from validator.decklist import MAX_QUANTITY, parse_decklist
+from validator.model import Section
+
+MAIN, SIDE, CMDR, COMP, IGN = (Section.MAIN, Section.SIDEBOARD, Section.COMMANDER,
+                               Section.COMPANION, Section.IGNORED)
+
+
+def rows(deck):
+    return [(e.quantity, e.name, e.section, e.line) for e in deck.entries]
+
+
+def one(line: str):
+    deck = parse_decklist(line)
+    assert not deck.issues, deck.issues
+    assert len(deck.entries) == 1
+    return deck.entries[0]
+
+
+@pytest.mark.parametrize("line, quantity, name", [
+    ("4 Lightning Bolt", 4, "Lightning Bolt"),
+    ("4x Lightning Bolt", 4, "Lightning Bolt"),
+    ("4X Lightning Bolt", 4, "Lightning Bolt"),
+    ("4 x Lightning Bolt", 4, "Lightning Bolt"),
+    ("Lightning Bolt", 1, "Lightning Bolt"),
+    ("12 Mountain", 12, "Mountain"),
+    ("04 Island", 4, "Island"),
+    ("1 Xenagos, the Reveler", 1, "Xenagos, the Reveler"),
+])
+def test_quantity_forms(line, quantity, name):
+    entry = one(line)
+    assert (entry.quantity, entry.name, entry.section, entry.line) == (quantity, name, MAIN, 1)
+    assert entry.text == line
+
+
+@pytest.mark.parametrize("name", [
+    "Minsc & Boo, Timeless Heroes",
+    "Circle of Protection: Red",
+    "Borrowing 100,000 Arrows",
+    "B.F.M. (Big Furry Monster)",
+    "Fire // Ice",
+    "Fire/Ice",
+    "Who // What // When // Where // Why",
+    "+2 Mace",
+    "\"Ach! Hans, Run!\"",
+    "1996 World Champion",
+    "Gaea’s Cradle",
+    "Lim-Dûl's Vault",
+    "Æther Vial",
+    "Kongming, \"Sleeping Dragon\"",
+    "Our Market Research Shows That Players Like Really Long Card Names So We Made this Card "
+    "to Have the Absolute Longest Card Name Ever Elemental",
+])
+def test_names_are_kept_whole(name):
+    entry = one(f"1 {name}")
+    assert (entry.quantity, entry.name) == (1, name)
+    assert entry.set_code is None and entry.collector_number is None
+
+
+def test_names_without_quantity_keep_punctuation():
+    assert one("+2 Mace").name == "+2 Mace"
+    assert one("B.F.M. (Big Furry Monster)").name == "B.F.M. (Big Furry Monster)"
+    assert one('"Ach! Hans, Run!"').quantity == 1
+
+
+def test_leading_digits_are_the_quantity():
+    entry = one("1996 World Champion")
+    assert (entry.quantity, entry.name) == (1996, "World Champion")
+    entry = one("1 1996 World Champion")
+    assert (entry.quantity, entry.name) == (1, "1996 World Champion")
+
+
+@pytest.mark.parametrize("line, set_code, number, name", [
+    ("4 Lightning Bolt (M11) 146", "M11", "146", "Lightning Bolt"),
+    ("1 Sol Ring (CMM) 400", "CMM", "400", "Sol Ring"),
+    ("1 Sol Ring (CMM)", "CMM", None, "Sol Ring"),
+    ("1 Delver of Secrets (ISD) 51a", "ISD", "51a", "Delver of Secrets"),
+    ("1 Growth Spiral (PRNA) GR5", "PRNA", "GR5", "Growth Spiral"),
+    ("1 Llanowar Elves (PLST) 2024-1", "PLST", "2024-1", "Llanowar Elves"),
+    ("1 Sol Ring (SLD) ★12", "SLD", "★12", "Sol Ring"),
+    ("1 Mox Pearl (2ED) 262", "2ED", "262", "Mox Pearl"),
+    ("1 Fire // Ice (MH2) 290", "MH2", "290", "Fire // Ice"),
+    ("1 B.F.M. (Big Furry Monster) (UGL) 28", "UGL", "28", "B.F.M. (Big Furry Monster)"),
+])
+def test_set_and_collector_number(line, set_code, number, name):
+    entry = one(line)
+    assert (entry.name, entry.set_code, entry.collector_number) == (name, set_code, number)
+    assert entry.text == line
+
+
+@pytest.mark.parametrize("line", [
+    "1 Goblin (20)",  # digits only: not a set code
+    "1 Goblin (TOOLONGX) 12",  # 8 characters
+    "1 Goblin (ABC) 12 34",  # two numbers
+    "1 Goblin (ABC) twelve",  # no digit: not a collector number
+])
+def test_parenthesised_text_that_is_not_a_printing_stays_in_the_name(line):
+    entry = one(line)
+    assert entry.name == line[2:]
+    assert entry.set_code is None
+
+
+def test_moxfield_markers():
+    deck = parse_decklist(
+        "1 Sol Ring (CMM) 400 *F*\n"
+        "1 Arcane Signet (CMM) 374 *E*\n"
+        "1 Atraxa, Praetors' Voice (2XM) 190 *CMDR*\n"
+        "1 Command Tower (F)\n")
+    assert not deck.issues
+    assert [(e.name, e.section, e.set_code, e.collector_number) for e in deck.entries] == [
+        ("Sol Ring", MAIN, "CMM", "400"),
+        ("Arcane Signet", MAIN, "CMM", "374"),
+        ("Atraxa, Praetors' Voice", CMDR, "2XM", "190"),
+        ("Command Tower", MAIN, None, None),
+    ]
+    assert deck.commander_source == "cmdr-marker"
+    assert deck.input_format == "arena"
+
+
+def test_archidekt_categories():
+    deck = parse_decklist(
+        "1x Sol Ring (cmm) 400 [Ramp]\n"
+        "1x Kenrith, the Returned King (eld) 303 [Commander{top}]\n"
+        "1x Opt (xln) 65 [Maybeboard{noDeck}{noPrice}]\n"
+        "1x Duress (m19) 94 [Sideboard{noDeck}{noPrice}]\n"
+        "1x Rhystic Study (pcy) 45 *F* [Draw,Enchantment] ^Have,#37d67a^\n"
+        "1x Treasure (tcmm) 1 [Tokens{noDeck}]\n"
+        "1x Lurrus of the Dream-Den (iko) 226 [Companion]\n"
+        "1x Island [Land]\n")
+    assert not deck.issues
+    assert [(e.quantity, e.name, e.section, e.set_code, e.collector_number)
+            for e in deck.entries] == [
+        (1, "Sol Ring", MAIN, "cmm", "400"),
+        (1, "Kenrith, the Returned King", CMDR, "eld", "303"),
+        (1, "Opt", IGN, "xln", "65"),
+        (1, "Duress", SIDE, "m19", "94"),
+        (1, "Rhystic Study", MAIN, "pcy", "45"),
+        (1, "Treasure", IGN, "tcmm", "1"),
+        (1, "Lurrus of the Dream-Den", COMP, "iko", "226"),
+        (1, "Island", MAIN, None, None),
+    ]
+    assert deck.commander_source == "category"
+
+
+def test_mtggoldfish_variant_tags_are_not_part_of_the_name():
+    entry = one("1 Sol Ring <borderless> (CMM) 400 (F)")
+    assert (entry.name, entry.set_code, entry.collector_number) == ("Sol Ring", "CMM", "400")
+    entry = one("4 Lightning Bolt <retro> (F)")
+    assert entry.name == "Lightning Bolt"
+
+
+def test_mtgo_blank_line_sideboard():
+    deck = parse_decklist("4 Lightning Bolt\n56 Mountain\n\n3 Smash to Smithereens\n")
+    assert rows(deck) == [(4, "Lightning Bolt", MAIN, 1), (56, "Mountain", MAIN, 2),
+                          (3, "Smash to Smithereens", SIDE, 4)]
+    assert deck.input_format == "text"
+
+
+def test_only_the_last_block_is_the_sideboard():
+    deck = parse_decklist("4 A\n4 B\n\n4 C\n\n\n2 D\n1 E\n\n\n")
+    assert [(e.name, e.section) for e in deck.entries] == [
+        ("A", MAIN), ("B", MAIN), ("C", MAIN), ("D", SIDE), ("E", SIDE)]
+
+
+def test_trailing_blank_lines_do_not_make_a_sideboard():
+    deck = parse_decklist("4 A\n4 B\n\n\n   \n")
+    assert {e.section for e in deck.entries} == {MAIN}
+
+
+def test_leading_comments_and_blank_lines_do_not_make_a_sideboard():
+    deck = parse_decklist("# My deck\n// notes\n\n\n4 A\n4 B\n")
+    assert {e.section for e in deck.entries} == {MAIN}
+    assert [e.line for e in deck.entries] == [5, 6]
+
+
+def test_headers_turn_off_the_blank_line_rule():
+    deck = parse_decklist("Deck\n4 A\n\n4 B\n")
+    assert {e.section for e in deck.entries} == {MAIN}
+    deck = parse_decklist("4 A\n\n4 B\nSB: 2 C\n")
+    assert [(e.name, e.section) for e in deck.entries] == [("A", MAIN), ("B", MAIN),
+                                                           ("C", SIDE)]
+
+
+@pytest.mark.parametrize("header", [
+    "Sideboard", "Sideboard:", "SIDEBOARD", "sideboard", "Sideboard (15)", "SIDEBOARD:",
+    "// Sideboard", "# Sideboard", "Side board",
+])
+def test_sideboard_headers(header):
+    deck = parse_decklist(f"Main\n4 A\n{header}\n2 B\n")
+    assert [(e.name, e.section) for e in deck.entries] == [("A", MAIN), ("B", SIDE)]
+
+
+@pytest.mark.parametrize("header", ["Deck", "Main", "Mainboard", "Maindeck", "Main Deck",
+                                    "Deck (60)", "MAINBOARD:"])
+def test_main_headers(header):
+    deck = parse_decklist(f"Sideboard\n2 B\n{header}\n4 A\n")
+    assert [(e.name, e.section) for e in deck.entries] == [("B", SIDE), ("A", MAIN)]
+
+
+def test_sb_prefix():
+    deck = parse_decklist("4 Lightning Bolt\nSB: 2 Duress\nSB:1 Abrade\nsb: Pyroblast\n")
+    assert rows(deck) == [(4, "Lightning Bolt", MAIN, 1), (2, "Duress", SIDE, 2),
+                          (1, "Abrade", SIDE, 3), (1, "Pyroblast", SIDE, 4)]
+
+
+ARENA = """\
+About
+Name Kaheera Control
+
+Companion
+1 Kaheera, the Orphanguard (IKO) 5
+
+Deck
+4 Counterspell (MH2) 267
+2 Island (UNF) 236
+
+Sideboard
+1 Kaheera, the Orphanguard (IKO) 5
+2 Rest in Peace (A25) 32
+"""
+
+
+def test_arena_export():
+    deck = parse_decklist(ARENA)
+    assert not deck.issues
+    assert deck.name == "Kaheera Control"
+    assert deck.input_format == "arena"
+    assert [(e.quantity, e.name, e.section, e.line, e.set_code, e.collector_number)
+            for e in deck.entries] == [
+        (1, "Kaheera, the Orphanguard", COMP, 5, "IKO", "5"),
+        (4, "Counterspell", MAIN, 8, "MH2", "267"),
+        (2, "Island", MAIN, 9, "UNF", "236"),
+        # The companion is also in the sideboard; both entries are kept as written.
+        (1, "Kaheera, the Orphanguard", SIDE, 12, "IKO", "5"),
+        (2, "Rest in Peace", SIDE, 13, "A25", "32"),
+    ]
+    assert deck.commander_source is None
+
+
+def test_arena_commander_section():
+    deck = parse_decklist("Commander\n1 Rograkh, Son of Rohgahh\n1 Silas Renn, Seeker Adept\n\n"
+                          "Deck\n1 Sol Ring\n")
+    assert [(e.name, e.section) for e in deck.entries] == [
+        ("Rograkh, Son of Rohgahh", CMDR), ("Silas Renn, Seeker Adept", CMDR),
+        ("Sol Ring", MAIN)]
+    assert deck.commander_source == "arena-section"
+    assert deck.input_format == "arena"
+
+
+@pytest.mark.parametrize("header", ["Maybeboard", "Considering", "Tokens", "Maybeboard (3)"])
+def test_ignored_sections(header):
+    deck = parse_decklist(f"4 A\n{header}\n1 B\n")
+    assert [(e.name, e.section) for e in deck.entries] == [("A", MAIN), ("B", IGN)]
+    assert deck.count(MAIN) == 4
+
+
+def test_type_group_headers_do_not_change_the_section():
+    deck = parse_decklist("Creatures (4)\n4 Goblin Guide\n\nInstants\n4 Lightning Bolt\n\n"
+                          "Lands (20)\n20 Mountain\n")
+    assert {e.section for e in deck.entries} == {MAIN}
+    assert not deck.issues
+
+
+def test_comments_are_skipped_and_name_comment_sets_the_name():
+    deck = parse_decklist("# name: Coles Niv Combo\n# bracket: 4\n// whatever\n4 A\n")
+    assert deck.name == "Coles Niv Combo"
+    assert rows(deck) == [(4, "A", MAIN, 4)]
+
+
+def test_about_section_with_unexpected_line():
+    deck = parse_decklist("About\nName X\nAuthor Y\nDeck\n1 A\n")
+    assert deck.name == "X"
+    assert [(i.line, i.code) for i in deck.issues] == [(3, "unreadable-line")]
+
+
+def test_about_block_ends_at_a_blank_line():
+    deck = parse_decklist("About\nName X\n\n4 Lightning Bolt\n")
+    assert deck.name == "X"
+    assert not deck.issues
+    assert rows(deck) == [(4, "Lightning Bolt", MAIN, 4)]
+
+
+def test_forge_dck():
+    deck = parse_decklist("[metadata]\nName=Niv Test\nDescription=x\n[Commander]\n"
+                          "1 Niv-Mizzet, Parun|GRN\n[Main]\n1 Sol Ring|CMM|1\n4 Island\n"
+                          "[Sideboard]\n1 Duress\n[Planes]\n1 Akoum|OPCA\n")
+    assert not deck.issues
+    assert deck.name == "Niv Test"
+    assert deck.input_format == "forge"
+    assert deck.commander_source == "arena-section"
+    assert [(e.quantity, e.name, e.section, e.set_code) for e in deck.entries] == [
+        (1, "Niv-Mizzet, Parun", CMDR, "GRN"), (1, "Sol Ring", MAIN, "CMM"),
+        (4, "Island", MAIN, None), (1, "Duress", SIDE, None), (1, "Akoum", IGN, "OPCA")]
+
+
+def test_unknown_bracket_section_is_reported():
+    deck = parse_decklist("[Main]\n1 A\n[Wishlist]\n1 B\n")
+    assert [(i.line, i.code) for i in deck.issues] == [(3, "unreadable-line")]
+    assert len(deck.entries) == 2
+
+
+@pytest.mark.parametrize("line, code", [
+    ("4", "unreadable-line"),
+    ("x Lightning Bolt", "unreadable-line"),
+    ("X Lightning Bolt", "unreadable-line"),
+    ("4 x", "unreadable-line"),
+    ("2 X", "unreadable-line"),
+    ("4xLightning Bolt", "unreadable-line"),
+    ("3. Island", "unreadable-line"),
+    ("SB:", "unreadable-line"),
+    ("SB: 4", "unreadable-line"),
+    ("1 Sol Ring|", "unreadable-line"),
+    ("-3 Island", "bad-quantity"),
+    ("0 Island", "bad-quantity"),
+    ("00 Island", "bad-quantity"),
+    ("4294967296 Island", "quantity-too-large"),
+    (f"{MAX_QUANTITY + 1} Island", "quantity-too-large"),
+    ("9" * 5000 + " Island", "quantity-too-large"),
+])
+def test_unreadable_lines(line, code):
+    deck = parse_decklist(f"4 Lightning Bolt\n{line}\n1 Island\n")
+    assert len(deck.issues) == 1
+    issue = deck.issues[0]
+    assert (issue.line, issue.code) == (2, code)
+    assert issue.text.startswith(line[:200])
+    assert issue.message
+    assert [e.line for e in deck.entries] == [1, 3]
+
+
+def test_quantity_at_the_limit_is_fine():
+    assert one(f"{MAX_QUANTITY} Island").quantity == MAX_QUANTITY
+
+
+def test_runaway_name_is_an_issue():
+    deck = parse_decklist("1 " + "a" * 1000)
+    assert not deck.entries
+    assert deck.issues[0].code == "unreadable-line"
+    assert len(deck.issues[0].text) <= 300
+
+
+def test_whitespace_bom_crlf_tabs_nbsp():
+    data = ("\ufeff4\tLightning Bolt  \r\n4 Goblin\u00a0Guide\u00a0\r\n"
+            "  2   Monastery   Swiftspear\r\n\r\nSideboard:\r\n2\u2009Duress\r\n").encode()
+    deck = parse_decklist(data)
+    assert not deck.issues
+    assert rows(deck) == [(4, "Lightning Bolt", MAIN, 1), (4, "Goblin Guide", MAIN, 2),
+                          (2, "Monastery Swiftspear", MAIN, 3), (2, "Duress", SIDE, 6)]
+    assert deck.entries[0].text == "4\tLightning Bolt"
+
+
+def test_old_mac_line_endings_and_utf16():
+    deck = parse_decklist("4 A\r4 B\r\r2 C\r")
+    assert rows(deck) == [(4, "A", MAIN, 1), (4, "B", MAIN, 2), (2, "C", SIDE, 4)]
+    deck = parse_decklist("4 Lim-Dûl's Vault\n".encode("utf-16"))
+    assert rows(deck) == [(4, "Lim-Dûl's Vault", MAIN, 1)]
+
+
+def test_same_card_on_two_lines_is_not_merged():
+    deck = parse_decklist("2 Island\n3 Island\n")
+    assert rows(deck) == [(2, "Island", MAIN, 1), (3, "Island", MAIN, 2)]
+
+
+def test_empty_input():
+    deck = parse_decklist("")
+    assert not deck.entries and not deck.issues
+    assert parse_decklist("\n\n  \n").entries == []
+
+
+def test_every_card_line_gives_one_entry_or_one_issue():
+    text = ("About\nName Test\n# a comment\n\nDeck\n4 Lightning Bolt (M11) 146\n4\n"
+            "x Bolt\n0 Island\n1 Sol Ring (CMM) 400 *F*\n-3 Island\nSideboard\n2 Duress\n"
+            "SB: 1 Abrade\n99999999999 Forest\n\n")
+    deck = parse_decklist(text)
+    produced = sorted([e.line for e in deck.entries] + [i.line for i in deck.issues])
+    expected = [6, 7, 8, 9, 10, 11, 13, 14, 15]
+    assert produced == expected
+
+
+def _typical_deck() -> str:
+    names = ["Lightning Bolt", "Goblin Guide", "Monastery Swiftspear", "Lava Spike",
+             "Rift Bolt", "Skewer the Critics", "Light Up the Stage", "Eidolon of the Great Revel",
+             "Searing Blaze", "Boros Charm", "Skullcrack", "Inspiring Vantage", "Sacred Foundry",
+             "Sunbaked Canyon", "Mountain"]
+    main = [f"{i % 4 + 1} {names[i % len(names)]} (M11) {i + 1}" for i in range(60)]
+    side = [f"1 {names[i % len(names)]}" for i in range(13)]
+    return "Deck\n" + "\n".join(main) + "\n\nSideboard\n" + "\n".join(side) + "\n"
+
+
+def test_speed_of_a_75_line_deck():
+    data = _typical_deck().encode()
+    parse_decklist(data)
+    best = min(_timed(data) for _ in range(30))
+    # Typically ~0.2-0.3 ms; the bound leaves room for slow CI machines.
+    assert best < 1.5e-3, f"parsing took {best * 1e3:.2f} ms"
+
+
+def _timed(data: bytes) -> float:
+    start = time.perf_counter()
+    parse_decklist(data)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("data", [
+    "1" * 999_000,
+    "1 A|" + "1" * 999_000,
+    "1 A" + " [x]" * 240_000,
+    "1 A" + " *F*" * 240_000,
+    "1 A" + " (ab)" * 190_000,
+    "1 A " + "(" * 999_000,
+    "\n".join(["1 A" + " [x]" * 40] * 4900),
+    "#" * 999_000,
+], ids=lambda d: repr(d[:12]))
+def test_pathological_lines_stay_fast(data):
+    start = time.perf_counter()
+    deck = parse_decklist(data)
+    assert time.perf_counter() - start < 2.0
+    assert len(deck.entries) + len(deck.issues) <= 4900
+    assert all(len(issue.text or "") <= 300 for issue in deck.issues)

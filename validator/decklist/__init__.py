@@ -1,0 +1,84 @@
+"""Decklist parsing: text, Arena, Moxfield/Archidekt exports, Forge .dck, MTGO .dek, Cockatrice
+.cod and JSON, all into one `Deck`.
+
+    deck = parse_decklist(open("deck.txt", "rb").read())
+
+Parsing knows nothing about cards: it keeps one entry per input line (quantity, name as written,
+section, line number, printing) and one `ParseIssue` per line it cannot read. Inputs that cannot
+be a decklist at all raise `DecklistError`.
+"""
+
+from __future__ import annotations
+
+from validator.decklist.base import (
+    MAX_BYTES,
+    MAX_LINES,
+    MAX_QUANTITY,
+    DecklistError,
+    check_size,
+    decode_text,
+)
+from validator.decklist.detect import sniff
+from validator.decklist.text import parse_text
+from validator.model import Deck
+
+__all__ = [
+    "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY", "DecklistError",
+    "detect_format", "parse_decklist",
+]
+
+#: Names `--input-format` accepts; "auto" (like None) detects the format from the content.
+INPUT_FORMATS = ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json")
+_TEXT_FORMATS = ("text", "arena", "forge")
+
+
+def parse_decklist(data: str | bytes, input_format: str | None = None,
+                   filename: str | None = None) -> Deck:
+    """Parse a decklist in any supported format (detected unless `input_format` forces one).
+
+    Raises DecklistError when the input cannot be a decklist (size or line limit, undecodable
+    bytes, malformed JSON or XML, XML entities).
+    """
+    forced = _format_name(input_format)
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, (str, bytes)):
+        raise TypeError(f"decklist data must be str or bytes, not {type(data).__name__}")
+    check_size(data)
+    family = forced or sniff(data, filename)
+    if family == "mtgo-dek":
+        from validator.decklist.dek import parse_dek
+
+        return parse_dek(data)
+    if family == "cockatrice":
+        from validator.decklist.cockatrice import parse_cockatrice
+
+        return parse_cockatrice(data)
+    if family == "json":
+        from validator.decklist.jsondeck import parse_json
+
+        return parse_json(decode_text(data))
+    return parse_text(decode_text(data), forced)
+
+
+def detect_format(data: str | bytes, filename: str | None = None) -> str:
+    """The input_format `parse_decklist` would report for this input (one of INPUT_FORMATS).
+
+    Line formats are told apart by reading the lines, so this costs as much as parsing them.
+    """
+    family = sniff(data, filename)
+    if family not in _TEXT_FORMATS:
+        return family
+    return parse_decklist(data, None, filename).input_format or "text"
+
+
+def _format_name(input_format: str | None) -> str | None:
+    if input_format is None:
+        return None
+    name = input_format.strip().lower()
+    if name == "auto":
+        return None
+    if name not in INPUT_FORMATS:
+        raise DecklistError(
+            f"unknown input format {input_format!r}; expected one of {', '.join(INPUT_FORMATS)}")
+    return name

@@ -1,0 +1,117 @@
+"""What every decklist parser shares: the input limits, the error, quantity checks, decoding."""
+
+from __future__ import annotations
+
+import codecs
+
+from validator.model import ParseIssue
+
+#: Inputs larger than this are refused before any parsing (a decklist is a few kilobytes).
+MAX_BYTES = 1_000_000
+#: Inputs with more lines (or, for XML/JSON, more card entries) than this are refused.
+MAX_LINES = 5_000
+#: Larger quantities are reported on their line instead of being read (no overflow, no clipping).
+MAX_QUANTITY = 10_000
+#: The longest real card name has 141 characters; a longer "name" is a broken line.
+MAX_NAME_CHARS = 200
+
+
+class DecklistError(ValueError):
+    """The input cannot be a decklist at all (too big, not text, malformed XML/JSON...).
+
+    A ValueError so that callers passing a wrong `input_format` name get the same treatment.
+    """
+
+
+def check_size(data: str | bytes) -> bytes | None:
+    """Refuse inputs over MAX_BYTES; return the UTF-8 bytes of a str input (None for bytes)."""
+    if isinstance(data, str):
+        try:
+            encoded = data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise DecklistError(
+                f"input is not valid Unicode text (lone surrogate at character {exc.start})"
+            ) from None
+        size = len(encoded)
+    else:
+        encoded = None
+        size = len(data)
+    if size > MAX_BYTES:
+        raise DecklistError(
+            f"input is {size:,} bytes; the limit is {MAX_BYTES:,} bytes"
+        )
+    return encoded
+
+
+def check_entry_count(count: int) -> None:
+    if count > MAX_LINES:
+        raise DecklistError(
+            f"input has {count:,} card entries; the limit is {MAX_LINES:,}"
+        )
+
+
+def decode_text(data: str | bytes) -> str:
+    """Bytes to text: UTF-8 (BOM optional) or UTF-16 with a BOM; anything else is refused.
+
+    No legacy-codepage fallback: guessing cp1252 would silently turn an undecodable file into
+    wrong card names.
+    """
+    if isinstance(data, str):
+        text = data
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise DecklistError(f"input is not valid UTF-16 text: {exc.reason}") from None
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise DecklistError(
+                f"input is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
+                "save the decklist as UTF-8"
+            ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\x00" in text:
+        raise DecklistError(
+            "input contains NUL characters: a binary file, or UTF-16 without a byte-order mark?"
+        )
+    return text
+
+
+def digits_value(digits: str) -> int | None:
+    """int() of an ASCII digit string; None when it is too long to be a sane quantity.
+
+    Keeps absurd inputs ("99999...9", thousands of digits) away from int()'s digit limit.
+    """
+    significant = digits.lstrip("0") or "0"
+    return int(significant) if len(significant) <= 9 else None
+
+
+def quantity_issue(value: int | None, written: str, line: int | None, text: str | None,
+                   where: str = "") -> ParseIssue | None:
+    """The issue for a quantity outside 1..MAX_QUANTITY (None = too many digits), else None."""
+    if value is not None and value < 1:
+        return ParseIssue(line, f"{where}quantity must be at least 1, not {written}", text,
+                          "bad-quantity")
+    if value is None or value > MAX_QUANTITY:
+        if len(written) > 24:
+            written = written[:20] + "..."
+        return ParseIssue(line, f"{where}quantity {written} is more than the limit of "
+                                f"{MAX_QUANTITY:,}", text, "quantity-too-large")
+    return None
+
+
+def clip(text: str, limit: int = 300) -> str:
+    """Shorten a runaway input line before it is copied into entries, issues and reports."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def name_issue(name: str, line: int | None, text: str | None,
+               where: str = "") -> ParseIssue | None:
+    if len(name) > MAX_NAME_CHARS:
+        return ParseIssue(line, f"{where}card name is {len(name):,} characters long; no card "
+                                f"name is longer than {MAX_NAME_CHARS}", text)
+    return None

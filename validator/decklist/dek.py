@@ -1,0 +1,82 @@
+"""MTGO .dek files: `<Deck><Cards Quantity="4" Sideboard="false" Name="..."/>...</Deck>`."""
+
+from __future__ import annotations
+
+import re
+
+from validator.decklist.base import (
+    DecklistError,
+    check_entry_count,
+    clip,
+    digits_value,
+    name_issue,
+    quantity_issue,
+)
+from validator.decklist.xmlsafe import Element, describe, read_xml
+from validator.model import Deck, DeckEntry, ParseIssue, Section
+
+_NEGATIVE = re.compile(r"-[0-9]+", re.ASCII)
+
+
+def parse_dek(data: str | bytes) -> Deck:
+    """Read an MTGO .dek; trade-list rows such as "Event Ticket" are kept for the resolver."""
+    root = read_xml(data)
+    if root.tag != "Deck":
+        raise DecklistError(wrong_root(root.tag))
+    cards = [child for child in root.children if child.tag == "Cards"]
+    check_entry_count(len(cards))
+    deck = Deck(input_format="mtgo-dek")
+    for element in cards:
+        read_card(deck, element, element.attrs.get("Quantity"), element.attrs.get("Name"),
+                  _section(deck, element))
+    return deck
+
+
+def wrong_root(tag: str) -> str:
+    return (f"XML root element is <{tag}>, neither an MTGO .dek <Deck> nor a Cockatrice "
+            "<cockatrice_deck>")
+
+
+def _section(deck: Deck, element: Element) -> Section | None:
+    flag = element.attrs.get("Sideboard", "false").strip().lower()
+    if flag in ("true", "1"):
+        return Section.SIDEBOARD
+    if flag in ("false", "0", ""):
+        return Section.MAIN
+    deck.issues.append(ParseIssue(
+        element.line, f"Sideboard={clip(flag, 40)!r} is neither true nor false",
+        clip(element.source or describe(element))))
+    return None
+
+
+def read_card(deck: Deck, element: Element, quantity: str | None, name: str | None,
+              section: Section | None, set_code: str | None = None,
+              collector: str | None = None) -> None:
+    """Append one XML card element as an entry, or as an issue when it cannot be read."""
+    if section is None:
+        return
+    text = clip(element.source or describe(element))
+    written = (quantity or "").strip()
+    if written.isascii() and written.isdigit():
+        value = digits_value(written)
+        issue = quantity_issue(value, written, element.line, text)
+    elif _NEGATIVE.fullmatch(written):
+        value, issue = None, ParseIssue(element.line, "quantity must be at least 1", text,
+                                        "bad-quantity")
+    else:
+        value, issue = None, ParseIssue(
+            element.line, f"quantity {written!r} is not a whole number" if written
+            else "card element without a quantity", text)
+    if issue is not None:
+        deck.issues.append(issue)
+        return
+    name = " ".join((name or "").split())
+    if not name:
+        deck.issues.append(ParseIssue(element.line, "card element without a name", text))
+        return
+    too_long = name_issue(name, element.line, text)
+    if too_long is not None:
+        deck.issues.append(too_long)
+        return
+    deck.entries.append(DeckEntry(value or 0, name, section, element.line,
+                                  set_code or None, collector or None, text))

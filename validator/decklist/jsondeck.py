@@ -1,0 +1,156 @@
+"""The JSON deck for programs.
+
+    {"name": "...", "main": [...], "sideboard": [...], "commanders": [...], "companion": ...}
+
+An item is `{"quantity": 4, "name": "...", "set": "m11", "collector_number": "146"}`,
+`[4, "Lightning Bolt"]` or a bare name (one copy). Entries have no line number; issues name the
+JSON path of the item instead (`main[3]: ...`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from validator.decklist.base import (
+    DecklistError,
+    check_entry_count,
+    clip,
+    name_issue,
+    quantity_issue,
+)
+from validator.model import Deck, DeckEntry, ParseIssue, Section
+
+_SECTION_KEYS = {
+    "main": Section.MAIN, "mainboard": Section.MAIN,
+    "sideboard": Section.SIDEBOARD,
+    "commanders": Section.COMMANDER, "commander": Section.COMMANDER,
+    "companion": Section.COMPANION,
+    "maybeboard": Section.IGNORED,
+}
+# Descriptive keys a program may add; anything else is reported, since a misspelt section
+# ("sidebaord") would otherwise drop its cards silently.
+_INFO_KEYS = frozenset({
+    "name", "format", "description", "author", "source", "url", "id", "version", "$schema",
+    "comment", "comments", "notes", "date",
+})
+
+
+def parse_json(text: str) -> Deck:
+    import json
+
+    try:
+        data = json.loads(text.lstrip("\ufeff \t\r\n"))
+    except RecursionError:
+        raise DecklistError("malformed JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise DecklistError(f"malformed JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise DecklistError(
+            f"a JSON deck must be an object with \"main\", \"sideboard\"...; got a "
+            f"{type(data).__name__}")
+    deck = Deck(input_format="json")
+    _read_name(deck, data.get("name"))
+    sections = [(key, _SECTION_KEYS[key], value) for key, value in data.items()
+                if key in _SECTION_KEYS]
+    check_entry_count(sum(len(v) if isinstance(v, list) else 1 for _, _, v in sections))
+    for key in data:
+        if key not in _SECTION_KEYS and key not in _INFO_KEYS:
+            deck.issues.append(ParseIssue(None, f"{key}: unknown field, ignored", _dump(key)))
+    for key, section, value in sections:
+        _read_section(deck, key, section, value)
+    if deck.count(Section.COMMANDER):
+        deck.commander_source = "json"
+    return deck
+
+
+def _read_name(deck: Deck, name: Any) -> None:
+    if isinstance(name, str) and name.strip():
+        deck.name = clip(" ".join(name.split()), 200)
+    elif name is not None:
+        deck.issues.append(ParseIssue(None, "name: must be a string", _dump(name)))
+
+
+def _read_section(deck: Deck, key: str, section: Section, value: Any) -> None:
+    if value is None:
+        return
+    # "companion" and "commander" may hold one item instead of a list.
+    if not isinstance(value, list) or _is_pair(value):
+        if key in ("companion", "commander", "commanders"):
+            _read_item(deck, key, section, value)
+        else:
+            deck.issues.append(ParseIssue(None, f"{key}: expected a list of cards",
+                                          _dump(value)))
+        return
+    for index, item in enumerate(value):
+        _read_item(deck, f"{key}[{index}]", section, item)
+
+
+def _is_pair(value: list) -> bool:
+    return 2 <= len(value) <= 4 and _is_int(value[0]) and isinstance(value[1], str)
+
+
+def _read_item(deck: Deck, path: str, section: Section, item: Any) -> None:
+    text = _dump(item)
+    fields = _item_fields(item)
+    if isinstance(fields, str):
+        deck.issues.append(ParseIssue(None, f"{path}: {fields}", text))
+        return
+    quantity, name, set_code, collector = fields
+    if not _is_int(quantity) or quantity < 1:
+        deck.issues.append(ParseIssue(
+            None, f"{path}: quantity must be a positive whole number", text, "bad-quantity"))
+        return
+    value = int(quantity)
+    issue = quantity_issue(value, str(value) if value < 10**24 else "(huge)", None, text,
+                           where=f"{path}: ")
+    if issue is not None:
+        deck.issues.append(issue)
+        return
+    if not isinstance(name, str) or not name.strip():
+        deck.issues.append(ParseIssue(None, f"{path}: name must be a non-empty string", text))
+        return
+    too_long = name_issue(name.strip(), None, text, where=f"{path}: ")
+    if too_long is not None:
+        deck.issues.append(too_long)
+        return
+    printing = []
+    for label, extra in (("set", set_code), ("collector_number", collector)):
+        if isinstance(extra, bool) or not isinstance(extra, (str, int, type(None))):
+            deck.issues.append(ParseIssue(None, f"{path}: {label} must be a string", text))
+            return
+        written = "" if extra is None else str(extra).strip()
+        printing.append(written or None)
+    deck.entries.append(DeckEntry(value, " ".join(name.split()), section, None,
+                                  printing[0], printing[1], text))
+
+
+def _item_fields(item: Any) -> tuple[Any, Any, Any, Any] | str:
+    """(quantity, name, set, collector number) of an item, or what is wrong with it."""
+    if isinstance(item, str):
+        return 1, item, None, None
+    if isinstance(item, list):
+        if not 2 <= len(item) <= 4:
+            return "a list item must be [quantity, name] (optionally set, collector number)"
+        padded = list(item) + [None] * (4 - len(item))
+        return padded[0], padded[1], padded[2], padded[3]
+    if isinstance(item, dict):
+        if "name" not in item:
+            return "card without a \"name\""
+        quantity = item.get("quantity", item.get("count", 1))
+        set_code = item.get("set", item.get("set_code"))
+        collector = item.get("collector_number", item.get("number"))
+        return quantity, item["name"], set_code, collector
+    return "expected a card name, [quantity, name] or an object with \"name\""
+
+
+def _is_int(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or isinstance(value, float) and value.is_integer()
+
+
+def _dump(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 300 else text[:297] + "..."

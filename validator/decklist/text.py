@@ -1,0 +1,384 @@
+"""Line-oriented decklists: MTGO .txt, Arena, Moxfield / Archidekt / MTGGoldfish text, Forge .dck.
+
+These formats differ only in their section headers and in what may trail a card name, so one
+reader handles them all. A line is one of: blank, comment, header, metadata, or a card line
+`[SB:] [QTY[x]] NAME [(SET) [NUMBER]] [markers] [[categories]]`. Each card line gives exactly one
+entry or one issue; lines naming the same card are not merged here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from validator.decklist.base import (
+    MAX_LINES,
+    DecklistError,
+    clip,
+    digits_value,
+    name_issue,
+    quantity_issue,
+)
+from validator.model import Deck, DeckEntry, ParseIssue, Section
+
+_MAIN, _SIDE, _CMDR, _COMP, _IGN = (Section.MAIN, Section.SIDEBOARD, Section.COMMANDER,
+                                     Section.COMPANION, Section.IGNORED)
+
+# Header words, compared lower-cased without a trailing ":" or "(count)".
+_HEADERS: dict[str, Section] = {
+    "deck": _MAIN, "main": _MAIN, "mainboard": _MAIN, "main board": _MAIN,
+    "maindeck": _MAIN, "main deck": _MAIN,
+    "sideboard": _SIDE, "side board": _SIDE,
+    "commander": _CMDR, "commanders": _CMDR,
+    "companion": _COMP, "companions": _COMP,
+    "maybeboard": _IGN, "maybe board": _IGN, "maybe": _IGN, "considering": _IGN,
+    "tokens": _IGN,
+}
+# Headers only Arena-style exports write ("Sideboard" alone is common to every format).
+_ARENA_HEADERS = frozenset({"deck", "commander", "companion", "about"})
+# Card-type group headers (TappedOut, MTGGoldfish, Moxfield "by type"): they sort, not section.
+_GROUP_HEADERS = frozenset({
+    "creature", "creatures", "land", "lands", "instant", "instants", "sorcery", "sorceries",
+    "artifact", "artifacts", "enchantment", "enchantments", "planeswalker", "planeswalkers",
+    "battle", "battles", "spells", "other spells", "noncreature spells",
+})
+# Forge .dck sections beyond main/sideboard/commander: not part of a 60/100-card deck.
+_FORGE_EXTRA = frozenset({
+    "avatar", "planes", "schemes", "conspiracy", "dungeon", "attractions", "contraptions",
+})
+_FORGE_SECTIONS = _FORGE_EXTRA | {"metadata", "main", "sideboard", "commander"}
+
+# After normalisation a line has single spaces, so this cannot backtrack far.
+_QTY_LINE = re.compile(r"([0-9]+)(?: ?[xX])? (\S.*)", re.ASCII)
+_SET_CODE = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*", re.ASCII)
+# A trailing "(SET) NUMBER" or "(SET)": a set code of 2-6 letters/digits (not all digits), a
+# collector number with a digit ("146", "7a", "GR5", "2024-1", "★12"). "B.F.M. (Big Furry
+# Monster)" keeps its parentheses. The lazy name group only stops at " (", so this is linear.
+_PRINTING = re.compile(
+    r"(.+?) \(((?=[0-9]*[A-Za-z])[A-Za-z0-9]{2,6})\)"
+    r"(?: ((?=[^ ]*[0-9])[0-9A-Za-z★☆†.-]{1,12}))?")
+_TAIL_CHARS = re.compile(r"[(\[*|<^]")
+# Trailing tokens that mark a printing, never part of a name (Moxfield, MTGGoldfish).
+_MARKERS = frozenset({"*F*", "*E*", "*CMDR*", "(F)"})
+_IGNORED_CATEGORIES = frozenset({"maybeboard", "considering", "maybe"})
+_OPENERS = {"]": "[", "^": "^", ">": "<"}
+# Real card lines are under 200 characters; longer ones are refused before any stripping, so
+# that no input can make the tail loop quadratic.
+_MAX_LINE_CHARS = 1_000
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as an editor numbers them (CRLF, CR or LF); refuses more than MAX_LINES."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\u200b" in text or "\ufeff" in text:
+        text = text.replace("\u200b", "").replace("\ufeff", "")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) > MAX_LINES:
+        raise DecklistError(f"input has {len(lines):,} lines; the limit is {MAX_LINES:,}")
+    return lines
+
+
+def parse_text(text: str, input_format: str | None = None) -> Deck:
+    """Read a line-oriented decklist; `input_format` forces the reported format name."""
+    reader = _Reader()
+    for number, raw in enumerate(split_lines(text), 1):
+        reader.feed(number, raw)
+    return reader.finish(input_format)
+
+
+def header_key(line: str) -> str:
+    """"Sideboard (15):" -> "sideboard": the lookup key for a possible header line."""
+    key = line.rstrip(":").rstrip()
+    if key.endswith(")"):
+        head, sep, count = key[:-1].rpartition("(")
+        if sep and count.strip().isdigit():
+            key = head.rstrip().rstrip(":").rstrip()
+    return key.lower()
+
+
+class _Tail:
+    """What trails a card name: printing, markers and categories."""
+
+    __slots__ = ("name", "set_code", "collector", "section", "source", "error")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.set_code: str | None = None
+        self.collector: str | None = None
+        self.section: Section | None = None
+        self.source: str | None = None  # how a commander was marked
+        self.error: str | None = None
+
+
+def split_tail(rest: str) -> _Tail:
+    """Separate the card name from a Forge `|SET`, markers, categories and `(SET) NUMBER`."""
+    tail = _Tail(rest)
+    if _TAIL_CHARS.search(rest) is None:
+        return tail
+    if "|" in rest:
+        _forge_tail(tail)
+        return tail
+    categories = _strip_markers(tail)
+    _strip_printing(tail)
+    if tail.set_code is not None and tail.name[-1] in "]^>*)":
+        categories += _strip_markers(tail)  # "Name <borderless> (SET) 12": tags before printing
+    if categories:
+        _apply_categories(tail, categories)
+    return tail
+
+
+def _forge_tail(tail: _Tail) -> None:
+    # Forge writes "Name|SET" or "Name|SET|ART_INDEX"; the art index is not a collector number.
+    name, _, printing = tail.name.partition("|")
+    set_code = printing.split("|", 1)[0].strip()
+    tail.name = name.rstrip()
+    if len(set_code) <= 8 and _SET_CODE.fullmatch(set_code):
+        tail.set_code = set_code
+    else:
+        tail.error = f"cannot read the set code after '|' ({set_code!r})"
+
+
+def _strip_markers(tail: _Tail) -> list[str]:
+    """Strip trailing `[categories]`, `^labels^`, `<variants>` and foil/commander markers."""
+    name = tail.name
+    categories: list[str] = []
+    while name[-1] in "]^>*)":
+        end = name[-1]
+        if end in _OPENERS:
+            start = name.rfind(_OPENERS[end], 0, len(name) - 1)
+            if start <= 0:
+                break
+            if end == "]":
+                categories.append(name[start + 1:-1])
+            name = name[:start].rstrip()
+            continue
+        space = name.rfind(" ")
+        if space > 0 and name[space + 1:].upper() in _MARKERS:
+            if name[space + 1:].upper() == "*CMDR*":
+                tail.section, tail.source = _CMDR, "cmdr-marker"
+            name = name[:space]
+            continue
+        break
+    tail.name = name
+    return categories
+
+
+def _strip_printing(tail: _Tail) -> None:
+    if " (" not in tail.name:
+        return
+    match = _PRINTING.fullmatch(tail.name)
+    if match is not None:
+        tail.name, tail.set_code, tail.collector = match.groups()
+
+
+def _apply_categories(tail: _Tail, categories: list[str]) -> None:
+    """Archidekt `[Ramp,Commander{top}]` tags: Commander/Companion/Sideboard/Maybeboard/noDeck."""
+    labels: set[str] = set()
+    no_deck = False
+    for group in categories:
+        for part in group.split(","):
+            label, _, flags = part.partition("{")
+            labels.add(label.strip().lower())
+            no_deck = no_deck or "nodeck" in flags.lower()
+    if "commander" in labels:
+        tail.section, tail.source = _CMDR, "category"
+    elif tail.section is not None:
+        return  # *CMDR* marker already decided
+    elif "companion" in labels:
+        tail.section = _COMP
+    elif "sideboard" in labels:
+        tail.section = _SIDE
+    elif labels & _IGNORED_CATEGORIES or no_deck:
+        tail.section = _IGN
+
+
+class _Reader:
+    """State while reading lines: current section, and what the blank-line rule needs."""
+
+    def __init__(self) -> None:
+        self.deck = Deck()
+        self.section = _MAIN
+        self.section_source: str | None = None  # "arena-section" under a Commander header
+        self.mode = "cards"  # or "about" (Arena About block) or "metadata" (Forge)
+        self.saw_header = False
+        self.saw_sb_prefix = False
+        self.arena = False
+        self.forge = False
+        # MTGO .txt: entries in the last blank-separated block become the sideboard.
+        self.block = 0
+        self.gap = False
+        self.seen_card_line = False
+        self.unmarked: list[tuple[int, DeckEntry]] = []
+
+    def feed(self, number: int, raw: str) -> None:
+        line = " ".join(raw.split())
+        if not line:
+            self.gap = True
+            if self.mode == "about":
+                self.mode = "cards"  # Arena's About block ends at the blank line
+            return
+        first = line[0]
+        if first == "#" or line.startswith("//"):
+            self._comment(line)
+        elif first == "[" and line[-1] == "]":
+            self._bracket_header(number, raw, line[1:-1].strip())
+        elif self.mode == "metadata":
+            self._metadata(number, raw, line)
+        elif not ("0" <= first <= "9") and len(line) <= 40 and self._header(line, bare=True):
+            pass
+        elif self.mode == "about":
+            self._about(number, raw, line)
+        else:
+            self._card_line(number, clip(raw.rstrip()), line)
+
+    # --- headers, comments, metadata ---------------------------------------------------
+
+    def _header(self, line: str, bare: bool) -> bool:
+        key = header_key(line)
+        section = _HEADERS.get(key)
+        if section is not None:
+            self._enter(section)
+        elif key == "about":
+            self.saw_header = True
+            self.mode = "about"
+        elif key in _GROUP_HEADERS:
+            self.saw_header = True
+        else:
+            return False
+        if bare and key in _ARENA_HEADERS:
+            self.arena = True
+        return True
+
+    def _enter(self, section: Section, source: str = "arena-section") -> None:
+        self.section = section
+        self.section_source = source if section is _CMDR else None
+        self.mode = "cards"
+        self.saw_header = True
+
+    def _comment(self, line: str) -> None:
+        body = line.lstrip("#/").strip()
+        if not body or len(body) > 40:
+            return
+        if body[:5].lower() == "name:" and self.deck.name is None:
+            self.deck.name = clip(body[5:].strip(), 200) or None
+            return
+        self._header(body, bare=False)  # "// Sideboard" is a header; other comments are not
+
+    def _bracket_header(self, number: int, raw: str, word: str) -> None:
+        key = word.lower()
+        if key in _FORGE_SECTIONS:
+            self.forge = True
+        if key == "metadata":
+            self.saw_header = True
+            self.mode = "metadata"
+        elif key in _FORGE_EXTRA:
+            self._enter(_IGN)
+        elif not self._header(word, bare=False):
+            self.deck.issues.append(ParseIssue(
+                number, f"unknown section [{word}]; its cards stay in the current section",
+                clip(raw.rstrip())))
+
+    def _metadata(self, number: int, raw: str, line: str) -> None:
+        key, sep, value = line.partition("=")
+        if not sep:
+            self.deck.issues.append(ParseIssue(
+                number, "expected 'key=value' in the [metadata] section",
+                clip(raw.rstrip())))
+        elif key.strip().lower() == "name" and value.strip():
+            self.deck.name = clip(value.strip(), 200)
+
+    def _about(self, number: int, raw: str, line: str) -> None:
+        if line[:5].lower() == "name " and len(line) > 5:
+            self.deck.name = clip(line[5:], 200)
+        else:
+            self.deck.issues.append(ParseIssue(
+                number, "expected 'Name <deck name>' in the About section",
+                clip(raw.rstrip())))
+
+    # --- card lines -------------------------------------------------------------------
+
+    def _card_line(self, number: int, raw: str, line: str) -> None:
+        if self.gap and self.seen_card_line:
+            self.block += 1
+        self.gap = False
+        self.seen_card_line = True
+        section, source = self.section, self.section_source
+        explicit = False
+        if line[:3].lower() == "sb:":
+            line = line[3:].lstrip()
+            section, source, explicit = _SIDE, None, True
+            self.saw_sb_prefix = True
+        quantity, rest = self._quantity(number, raw, line)
+        if rest is None:
+            return
+        if len(rest) > _MAX_LINE_CHARS:
+            self._issue(number, raw, f"line is {len(line):,} characters long; a card line has "
+                                     f"at most {_MAX_LINE_CHARS:,}")
+            return
+        tail = split_tail(rest)
+        if tail.error or not tail.name:
+            self._issue(number, raw, tail.error or "no card name on this line")
+            return
+        too_long = name_issue(tail.name, number, raw)
+        if too_long is not None:
+            self.deck.issues.append(too_long)
+            return
+        if tail.set_code is not None and "|" not in rest:
+            self.arena = True
+        if tail.section is not None:
+            section, source, explicit = tail.section, tail.source, True
+        entry = DeckEntry(quantity, tail.name, section, number, tail.set_code, tail.collector,
+                          raw)
+        self.deck.entries.append(entry)
+        if section is _CMDR and self.deck.commander_source is None:
+            self.deck.commander_source = source or "arena-section"
+        if not explicit and section is _MAIN:
+            self.unmarked.append((self.block, entry))
+
+    def _quantity(self, number: int, raw: str, line: str) -> tuple[int, str | None]:
+        """(quantity, rest of the line); rest is None when the line gave an issue instead."""
+        match = _QTY_LINE.fullmatch(line)
+        if match is not None:
+            digits, rest = match.groups()
+            if len(digits) < 4 and digits[0] != "0" and rest not in ("x", "X"):
+                return int(digits), rest  # the common case: 1..999, nothing to check
+            value = digits_value(digits)
+            issue = quantity_issue(value, digits, number, raw)
+            if issue is not None:
+                self.deck.issues.append(issue)
+                return 0, None
+            if rest in ("x", "X"):
+                return self._issue(number, raw, "no card name after the quantity")
+            return value or 0, rest
+        first = line[:1]
+        if not first:
+            return self._issue(number, raw, "no card name after 'SB:'")
+        if "0" <= first <= "9":
+            if line.isdigit():
+                return self._issue(number, raw, "a quantity needs a card name after it")
+            return self._issue(number, raw, "cannot read the quantity at the start of the line")
+        if first == "-" and line[1:2].isdigit():
+            self.deck.issues.append(ParseIssue(
+                number, "quantity must be at least 1", raw, "bad-quantity"))
+            return 0, None
+        if first in "xX" and line[1:2] in ("", " "):
+            return self._issue(number, raw, "missing quantity before 'x'")
+        return 1, line
+
+    def _issue(self, number: int, raw: str, message: str) -> tuple[int, None]:
+        self.deck.issues.append(ParseIssue(number, message, raw, "unreadable-line"))
+        return 0, None
+
+    def finish(self, input_format: str | None) -> Deck:
+        deck = self.deck
+        if not (self.saw_header or self.saw_sb_prefix) and self.block > 0:
+            for block, entry in self.unmarked:
+                if block == self.block:
+                    entry.section = _SIDE
+        if input_format is not None:
+            deck.input_format = input_format
+        else:
+            deck.input_format = "forge" if self.forge else "arena" if self.arena else "text"
+        return deck
