@@ -1,0 +1,142 @@
+"""The generic deck rules: size, sideboard, copies, card pool (CR 100.2a, 100.4a, 903.5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import load_cards, make_deck
+from validator.checks import (
+    check_card_pool, check_copies, check_deck_size, check_sideboard, copy_limit,
+)
+from validator.formats import load_formats
+from validator.model import Section
+
+CARDS = load_cards("cards_core.json")
+FORMATS = load_formats()
+MODERN, VINTAGE, COMMANDER = FORMATS["modern"], FORMATS["vintage"], FORMATS["commander"]
+
+
+def codes(problems):
+    return [p.code for p in problems]
+
+
+def test_sixty_card_main_deck_is_enough():
+    deck = make_deck(CARDS, main=[(4, "Lightning Bolt"), (56, "Mountain")])
+    assert check_deck_size(deck, MODERN) == []
+
+
+def test_fifty_nine_cards_is_too_small_and_cites_100_2a():
+    deck = make_deck(CARDS, main=[(4, "Lightning Bolt"), (55, "Mountain")])
+    [problem] = check_deck_size(deck, MODERN)
+    assert problem.code == "deck-too-small"
+    assert problem.citation == "CR 100.2a"
+    assert "59" in problem.message and "60" in problem.message
+
+
+def test_unresolved_cards_still_count_toward_deck_size():
+    deck = make_deck(CARDS, main=[(4, "Lightning Bolt"), (52, "Mountain")])
+    from validator.model import DeckEntry
+    deck.unresolved.append(DeckEntry(quantity=4, name="Lightnig Bolt", line=99))
+    assert check_deck_size(deck, MODERN) == []
+
+
+def test_sideboard_of_fifteen_ok_sixteen_too_many():
+    ok = make_deck(CARDS, main=[(60, "Mountain")], sideboard=[(4, "Counterspell"), (11, "Island")])
+    assert check_sideboard(ok, MODERN) == []
+    big = make_deck(CARDS, main=[(60, "Mountain")], sideboard=[(4, "Counterspell"), (12, "Island")])
+    [problem] = check_sideboard(big, MODERN)
+    assert problem.code == "sideboard-too-large" and problem.citation == "CR 100.4a"
+
+
+def test_declared_companion_also_in_sideboard_counts_once():
+    deck = make_deck(CARDS, main=[(60, "Mountain")], sideboard=[(14, "Island"), (1, "Lurrus of the Dream-Den")],
+                     companion="Lurrus of the Dream-Den")
+    assert check_sideboard(deck, VINTAGE) == []
+    assert check_copies(deck, VINTAGE) == []
+
+
+def test_declared_companion_not_in_sideboard_is_a_sideboard_card():
+    deck = make_deck(CARDS, main=[(60, "Mountain")], sideboard=[(15, "Island")],
+                     companion="Lurrus of the Dream-Den")
+    assert codes(check_sideboard(deck, VINTAGE)) == ["sideboard-too-large"]
+
+
+def test_four_copies_over_main_and_sideboard_together():
+    ok = make_deck(CARDS, main=[(3, "Lightning Bolt"), (57, "Mountain")], sideboard=[(1, "Lightning Bolt")])
+    assert check_copies(ok, MODERN) == []
+    bad = make_deck(CARDS, main=[(4, "Lightning Bolt"), (56, "Mountain")], sideboard=[(1, "Lightning Bolt")])
+    [problem] = check_copies(bad, MODERN)
+    assert problem.code == "too-many-copies" and problem.cards == ("Lightning Bolt",)
+    assert problem.lines == (1, 3) and "5 copies" in problem.message
+
+
+@pytest.mark.parametrize("name", ["Mountain", "Wastes", "Snow-Covered Island"])
+def test_basic_lands_are_exempt_from_the_copy_limit(name):
+    deck = make_deck(CARDS, main=[(60, name)])
+    assert check_copies(deck, MODERN) == []
+    assert copy_limit(CARDS[name], COMMANDER) is None
+
+
+def test_card_text_overrides_copy_limit():
+    assert copy_limit(CARDS["Relentless Rats"], MODERN) is None
+    assert copy_limit(CARDS["Seven Dwarves"], MODERN) == 7
+    assert copy_limit(CARDS["Nazgûl"], COMMANDER) == 9
+    deck = make_deck(CARDS, main=[(7, "Seven Dwarves"), (30, "Relentless Rats"), (23, "Mountain")])
+    assert check_copies(deck, MODERN) == []
+    deck = make_deck(CARDS, main=[(8, "Seven Dwarves"), (52, "Mountain")])
+    [problem] = check_copies(deck, MODERN)
+    assert "at most 7" in problem.message
+
+
+def test_lines_naming_the_same_card_are_summed_by_card_not_spelling():
+    deck = make_deck(CARDS, main=[(2, "Fire // Ice"), (3, "Fire"), (55, "Mountain")])
+    [problem] = check_copies(deck, MODERN)
+    assert problem.cards == ("Fire // Ice",) and "5 copies" in problem.message
+
+
+def test_banned_and_not_legal_cards():
+    deck = make_deck(CARDS, main=[(1, "Lurrus of the Dream-Den"), (1, "Black Lotus"), (58, "Mountain")])
+    assert sorted(codes(check_card_pool(deck, MODERN))) == ["banned", "not-legal"]
+
+
+def test_restricted_allows_one_copy_over_main_and_sideboard():
+    one = make_deck(CARDS, main=[(1, "Black Lotus"), (59, "Mountain")])
+    assert check_card_pool(one, VINTAGE) == []
+    two = make_deck(CARDS, main=[(1, "Black Lotus"), (59, "Mountain")], sideboard=[(1, "Black Lotus")])
+    [problem] = check_card_pool(two, VINTAGE)
+    assert problem.code == "restricted" and problem.lines == (1, 3)
+
+
+def test_the_card_decides_not_a_face_name():
+    # "Emeritus of Ideation // Ancestral Recall" is its own card, not the restricted one.
+    deck = make_deck(CARDS, main=[(4, "Emeritus of Ideation // Ancestral Recall"), (56, "Island")])
+    assert check_card_pool(deck, VINTAGE) == []
+    assert check_copies(deck, VINTAGE) == []
+
+
+def test_unknown_legality_status_is_a_warning_not_a_verdict():
+    from dataclasses import replace
+
+    cards = dict(CARDS)
+    cards["Lightning Bolt"] = replace(CARDS["Lightning Bolt"], legalities={"modern": "suspended"})
+    deck = make_deck(cards, main=[(4, "Lightning Bolt"), (56, "Mountain")])
+    [problem] = check_card_pool(deck, MODERN)
+    assert problem.code == "unknown-legality" and problem.severity.value == "warning"
+
+
+def test_commander_deck_counts_the_commander_and_is_singleton():
+    deck = make_deck(CARDS, main=[(98, "Mountain"), (1, "Lightning Bolt")], commanders=["Goblin Guide"])
+    assert check_deck_size(deck, COMMANDER) == []
+    deck = make_deck(CARDS, main=[(97, "Mountain"), (2, "Lightning Bolt")], commanders=["Goblin Guide"])
+    assert codes(check_copies(deck, COMMANDER)) == ["too-many-copies"]
+    deck = make_deck(CARDS, main=[(98, "Mountain"), (2, "Lightning Bolt")], commanders=["Goblin Guide"])
+    [problem] = check_deck_size(deck, COMMANDER)
+    assert problem.code == "deck-too-large" and problem.citation == "CR 903.5a"
+
+
+def test_commander_has_no_sideboard():
+    deck = make_deck(CARDS, main=[(99, "Mountain")], sideboard=[(1, "Counterspell")],
+                     commanders=["Goblin Guide"])
+    [problem] = check_sideboard(deck, COMMANDER)
+    assert problem.code == "sideboard-not-allowed" and problem.citation == "CR 903.5e"
+    assert deck.count(Section.SIDEBOARD) == 1
