@@ -9,23 +9,40 @@ from __future__ import annotations
 import re
 
 _REMINDER = re.compile(r"\([^()]*\)")
+#: Quoted abilities are granted to other objects (or to this one later), not the card's own.
 _QUOTED = re.compile(r"\u201c[^\u201d]*\u201d|\"[^\"]*\"")
 
 #: Keyword abilities that are activated abilities by their own rules even when Oracle text
-#: shows no colon: equip 702.6a, cycling and typecycling 702.29a/e, fortify 702.67a,
-#: ninjutsu 702.49a, transmute 702.53a, forecast 702.57a, reinforce 702.77a, bloodrush
-#: 702.105a? (activated, hand), scavenge 702.97a, unearth 702.84a, level up 702.87a,
-#: outlast 702.107a, embalm 702.128a, eternalize 702.129a, crew 702.122a, reconfigure
-#: 702.151a, encore 702.141a, saddle 702.171a, station 702.184a, craft 702.167a,
-#: aura swap 702.65a, transfigure 702.71a, auto-level "Level N" lines of Classes (716.2a:
-#: "[Cost]: Level N" is an activated ability).
-_ACTIVATED_KEYWORDS = re.compile(
-    r"^(?:equip|crew|\w*cycling|basic landcycling|fortify|ninjutsu|commander ninjutsu|"
-    r"transmute|forecast|reinforce|bloodrush|scavenge|unearth|level up|outlast|embalm|"
-    r"eternalize|reconfigure|encore|saddle|station|craft with|aura swap|transfigure|"
-    r"channel|boast|exhaust)\b",
+#: shows no colon: equip 702.6a, cycling and typecycling 702.29a/e, ninjutsu 702.49a,
+#: transmute 702.53a, forecast 702.57a, aura swap 702.65a, fortify 702.67a, transfigure
+#: 702.71a, reinforce 702.77a, unearth 702.84a, level up 702.87a, scavenge 702.97a, outlast
+#: 702.107a, crew 702.122a, embalm 702.128a, eternalize 702.129a, encore 702.141a, boast
+#: 702.142a, reconfigure 702.151a, craft 702.167a, saddle 702.171a, exhaust 702.177a, station
+#: 702.184a; channel and bloodrush are ability words whose text is "[Cost]: [Effect]".
+_ACTIVATED_KEYWORD_NAMES = (
+    r"equip|crew|basic landcycling|\w*cycling|fortify|commander ninjutsu|ninjutsu|transmute|"
+    r"forecast|reinforce|bloodrush|scavenge|unearth|level up|outlast|embalm|eternalize|"
+    r"reconfigure|encore|saddle|station|craft with|aura swap|transfigure|channel|boast|exhaust"
+)
+#: The keyword must stand as a keyword: followed (after at most a few qualifier words such as
+#: "Equip legendary creature") by its cost, a number ("Crew 3"), a dash ("Equip—Pay 3 life")
+#: or nothing ("Station"). "Cycling abilities you activate cost {1} less" is not cycling.
+_ACTIVATED_KEYWORD = re.compile(
+    rf"^(?:{_ACTIVATED_KEYWORD_NAMES})(?!\s+abilit)(?:\s+[\w'\u2019-]+){{0,5}}?\s*"
+    r"(?:\{|\d|[\u2014\u2013-]|X\b|$)",
     re.IGNORECASE,
 )
+
+#: Lines with a colon that are not an ability of the card itself: Saga chapters are triggered
+#: abilities (714.2), "Max speed —" and "∞ —" are static abilities granting an ability under
+#: a condition (702.178a, 702.186a), "Companion —" is a deck-building condition (702.139a).
+_NOT_OWN_ACTIVATED = re.compile(
+    r"^(?:chapter\b|[IVX]+(?:\s*,\s*[IVX]+)*\s*[\u2014\u2013-]|companion\b|old companion\b|"
+    r"max speed\b|\u221e)",
+    re.IGNORECASE,
+)
+#: A "[Cost]:" head never reads like a trigger condition or a static ability's condition.
+_NOT_A_COST = re.compile(r"\b(as long as|whenever|when|at the beginning|if)\b", re.IGNORECASE)
 
 #: CR 305.6: a land with a basic land type has the intrinsic "{T}: Add [mana]" ability.
 BASIC_LAND_TYPES = frozenset({"Plains", "Island", "Swamp", "Mountain", "Forest"})
@@ -39,29 +56,37 @@ def strip_reminder_text(text: str) -> str:
     return text
 
 
+def _has_intrinsic_mana_ability(oracle_text: str, types: frozenset[str],
+                                subtypes: frozenset[str]) -> bool:
+    """CR 305.6: lands with a basic land type have "{T}: Add [mana]" even with no text box.
+
+    Basic lands without a land type (Wastes) print their mana ability in parentheses; that
+    parenthesized text is the ability itself, not reminder text of another ability.
+    """
+    if "Land" not in types:
+        return False
+    return bool(subtypes & BASIC_LAND_TYPES) or bool(re.search(r"\(\{T\}: Add", oracle_text))
+
+
+def _is_activated_line(line: str) -> bool:
+    """Whether one line of Oracle text (reminder and quoted text removed) is an activated
+    ability: "[Cost]: [Effect]" (CR 602.1, 113.3b), loyalty abilities (606.1) and Class level
+    bars (716.2a) included, or a keyword that is an activated ability by its rule."""
+    if _NOT_OWN_ACTIVATED.match(line):
+        return False
+    if ":" in line and not _NOT_A_COST.search(line.split(":", 1)[0]):
+        return True
+    return bool(_ACTIVATED_KEYWORD.match(line))
+
+
 def has_activated_ability(oracle_text: str, types: frozenset[str], subtypes: frozenset[str]) -> bool:
     """Whether a card (its deck characteristics) has an activated ability.
 
     Activated abilities are written "[Cost]: [Effect]" (CR 602.1), loyalty abilities too
-    (606.1); quoted abilities granted to other objects are not the card's own.
+    (606.1); mana abilities are activated abilities (605.1a); quoted abilities granted to other
+    objects are not the card's own.
     """
-    if "Land" in types and subtypes & BASIC_LAND_TYPES:
-        return True  # CR 305.6 intrinsic mana ability
-    if "Land" in types and re.search(r"\(\{T\}: Add", oracle_text):
-        # Basic lands without a land type (Wastes) print their mana ability in parentheses;
-        # for lands with a basic land type it is the same intrinsic ability.
+    if _has_intrinsic_mana_ability(oracle_text, types, subtypes):
         return True
     text = _QUOTED.sub("", strip_reminder_text(oracle_text))
-    for line in text.split("\n"):
-        line = line.strip()
-        if not line:
-            continue
-        if ":" in line and not line.lower().startswith(("chapter", "companion")):
-            head = line.split(":", 1)[0]
-            # Ability words ("Threshold — ...") put a dash before the text; a cost never
-            # contains a sentence like "As long as".
-            if not re.search(r"\b(as long as|whenever|when|at the beginning|if)\b", head, re.I):
-                return True
-        if _ACTIVATED_KEYWORDS.match(line):
-            return True
-    return False
+    return any(_is_activated_line(line.strip()) for line in text.split("\n") if line.strip())
