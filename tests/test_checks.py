@@ -140,3 +140,27 @@ def test_commander_has_no_sideboard():
     [problem] = check_sideboard(deck, COMMANDER)
     assert problem.code == "sideboard-not-allowed" and problem.citation == "CR 903.5e"
     assert deck.count(Section.SIDEBOARD) == 1
+
+
+def _sticker_sheet(name: str):
+    from validator.cardfacts import card_from_scryfall
+
+    return card_from_scryfall({"object": "card", "oracle_id": f"sticker-{name}", "name": name,
+                               "layout": "normal", "type_line": "Stickers", "cmc": 0,
+                               "color_identity": [], "legalities": {"modern": "not_legal"}})
+
+
+def test_sticker_sheets_are_not_cards_and_do_not_count():
+    from validator.checks import check_sticker_sheets
+    from validator.model import DeckEntry, ResolvedEntry
+
+    deck = make_deck(CARDS, main=[(4, "Lightning Bolt"), (56, "Mountain")])
+    for i in range(10):
+        sheet = _sticker_sheet(f"Sheet {i}")
+        deck.sticker_sheets.append(ResolvedEntry(
+            entry=DeckEntry(1, sheet.name, Section.SIDEBOARD, 70 + i),
+            card=sheet))
+    assert check_sideboard(deck, MODERN) == [] and check_card_pool(deck, MODERN) == []
+    assert [(p.code, p.severity.value) for p in check_sticker_sheets(deck, MODERN)] == [("sticker-sheets", "info")]
+    del deck.sticker_sheets[5:]
+    assert "sticker-sheets-invalid" in codes(check_sticker_sheets(deck, MODERN))

@@ -55,3 +55,15 @@ def test_house_format_file_errors_are_clear(tmp_path):
     bad.write_text("[x\n", encoding="utf-8")
     with pytest.raises(FormatError, match="not valid TOML"):
         load_formats(bad)
+
+
+def test_builtin_formats_are_read_once_and_not_shared_mutably():
+    first, second = load_formats(), load_formats()
+    assert first == second and first is not second
+    first.pop("modern")
+    assert "modern" in load_formats()
+
+
+def test_brackets_only_for_multiplayer_commander():
+    formats = load_formats()
+    assert [k for k, f in formats.items() if f.brackets] == ["commander"]

@@ -82,3 +82,20 @@ def test_fold_name_keeps_every_letter():
     assert fold_name("Fire/Ice") == fold_name("fire // ice") == "fire // ice"
     assert fold_name("Æther  Vial") == "aether vial"
     assert fold_name("Tundra") != fold_name("Tundra Wolves")
+
+
+def test_suggestions_ignore_names_that_only_share_a_word(index):
+    from validator.resolve import suggestions
+
+    assert suggestions("Goblin Guid", index) == ["Goblin Guide"]
+    assert suggestions("Tundra of the Mind", index) == []
+
+
+def test_sticker_sheets_resolve_apart_from_the_deck():
+    from validator.cardfacts import card_from_scryfall
+
+    sheet = card_from_scryfall({"object": "card", "oracle_id": "s1", "name": "Trendy Circus Pirate",
+                                "layout": "normal", "type_line": "Stickers", "cmc": 0,
+                                "color_identity": []})
+    result = resolve(deck_of("Trendy Circus Pirate"), CardIndex([((), sheet)]))
+    assert result.entries == [] and result.sticker_sheets[0].card.name == "Trendy Circus Pirate"

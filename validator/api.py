@@ -68,7 +68,7 @@ def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence
         from .commander import commander_problems
 
         problems += commander_problems(deck, fmt, rarities)
-        if fmt.kind == "commander":
+        if fmt.brackets or bracket is not None:
             problems += bracket_problems(deck, bracket)
     else:
         from .companion import constructed_companion_problems

@@ -160,4 +160,27 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     return problems
 
 
-GENERIC_CHECKS: tuple[Check, ...] = (check_deck_size, check_sideboard, check_copies, check_card_pool)
+def check_sticker_sheets(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
+    """Sticker sheets are not cards (CR 123.2): they never count toward the deck or sideboard.
+    A player who plays with stickers brings at least ten different sheets (123.2a)."""
+    sheets = deck.sticker_sheets
+    if not sheets:
+        return []
+    total = sum(e.quantity for e in sheets)
+    distinct = {e.card.oracle_id for e in sheets}
+    problems = [Problem(
+        "sticker-sheets", f"{total} sticker sheet(s) listed; sticker sheets are not cards and "
+                          "are not counted in the deck or sideboard", "CR 123.2", Severity.INFO,
+        lines=_lines(sheets))]
+    if len(distinct) < 10 or len(distinct) < total:
+        problems.append(Problem(
+            "sticker-sheets-invalid", f"playing with stickers needs at least ten different "
+                                      f"sticker sheets; this list has {len(distinct)} different "
+                                      f"of {total}", "CR 123.2a", Severity.WARNING,
+            lines=_lines(sheets)))
+    return problems
+
+
+GENERIC_CHECKS: tuple[Check, ...] = (
+    check_deck_size, check_sideboard, check_copies, check_card_pool, check_sticker_sheets,
+)

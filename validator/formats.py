@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -35,6 +36,7 @@ class FormatRules:
     banned_as_companion: frozenset[str] = frozenset()
     commander_rarity: str | None = None
     legendary_commander: bool = True
+    brackets: bool = False
     citations: Mapping[str, str] = field(default_factory=dict)
     url: str | None = None
 
@@ -91,12 +93,19 @@ def _read(path: Path) -> dict[str, Any]:
         raise FormatError(f"{path}: not valid TOML ({exc})") from exc
 
 
+@functools.lru_cache(maxsize=1)
+def _builtin() -> tuple[dict[str, FormatRules], dict[str, Any]]:
+    """The built-in formats, read once per process (validating many decks reuses them)."""
+    path = resource_path("data", "formats.toml")
+    data = _read(path)
+    defaults = data.pop("defaults", {})
+    return {k: _build(k, v, defaults, str(path)) for k, v in data.items()}, defaults
+
+
 def load_formats(extra_file: str | Path | None = None) -> dict[str, FormatRules]:
     """The built-in formats, plus (replacing same-named ones) those of `extra_file`."""
-    builtin_path = resource_path("data", "formats.toml")
-    data = _read(builtin_path)
-    defaults = data.pop("defaults", {})
-    formats = {k: _build(k, v, defaults, str(builtin_path)) for k, v in data.items()}
+    builtin, defaults = _builtin()
+    formats = dict(builtin)
     if extra_file:
         extra = _read(Path(extra_file))
         extra_defaults = {**defaults, **extra.pop("defaults", {})}

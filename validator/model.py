@@ -97,6 +97,11 @@ class Card:
         return bool(self.types & PERMANENT_TYPES)
 
     @property
+    def is_sticker_sheet(self) -> bool:
+        """CR 123.2: sticker sheets are not cards; Scryfall types them "Stickers"."""
+        return self.type_line == "Stickers"
+
+    @property
     def front_name(self) -> str:
         return self.faces[0].name if self.faces else self.name
 
@@ -210,6 +215,8 @@ class ResolvedDeck:
     #: Entries whose name matched no card: still counted for the deck size, so one typo gives
     #: one "unknown card" problem rather than a second "deck too small".
     unresolved: list[DeckEntry] = field(default_factory=list)
+    #: Sticker sheets listed with the deck: "not cards" (CR 123.2), so outside every count.
+    sticker_sheets: list[ResolvedEntry] = field(default_factory=list)
 
     def clone(self) -> "ResolvedDeck":
         """A copy whose entries can be moved between sections without touching this one."""
@@ -218,6 +225,7 @@ class ResolvedDeck:
             entries=[ResolvedEntry(entry=replace(e.entry), card=e.card) for e in self.entries],
             problems=list(self.problems),
             unresolved=[replace(e) for e in self.unresolved],
+            sticker_sheets=list(self.sticker_sheets),
         )
 
     def cards_in(self, *sections: Section) -> list[ResolvedEntry]:

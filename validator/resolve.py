@@ -81,13 +81,25 @@ def choose(folded: str, candidates: Sequence[Card]) -> list[Card]:
     return front or list(candidates)
 
 
+_PROCESSED: dict[int, tuple[list[str], list[str]]] = {}
+
+
 def suggestions(name: str, source: CardSource, limit: int = 3) -> list[str]:
-    """Names close to an unknown one, for "did you mean"."""
+    """Names close to an unknown one, for "did you mean".
+
+    Plain edit-distance ratio on whole names: a typo ("Lightnig Bolt") or a missing
+    apostrophe ("Smugglers Copter") scores high, while names that merely share a word ("the")
+    do not. The processed name list is built once per card source.
+    """
     from rapidfuzz import fuzz, process, utils
 
-    matches = process.extract(name, source.all_names(), scorer=fuzz.WRatio,
-                              processor=utils.default_process, limit=limit, score_cutoff=80)
-    return [m[0] for m in matches]
+    names = source.all_names()
+    cached = _PROCESSED.get(id(names))
+    if cached is None or cached[0] is not names:
+        cached = _PROCESSED[id(names)] = (names, [utils.default_process(n) for n in names])
+    matches = process.extract(utils.default_process(name), cached[1], scorer=fuzz.ratio,
+                              processor=None, limit=limit, score_cutoff=80)
+    return [names[index] for _, _, index in matches]
 
 
 def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> ResolvedDeck:
@@ -108,7 +120,9 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             hit = source.printing(entry.set_code, entry.collector_number)
             if hit:
                 cards = _by_oracle_id(source, hit[0])
-        if len(cards) == 1:
+        if len(cards) == 1 and cards[0].is_sticker_sheet:
+            resolved.sticker_sheets.append(ResolvedEntry(entry=entry, card=cards[0]))
+        elif len(cards) == 1:
             resolved.entries.append(ResolvedEntry(entry=entry, card=cards[0]))
         elif cards:
             resolved.unresolved.append(entry)
