@@ -40,6 +40,10 @@ _PARTNER = re.compile(r"^Partner\s*(?:\(.*)?$", re.MULTILINE)
 _BACKGROUND = re.compile(r"^Choose a Background\b", re.MULTILINE)
 _DOCTORS = re.compile(r"^Doctor['\u2019]s companion\b", re.MULTILINE)
 _CAN_BE_COMMANDER = re.compile(r"can be your commander", re.IGNORECASE)
+#: Grist, the Hunger Tide: "As long as Grist isn't on the battlefield, it's a 1/1 Insect creature
+#: in addition to its other types": a creature card outside the battlefield (CR 903.3a).
+_CREATURE_OFF_BATTLEFIELD = re.compile(
+    r"isn['\u2019]t on the battlefield, it['\u2019]s an? [^.\n]*\bcreature\b", re.IGNORECASE)
 
 
 class CardDataError(ValueError):
@@ -136,6 +140,8 @@ def _commander_eligible(front: Face, types: frozenset[str], subtypes: frozenset[
     if "Legendary" not in supertypes:
         return False
     if "Creature" in types or "Vehicle" in subtypes:
+        return True
+    if _CREATURE_OFF_BATTLEFIELD.search(strip_reminder_text(front.oracle_text)):
         return True
     return "Spacecraft" in subtypes and front.power is not None and front.toughness is not None
 
