@@ -164,3 +164,12 @@ def test_sticker_sheets_are_not_cards_and_do_not_count():
     assert [(p.code, p.severity.value) for p in check_sticker_sheets(deck, MODERN)] == [("sticker-sheets", "info")]
     del deck.sticker_sheets[5:]
     assert "sticker-sheets-invalid" in codes(check_sticker_sheets(deck, MODERN))
+
+
+def test_unknown_card_in_commander_sideboard_counts_toward_the_100():
+    from validator.model import DeckEntry
+
+    deck = make_deck(CARDS, main=[(98, "Mountain"), (1, "Lightning Bolt")])
+    deck.unresolved.append(DeckEntry(quantity=1, name="Uharis, the Stormspinner",
+                                     section=Section.SIDEBOARD, line=101))
+    assert check_deck_size(deck, FORMATS["duel"]) == []

@@ -48,7 +48,13 @@ def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.2a (constructed: at least 60), 903.5a / 903.12d (Commander: exactly 100 / 60
     including the commander)."""
     sections = (Section.MAIN, Section.COMMANDER) if fmt.is_commander else (Section.MAIN,)
-    size = deck.count(*sections) + sum(e.quantity for e in deck.unresolved if e.section in sections)
+    unresolved_sections = sections
+    if fmt.is_commander and not deck.cards_in(Section.COMMANDER):
+        # An unknown name in an MTGO-style sideboard is most likely the commander: it already
+        # has its unknown-card problem, so it should not also make the deck "99 cards".
+        unresolved_sections += (Section.SIDEBOARD,)
+    size = deck.count(*sections) + sum(
+        e.quantity for e in deck.unresolved if e.section in unresolved_sections)
     cite = fmt.cite("deck_size")
     what = "deck including the commander" if fmt.is_commander else "main deck"
     if fmt.max_deck is not None and fmt.max_deck == fmt.min_deck and size != fmt.min_deck:
