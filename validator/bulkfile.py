@@ -3,7 +3,7 @@
 Two shapes exist: the 2026 one (a gzip file of JSON Lines, `jsonl_download_uri`) and the older
 one (one JSON array, `download_uri`, often already un-gzipped by the HTTP client). Gzip is
 detected by its magic bytes, the shape by the first non-space byte; memory stays flat because
-nothing is read whole.
+nothing is read whole (JSON Lines are read in 1 MiB blocks, a JSON array through ijson).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import IO, Any, Callable, Iterator
 import orjson
 
 GZIP_MAGIC = b"\x1f\x8b"
+BLOCK = 1 << 20
 
 
 class BulkFileError(ValueError):
@@ -54,32 +55,35 @@ class BulkStats:
 
 
 def iter_bulk_file(path: Path, stats: BulkStats | None = None,
-                   on_read: Callable[[int], None] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+                   on_read: Callable[[int], None] | None = None, *,
+                   name: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield (position, card object) for every object in a bulk file.
 
     `position` names where the object came from ("line 12", "item 12") so errors can point at
     it. `stats` is filled in as the file is read (sha256 and size once the end is reached).
+    Errors are `BulkFileError`s whose message starts with `name` (default: the file name).
     """
+    path = Path(path)
+    name = name or path.name
     stats = stats if stats is not None else BulkStats()
     with open(path, "rb") as raw_file:
-        raw = _HashingReader(raw_file, on_read)
         head = raw_file.read(2)
         raw_file.seek(0)
+        raw = _HashingReader(raw_file, on_read)
         stats.gzip = head == GZIP_MAGIC
-        stream: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb") if stats.gzip else raw  # type: ignore[arg-type]
+        stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if stats.gzip else raw  # type: ignore[arg-type]
         try:
-            first = _peek_first_byte(stream)
-            stream = _Prepend(first, stream)
+            first, skipped_lines = _peek_first_byte(stream, name)
             if first == b"[":
                 stats.shape = "json-array"
-                yield from _iter_array(stream)
+                yield from _iter_array(_Prepend(first, stream), name)
             else:
                 stats.shape = "jsonl"
-                yield from _iter_lines(stream)
-            while raw.read(1 << 20):  # hash whatever trails the last object
+                yield from _iter_lines(first, stream, name, skipped_lines)
+            while raw.read(BLOCK):  # hash whatever trails the last object
                 pass
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise BulkFileError(f"{path.name}: the gzip data is truncated or corrupt ({exc})") from exc
+            raise BulkFileError(f"{name}: the gzip data is truncated or corrupt ({exc})") from exc
         stats.sha256, stats.size = raw.sha256.hexdigest(), raw.size
 
 
@@ -100,46 +104,55 @@ class _Prepend:
             return data
         return self.stream.read(n)
 
-    def readline(self) -> bytes:
-        if self.head:
-            data, self.head = self.head, b""
-            return data if data.endswith(b"\n") else data + self.stream.readline()
-        return self.stream.readline()
 
-
-def _peek_first_byte(stream: IO[bytes]) -> bytes:
-    """The first byte after leading whitespace and a UTF-8 byte-order mark."""
+def _peek_first_byte(stream: IO[bytes], name: str) -> tuple[bytes, int]:
+    """The first byte after leading whitespace and a UTF-8 byte-order mark, and how many
+    line breaks were skipped to get there."""
+    newlines = 0
     while True:
         ch = stream.read(1)
         if not ch:
-            raise BulkFileError("the bulk file is empty")
+            raise BulkFileError(f"{name}: the bulk file is empty")
         if ch == b"\xef":
             if stream.read(2) == b"\xbb\xbf":
                 continue
-            raise BulkFileError("the bulk file does not start with JSON")
-        if ch not in b" \t\r\n":
-            return ch
+            raise BulkFileError(f"{name}: the bulk file does not start with JSON")
+        if ch == b"\n":
+            newlines += 1
+        elif ch not in b" \t\r":
+            return ch, newlines
 
 
-def _iter_lines(stream: _Prepend) -> Iterator[tuple[str, dict[str, Any]]]:
-    number = 0
+def _iter_lines(first: bytes, stream: IO[bytes], name: str,
+                number: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
+    """JSON Lines, read in blocks and split here: much faster than readline() on a GzipFile.
+    `number` is the count of lines before `first`."""
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
+    rest = first
     while True:
-        line = stream.readline()
-        if not line:
+        block = stream.read(BLOCK)
+        if block:
+            lines = (rest + block).split(b"\n")
+            rest = lines.pop()
+        else:
+            lines, rest = [rest], b""
+        for line in lines:
+            number += 1
+            try:
+                obj = loads(line)
+            except decode_error as exc:
+                if not line.strip():
+                    continue
+                raise BulkFileError(f"{name}, line {number}: not valid JSON ({exc})") from exc
+            if type(obj) is not dict:
+                raise BulkFileError(
+                    f"{name}, line {number}: expected a card object, got {type(obj).__name__}")
+            yield f"line {number}", obj
+        if not block:
             return
-        number += 1
-        if not line.strip():
-            continue
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise BulkFileError(f"line {number}: not valid JSON ({exc})") from exc
-        if not isinstance(obj, dict):
-            raise BulkFileError(f"line {number}: expected a card object, got {type(obj).__name__}")
-        yield f"line {number}", obj
 
 
-def _iter_array(stream: _Prepend) -> Iterator[tuple[str, dict[str, Any]]]:
+def _iter_array(stream: _Prepend, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
     import ijson  # streaming parser for the legacy single-array shape
 
     number = 0
@@ -147,7 +160,7 @@ def _iter_array(stream: _Prepend) -> Iterator[tuple[str, dict[str, Any]]]:
         for obj in ijson.items(stream, "item", use_float=True):
             number += 1
             if not isinstance(obj, dict):
-                raise BulkFileError(f"item {number}: expected a card object")
+                raise BulkFileError(f"{name}, item {number}: expected a card object")
             yield f"item {number}", obj
     except ijson.JSONError as exc:
-        raise BulkFileError(f"after item {number}: not valid JSON ({exc})") from exc
+        raise BulkFileError(f"{name}, after item {number}: not valid JSON ({exc})") from exc

@@ -101,6 +101,8 @@ def _color_identity(colors: list[str] | None) -> str:
 
 def _copy_limit(text: str) -> tuple[int | None, bool]:
     """(explicit limit, any number) from "A deck can have ..." text (CR 100.2a exceptions)."""
+    if "deck can have" not in text.lower():  # a cheap test first: a sync reads 35,000 texts
+        return None, False
     if _ANY_NUMBER.search(text):
         return None, True
     m = _UP_TO.search(text)
@@ -113,6 +115,8 @@ def _copy_limit(text: str) -> tuple[int | None, bool]:
 
 def _partner(text: str) -> tuple[str | None, str | None]:
     """The partner ability of a card (CR 702.124a), as (kind, partner-with name)."""
+    if "artner" not in text and "Background" not in text and "ompanion" not in text:
+        return None, None
     text = text.replace("\u2019", "'")
     m = _PARTNER_WITH.search(text)
     if m:
@@ -133,15 +137,17 @@ def _commander_eligible(front: Face, types: frozenset[str], subtypes: frozenset[
                         supertypes: frozenset[str]) -> bool:
     """CR 903.3: a legendary creature, Vehicle, or Spacecraft with a power/toughness box,
     or a card whose text says it can be your commander (903.3a). Front face only (712.8a)."""
-    if _CAN_BE_COMMANDER.search(strip_reminder_text(front.oracle_text)) or re.search(
-        r"^Spell commander\b", front.oracle_text, re.MULTILINE
+    if "ommander" in front.oracle_text and (
+        _CAN_BE_COMMANDER.search(strip_reminder_text(front.oracle_text))
+        or re.search(r"^Spell commander\b", front.oracle_text, re.MULTILINE)
     ):
         return True
     if "Legendary" not in supertypes:
         return False
     if "Creature" in types or "Vehicle" in subtypes:
         return True
-    if _CREATURE_OFF_BATTLEFIELD.search(strip_reminder_text(front.oracle_text)):
+    if "battlefield" in front.oracle_text and _CREATURE_OFF_BATTLEFIELD.search(
+            strip_reminder_text(front.oracle_text)):
         return True
     return "Spacecraft" in subtypes and front.power is not None and front.toughness is not None
 
@@ -162,13 +168,12 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
     if layout == "reversible_card" and len(faces) == 1:
         name = faces[0].name
     deck_faces = _deck_faces(layout, faces)
-    types: frozenset[str] = frozenset()
-    subtypes: frozenset[str] = frozenset()
-    supertypes: frozenset[str] = frozenset()
-    for face in deck_faces:
+    front = faces[0]
+    front_types = parse_type_line(front.type_line)
+    types, subtypes, supertypes = front_types
+    for face in deck_faces[1:]:
         t, s, st = parse_type_line(face.type_line)
         types, subtypes, supertypes = types | t, subtypes | s, supertypes | st
-    front = faces[0]
     text = "\n".join(f.oracle_text for f in deck_faces)
     all_text = "\n".join(f.oracle_text for f in faces)
     cmc = obj.get("cmc")
@@ -192,12 +197,12 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         oracle_text=text,
         color_identity=_color_identity(obj.get("color_identity")),
         keywords=frozenset(obj.get("keywords") or ()),
-        legalities={str(k): str(v) for k, v in legalities.items() if isinstance(v, str)},
+        legalities={k: v for k, v in legalities.items() if type(v) is str},
         game_changer=bool(obj.get("game_changer")),
         reserved=bool(obj.get("reserved")),
         copy_limit=copy_limit,
         any_number=any_number,
-        commander_eligible=_commander_eligible(front, *parse_type_line(front.type_line)),
+        commander_eligible=_commander_eligible(front, *front_types),
         partner=partner,
         partner_with=partner_with,
         has_activated_ability=has_activated_ability(text, types, subtypes),

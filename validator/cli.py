@@ -282,7 +282,8 @@ def cmd_card(args: argparse.Namespace) -> int:
         "copy_limit": limit, "commander_eligible": card.commander_eligible,
         "partner": card.partner, "companion_condition": card.companion_condition,
         "game_changer": card.game_changer, "reserved": card.reserved,
-        "deck_card": card.is_deck_card, "legalities": dict(sorted(card.legalities.items())),
+        "deck_card": card.is_deck_card,
+        "legalities": {f: card.legality(f) for f in sorted(set(db.formats()) | set(card.legalities))},
     }
     if args.json:
         print(json.dumps(facts, indent=2, ensure_ascii=False))

@@ -7,6 +7,8 @@ else only reads.
 
 from __future__ import annotations
 
+import json
+import operator
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -66,7 +68,10 @@ class CardRow(Base):
 
 
 class LegalityRow(Base):
-    """Legality per (card, format) as rows: Scryfall adds and renames format keys."""
+    """Legality per (card, format) as rows: Scryfall adds and renames format keys.
+
+    Only statuses other than `not_legal` are stored (three rows in four are `not_legal`); a
+    format listed in `meta.formats` with no row for a card means not legal there."""
 
     __tablename__ = "legalities"
     oracle_id: Mapped[str] = mapped_column(
@@ -134,7 +139,9 @@ class MetaRow(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
-Index("ix_legalities_format", LegalityRow.format)
+#: SQLite checks card_names on every delete from cards (foreign key): without an index on the
+#: child column each check scans the whole name table, and a re-sync takes minutes.
+Index("ix_card_names_oracle_id", NameRow.oracle_id)
 
 
 # ---------------------------------------------------------------------------- where it lives
@@ -344,14 +351,18 @@ class CardDB:
         with self._connect() as conn:
             return conn.execute(select(t.c.set_code).limit(1)).first() is not None
 
+    def formats(self) -> list[str]:
+        """The legality keys the last sync saw."""
+        with self._connect() as conn:
+            return sorted(known_formats(conn))
+
     def info(self) -> DbInfo:
         with self._connect() as conn:
             def count(model: type[Base]) -> int:
                 return conn.execute(select(func.count()).select_from(model.__table__)).scalar_one()
             try:
                 last = conn.execute(select(SyncRun.__table__).order_by(SyncRun.id.desc())).first()
-                formats = sorted(r[0] for r in conn.execute(
-                    select(LegalityRow.__table__.c.format).distinct()))
+                formats = sorted(known_formats(conn))
                 return DbInfo(self.url, count(CardRow), count(NameRow), count(PrintingRow),
                               formats, dict(last._mapping) if last else None)
             except Exception as exc:  # noqa: BLE001
@@ -381,6 +392,11 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
 
 def create_schema(engine: Engine) -> None:
     Base.metadata.create_all(engine)
+    # create_all adds indexes only with new tables: add those a newer deckcheck defines to an
+    # existing database too (indexes only; the schema version stays).
+    for table in Base.metadata.sorted_tables:
+        for index in table.indexes:
+            index.create(engine, checkfirst=True)
     with engine.begin() as conn:
         found = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).first()
         if found is None:
@@ -407,49 +423,71 @@ def write_cards(conn: Connection, cards: Iterable[Card], *, batch_size: int = 20
     record changes), old rows deleted and new rows inserted. Cards absent from the new data are
     deleted at the end. The caller commits once, so readers see the old or the new database,
     never a mix, and a failure anywhere leaves the old one.
+
+    A legality change is a (card, format) whose status differs from the previous sync's; a
+    format key that appears or disappears is a format Scryfall started or stopped listing, not
+    a change. On SQLite rows go straight to the driver's executemany (values already in their
+    stored form); other databases go through SQLAlchemy's insert.
     """
     now = now or datetime.now(timezone.utc)
     cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
     had_cards = conn.execute(select(cards_t.c.oracle_id).limit(1)).first() is not None
+    old_formats = known_formats(conn) if had_cards else set()
+    new_formats: set[str] = set()
+    rows = _RowWriter(conn)
     seen: set[str] = set()
     changes: list[dict[str, Any]] = []
     batch: list[Card] = []
 
+    def record_changes(ids: list[str]) -> None:
+        old: dict[str, dict[str, str]] = {}
+        for chunk in _chunks(ids, 500):
+            for o, f, s in conn.execute(select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
+                                        .where(leg_t.c.oracle_id.in_(chunk))):
+                old.setdefault(o, {})[f] = s
+        for card in batch:
+            before_all = old.get(card.oracle_id, {})
+            for fmt in sorted(old_formats & card.legalities.keys()):
+                before, after = before_all.get(fmt, "not_legal"), card.legalities[fmt]
+                if after != before:
+                    changes.append({"changed_at": now, "oracle_id": card.oracle_id,
+                                    "name": card.name, "format": fmt,
+                                    "old_status": before, "new_status": after})
+
     def flush() -> None:
         ids = [c.oracle_id for c in batch]
         if had_cards:
-            old: dict[tuple[str, str], str] = {
-                (o, f): s for o, f, s in conn.execute(
-                    select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
-                    .where(leg_t.c.oracle_id.in_(ids)))
-            }
-            for card in batch:
-                for fmt in sorted(set(card.legalities) | {f for (o, f) in old if o == card.oracle_id}):
-                    before, after = old.get((card.oracle_id, fmt)), card.legalities.get(fmt)
-                    if before != after and before is not None:
-                        changes.append({"changed_at": now, "oracle_id": card.oracle_id,
-                                        "name": card.name, "format": fmt,
-                                        "old_status": before, "new_status": after})
-            for table in (names_t, leg_t, cards_t):
-                conn.execute(delete(table).where(table.c.oracle_id.in_(ids)))
-        conn.execute(insert(cards_t), [card_to_row(c) for c in batch])
-        conn.execute(insert(leg_t), [
-            {"oracle_id": c.oracle_id, "format": f, "status": s}
-            for c in batch for f, s in c.legalities.items()
-        ])
-        conn.execute(insert(names_t), [
-            {"folded": folded, "oracle_id": c.oracle_id, "kind": kind}
-            for c in batch for folded, kind in lookup_names(c)
-        ])
+            record_changes(ids)
+            for chunk in _chunks(ids, 500):
+                for table in (names_t, leg_t, cards_t):
+                    conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
+        rows.cards(batch)
+        for c in batch:
+            new_formats.update(c.legalities)
+        rows.insert(leg_t, [(c.oracle_id, f, s) for c in batch
+                            for f, s in c.legalities.items() if s != "not_legal"])
+        rows.insert(names_t, [(folded, c.oracle_id, kind)
+                              for c in batch for folded, kind in lookup_names(c)])
         batch.clear()
 
+    # A reversible card shares its oracle id with its side card ("Okaun // Okaun" and "Okaun");
+    # the side card's own object describes it best, so reversible objects wait until the end
+    # and only fill in oracle ids no other object had (there are a few dozen of them).
+    reversible: dict[str, Card] = {}
     for card in cards:
         if card.oracle_id in seen:
-            continue  # the same oracle card twice (a reversible card and its side card)
+            continue  # the same oracle card twice
+        if card.layout == "reversible_card":
+            reversible.setdefault(card.oracle_id, card)
+            continue
         seen.add(card.oracle_id)
         batch.append(card)
         if len(batch) >= batch_size:
             flush()
+    for oid, card in reversible.items():
+        if oid not in seen:
+            seen.add(oid)
+            batch.append(card)
     if batch:
         flush()
     if had_cards:
@@ -462,7 +500,63 @@ def write_cards(conn: Connection, cards: Iterable[Card], *, batch_size: int = 20
                                 "format": "*", "old_status": "removed", "new_status": None})
             for table in (names_t, leg_t, cards_t):
                 conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
+    _set_meta(conn, "formats", json.dumps(sorted(new_formats)))
     return WriteResult(card_count=len(seen), changes=changes)
+
+
+def known_formats(conn: Connection) -> set[str]:
+    """The legality keys of the last sync (a key with no row for a card: not legal there)."""
+    row = conn.execute(select(MetaRow.value).where(MetaRow.key == "formats")).first()
+    if row is not None:
+        return set(json.loads(row[0]))
+    return {r[0] for r in conn.execute(select(LegalityRow.__table__.c.format).distinct())}
+
+
+def _set_meta(conn: Connection, key: str, value: str) -> None:
+    t = MetaRow.__table__
+    conn.execute(delete(t).where(t.c.key == key))
+    conn.execute(insert(t), [{"key": key, "value": value}])
+
+
+class _RowWriter:
+    """Inserts rows given as tuples in the table's column order.
+
+    On SQLite the tuples go straight to the driver's executemany, one call per table and batch,
+    with JSON columns already serialized: SQLAlchemy's per-row parameter processing costs more
+    than the inserts themselves on a full sync. Other databases get dicts through SQLAlchemy's
+    insert (which serializes JSON itself)."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+        self.sqlite = conn.dialect.name == "sqlite"
+        cols = [c.name for c in CardRow.__table__.columns]
+        self._card_values = operator.itemgetter(*cols)
+        self._json_positions = [i for i, c in enumerate(CardRow.__table__.columns)
+                                if isinstance(c.type, JSON)]
+
+    def insert(self, table: Any, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        cols = [c.name for c in table.columns]
+        if self.sqlite:
+            self.conn.exec_driver_sql(
+                f"INSERT INTO {table.name} ({', '.join(cols)}) "
+                f"VALUES ({', '.join('?' * len(cols))})", rows)
+        else:
+            self.conn.execute(insert(table), [dict(zip(cols, r)) for r in rows])
+
+    def cards(self, cards: list[Card]) -> None:
+        values = [self._card_values(card_to_row(c)) for c in cards]
+        if self.sqlite:
+            import orjson
+
+            dumps, positions = orjson.dumps, self._json_positions
+            for i, row in enumerate(values):
+                row = list(row)
+                for p in positions:
+                    row[p] = dumps(row[p]).decode()
+                values[i] = tuple(row)
+        self.insert(CardRow.__table__, values)
 
 
 def write_printings(conn: Connection, printings: Iterable[dict[str, Any]], *,
@@ -496,10 +590,18 @@ def refresh_aliases(conn: Connection) -> int:
     so "Godzilla, King of the Monsters" finds Zilortha whether oracle cards or printings were
     synced last."""
     names_t, t = NameRow.__table__, PrintingRow.__table__
+    if conn.execute(select(t.c.set_code).limit(1)).first() is None:
+        return 0  # aliases come only from printings: none synced, none to build
     conn.execute(delete(names_t).where(names_t.c.kind == "alias"))
     existing = {(f, o) for f, o in conn.execute(select(names_t.c.folded, names_t.c.oracle_id))}
     rows = []
-    for oid, printed, flavor in conn.execute(select(t.c.oracle_id, t.c.printed_name, t.c.flavor_name)):
+    cards_t = CardRow.__table__
+    # Printings of cards the oracle data no longer holds keep their rows, but get no alias
+    # (card_names references cards).
+    for oid, printed, flavor in conn.execute(
+            select(t.c.oracle_id, t.c.printed_name, t.c.flavor_name)
+            .join(cards_t, cards_t.c.oracle_id == t.c.oracle_id)
+            .where((t.c.printed_name.is_not(None)) | (t.c.flavor_name.is_not(None)))):
         for alias in (printed, flavor):
             for part in (alias or "").split(" // "):
                 key = (fold_name(part), oid)

@@ -1,0 +1,138 @@
+"""iter_bulk_file: every shape Scryfall has served, sniffed from bytes; errors that point at the
+line; sha256 of the raw bytes; flat memory."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import tracemalloc
+from pathlib import Path
+
+import orjson
+import pytest
+
+from validator.bulkfile import BulkFileError, BulkStats, iter_bulk_file
+
+OBJS = [{"object": "card", "oracle_id": f"id-{i}", "name": f"Card {i}",
+         "legalities": {"modern": "legal"}, "cmc": 1.5} for i in range(5)]
+
+
+def make(path: Path, data: bytes, gz: bool) -> Path:
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def jsonl(objs=OBJS) -> bytes:
+    return b"".join(orjson.dumps(o) + b"\n" for o in objs)
+
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gzip", "plain"])
+@pytest.mark.parametrize("shape", ["jsonl", "json-array"])
+def test_shapes(tmp_path: Path, gz: bool, shape: str) -> None:
+    data = jsonl() if shape == "jsonl" else json.dumps(OBJS, indent=1).encode()
+    # the name says nothing true: gzip and shape come from the bytes
+    path = make(tmp_path / "misleading.txt.gz", data, gz)
+    stats = BulkStats()
+    items = list(iter_bulk_file(path, stats))
+    assert [obj for _, obj in items] == OBJS
+    assert items[0][0] == ("line 1" if shape == "jsonl" else "item 1")
+    assert (stats.shape, stats.gzip) == (shape, gz)
+    assert stats.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert stats.size == path.stat().st_size
+    assert isinstance(items[0][1]["cmc"], float)  # not Decimal (ijson use_float)
+
+
+def test_jsonl_tolerates_bom_blank_lines_crlf_and_no_final_newline(tmp_path: Path) -> None:
+    data = b"\xef\xbb\xbf\n" + jsonl().replace(b"\n", b"\r\n\r\n").rstrip()
+    items = list(iter_bulk_file(make(tmp_path / "x.jsonl", data, False)))
+    assert [obj for _, obj in items] == OBJS
+    # positions count physical lines (the BOM line is line 1)
+    assert items[0][0] == "line 2"
+
+
+def test_lines_longer_than_a_block(tmp_path: Path) -> None:
+    big = [{"name": "Big", "oracle_text": "x" * 3_000_000}, {"name": "Small"}]
+    items = list(iter_bulk_file(make(tmp_path / "big.jsonl.gz", jsonl(big), True)))
+    assert [o["name"] for _, o in items] == ["Big", "Small"]
+    assert len(items[0][1]["oracle_text"]) == 3_000_000
+
+
+def test_malformed_line_names_file_and_line(tmp_path: Path) -> None:
+    data = jsonl()[:-1] + b"\n{\"name\": \"Broken\"\n" + jsonl()
+    with pytest.raises(BulkFileError, match=r"^cards.jsonl.gz, line 6: not valid JSON"):
+        list(iter_bulk_file(make(tmp_path / "cards.jsonl.gz", data, True)))
+
+
+def test_name_overrides_file_name_in_messages(tmp_path: Path) -> None:
+    with pytest.raises(BulkFileError, match=r"^oracle-cards-1.jsonl.gz, line 1: expected a card "
+                                            r"object, got str"):
+        list(iter_bulk_file(make(tmp_path / "bulk.part", b'"text"\n', False),
+                            name="oracle-cards-1.jsonl.gz"))
+
+
+def test_array_of_non_objects(tmp_path: Path) -> None:
+    with pytest.raises(BulkFileError, match="item 2: expected a card object"):
+        list(iter_bulk_file(make(tmp_path / "a.json", b'[{"a": 1}, 2]', False)))
+
+
+def test_truncated_array(tmp_path: Path) -> None:
+    data = json.dumps(OBJS).encode()[:-30]
+    with pytest.raises(BulkFileError, match=r"a.json, after item \d: not valid JSON"):
+        list(iter_bulk_file(make(tmp_path / "a.json", data, False)))
+
+
+@pytest.mark.parametrize("cut", [10, 200])
+def test_truncated_gzip(tmp_path: Path, cut: int) -> None:
+    path = make(tmp_path / "t.jsonl.gz", jsonl(OBJS * 50), True)
+    path.write_bytes(path.read_bytes()[:-cut])
+    with pytest.raises(BulkFileError, match="t.jsonl.gz: the gzip data is truncated or corrupt"):
+        list(iter_bulk_file(path))
+
+
+def test_corrupt_gzip(tmp_path: Path) -> None:
+    raw = bytearray(gzip.compress(jsonl(OBJS * 50)))
+    raw[40:60] = b"\x00" * 20
+    path = tmp_path / "c.jsonl.gz"
+    path.write_bytes(bytes(raw))
+    with pytest.raises(BulkFileError, match="truncated or corrupt"):
+        list(iter_bulk_file(path))
+
+
+@pytest.mark.parametrize("data, gz", [(b"", False), (b"  \n", False), (b"", True)])
+def test_empty(tmp_path: Path, data: bytes, gz: bool) -> None:
+    with pytest.raises(BulkFileError, match="e.json: the bulk file is empty"):
+        list(iter_bulk_file(make(tmp_path / "e.json", data, gz)))
+
+
+def test_on_read_reports_raw_bytes(tmp_path: Path) -> None:
+    path = make(tmp_path / "p.jsonl.gz", jsonl(OBJS * 100), True)
+    seen: list[int] = []
+    list(iter_bulk_file(path, on_read=seen.append))
+    assert sum(seen) == path.stat().st_size
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "json-array"])
+def test_memory_stays_flat(tmp_path: Path, shape: str) -> None:
+    """Reading a ~25 MB file never holds more than a few MB: the file is streamed."""
+    card = {"object": "card", "name": "Filler", "oracle_text": "y" * 2000,
+            "legalities": {f"format{i}": "legal" for i in range(20)}}
+    n = 10_000
+    path = tmp_path / "big.gz"
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        if shape == "jsonl":
+            for i in range(n):
+                out.write(orjson.dumps(dict(card, oracle_id=str(i))) + b"\n")
+        else:
+            out.write(b"[")
+            for i in range(n):
+                out.write((b"," if i else b"") + orjson.dumps(dict(card, oracle_id=str(i))))
+            out.write(b"]")
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in iter_bulk_file(path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == n
+    assert peak < 8 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB for a {n * 2.6 / 1e3:.0f} MB file"

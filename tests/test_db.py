@@ -1,0 +1,247 @@
+"""The card database: schema, the writing functions sync uses, and CardDB reads."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from sqlalchemy import insert, select, update
+
+from validator.cardfacts import card_from_scryfall
+from validator.db import (
+    CardDB, CardRow, DatabaseError, LegalityRow, MetaRow, NameRow, PrintingRow, create_schema, database_url,
+    make_engine, refresh_aliases, write_cards, write_printings,
+)
+from validator.model import Card
+from validator.names import fold_name
+
+from conftest import FIXTURES
+
+
+def fixture_cards() -> list[Card]:
+    objs = json.loads((FIXTURES / "scryfall_cards.json").read_text(encoding="utf-8"))
+    return [card_from_scryfall(o) for o in objs]
+
+
+def by_name(cards: list[Card], name: str) -> Card:
+    return next(c for c in cards if c.name == name)
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    eng = make_engine(database_url(tmp_path / "db.sqlite3"))
+    create_schema(eng)
+    yield eng
+    eng.dispose()
+
+
+def write(engine, cards, **kw):
+    with engine.begin() as conn:
+        return write_cards(conn, cards, **kw)
+
+
+def test_database_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert database_url("postgresql://u@h/db") == "postgresql://u@h/db"
+    assert database_url(tmp_path / "x.db") == f"sqlite:///{(tmp_path / 'x.db').resolve()}"
+    monkeypatch.setenv("DECKCHECK_DB", str(tmp_path / "env.db"))
+    assert database_url(None).endswith("env.db")
+
+
+def test_missing_database_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseError, match="deckcheck sync"):
+        CardDB(tmp_path / "nothing.sqlite3")
+
+
+def test_schema_version_mismatch(engine) -> None:
+    with engine.begin() as conn:
+        conn.execute(update(MetaRow.__table__).values(value="99"))
+    with pytest.raises(DatabaseError, match="schema version 99"):
+        create_schema(engine)
+
+
+def test_create_schema_is_idempotent(engine) -> None:
+    create_schema(engine)
+    with engine.connect() as conn:
+        assert conn.execute(select(MetaRow.value)).scalars().all() == ["1"]
+
+
+def test_write_and_read_back(engine) -> None:
+    cards = fixture_cards()
+    result = write(engine, cards, batch_size=7)  # several batches
+    deck_ids = {c.oracle_id for c in cards}
+    assert result.card_count == len(deck_ids) and result.changes == []
+    db = CardDB(engine=engine)
+    fire = db.lookup(["Fire // Ice"])[fold_name("Fire // Ice")][0]
+    original = by_name(cards, "Fire // Ice")
+    # every fact survives the round trip; legalities are stored sparsely (no not_legal rows)
+    assert replace(fire, legalities={}) == replace(original, legalities={})
+    assert {f: fire.legality(f) for f in original.legalities} == dict(original.legalities)
+    assert set(db.formats()) == {f for c in cards for f in c.legalities}
+    info = db.info()
+    assert info.card_count == len(deck_ids)
+    assert "modern" in info.formats and info.printing_count == 0
+    assert db.rarities(fire.oracle_id) is None and not db.has_printings()
+    names = db.all_names()
+    assert "Fire // Ice" in names and "Goblin" not in names
+    assert {c.name for _, c in db.all_cards()} == set(names)
+
+
+def test_lookup_many_names_in_chunks(engine) -> None:
+    write(engine, fixture_cards())
+    db = CardDB(engine=engine)
+    queries = ["Lightning Bolt"] + [f"No Such Card {i}" for i in range(1200)]
+    assert list(db.lookup(queries)) == [fold_name("Lightning Bolt")]
+
+
+def test_changes_detected_in_every_batch(engine) -> None:
+    cards = fixture_cards()
+    write(engine, cards)
+    bolt, rats = by_name(cards, "Lightning Bolt"), by_name(cards, "Relentless Rats")
+    changed = [
+        replace(c, legalities=dict(c.legalities, legacy="banned")) if c is bolt else
+        replace(c, legalities=dict(c.legalities, vintage="restricted")) if c is rats else c
+        for c in cards
+    ]
+    now = datetime(2026, 9, 8, tzinfo=timezone.utc)
+    result = write(engine, changed, batch_size=3, now=now)
+    assert sorted((c["name"], c["format"], c["old_status"], c["new_status"])
+                  for c in result.changes) == [
+        ("Lightning Bolt", "legacy", "legal", "banned"),
+        ("Relentless Rats", "vintage", "legal", "restricted"),
+    ]
+    assert all(c["changed_at"] == now for c in result.changes)
+
+
+def test_new_and_dropped_format_keys_are_not_changes(engine) -> None:
+    cards = fixture_cards()
+    write(engine, cards)
+    changed = [replace(c, legalities={**{k: v for k, v in c.legalities.items() if k != "penny"},
+                                      "brandnew": "legal"}) for c in cards]
+    assert write(engine, changed).changes == []
+
+
+def test_cards_gone_from_the_data(engine) -> None:
+    cards = fixture_cards()
+    write(engine, cards)
+    result = write(engine, [c for c in cards if c.name != "Seven Dwarves"])
+    assert [(c["name"], c["format"], c["old_status"]) for c in result.changes] == [
+        ("Seven Dwarves", "*", "removed")]
+    db = CardDB(engine=engine)
+    assert db.lookup(["Seven Dwarves"], deck_cards_only=False) == {}
+
+
+def test_reversible_card_does_not_shadow_its_side_card(engine) -> None:
+    okaun_rev = by_name(fixture_cards(), "Okaun, Eye of Chaos")
+    assert okaun_rev.layout == "reversible_card"
+    side = replace(okaun_rev, layout="normal", legalities={"commander": "legal"})
+    assert write(engine, [okaun_rev, side]).card_count == 1
+    assert write(engine, [side, okaun_rev]).card_count == 1
+    db = CardDB(engine=engine)
+    [card] = db.lookup(["Okaun, Eye of Chaos"])[fold_name("Okaun, Eye of Chaos")]
+    assert card.layout == "normal"
+    # alone, the reversible object is imported
+    assert write(engine, [okaun_rev]).card_count == 1
+    [card] = db.lookup(["Okaun, Eye of Chaos"])[fold_name("Okaun, Eye of Chaos")]
+    assert card.layout == "reversible_card"
+
+
+def test_printings_and_aliases(engine) -> None:
+    cards = fixture_cards()
+    write(engine, cards)
+    zilortha = by_name(cards, "Zilortha, Strength Incarnate")
+    fire = by_name(cards, "Fire // Ice")
+    rows = [
+        {"set_code": "iko", "collector_number": "370", "oracle_id": zilortha.oracle_id,
+         "rarity": "mythic", "printed_name": None,
+         "flavor_name": "Godzilla, King of the Monsters"},
+        {"set_code": "iko", "collector_number": "370", "oracle_id": zilortha.oracle_id,
+         "rarity": "mythic", "printed_name": None, "flavor_name": None},  # duplicate key
+        {"set_code": "xyz", "collector_number": "1", "oracle_id": fire.oracle_id,
+         "rarity": "uncommon", "printed_name": None, "flavor_name": "Hot // Cold"},
+        {"set_code": "tok", "collector_number": "1", "oracle_id": "not-a-card",
+         "rarity": "common", "printed_name": None, "flavor_name": "Nobody"},
+    ]
+    with engine.begin() as conn:
+        assert write_printings(conn, rows, batch_size=1) == 2
+        assert refresh_aliases(conn) == 3  # Godzilla..., Hot, Cold
+        assert refresh_aliases(conn) == 3  # rebuilt, not duplicated
+    db = CardDB(engine=engine)
+    assert db.printing("IKO", "370") == (zilortha.oracle_id, "mythic")
+    assert db.has_printings() and db.rarities(fire.oracle_id) == {"uncommon"}
+    found = db.lookup(["Godzilla, King of the Monsters", "Hot", "Cold"])
+    assert {k: [c.name for c in v] for k, v in found.items()} == {
+        "godzilla, king of the monsters": ["Zilortha, Strength Incarnate"],
+        "hot": ["Fire // Ice"], "cold": ["Fire // Ice"]}
+
+
+def test_refresh_aliases_skips_printings_of_unknown_cards(engine) -> None:
+    write(engine, fixture_cards())
+    with engine.begin() as conn:
+        conn.execute(insert(PrintingRow.__table__), [{
+            "set_code": "old", "collector_number": "1", "oracle_id": "gone-card",
+            "rarity": "rare", "printed_name": None, "flavor_name": "Ghost Name"}])
+        assert refresh_aliases(conn) == 0
+        assert conn.execute(select(NameRow.folded).where(NameRow.kind == "alias")).all() == []
+
+
+def test_names_have_one_row_per_folded_name(engine) -> None:
+    write(engine, fixture_cards())
+    with engine.connect() as conn:
+        rows = conn.execute(select(NameRow.folded, NameRow.kind)
+                            .join(CardRow.__table__, CardRow.oracle_id == NameRow.oracle_id)
+                            .where(CardRow.name == "Fire // Ice")).all()
+    assert sorted(rows) == [("fire", "face"), ("fire // ice", "name"), ("ice", "face")]
+
+
+def test_generic_insert_path_matches_the_sqlite_fast_path(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Databases other than SQLite get rows through SQLAlchemy's insert; the stored cards must
+    read back the same as through the SQLite fast path."""
+    import validator.db as db_module
+
+    cards = fixture_cards()
+    fast = make_engine(database_url(tmp_path / "fast.sqlite3"))
+    create_schema(fast)
+    write(fast, cards)
+
+    real_init = db_module._RowWriter.__init__
+
+    def generic_init(self, conn):
+        real_init(self, conn)
+        self.sqlite = False
+
+    monkeypatch.setattr(db_module._RowWriter, "__init__", generic_init)
+    generic = make_engine(database_url(tmp_path / "generic.sqlite3"))
+    create_schema(generic)
+    write(generic, cards)
+    names = [c.name for c in cards]
+    a = CardDB(engine=fast).lookup(names, deck_cards_only=False)
+    b = CardDB(engine=generic).lookup(names, deck_cards_only=False)
+    assert a == b and len(a) >= len(cards) - 1
+    fast.dispose()
+    generic.dispose()
+
+
+def test_changes_to_and_from_not_legal_with_sparse_rows(engine) -> None:
+    # not_legal is stored as "no row": leaving or entering a card pool must still be a change.
+    cards = fixture_cards()
+    write(engine, cards)
+    bolt, rats = by_name(cards, "Lightning Bolt"), by_name(cards, "Relentless Rats")
+    assert bolt.legalities["modern"] == "legal" and rats.legalities["standard"] == "not_legal"
+    changed = [
+        replace(c, legalities=dict(c.legalities, modern="not_legal")) if c is bolt else
+        replace(c, legalities=dict(c.legalities, standard="legal")) if c is rats else c
+        for c in cards
+    ]
+    result = write(engine, changed)
+    assert sorted((c["name"], c["format"], c["old_status"], c["new_status"])
+                  for c in result.changes) == [
+        ("Lightning Bolt", "modern", "legal", "not_legal"),
+        ("Relentless Rats", "standard", "not_legal", "legal"),
+    ]
+    with engine.connect() as conn:
+        statuses = conn.execute(select(LegalityRow.status).distinct()).scalars().all()
+    assert "not_legal" not in statuses

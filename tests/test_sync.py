@@ -1,0 +1,734 @@
+"""The sync job against a mocked Scryfall (`responses`): both bulk shapes, headers, retries,
+rate limits, bad data, skip-if-unchanged, legality changes, printings, atomicity.
+
+No test touches the network or sleeps: sessions come from `make_session(backoff=0, ...)` with a
+recording `sleep`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import requests
+import responses
+from urllib3.exceptions import ProtocolError
+
+from validator import __version__
+from validator.db import CardDB
+from validator.names import fold_name
+from validator.sync import (
+    RATE_LIMIT_WAIT, SyncError, fetch_descriptor, import_file, make_session, summarize_changes,
+    sync,
+)
+
+from conftest import FIXTURES
+
+API = "https://api.scryfall.test"
+FILES = "https://data.scryfall.test"
+JSONL_URI = f"{FILES}/oracle-cards/oracle-cards-20260908090157.jsonl.gz"
+LEGACY_URI = f"{FILES}/oracle-cards/oracle-cards-20260523090254.json"
+DESCRIPTOR_URL = f"{API}/bulk-data/oracle-cards"
+DEFAULT_DESCRIPTOR_URL = f"{API}/bulk-data/default-cards"
+UPDATED = "2026-09-08T09:01:57.053+00:00"
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def fixture_objects() -> list[dict[str, Any]]:
+    return json.loads((FIXTURES / "scryfall_cards.json").read_text(encoding="utf-8"))
+
+
+N_FIXTURE = len({o.get("oracle_id") or o["card_faces"][0]["oracle_id"] for o in fixture_objects()})
+
+
+def jsonl_bytes(objs: list[dict[str, Any]]) -> bytes:
+    return b"".join(orjson.dumps(o) + b"\n" for o in objs)
+
+
+def write_bulk(path: Path, objs: list[dict[str, Any]], *, shape: str = "jsonl",
+               gz: bool = True) -> Path:
+    data = jsonl_bytes(objs) if shape == "jsonl" else json.dumps(objs, ensure_ascii=False).encode()
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def current_descriptor(uri: str = JSONL_URI, size: int | None = None,
+                       updated_at: str = UPDATED) -> dict[str, Any]:
+    """The bulk-data object as Scryfall serves it since July 2026."""
+    d = {"object": "bulk_data", "id": "27bf3214-1271-490b-bdfe-c0be6c23d02e",
+         "type": "oracle_cards", "updated_at": updated_at,
+         "uri": f"{API}/bulk-data/27bf3214-1271-490b-bdfe-c0be6c23d02e", "name": "Oracle Cards",
+         "description": "A JSON file containing one Scryfall card object for each Oracle ID.",
+         "jsonl_download_uri": uri}
+    if size is not None:
+        d["compressed_size"] = size
+    return d
+
+
+def legacy_descriptor(uri: str = LEGACY_URI, updated_at: str = UPDATED) -> dict[str, Any]:
+    """The pre-2026 shape: download_uri, a JSON array sent with Content-Encoding gzip."""
+    return {"object": "bulk_data", "id": "27bf3214-1271-490b-bdfe-c0be6c23d02e",
+            "type": "oracle_cards", "updated_at": updated_at, "name": "Oracle Cards",
+            "size": 173116018, "download_uri": uri, "content_type": "application/json",
+            "content_encoding": "gzip"}
+
+
+class Sleeps(list):
+    """Records the waits a sync asks for instead of sleeping."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def fast_session(**kw: Any):
+    kw.setdefault("backoff", 0.0)
+    kw.setdefault("rate_limit_wait", 0.0)
+    return make_session(min_interval=0.0, **kw)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "cards.sqlite3")
+
+
+@pytest.fixture
+def seeded(db: str, tmp_path: Path) -> str:
+    """A database holding the fixture cards, imported from a file."""
+    sync(db, from_file=write_bulk(tmp_path / "seed.jsonl.gz", fixture_objects()))
+    return db
+
+
+def deck_card(db: str | CardDB, name: str):
+    """The one deck card of that name. (CardDB.card() may answer with an art-series or token
+    object that shares the name, so tests resolve as a decklist does.)"""
+    cards = db if isinstance(db, CardDB) else CardDB(db)
+    found = cards.lookup([name]).get(fold_name(name), [])
+    assert len(found) <= 1, [c.name for c in found]
+    return found[0] if found else None
+
+
+def assert_intact(db: str, count: int = N_FIXTURE) -> None:
+    """The previous database is still there and answers lookups."""
+    with CardDB(db) as cards:
+        assert cards.info().card_count == count
+        found = cards.lookup(["Lightning Bolt"])[fold_name("Lightning Bolt")]
+        assert [c.name for c in found] == ["Lightning Bolt"]
+
+
+def serve_current(rsps: responses.RequestsMock, objs: list[dict[str, Any]] | None = None,
+                  **descriptor_kw: Any) -> bytes:
+    body = gzip.compress(jsonl_bytes(objs if objs is not None else fixture_objects()))
+    descriptor_kw.setdefault("size", len(body))
+    rsps.get(DESCRIPTOR_URL, json=current_descriptor(**descriptor_kw))
+    rsps.get(descriptor_kw.get("uri", JSONL_URI), body=body,
+             headers={"Content-Type": "application/gzip"})
+    return body
+
+
+def calls_to(rsps: responses.RequestsMock, url: str) -> int:
+    return sum(1 for c in rsps.calls if c.request.url == url)
+
+
+# ---------------------------------------------------------------------------- both shapes
+
+def test_sync_current_shape_gzip_jsonl(db: str) -> None:
+    with responses.RequestsMock() as rsps:
+        body = serve_current(rsps)
+        [result] = sync(db, api=API, session=fast_session())
+    assert result.card_count == N_FIXTURE and not result.skipped
+    assert result.source == JSONL_URI
+    last = CardDB(db).last_sync("oracle_cards")
+    assert last["source_uri"] == JSONL_URI
+    assert last["updated_at"] == UPDATED
+    assert last["card_count"] == N_FIXTURE
+    assert last["duration_s"] >= 0
+    assert last["sha256"] == hashlib.sha256(body).hexdigest()
+    assert last["size_bytes"] == len(body)
+    assert_intact(db)
+
+
+def test_sync_legacy_shape_content_encoding_gzip(db: str) -> None:
+    array = json.dumps(fixture_objects()).encode()
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, json=legacy_descriptor())
+        rsps.get(LEGACY_URI, body=gzip.compress(array),
+                 headers={"Content-Encoding": "gzip", "Content-Type": "application/json"})
+        [result] = sync(db, api=API, session=fast_session())
+    assert result.card_count == N_FIXTURE
+    last = CardDB(db).last_sync("oracle_cards")
+    assert last["source_uri"] == LEGACY_URI
+    # requests decoded the Content-Encoding: the file on disk was the plain JSON array
+    assert last["sha256"] == hashlib.sha256(array).hexdigest()
+    assert_intact(db)
+
+
+def test_transition_descriptor_prefers_jsonl(db: str) -> None:
+    """The 2026-05 descriptor carried both URIs; the JSON Lines one is used."""
+    with responses.RequestsMock() as rsps:
+        body = gzip.compress(jsonl_bytes(fixture_objects()))
+        rsps.get(DESCRIPTOR_URL, json=dict(legacy_descriptor(), jsonl_download_uri=JSONL_URI))
+        rsps.get(JSONL_URI, body=body)
+        [result] = sync(db, api=API, session=fast_session())
+    assert result.source == JSONL_URI and result.card_count == N_FIXTURE
+
+
+def test_gzip_detected_by_magic_not_name(db: str) -> None:
+    """A file whose name says .jsonl.gz but that arrives already decoded imports fine."""
+    with responses.RequestsMock() as rsps:
+        plain = jsonl_bytes(fixture_objects())
+        rsps.get(DESCRIPTOR_URL, json=current_descriptor())
+        rsps.get(JSONL_URI, body=plain)
+        [result] = sync(db, api=API, session=fast_session())
+    assert result.card_count == N_FIXTURE
+
+
+# ---------------------------------------------------------------------------- headers
+
+@pytest.mark.parametrize("session_kind", ["ours", "plain requests.Session"])
+def test_headers_on_every_request(db: str, session_kind: str) -> None:
+    session = fast_session() if session_kind == "ours" else requests.Session()
+    with responses.RequestsMock() as rsps:
+        serve_current(rsps)
+        sync(db, api=API, session=session)
+        assert len(rsps.calls) == 2
+        for call in rsps.calls:
+            ua = call.request.headers["User-Agent"]
+            assert ua.startswith(f"deckcheck/{__version__} ")
+            assert "python-requests" not in ua
+            assert call.request.headers["Accept"]
+
+
+def test_generic_user_agent_400_shows_details(db: str) -> None:
+    details = ("Your User-Agent string is currently a default value supplied by your HTTP "
+               "library. Please provide a custom User-Agent that identifies your application.")
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, status=400, json={
+            "object": "error", "code": "bad_request", "subcode": "generic_user_agent",
+            "status": 400, "details": details})
+        with pytest.raises(SyncError) as err:
+            sync(db, api=API, session=fast_session())
+    assert details in str(err.value)
+    assert "HTTP 400" in str(err.value)
+    assert not Path(db).exists()
+
+
+# ---------------------------------------------------------------------------- retries
+
+def test_429_honours_retry_after(db: str) -> None:
+    sleeps = Sleeps()
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, status=429, headers={"Retry-After": "7"},
+                 json={"object": "error", "code": "rate_limited", "status": 429,
+                       "details": "You are being rate-limited"})
+        serve_current(rsps)
+        [result] = sync(db, api=API, session=make_session(backoff=0, min_interval=0, sleep=sleeps))
+        assert calls_to(rsps, DESCRIPTOR_URL) == 2
+    assert sleeps == [7.0]
+    assert result.card_count == N_FIXTURE
+
+
+def test_429_without_retry_after_waits_as_scryfall_asks(db: str) -> None:
+    sleeps = Sleeps()
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, status=429, json={
+            "object": "error", "status": 429,
+            "details": "You are being rate-limited, try again after 60 seconds."})
+        serve_current(rsps)
+        sync(db, api=API, session=make_session(backoff=0, min_interval=0, sleep=sleeps))
+    assert sleeps == [RATE_LIMIT_WAIT] and RATE_LIMIT_WAIT == 60.0
+
+
+def test_429_every_time_gives_up_with_details(db: str, seeded: str) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, status=429, json={
+            "object": "error", "status": 429, "details": "You are being rate-limited"})
+        with pytest.raises(SyncError, match="HTTP 429: You are being rate-limited"):
+            sync(seeded, api=API, session=fast_session(retries=2))
+        assert calls_to(rsps, DESCRIPTOR_URL) == 3
+    assert_intact(seeded)
+
+
+@pytest.mark.parametrize("where", ["descriptor", "download"])
+def test_500_then_success_backs_off(db: str, where: str) -> None:
+    sleeps = Sleeps()
+    url = DESCRIPTOR_URL if where == "descriptor" else JSONL_URI
+    with responses.RequestsMock() as rsps:
+        rsps.get(url, status=500, body="oops")
+        serve_current(rsps)
+        [result] = sync(db, api=API, session=make_session(backoff=0.5, min_interval=0,
+                                                          sleep=sleeps))
+        assert calls_to(rsps, url) == 2
+    assert sleeps == [0.5]
+    assert result.card_count == N_FIXTURE
+
+
+@pytest.mark.parametrize("error", [requests.exceptions.ConnectTimeout("connect timed out"),
+                                   requests.exceptions.ReadTimeout("read timed out"),
+                                   requests.exceptions.ConnectionError("connection reset")])
+def test_descriptor_and_download_each_survive_one_failure(db: str, error: Exception) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, body=error)
+        rsps.get(JSONL_URI, body=error)
+        serve_current(rsps)
+        [result] = sync(db, api=API, session=fast_session())
+        assert calls_to(rsps, DESCRIPTOR_URL) == 2
+        assert calls_to(rsps, JSONL_URI) == 2
+    assert result.card_count == N_FIXTURE
+    assert_intact(db)
+
+
+class _DroppingBody(io.RawIOBase):
+    """A response body whose connection breaks after `cut` bytes."""
+
+    def __init__(self, data: bytes, cut: int):
+        self.data, self.pos, self.cut = data, 0, cut
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.pos >= self.cut:
+            raise ProtocolError("Connection broken: IncompleteRead")
+        n = min(len(buffer), self.cut - self.pos)
+        buffer[:n] = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+
+def test_connection_dropped_mid_download_is_retried(db: str) -> None:
+    body = gzip.compress(jsonl_bytes(fixture_objects()))
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, json=current_descriptor(size=len(body)))
+        rsps.get(JSONL_URI, body=io.BufferedReader(_DroppingBody(body, len(body) // 3)))
+        rsps.get(JSONL_URI, body=body)
+        [result] = sync(db, api=API, session=fast_session())
+        assert calls_to(rsps, JSONL_URI) == 2
+    assert result.card_count == N_FIXTURE
+    assert CardDB(db).last_sync("oracle_cards")["sha256"] == hashlib.sha256(body).hexdigest()
+
+
+def test_unreachable_scryfall_names_the_url(seeded: str) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, body=requests.exceptions.ConnectTimeout("timed out"))
+        with pytest.raises(SyncError) as err:
+            sync(seeded, api=API, session=fast_session(retries=2))
+        assert calls_to(rsps, DESCRIPTOR_URL) == 3
+    assert DESCRIPTOR_URL in str(err.value) and "ConnectTimeout" in str(err.value)
+    assert_intact(seeded)
+
+
+def test_fetch_descriptor_rejects_a_non_bulk_answer() -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, json={"object": "list", "data": []})
+        with pytest.raises(SyncError, match="no jsonl_download_uri or download_uri"):
+            fetch_descriptor(fast_session(), "oracle_cards", API)
+
+
+# ---------------------------------------------------------------------------- bad data
+
+def test_truncated_download_is_retried_then_reported(seeded: str) -> None:
+    body = gzip.compress(jsonl_bytes(fixture_objects()))
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, json=current_descriptor(size=len(body)))
+        rsps.get(JSONL_URI, body=body[: len(body) // 2])
+        with pytest.raises(SyncError, match="truncated") as err:
+            sync(seeded, api=API, session=fast_session(retries=1))
+        assert calls_to(rsps, JSONL_URI) == 2
+    assert f"Scryfall announced {len(body)}" in str(err.value)
+    assert_intact(seeded)
+
+
+def test_truncated_gzip_is_reported(seeded: str) -> None:
+    """No announced size to compare: the gzip stream itself shows the truncation."""
+    body = gzip.compress(jsonl_bytes(fixture_objects()))
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, json=current_descriptor())
+        rsps.get(JSONL_URI, body=body[:-100])
+        with pytest.raises(SyncError, match=r"oracle-cards-20260908090157\.jsonl\.gz: the gzip "
+                                            r"data is truncated or corrupt"):
+            sync(seeded, api=API, session=fast_session())
+    assert_intact(seeded)
+
+
+def test_truncated_gzip_from_file(seeded: str, tmp_path: Path) -> None:
+    path = write_bulk(tmp_path / "cut.jsonl.gz", fixture_objects())
+    path.write_bytes(path.read_bytes()[:-20])
+    with pytest.raises(SyncError, match="cut.jsonl.gz: the gzip data is truncated or corrupt"):
+        sync(seeded, from_file=path)
+    assert_intact(seeded)
+
+
+def test_malformed_json_line(seeded: str) -> None:
+    lines = jsonl_bytes(fixture_objects()).splitlines(keepends=True)
+    lines.insert(5, b'{"object": "card", "name": "Broken\n')
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, json=current_descriptor())
+        rsps.get(JSONL_URI, body=gzip.compress(b"".join(lines)))
+        with pytest.raises(SyncError, match=r"oracle-cards-20260908090157\.jsonl\.gz, line 6: "
+                                            r"not valid JSON"):
+            sync(seeded, api=API, session=fast_session())
+    assert_intact(seeded)
+    assert CardDB(seeded).last_sync("oracle_cards")["updated_at"] is None  # only the seed
+
+
+def test_card_without_oracle_id(seeded: str, tmp_path: Path) -> None:
+    objs = fixture_objects()
+    del objs[3]["oracle_id"]
+    path = write_bulk(tmp_path / "no-id.jsonl.gz", objs)
+    with pytest.raises(SyncError) as err:
+        sync(seeded, from_file=path)
+    message = str(err.value)
+    assert "no-id.jsonl.gz, line 4" in message
+    assert objs[3]["name"] in message and "oracle_id" in message
+    assert_intact(seeded)
+
+
+def test_card_without_oracle_id_cli_exit_code(seeded: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from validator.cli import main
+
+    objs = fixture_objects()
+    del objs[7]["oracle_id"]
+    path = write_bulk(tmp_path / "no-id.jsonl", objs, gz=False)
+    assert main(["sync", "--from", str(path), "--db", seeded]) != 0
+    err = capsys.readouterr().err
+    assert "no-id.jsonl, line 8" in err and "has no oracle_id" in err
+    assert_intact(seeded)
+
+
+def test_unknown_legality_key_value_and_layout_import(db: str, tmp_path: Path) -> None:
+    objs = fixture_objects()
+    bolt = next(o for o in objs if o["name"] == "Lightning Bolt")
+    bolt["legalities"] = dict(bolt["legalities"], hyperformat2030="legal", modern="suspended")
+    objs.append({"object": "card", "oracle_id": "00000000-0000-4000-8000-000000000100",
+                 "name": "Hologram Thing", "layout": "hologram", "type_line": "Artifact",
+                 "mana_cost": "{3}", "cmc": 3.0, "oracle_text": "", "color_identity": [],
+                 "keywords": [], "legalities": {"vintage": "legal", "newformat": "maybe"},
+                 "future_field": {"nested": [1, 2]}})
+    [result] = sync(db, from_file=write_bulk(tmp_path / "new.jsonl.gz", objs))
+    assert result.card_count == N_FIXTURE + 1
+    cards = CardDB(db)
+    bolt_card = deck_card(cards, "Lightning Bolt")
+    assert bolt_card.legality("hyperformat2030") == "legal"
+    assert bolt_card.legality("modern") == "suspended"
+    thing = deck_card(cards, "Hologram Thing")
+    assert thing.layout == "hologram" and thing.legality("newformat") == "maybe"
+    assert "newformat" in cards.info().formats
+
+
+def test_non_card_objects_are_skipped(db: str, tmp_path: Path) -> None:
+    objs = fixture_objects() + [{"object": "ruling", "oracle_id": "x", "comment": "hi"}]
+    [result] = sync(db, from_file=write_bulk(tmp_path / "mixed.jsonl", objs, gz=False))
+    assert result.card_count == N_FIXTURE
+
+
+def test_empty_file_is_an_error(seeded: str, tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl.gz"
+    path.write_bytes(gzip.compress(b""))
+    with pytest.raises(SyncError, match="empty.jsonl.gz: the bulk file is empty"):
+        sync(seeded, from_file=path)
+    assert_intact(seeded)
+
+
+def test_refuses_to_drop_half_the_cards_unless_forced(seeded: str, tmp_path: Path) -> None:
+    path = write_bulk(tmp_path / "small.jsonl.gz", fixture_objects()[:5])
+    with pytest.raises(SyncError, match="refusing to drop half the cards"):
+        sync(seeded, from_file=path)
+    assert_intact(seeded)
+    [result] = sync(seeded, from_file=path, force=True)
+    assert result.card_count == 5 and CardDB(seeded).info().card_count == 5
+
+
+def test_failed_first_sync_leaves_no_database(db: str, tmp_path: Path) -> None:
+    lines = jsonl_bytes(fixture_objects()) + b"{not json\n"
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(lines)
+    with pytest.raises(SyncError, match="bad.jsonl, line"):
+        sync(db, from_file=path)
+    assert not Path(db).exists()
+    with pytest.raises(SyncError, match="no such file"):
+        sync(db, from_file=tmp_path / "missing.jsonl.gz")
+    assert not Path(db).exists()
+
+
+# ---------------------------------------------------------------------------- skip, env
+
+def test_skip_when_updated_at_unchanged(db: str) -> None:
+    with responses.RequestsMock() as rsps:
+        serve_current(rsps)
+        sync(db, api=API, session=fast_session())
+        [again] = sync(db, api=API, session=fast_session())
+        assert again.skipped and "already up to date" in again.summary()
+        assert calls_to(rsps, JSONL_URI) == 1
+        assert calls_to(rsps, DESCRIPTOR_URL) == 2
+        [forced] = sync(db, api=API, session=fast_session(), force=True)
+        assert not forced.skipped and forced.card_count == N_FIXTURE
+        assert calls_to(rsps, JSONL_URI) == 2
+
+
+def test_new_updated_at_downloads_again(db: str) -> None:
+    with responses.RequestsMock() as rsps:
+        serve_current(rsps)
+        sync(db, api=API, session=fast_session())
+    later = "2026-09-09T09:00:00.000+00:00"
+    uri2 = JSONL_URI.replace("20260908090157", "20260909090000")
+    with responses.RequestsMock() as rsps:
+        serve_current(rsps, uri=uri2, updated_at=later)
+        [result] = sync(db, api=API, session=fast_session())
+        assert calls_to(rsps, uri2) == 1
+    assert not result.skipped
+    last = CardDB(db).last_sync("oracle_cards")
+    assert (last["updated_at"], last["source_uri"]) == (later, uri2)
+
+
+def test_api_base_from_environment(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = "https://scryfall-mirror.test/api"
+    monkeypatch.setenv("DECKCHECK_SCRYFALL_API", other + "/")
+    with responses.RequestsMock() as rsps:
+        body = gzip.compress(jsonl_bytes(fixture_objects()))
+        rsps.get(f"{other}/bulk-data/oracle-cards", json=current_descriptor(size=len(body)))
+        rsps.get(JSONL_URI, body=body)
+        [result] = sync(db, session=fast_session())
+    assert result.card_count == N_FIXTURE
+
+
+# ---------------------------------------------------------------------------- from a file
+
+@pytest.mark.parametrize("shape", ["jsonl", "array"])
+@pytest.mark.parametrize("gz", [True, False], ids=["gzip", "plain"])
+def test_sync_from_file(db: str, tmp_path: Path, shape: str, gz: bool) -> None:
+    path = write_bulk(tmp_path / "cards.data", fixture_objects(), shape=shape, gz=gz)
+    [result] = sync(db, from_file=path)
+    assert result.card_count == N_FIXTURE
+    assert result.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    last = CardDB(db).last_sync("oracle_cards")
+    assert last["source_uri"] == str(path) and last["sha256"] == result.sha256
+    assert_intact(db)
+
+
+def test_import_file_from_legacy_sample_shape(db: str, tmp_path: Path) -> None:
+    """A JSON array with a byte-order mark and pretty-printing."""
+    path = tmp_path / "pretty.json"
+    path.write_bytes(b"\xef\xbb\xbf\n  " + json.dumps(fixture_objects(), indent=2).encode())
+    assert import_file(path, db).card_count == N_FIXTURE
+
+
+# ---------------------------------------------------------------------------- legality changes
+
+def test_legality_changes_between_syncs(db: str, tmp_path: Path) -> None:
+    a = fixture_objects()
+    sync(db, from_file=write_bulk(tmp_path / "a.jsonl.gz", a))
+    b = fixture_objects()
+    bolt = next(o for o in b if o["name"] == "Lightning Bolt")
+    assert bolt["legalities"]["modern"] == "legal"
+    bolt["legalities"]["modern"] = "banned"
+    lurrus = next(o for o in b if o["name"] == "Lurrus of the Dream-Den")
+    assert lurrus["legalities"]["modern"] == "banned"
+    lurrus["legalities"]["modern"] = "legal"
+    [result] = sync(db, from_file=write_bulk(tmp_path / "b.jsonl.gz", b))
+    lines = result.summary().splitlines()
+    assert lines[-1] == "modern: newly banned: Lightning Bolt; unbanned: Lurrus of the Dream-Den"
+    assert lines[0].startswith(f"oracle_cards: {N_FIXTURE} cards imported")
+    changes = CardDB(db).changes()
+    assert {(c["name"], c["format"], c["old_status"], c["new_status"]) for c in changes} == {
+        ("Lightning Bolt", "modern", "legal", "banned"),
+        ("Lurrus of the Dream-Den", "modern", "banned", "legal"),
+    }
+    last = CardDB(db).last_sync("oracle_cards")
+    for change in changes:
+        assert change["changed_at"] is not None and change["sync_id"] == last["id"]
+    # the same file again: nothing changed
+    [again] = sync(db, from_file=write_bulk(tmp_path / "b2.jsonl.gz", b))
+    assert again.changes == [] and len(CardDB(db).changes()) == 2
+
+
+def test_removed_cards_and_format_keys(db: str, tmp_path: Path) -> None:
+    a = fixture_objects()
+    sync(db, from_file=write_bulk(tmp_path / "a.jsonl.gz", a))
+    b = [o for o in fixture_objects() if o["name"] != "Seven Dwarves"]
+    for o in b:  # Scryfall stops listing one format: not a change of every card
+        o.get("legalities", {}).pop("premodern", None)
+    [result] = sync(db, from_file=write_bulk(tmp_path / "b.jsonl.gz", b))
+    assert [(c["name"], c["format"]) for c in result.changes] == [("Seven Dwarves", "*")]
+    assert result.summary().splitlines()[-1] == "all formats: removed from the data: Seven Dwarves"
+    assert deck_card(db, "Seven Dwarves") is None
+
+
+def test_summarize_changes_order_and_overflow() -> None:
+    changes = [{"name": f"Card {i}", "format": "legacy", "old_status": "legal",
+                "new_status": "banned"} for i in range(10)]
+    changes.append({"name": "X", "format": "legacy", "old_status": "banned", "new_status": "legal"})
+    changes.append({"name": "Y", "format": "vintage", "old_status": "legal",
+                    "new_status": "restricted"})
+    text = summarize_changes(changes, per_list=3)
+    assert text.splitlines() == [
+        "legacy: newly banned: Card 0, Card 1, Card 2 and 7 more; unbanned: X",
+        "vintage: newly restricted: Y",
+    ]
+
+
+# ---------------------------------------------------------------------------- name index
+
+def test_name_index(seeded: str) -> None:
+    cards = CardDB(seeded)
+    found = cards.lookup(["Fire // Ice", "Fire", "ice", "FIRE/ICE", "Lim-Dul's Vault",
+                          "Lim-D\u00fbl's Vault", "\u00c6ther Vial", "aether vial",
+                          "Okaun, Eye of Chaos", "Lightning Bolt", "Delver of Secrets",
+                          "Bonecrusher Giant"])
+    def names(query: str) -> list[str]:
+        return [c.name for c in found.get(fold_name(query), [])]
+    for query in ("Fire // Ice", "Fire", "ice", "FIRE/ICE"):
+        assert names(query) == ["Fire // Ice"], query
+    assert names("Lim-Dul's Vault") == names("Lim-D\u00fbl's Vault") == ["Lim-D\u00fbl's Vault"]
+    assert names("\u00c6ther Vial") == names("aether vial") == ["Aether Vial"]
+    assert names("Okaun, Eye of Chaos") == ["Okaun, Eye of Chaos"]
+    assert names("Lightning Bolt") == ["Lightning Bolt"]  # not the art-series card
+    assert names("Delver of Secrets") == ["Delver of Secrets // Insectile Aberration"]
+    assert names("Bonecrusher Giant") == ["Bonecrusher Giant // Stomp"]
+
+
+@pytest.mark.parametrize("name", ["Goblin", "Elspeth, Knight-Errant Emblem", "Treasure", "Clue",
+                                  "Treasure // Clue", "Tazeem", "Plots That Span Centuries",
+                                  "Ral's Vanguard", "Lightning Bolt // Lightning Bolt"])
+def test_non_deck_objects_never_resolve(seeded: str, name: str) -> None:
+    cards = CardDB(seeded)
+    assert cards.lookup([name]) == {}
+    assert cards.lookup([name], deck_cards_only=False)  # they are in the database
+
+
+def test_reversible_card_shares_its_side_cards_oracle_id(db: str, tmp_path: Path) -> None:
+    """The reversible object comes first in the file; the side card's own object wins."""
+    okaun = next(o for o in fixture_objects() if o["layout"] == "reversible_card")
+    side = dict(okaun["card_faces"][0], object="card", layout="normal",
+                color_identity=["R"], keywords=["Partner with"],
+                legalities={"commander": "legal"})
+    side.pop("cmc")
+    side["cmc"] = 5.0
+    [result] = sync(db, from_file=write_bulk(tmp_path / "rev.jsonl", [okaun, side], gz=False))
+    assert result.card_count == 1
+    card = deck_card(db, "Okaun, Eye of Chaos")
+    assert card.layout == "normal" and card.oracle_id == side["oracle_id"]
+
+
+# ---------------------------------------------------------------------------- printings
+
+GODZILLA = "Godzilla, King of the Monsters"
+
+
+def printing_objects() -> list[dict[str, Any]]:
+    """default_cards-shaped objects for some fixture cards (set codes and collector numbers are
+    illustrative, except that the Godzilla series printing of Zilortha carries its real
+    flavor_name)."""
+    by_name = {o["name"]: o for o in fixture_objects()}
+    def printing(name: str, set_code: str, number: str, rarity: str, **extra: Any) -> dict:
+        base = {k: v for k, v in by_name[name].items() if k != "legalities"}
+        return {**base, "object": "card", "set": set_code, "collector_number": number,
+                "rarity": rarity, "lang": "en", **extra}
+    return [
+        printing("Lightning Bolt", "cmm", "400", "uncommon"),
+        printing("Lightning Bolt", "lea", "161", "common"),
+        printing("Zilortha, Strength Incarnate", "iko", "275", "mythic"),
+        printing("Zilortha, Strength Incarnate", "iko", "370", "mythic", flavor_name=GODZILLA),
+        printing("Fire // Ice", "mh2", "290", "uncommon"),
+        printing("Okaun, Eye of Chaos // Okaun, Eye of Chaos", "sld", "380", "rare"),
+        printing("Lightning Bolt", "ja1", "1", "common", lang="ja", printed_name="\u7a32\u59bb"),
+        {"object": "card", "name": "Unknown Token", "layout": "token", "set": "tcmm",
+         "collector_number": "1", "oracle_id": "00000000-0000-4000-8000-000000000555",
+         "rarity": "common", "lang": "en"},
+    ]
+
+
+def test_printings_from_file(seeded: str, tmp_path: Path) -> None:
+    path = write_bulk(tmp_path / "default-cards.jsonl.gz", printing_objects())
+    [result] = sync(seeded, from_file=path, printings=True)
+    assert result.bulk_type == "default_cards" and result.printing_count == 7
+    cards = CardDB(seeded)
+    bolt = deck_card(cards, "Lightning Bolt")
+    assert cards.printing("cmm", "400") == (bolt.oracle_id, "uncommon")
+    assert cards.printing("CMM", "400") == (bolt.oracle_id, "uncommon")
+    assert cards.printing("ja1", "1") == (bolt.oracle_id, "common")  # a Japanese-only printing
+    assert cards.printing("tcmm", "1") is None
+    assert cards.rarities(bolt.oracle_id) == {"uncommon", "common"}
+    found = cards.lookup([GODZILLA])[fold_name(GODZILLA)]
+    assert [c.name for c in found] == ["Zilortha, Strength Incarnate"]
+    assert cards.lookup(["\u7a32\u59bb"]) == {}  # localized names are not aliases
+    assert cards.last_sync("default_cards")["card_count"] == 7
+    # an oracle re-sync keeps the aliases (they are rebuilt from the printings table)
+    sync(seeded, from_file=write_bulk(tmp_path / "again.jsonl.gz", fixture_objects()))
+    assert cards.lookup([GODZILLA])
+    # a card gone from the oracle data loses its alias, the import does not fail
+    without = [o for o in fixture_objects() if not o["name"].startswith("Zilortha")]
+    sync(seeded, from_file=write_bulk(tmp_path / "without.jsonl.gz", without))
+    assert cards.lookup([GODZILLA]) == {}
+
+
+def test_printings_over_http(seeded: str) -> None:
+    body = gzip.compress(jsonl_bytes(printing_objects()))
+    uri = f"{FILES}/default-cards/default-cards-20260908091234.jsonl.gz"
+    with responses.RequestsMock() as rsps:
+        serve_current(rsps)
+        rsps.get(DEFAULT_DESCRIPTOR_URL, json=dict(current_descriptor(uri, len(body)),
+                                                   type="default_cards"))
+        rsps.get(uri, body=body)
+        oracle, printings = sync(seeded, api=API, session=fast_session(), printings=True)
+    assert oracle.card_count == N_FIXTURE and printings.printing_count == 7
+    assert CardDB(seeded).printing("cmm", "400")
+    assert "printings imported" in printings.summary()
+
+
+def test_printings_need_oracle_cards_first(db: str, tmp_path: Path) -> None:
+    path = write_bulk(tmp_path / "default-cards.jsonl.gz", printing_objects())
+    with pytest.raises(SyncError, match="sync oracle cards first"):
+        sync(db, from_file=path, printings=True)
+
+
+# ---------------------------------------------------------------------------- atomicity
+
+def synthetic_cards(n: int, prefix: str = "Synthetic") -> list[dict[str, Any]]:
+    return [{"object": "card", "oracle_id": f"00000000-0000-4000-9000-{i:012d}",
+             "name": f"{prefix} Card {i}", "layout": "normal", "mana_cost": "{1}", "cmc": 1.0,
+             "type_line": "Artifact", "oracle_text": f"Card number {i}.",
+             "color_identity": [], "keywords": [],
+             "legalities": {"modern": "legal", "legacy": "legal", "vintage": "legal"}}
+            for i in range(n)]
+
+
+def test_readers_see_the_old_database_during_and_after_a_failed_sync(
+        seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import validator.sync as sync_module
+
+    path = tmp_path / "half.jsonl"
+    path.write_bytes(jsonl_bytes(synthetic_cards(3000)) + b'{"object": "card", "name": \n'
+                     + jsonl_bytes(synthetic_cards(10, "Late")))
+    reader = CardDB(seeded)
+    before = reader.info().card_count
+    seen_during: list[tuple[int, bool]] = []
+    real = sync_module.card_from_scryfall
+    calls = 0
+
+    def hooked(obj: dict[str, Any]):
+        # The generator hook: after 2500 cards the importer has written its first batch
+        # (2000 cards) inside its open transaction. A reader must still see the old cards.
+        nonlocal calls
+        calls += 1
+        if calls in (1, 2500, 3000):
+            seen_during.append((reader.info().card_count,
+                                bool(reader.lookup(["Synthetic Card 1"]))))
+        return real(obj)
+
+    monkeypatch.setattr(sync_module, "card_from_scryfall", hooked)
+    with pytest.raises(SyncError, match="half.jsonl, line 3001: not valid JSON"):
+        import_file(path, seeded)
+    assert calls == 3000
+    assert seen_during == [(before, False)] * 3
+    assert reader.info().card_count == before
+    assert reader.lookup(["Synthetic Card 1"]) == {}
+    assert_intact(seeded)
+    reader.close()
