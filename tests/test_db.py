@@ -245,3 +245,11 @@ def test_changes_to_and_from_not_legal_with_sparse_rows(engine) -> None:
     with engine.connect() as conn:
         statuses = conn.execute(select(LegalityRow.status).distinct()).scalars().all()
     assert "not_legal" not in statuses
+
+
+def test_card_prefers_the_deck_card_with_that_exact_name(engine) -> None:
+    write(engine, fixture_cards())
+    db = CardDB(engine=engine)
+    assert db.card("Lightning Bolt").name == "Lightning Bolt"
+    assert db.card("lightning bolt").is_deck_card
+    assert db.card("No Such Card") is None

@@ -301,8 +301,16 @@ class CardDB:
             return self._cards(conn, [oracle_id]).get(oracle_id)
 
     def card(self, name: str) -> Card | None:
-        found = self.lookup([name], deck_cards_only=False).get(fold_name(name), [])
-        return found[0] if found else None
+        """The card a decklist line `name` means; failing that, a non-deck object (a token,
+        an art card) of that name, for `deckcheck card`."""
+        from .resolve import choose
+
+        folded = fold_name(name)
+        for deck_cards_only in (True, False):
+            found = choose(folded, self.lookup([name], deck_cards_only=deck_cards_only).get(folded, []))
+            if found:
+                return found[0]
+        return None
 
     def all_cards(self) -> Iterator[tuple[list[str], Card]]:
         """Every deck card with its folded names, for a warm in-memory index."""
