@@ -1,0 +1,70 @@
+"""The library API as the README documents it: open_db, parse_decklist, validate, CardIndex,
+check_formats, house rules and house formats."""
+
+from __future__ import annotations
+
+import pytest
+
+import validator
+from conftest import FIXTURES
+from validator.sync import import_file
+
+DECK = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\nSideboard\n3 Counterspell\n"
+
+
+@pytest.fixture(scope="module")
+def db_path(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("api") / "cards.sqlite3"
+    import_file(FIXTURES / "cards_core.json", str(path))
+    return str(path)
+
+
+def test_readme_flow(db_path):
+    db = validator.open_db(db_path)
+    deck = validator.parse_decklist(DECK)
+    report = validator.validate(deck, "modern", cards=db)
+    assert report.legal and report.problems == []
+    data = report.to_dict()
+    assert data["legal"] is True and data["deck"]["main"] == 60 and data["deck"]["sideboard"] == 3
+
+
+def test_validate_text_with_a_warm_index_gives_the_same_verdicts(db_path):
+    db = validator.open_db(db_path)
+    index = validator.CardIndex.from_db(db)
+    bad = DECK.replace("4 Lightning Bolt", "5 Lightning Bolt")
+    for text in (DECK, bad):
+        cold = validator.validate(text, "modern", cards=db)
+        warm = validator.validate(text, "modern", cards=index)
+        assert cold.to_dict() == warm.to_dict()
+    assert not validator.validate(bad, "modern", cards=index).legal
+
+
+def test_problem_objects_carry_code_citation_cards_and_lines(db_path):
+    report = validator.validate("5 Lightning Bolt\n55 Mountain\n", "modern", db=db_path)
+    [problem] = report.errors
+    assert (problem.code, problem.citation, problem.cards, problem.lines) == (
+        "too-many-copies", "CR 100.2a", ("Lightning Bolt",), (1,))
+
+
+def test_check_formats(db_path):
+    reports = {r.format: r for r in validator.check_formats(DECK, db=db_path)}
+    assert reports["modern"].legal and reports["legacy"].legal
+    assert not reports["commander"].legal
+    assert set(reports) == set(validator.load_formats())
+
+
+def test_house_rule(db_path):
+    rule = "Each nonland card in your starting deck has mana value 1 or less."
+    assert validator.validate(DECK, "modern", db=db_path, rules=[rule]).legal
+    strict = "Each nonland card in your starting deck has mana value 0."
+    report = validator.validate(DECK, "modern", db=db_path, rules=[strict])
+    assert [p.code for p in report.errors] == ["house-rule-failed"]
+    assert {"Lightning Bolt", "Goblin Guide"} <= set(report.errors[0].cards)
+
+
+def test_house_format(db_path, tmp_path):
+    house = tmp_path / "house.toml"
+    house.write_text('[burn40]\nname = "Burn 40"\nlegality = "modern"\nmin_deck = 40\n', encoding="utf-8")
+    formats = validator.load_formats(house)
+    report = validator.validate("4 Lightning Bolt\n36 Mountain\n", "burn40", db=db_path, formats=formats)
+    assert report.legal and report.format_name == "Burn 40"
