@@ -51,3 +51,13 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not available: {path} (integration data lives in ../shared/data)")
     return path
+
+
+@pytest.fixture(scope="session")
+def core_db(tmp_path_factory) -> str:
+    """A card database imported from tests/fixtures/cards_core.json (the sync path)."""
+    from validator.sync import import_file
+
+    path = tmp_path_factory.mktemp("core-db") / "cards.sqlite3"
+    import_file(FIXTURES / "cards_core.json", str(path))
+    return str(path)

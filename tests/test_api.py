@@ -6,17 +6,13 @@ from __future__ import annotations
 import pytest
 
 import validator
-from conftest import FIXTURES
-from validator.sync import import_file
 
 DECK = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\nSideboard\n3 Counterspell\n"
 
 
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory) -> str:
-    path = tmp_path_factory.mktemp("api") / "cards.sqlite3"
-    import_file(FIXTURES / "cards_core.json", str(path))
-    return str(path)
+@pytest.fixture
+def db_path(core_db) -> str:
+    return core_db
 
 
 def test_readme_flow(db_path):

@@ -8,19 +8,15 @@ import json
 
 import pytest
 
-from conftest import FIXTURES
 from validator.cli import main
-from validator.sync import import_file
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\n3 Counterspell\n"
 ILLEGAL_MODERN = "5 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n"
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory) -> str:
-    path = tmp_path_factory.mktemp("db") / "cards.sqlite3"
-    import_file(FIXTURES / "cards_core.json", str(path))
-    return str(path)
+@pytest.fixture
+def db(core_db) -> str:
+    return core_db
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -6,7 +6,9 @@ The CLI is a thin layer over these functions; a site integrating deckcheck calls
 from __future__ import annotations
 
 import os
-from typing import Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .checks import GENERIC_CHECKS
 from .db import CardDB
@@ -90,6 +92,45 @@ def _rarities(cards: CardSource):
     return lambda card: db.rarities(card.oracle_id)
 
 
+@contextmanager
+def _card_source(cards: CardSource | None, db: str | os.PathLike[str] | None) -> Iterator[CardSource]:
+    """The caller's card source, or the database at `db`, open for the whole validation."""
+    if cards is not None:
+        yield cards
+        return
+    own = open_db(db)
+    try:
+        yield own
+    finally:
+        own.close()
+
+
+@dataclass
+class _Prepared:
+    """A deck read and resolved once, with its --commander cards, ready for any format."""
+
+    resolved: ResolvedDeck
+    commanders: list[Card]
+    problems: list[Problem]  # --commander names that are no card
+    rarities: Callable[[Card], set[str] | None] | None
+
+
+def _prepare(deck: Deck | str | bytes, cards: CardSource, commanders: Sequence[str]) -> _Prepared:
+    if not isinstance(deck, Deck):
+        deck = parse_decklist(deck)
+    named, problems = _named_cards(commanders, cards) if commanders else ([], [])
+    return _Prepared(resolve(deck, cards), named, problems, _rarities(cards))
+
+
+def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: str | None,
+            **options) -> Report:
+    problems = prepared.problems + check_resolved(
+        deck, fmt, commanders=prepared.commanders, rarities=prepared.rarities, **options)
+    report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source)
+    summarize_deck(report, deck)
+    return report
+
+
 def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
              db: str | os.PathLike[str] | None = None, cards: CardSource | None = None,
              commanders: Sequence[str] = (), rules: Sequence[str] = (),
@@ -101,23 +142,9 @@ def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
     `CardIndex` for many decks); without it the database at `db` is opened.
     """
     fmt = _format(format, formats)
-    if not isinstance(deck, Deck):
-        deck = parse_decklist(deck)
-    own_db = None
-    if cards is None:
-        cards = own_db = open_db(db)
-    try:
-        resolved = resolve(deck, cards)
-        named, named_problems = _named_cards(commanders, cards) if commanders else ([], [])
-        problems = named_problems + check_resolved(
-            resolved, fmt, commanders=named, rules=rules, bracket=bracket,
-            rarities=_rarities(cards))
-    finally:
-        if own_db is not None:
-            own_db.close()
-    report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source)
-    summarize_deck(report, resolved)
-    return report
+    with _card_source(cards, db) as card_source:
+        prepared = _prepare(deck, card_source, commanders)
+        return _report(prepared, prepared.resolved, fmt, source, rules=rules, bracket=bracket)
 
 
 def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None = None,
@@ -126,26 +153,11 @@ def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None
                   commanders: Sequence[str] = (), source: str | None = None) -> list[Report]:
     """Validate one deck against every known format (the deck is read and resolved once)."""
     formats = formats if formats is not None else load_formats()
-    if not isinstance(deck, Deck):
-        deck = parse_decklist(deck)
-    own_db = None
-    if cards is None:
-        cards = own_db = open_db(db)
-    try:
-        resolved = resolve(deck, cards)
-        named, named_problems = _named_cards(commanders, cards) if commanders else ([], [])
-        reports = []
-        for fmt in formats.values():
-            copy = resolved.clone()
-            problems = named_problems + check_resolved(copy, fmt, commanders=named,
-                                                       rarities=_rarities(cards))
-            report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source)
-            summarize_deck(report, copy)
-            reports.append(report)
-    finally:
-        if own_db is not None:
-            own_db.close()
-    return reports
+    with _card_source(cards, db) as card_source:
+        prepared = _prepare(deck, card_source, commanders)
+        # Commander designation moves cards between sections: each format gets its own copy.
+        return [_report(prepared, prepared.resolved.clone(), fmt, source)
+                for fmt in formats.values()]
 
 
 __all__ = ["open_db", "parse_decklist", "validate", "check_formats", "check_resolved",
