@@ -369,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
              else f"all {len(decks)} validated"))
 
     warm = warm_run(decks, db_path)
-    print(f"\n== warm API (CardIndex in memory) ==")
+    print("\n== warm API (CardIndex in memory) ==")
     print(f"CardIndex.from_db: {warm['index_load_s']:.2f} s ({warm['index_cards']} cards); "
           f"first deck per format (lazy imports, untimed): {warm['warmup_s']:.2f} s")
     print(f"{warm['decks']} decks in {warm['wall_s']:.1f} s: {warm['decks_per_s']:.0f} decks/s")

@@ -216,7 +216,9 @@ def test_generic_insert_path_matches_the_sqlite_fast_path(tmp_path: Path,
     monkeypatch.setattr(db_module._RowWriter, "__init__", generic_init)
     generic = make_engine(database_url(tmp_path / "generic.sqlite3"))
     create_schema(generic)
-    write(generic, cards)
+    with generic.begin() as conn:  # rows as Python values, JSON left to SQLAlchemy
+        db_module.write_batches(conn, db_module.card_batches(cards, json_text=False,
+                                                              for_changes=False))
     names = [c.name for c in cards]
     a = CardDB(engine=fast).lookup(names, deck_cards_only=False)
     b = CardDB(engine=generic).lookup(names, deck_cards_only=False)

@@ -732,3 +732,40 @@ def test_readers_see_the_old_database_during_and_after_a_failed_sync(
     assert reader.lookup(["Synthetic Card 1"]) == {}
     assert_intact(seeded)
     reader.close()
+
+
+# ---------------------------------------------------------------------------- the reading process
+
+@pytest.fixture
+def in_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read every file in the second process, as a full-size sync does."""
+    import validator.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0)
+
+
+def test_worker_import_matches_in_process_import(in_worker: None, db: str, tmp_path: Path) -> None:
+    path = write_bulk(tmp_path / "cards.jsonl.gz", fixture_objects())
+    result = import_file(path, db)
+    assert result.card_count == N_FIXTURE
+    assert result.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert_intact(db)
+
+
+def test_worker_reports_the_bad_line_and_keeps_the_database(in_worker: None, seeded: str,
+                                                            tmp_path: Path) -> None:
+    objs = fixture_objects()
+    del objs[3]["oracle_id"]
+    path = write_bulk(tmp_path / "no-id.jsonl.gz", objs)
+    with pytest.raises(SyncError, match=r"no-id\.jsonl\.gz, line 4: .*oracle_id"):
+        import_file(path, seeded)
+    assert_intact(seeded)
+
+
+def test_worker_resync_records_changes(in_worker: None, seeded: str, tmp_path: Path) -> None:
+    objs = fixture_objects()
+    bolt = next(o for o in objs if o["name"] == "Lightning Bolt")
+    bolt["legalities"]["modern"] = "banned"
+    result = import_file(write_bulk(tmp_path / "b.jsonl.gz", objs), seeded)
+    assert [(c["name"], c["format"], c["new_status"]) for c in result.changes] == [
+        ("Lightning Bolt", "modern", "banned")]

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import (
     JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, create_engine,
@@ -423,9 +423,103 @@ class WriteResult:
     changes: list[dict[str, Any]]
 
 
+@dataclass
+class CardBatch:
+    """One batch of cards as the rows to insert: pure data, so it can be built in another
+    process (a full sync reads and computes facts in one process while this one writes)."""
+
+    ids: list[str]
+    card_rows: list[tuple[Any, ...]]  # CardRow columns in order
+    legality_rows: list[tuple[str, str, str]]  # statuses other than not_legal
+    name_rows: list[tuple[str, str, str]]
+    formats: set[str]  # every legality key seen, not_legal included
+    #: oracle_id -> (name, legalities), only when the database had cards before (changes).
+    previous_check: dict[str, tuple[str, dict[str, str]]] | None = None
+
+
+_CARD_COLUMNS = [c.name for c in CardRow.__table__.columns]
+_CARD_VALUES = operator.itemgetter(*_CARD_COLUMNS)
+_JSON_POSITIONS = [i for i, c in enumerate(CardRow.__table__.columns) if isinstance(c.type, JSON)]
+
+
+def _card_row(card: Card, dumps: Callable[[Any], bytes] | None) -> tuple[Any, ...]:
+    """A card's row in column order. With `dumps`, JSON columns are serialized here, for
+    SQLite's executemany fast path (SQLAlchemy serializes them on other databases)."""
+    values = _CARD_VALUES(card_to_row(card))
+    if dumps is None:
+        return values
+    row = list(values)
+    for p in _JSON_POSITIONS:
+        row[p] = dumps(row[p]).decode()
+    return tuple(row)
+
+
+def card_batches(cards: Iterable[Card], *, json_text: bool, for_changes: bool,
+                 batch_size: int = 2000) -> Iterator[CardBatch]:
+    """Group cards into `CardBatch`es, each oracle card once.
+
+    A reversible card shares its oracle id with its side card ("Okaun // Okaun" and "Okaun");
+    the side card's own object describes it best, so reversible objects wait until the end and
+    only fill in oracle ids no other object had (there are a few dozen of them).
+    """
+    import orjson  # only a sync needs it
+
+    dumps = orjson.dumps if json_text else None
+    seen: set[str] = set()
+    reversible: dict[str, Card] = {}
+    batch: list[Card] = []
+
+    def build() -> CardBatch:
+        formats: set[str] = set()
+        for c in batch:
+            formats.update(c.legalities)
+        return CardBatch(
+            ids=[c.oracle_id for c in batch],
+            card_rows=[_card_row(c, dumps) for c in batch],
+            legality_rows=[(c.oracle_id, f, st) for c in batch
+                           for f, st in c.legalities.items() if st != "not_legal"],
+            name_rows=[(folded, c.oracle_id, kind) for c in batch
+                       for folded, kind in lookup_names(c)],
+            formats=formats,
+            previous_check={c.oracle_id: (c.name, dict(c.legalities)) for c in batch}
+            if for_changes else None,
+        )
+
+    for card in cards:
+        if card.oracle_id in seen:
+            continue  # the same oracle card twice
+        if card.layout == "reversible_card":
+            reversible.setdefault(card.oracle_id, card)
+            continue
+        seen.add(card.oracle_id)
+        batch.append(card)
+        if len(batch) >= batch_size:
+            yield build()
+            batch = []
+    for oid, card in reversible.items():
+        if oid not in seen:
+            seen.add(oid)
+            batch.append(card)
+    if batch:
+        yield build()
+
+
+def has_cards(conn: Connection) -> bool:
+    t = CardRow.__table__
+    return conn.execute(select(t.c.oracle_id).limit(1)).first() is not None
+
+
 def write_cards(conn: Connection, cards: Iterable[Card], *, batch_size: int = 2000,
                 now: datetime | None = None) -> WriteResult:
-    """Replace the card tables with `cards` inside the caller's transaction.
+    """Replace the card tables with `cards` inside the caller's transaction."""
+    batches = card_batches(cards, json_text=conn.dialect.name == "sqlite",
+                           for_changes=has_cards(conn), batch_size=batch_size)
+    return write_batches(conn, batches, now=now)
+
+
+def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
+                  now: datetime | None = None) -> WriteResult:
+    """Replace the card tables with the cards of `batches` inside the caller's transaction.
 
     Works batch by batch so memory stays flat: for each batch, old legalities are read (to
     record changes), old rows deleted and new rows inserted. Cards absent from the new data are
@@ -439,65 +533,40 @@ def write_cards(conn: Connection, cards: Iterable[Card], *, batch_size: int = 20
     """
     now = now or datetime.now(timezone.utc)
     cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
-    had_cards = conn.execute(select(cards_t.c.oracle_id).limit(1)).first() is not None
+    had_cards = has_cards(conn)
     old_formats = known_formats(conn) if had_cards else set()
     new_formats: set[str] = set()
     rows = _RowWriter(conn)
     seen: set[str] = set()
     changes: list[dict[str, Any]] = []
-    batch: list[Card] = []
 
-    def record_changes(ids: list[str]) -> None:
+    def record_changes(batch: CardBatch) -> None:
+        if batch.previous_check is None:
+            raise ValueError("card batches for a database that has cards need previous_check")
         old: dict[str, dict[str, str]] = {}
-        for chunk in _chunks(ids, 500):
-            for o, f, s in conn.execute(select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
-                                        .where(leg_t.c.oracle_id.in_(chunk))):
-                old.setdefault(o, {})[f] = s
-        for card in batch:
-            before_all = old.get(card.oracle_id, {})
-            for fmt in sorted(old_formats & card.legalities.keys()):
-                before, after = before_all.get(fmt, "not_legal"), card.legalities[fmt]
+        for chunk in _chunks(batch.ids, 500):
+            for o, f, st in conn.execute(select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
+                                         .where(leg_t.c.oracle_id.in_(chunk))):
+                old.setdefault(o, {})[f] = st
+        for oid, (name, legalities) in batch.previous_check.items():
+            before_all = old.get(oid, {})
+            for fmt in sorted(old_formats & legalities.keys()):
+                before, after = before_all.get(fmt, "not_legal"), legalities[fmt]
                 if after != before:
-                    changes.append({"changed_at": now, "oracle_id": card.oracle_id,
-                                    "name": card.name, "format": fmt,
-                                    "old_status": before, "new_status": after})
+                    changes.append({"changed_at": now, "oracle_id": oid, "name": name,
+                                    "format": fmt, "old_status": before, "new_status": after})
 
-    def flush() -> None:
-        ids = [c.oracle_id for c in batch]
+    for batch in batches:
+        seen.update(batch.ids)
+        new_formats |= batch.formats
         if had_cards:
-            record_changes(ids)
-            for chunk in _chunks(ids, 500):
+            record_changes(batch)
+            for chunk in _chunks(batch.ids, 500):
                 for table in (names_t, leg_t, cards_t):
                     conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
-        rows.cards(batch)
-        for c in batch:
-            new_formats.update(c.legalities)
-        rows.insert(leg_t, [(c.oracle_id, f, s) for c in batch
-                            for f, s in c.legalities.items() if s != "not_legal"])
-        rows.insert(names_t, [(folded, c.oracle_id, kind)
-                              for c in batch for folded, kind in lookup_names(c)])
-        batch.clear()
-
-    # A reversible card shares its oracle id with its side card ("Okaun // Okaun" and "Okaun");
-    # the side card's own object describes it best, so reversible objects wait until the end
-    # and only fill in oracle ids no other object had (there are a few dozen of them).
-    reversible: dict[str, Card] = {}
-    for card in cards:
-        if card.oracle_id in seen:
-            continue  # the same oracle card twice
-        if card.layout == "reversible_card":
-            reversible.setdefault(card.oracle_id, card)
-            continue
-        seen.add(card.oracle_id)
-        batch.append(card)
-        if len(batch) >= batch_size:
-            flush()
-    for oid, card in reversible.items():
-        if oid not in seen:
-            seen.add(oid)
-            batch.append(card)
-    if batch:
-        flush()
+        rows.insert(cards_t, batch.card_rows)
+        rows.insert(leg_t, batch.legality_rows)
+        rows.insert(names_t, batch.name_rows)
     if had_cards:
         gone = [oid for (oid,) in conn.execute(select(cards_t.c.oracle_id))
                 if oid not in seen]
@@ -537,10 +606,6 @@ class _RowWriter:
     def __init__(self, conn: Connection):
         self.conn = conn
         self.sqlite = conn.dialect.name == "sqlite"
-        cols = [c.name for c in CardRow.__table__.columns]
-        self._card_values = operator.itemgetter(*cols)
-        self._json_positions = [i for i, c in enumerate(CardRow.__table__.columns)
-                                if isinstance(c.type, JSON)]
 
     def insert(self, table: Any, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
@@ -552,19 +617,6 @@ class _RowWriter:
                 f"VALUES ({', '.join('?' * len(cols))})", rows)
         else:
             self.conn.execute(insert(table), [dict(zip(cols, r)) for r in rows])
-
-    def cards(self, cards: list[Card]) -> None:
-        values = [self._card_values(card_to_row(c)) for c in cards]
-        if self.sqlite:
-            import orjson
-
-            dumps, positions = orjson.dumps, self._json_positions
-            for i, row in enumerate(values):
-                row = list(row)
-                for p in positions:
-                    row[p] = dumps(row[p]).decode()
-                values[i] = tuple(row)
-        self.insert(CardRow.__table__, values)
 
 
 def write_printings(conn: Connection, printings: Iterable[dict[str, Any]], *,

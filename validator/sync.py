@@ -23,8 +23,8 @@ from . import __version__
 from .bulkfile import BulkFileError, BulkStats, iter_bulk_file
 from .cardfacts import CardDataError, card_from_scryfall
 from .db import (
-    CardDB, LegalityChange, SyncRun, create_schema, database_url, make_engine, refresh_aliases,
-    write_cards, write_printings,
+    CardBatch, CardDB, LegalityChange, SyncRun, card_batches, create_schema, database_url,
+    make_engine, refresh_aliases, write_batches, write_printings,
 )
 from .model import Card
 
@@ -333,6 +333,78 @@ def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
                             f"({type(exc).__name__}: {exc})") from exc
 
 
+#: Files at least this big are read in a second process (see `_batches_from_worker`).
+PARALLEL_MIN_BYTES = 4 << 20
+
+
+def _read_batches(path: Path, name: str, json_text: bool, for_changes: bool, conn: Any) -> None:
+    """Worker process: read the bulk file, compute card facts and rows, send `CardBatch`es.
+
+    Messages: ("batch", CardBatch, bytes read so far) ..., then ("done", sha256, size), or
+    ("error", message). The pipe's small buffer keeps both processes in step, so memory stays
+    flat however big the file.
+    """
+    gc.disable()  # as in import_file
+    stats = BulkStats()
+    read = 0
+
+    def on_read(n: int) -> None:
+        nonlocal read
+        read += n
+
+    try:
+        cards = _cards(path, stats, on_read, name)
+        for batch in card_batches(cards, json_text=json_text, for_changes=for_changes):
+            conn.send(("batch", batch, read))
+        conn.send(("done", stats.sha256, stats.size))
+    except Exception as exc:  # noqa: BLE001 - every failure goes back to the importing process
+        conn.send(("error", str(exc) if isinstance(exc, (SyncError, BulkFileError, OSError))
+                   else f"{name}: {type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def _batches_from_worker(path: Path, name: str, stats: BulkStats,
+                         on_read: Callable[[int], None] | None, *, json_text: bool,
+                         for_changes: bool) -> Iterator[CardBatch]:
+    """`card_batches` of the file, built in a second process.
+
+    Reading JSON and computing facts and rows take longer than writing them; on two cores the
+    two overlap, which makes a full sync markedly faster. Errors arrive as SyncError, with the
+    same messages as in-process.
+    """
+    import multiprocessing
+
+    receiver, sender = multiprocessing.Pipe(duplex=False)
+    worker = multiprocessing.Process(target=_read_batches, daemon=True,
+                                     args=(path, name, json_text, for_changes, sender))
+    worker.start()
+    sender.close()
+    reported = 0
+    try:
+        while True:
+            try:
+                message = receiver.recv()
+            except EOFError:
+                raise SyncError(f"{name}: the reading process stopped unexpectedly") from None
+            if message[0] == "batch":
+                if on_read and message[2] > reported:
+                    on_read(message[2] - reported)
+                    reported = message[2]
+                yield message[1]
+            elif message[0] == "done":
+                stats.sha256, stats.size = message[1], message[2]
+                return
+            else:
+                raise SyncError(message[1])
+    finally:
+        receiver.close()
+        worker.join(timeout=5)
+        if worker.is_alive():
+            worker.terminate()
+            worker.join()
+
+
 def _printings(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
                name: str) -> Iterator[dict[str, Any]]:
     for position, obj in iter_bulk_file(path, stats, on_read, name=name):
@@ -401,7 +473,12 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
                     raise SyncError(f"{name}: no printings of known cards; sync oracle cards first")
             else:
                 old_count = conn.execute(_count_cards()).scalar_one()
-                written = write_cards(conn, _cards(path, stats, progress, name), now=now)
+                options = {"json_text": conn.dialect.name == "sqlite", "for_changes": old_count > 0}
+                if path.stat().st_size >= PARALLEL_MIN_BYTES:
+                    batches = _batches_from_worker(path, name, stats, progress, **options)
+                else:
+                    batches = card_batches(_cards(path, stats, progress, name), **options)
+                written = write_batches(conn, batches, now=now)
                 if written.card_count == 0:
                     raise SyncError(f"{name}: the file holds no cards")
                 if old_count and written.card_count < old_count / 2 and not force:
