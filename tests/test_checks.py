@@ -173,3 +173,9 @@ def test_unknown_card_in_commander_sideboard_counts_toward_the_100():
     deck.unresolved.append(DeckEntry(quantity=1, name="Uharis, the Stormspinner",
                                      section=Section.SIDEBOARD, line=101))
     assert check_deck_size(deck, FORMATS["duel"]) == []
+
+
+def test_card_pool_problems_cite_the_format():
+    deck = make_deck(CARDS, main=[(1, "Lurrus of the Dream-Den"), (59, "Mountain")])
+    [problem] = check_card_pool(deck, MODERN)
+    assert problem.citation == "format:modern"
