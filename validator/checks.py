@@ -11,13 +11,9 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from .formats import FormatRules
-from .model import Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
+from .model import Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity, entry_lines
 
 Check = Callable[[ResolvedDeck, FormatRules], list[Problem]]
-
-
-def _lines(entries: Iterable[ResolvedEntry]) -> tuple[int, ...]:
-    return tuple(sorted({e.entry.line for e in entries if e.entry.line}))
 
 
 def deck_and_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[ResolvedEntry]:
@@ -79,11 +75,11 @@ def check_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         names = tuple(sorted({e.card.name for e in entries}))
         return [Problem("sideboard-not-allowed",
                         f"{fmt.name} decks have no sideboard, but {size} card(s) are listed there: "
-                        + ", ".join(names), cite, cards=names, lines=_lines(entries))]
+                        + ", ".join(names), cite, cards=names, lines=entry_lines(entries))]
     if size > fmt.sideboard_max:
         return [Problem("sideboard-too-large",
                         f"the sideboard has {size} cards; at most {fmt.sideboard_max} are allowed",
-                        cite, lines=_lines(entries))]
+                        cite, lines=entry_lines(entries))]
     return []
 
 
@@ -122,7 +118,7 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
             where = "in the deck" if fmt.is_commander else "in the main deck and sideboard together"
             problems.append(Problem(
                 "too-many-copies", f"{total} copies of {card.name}; at most {limit} allowed {where}",
-                cite, cards=(card.name,), lines=_lines(entries)))
+                cite, cards=(card.name,), lines=entry_lines(entries)))
     return problems
 
 
@@ -141,7 +137,7 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         card = group[0].card
         status = card.legality(fmt.legality)
         total = sum(e.quantity for e in group)
-        lines = _lines(group)
+        lines = entry_lines(group)
         if status == "legal":
             continue
         if status == "banned":
@@ -177,13 +173,13 @@ def check_sticker_sheets(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     problems = [Problem(
         "sticker-sheets", f"{total} sticker sheet(s) listed; sticker sheets are not cards and "
                           "are not counted in the deck or sideboard", "CR 123.2", Severity.INFO,
-        lines=_lines(sheets))]
+        lines=entry_lines(sheets))]
     if len(distinct) < 10 or len(distinct) < total:
         problems.append(Problem(
             "sticker-sheets-invalid", f"playing with stickers needs at least ten different "
                                       f"sticker sheets; this list has {len(distinct)} different "
                                       f"of {total}", "CR 123.2a", Severity.WARNING,
-            lines=_lines(sheets)))
+            lines=entry_lines(sheets)))
     return problems
 
 

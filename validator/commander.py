@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence
 from .abilities import BASIC_LAND_TYPES
 from .formats import FormatRules
 from .model import (COLOR_ORDER, Card, DeckEntry, Problem, ResolvedDeck, ResolvedEntry, Section,
-                    Severity)
+                    Severity, distinct_cards, entry_lines)
 from .names import fold_name
 
 #: `rarities(card)`: the rarities a card was printed at, None when printings were not synced.
@@ -93,21 +93,6 @@ def identity_text(colors: Iterable[str]) -> str:
 
 def _names(cards: Iterable[Card]) -> str:
     return ", ".join(c.name for c in cards)
-
-
-def _lines(entries: Iterable[ResolvedEntry]) -> tuple[int, ...]:
-    return tuple(sorted({e.entry.line for e in entries if e.entry.line}))
-
-
-def _distinct(entries: Iterable[ResolvedEntry]) -> list[ResolvedEntry]:
-    """The first entry of each oracle card, in listing order."""
-    seen: set[str] = set()
-    out = []
-    for e in entries:
-        if e.card.oracle_id not in seen:
-            seen.add(e.card.oracle_id)
-            out.append(e)
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,7 +222,7 @@ def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
 def _info(code: str, message: str, fmt: FormatRules, cards: Iterable[Card] = (),
           entries: Iterable[ResolvedEntry] = ()) -> Problem:
     return Problem(code, message, fmt.cite("commander"), Severity.INFO,
-                   cards=tuple(c.name for c in cards), lines=_lines(entries))
+                   cards=tuple(c.name for c in cards), lines=entry_lines(entries))
 
 
 def _ignore_duplicates(deck: ResolvedDeck, fmt: FormatRules, section: Section,
@@ -323,7 +308,7 @@ def _section_found(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     source = deck.deck.commander_source
     where = _SOURCE_WORDS.get(source or "", f"the decklist ({source})" if source
                               else "the decklist's commander section")
-    cards = [e.card for e in _distinct(entries)]
+    cards = [e.card for e in distinct_cards(entries)]
     what = "Oathbreaker and signature spell" if fmt.kind == "oathbreaker" else "Commander"
     return [_info("commander-found", f"{what} taken from {where}: {_names(cards)}",
                   fmt, cards, entries)]
@@ -376,7 +361,7 @@ def _guessed(fmt: FormatRules, what: str, candidates: Iterable[Card],
 
 def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """MTGO and tournament exports of Commander lists put the commander(s) in the sideboard."""
-    sideboard = _distinct(deck.cards_in(Section.SIDEBOARD))
+    sideboard = distinct_cards(deck.cards_in(Section.SIDEBOARD))
     leaders = [e for e in sideboard if _may_lead(e.card, fmt)]
     # A companion card is the companion unless nothing else could be the commander.
     candidates = [e for e in leaders if e.card.companion_condition is None] or leaders
@@ -401,7 +386,7 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
 
 def _missing(deck: ResolvedDeck, fmt: FormatRules) -> Problem:
     unknown = [e.name for e in deck.unresolved if e.section == Section.SIDEBOARD]
-    sideboard = _distinct(deck.cards_in(Section.SIDEBOARD))
+    sideboard = distinct_cards(deck.cards_in(Section.SIDEBOARD))
     detail = ""
     if unknown:
         detail = f" The sideboard names unknown card(s): {', '.join(unknown)}."
@@ -416,21 +401,21 @@ def _designate_companion(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     (702.139a, 903.11), not a sideboard card (903.5e)."""
     if deck.cards_in(Section.COMPANION):
         return []
-    companions = _distinct(e for e in deck.cards_in(Section.SIDEBOARD)
+    companions = distinct_cards(e for e in deck.cards_in(Section.SIDEBOARD)
                            if e.card.companion_condition is not None)
     if len(companions) != 1:
         return []
     moved = _move(deck, companions[0], Section.COMPANION)
     return [Problem("companion-found", f"Companion taken from the sideboard: {moved.card.name}",
                     fmt.cite("companion", "CR 903.11a"), Severity.INFO, cards=(moved.card.name,),
-                    lines=_lines([moved]))]
+                    lines=entry_lines([moved]))]
 
 
 def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     walkers = [e for e in deck.cards_in(Section.COMMANDER) if "Planeswalker" in e.card.types]
     if walkers:
         return []
-    candidates = _distinct(e for e in deck.cards_in(Section.SIDEBOARD)
+    candidates = distinct_cards(e for e in deck.cards_in(Section.SIDEBOARD)
                            if "Planeswalker" in e.card.types)
     chosen, guessed = _choose_leaders(deck, fmt, candidates, None)
     if not chosen:
@@ -451,7 +436,7 @@ def _designate_signature_spells(deck: ResolvedDeck, fmt: FormatRules) -> list[Pr
     if not walkers or any(_is_signature_spell(e.card) for e in commanders):
         return []
     identity = set("".join(c.color_identity for c in walkers))
-    spells = _distinct(e for e in deck.cards_in(Section.SIDEBOARD) if _is_signature_spell(e.card))
+    spells = distinct_cards(e for e in deck.cards_in(Section.SIDEBOARD) if _is_signature_spell(e.card))
     fitting = [e for e in spells if set(e.card.color_identity) <= identity] or spells
     if not fitting:
         return [Problem("signature-spell-missing", "No signature spell found: each oathbreaker "
@@ -626,12 +611,12 @@ def _colorless_basics(entries: Sequence[ResolvedEntry],
     wrong = [e for e in entries if _basic_type(e) not in (None, chosen)]
     problems = []
     if wrong:
-        cards = tuple(e.card.name for e in _distinct(wrong))
+        cards = tuple(e.card.name for e in distinct_cards(wrong))
         problems.append(Problem(
             "color-identity", f"With a colorless commander, a {fmt.name} deck may hold basic lands "
             f"of one basic land type only; {chosen} is taken as the chosen type, so these are not "
             f"allowed: {', '.join(cards)}", fmt.cite("colorless_basics", "CR 903.12e"),
-            cards=cards, lines=_lines(wrong)))
+            cards=cards, lines=entry_lines(wrong)))
     return [e for e in entries if _basic_type(e) is None], problems
 
 
@@ -648,7 +633,7 @@ def _identity_problems(fmt: FormatRules, leaders: Sequence[Card],
     if fmt.colorless_basics and not colors:
         entries, basics = _colorless_basics(entries, fmt)
         problems += basics
-    off = [e for e in _distinct(entries) if not set(e.card.color_identity) <= colors]
+    off = [e for e in distinct_cards(entries) if not set(e.card.color_identity) <= colors]
     if off:
         off_ids = {e.card.oracle_id for e in off}
         listed = ", ".join(f"{e.card.name} ({identity_text(e.card.color_identity)})" for e in off)
@@ -656,7 +641,7 @@ def _identity_problems(fmt: FormatRules, leaders: Sequence[Card],
             "color-identity", f"{len(off)} card(s) outside the color identity of "
             f"{_names(leaders)} ({identity_text(colors)}): {listed}",
             fmt.cite("color_identity", "CR 903.5c"), cards=tuple(e.card.name for e in off),
-            lines=_lines(e for e in entries if e.card.oracle_id in off_ids)))
+            lines=entry_lines(e for e in entries if e.card.oracle_id in off_ids)))
     return problems
 
 
@@ -689,15 +674,15 @@ def _companion_problems(deck: ResolvedDeck, fmt: FormatRules,
     if not entries:
         return []
     cite = fmt.cite("companion", "CR 903.11a")
-    names = tuple(e.card.name for e in _distinct(entries))
+    names = tuple(e.card.name for e in distinct_cards(entries))
     if not fmt.companions:
         return [Problem("companions-not-allowed", f"{fmt.name} does not allow a companion: "
-                        + ", ".join(names), cite, cards=names, lines=_lines(entries))]
+                        + ", ".join(names), cite, cards=names, lines=entry_lines(entries))]
     if sum(e.quantity for e in entries) > 1:
         return [Problem("too-many-companions", "Only one companion can be revealed: "
-                        + ", ".join(names), "CR 702.139a", cards=names, lines=_lines(entries))]
+                        + ", ".join(names), "CR 702.139a", cards=names, lines=entry_lines(entries))]
     companion = entries[0]
-    card, lines = companion.card, _lines([companion])
+    card, lines = companion.card, entry_lines([companion])
     if card.companion_condition is None:
         return [Problem("not-a-companion", f"{card.name} has no companion ability",
                         "CR 702.139a", cards=(card.name,), lines=lines)]
@@ -719,7 +704,7 @@ def _companion_problems(deck: ResolvedDeck, fmt: FormatRules,
         problems.append(Problem(
             "companion-in-deck", f"{card.name} is the companion and also in the deck: a companion "
             "cannot share a name with a card of the starting deck", cite, cards=(card.name,),
-            lines=_lines([companion, *in_deck])))
+            lines=entry_lines([companion, *in_deck])))
     return problems + _companion_condition(companion, deck, fmt)
 
 
@@ -774,7 +759,7 @@ def commander_problems(deck: ResolvedDeck, fmt: FormatRules,
     """
     if not fmt.is_commander:
         return []
-    leaders = [e.card for e in _distinct(deck.cards_in(Section.COMMANDER))]
+    leaders = [e.card for e in distinct_cards(deck.cards_in(Section.COMMANDER))]
     if fmt.kind == "oathbreaker":
         return _oathbreaker_problems(deck, fmt, leaders) + _companion_problems(deck, fmt, leaders)
     problems = _eligibility_problems(leaders, fmt)

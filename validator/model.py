@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from typing import Iterable, Mapping
 
 COLOR_ORDER = "WUBRG"
 
@@ -203,6 +203,22 @@ class ResolvedEntry:
     @property
     def section(self) -> Section:
         return self.entry.section
+
+
+def entry_lines(entries: "Iterable[ResolvedEntry]") -> tuple[int, ...]:
+    """The input line numbers of `entries`, sorted, for Problem.lines."""
+    return tuple(sorted({e.entry.line for e in entries if e.entry.line}))
+
+
+def distinct_cards(entries: "Iterable[ResolvedEntry]") -> list["ResolvedEntry"]:
+    """The first entry of each oracle card, in listing order."""
+    seen: set[str] = set()
+    out = []
+    for e in entries:
+        if e.card.oracle_id not in seen:
+            seen.add(e.card.oracle_id)
+            out.append(e)
+    return out
 
 
 @dataclass(slots=True)
