@@ -181,6 +181,16 @@ def make_engine(url: str, *, create_dirs: bool = False) -> Engine:
 
 # ---------------------------------------------------------------------------- rows <-> cards
 
+def _face_dict(face: Face) -> dict[str, Any]:
+    out = {"name": face.name, "mana_cost": face.mana_cost, "type_line": face.type_line,
+           "oracle_text": face.oracle_text}
+    for key in ("power", "toughness", "loyalty"):
+        value = getattr(face, key)
+        if value is not None:
+            out[key] = value
+    return out
+
+
 def card_to_row(card: Card) -> dict[str, Any]:
     return {
         "oracle_id": card.oracle_id, "name": card.name, "layout": card.layout,
@@ -188,13 +198,7 @@ def card_to_row(card: Card) -> dict[str, Any]:
         "type_line": card.type_line, "types": sorted(card.types),
         "subtypes": sorted(card.subtypes), "supertypes": sorted(card.supertypes),
         "oracle_text": card.oracle_text,
-        "faces": [
-            {k: v for k, v in (
-                ("name", f.name), ("mana_cost", f.mana_cost), ("type_line", f.type_line),
-                ("oracle_text", f.oracle_text), ("power", f.power),
-                ("toughness", f.toughness), ("loyalty", f.loyalty)) if v is not None}
-            for f in card.faces
-        ],
+        "faces": [_face_dict(f) for f in card.faces],
         "color_identity": card.color_identity, "keywords": sorted(card.keywords),
         "game_changer": card.game_changer, "reserved": card.reserved,
         "copy_limit": card.copy_limit, "any_number": card.any_number,
