@@ -64,3 +64,11 @@ def test_house_format(db_path, tmp_path):
     formats = validator.load_formats(house)
     report = validator.validate("4 Lightning Bolt\n36 Mountain\n", "burn40", db=db_path, formats=formats)
     assert report.legal and report.format_name == "Burn 40"
+
+
+def test_pauper_commander_rarity_unchecked_without_printings(db_path):
+    # Without `sync --printings` the commander's rarity is unknown: say so, don't guess.
+    deck = "Commander\n1 Goblin Guide\n\nDeck\n99 Mountain\n"
+    for cards in (validator.open_db(db_path), validator.CardIndex.from_db(validator.open_db(db_path))):
+        report = validator.validate(deck, "paupercommander", cards=cards)
+        assert "commander-rarity-unchecked" in [p.code for p in report.warnings]

@@ -113,13 +113,17 @@ def _commander_deck(meta: dict) -> bool:
     return "commanders" in meta or "Commander section" in meta.get("note", "")
 
 
-@pytest.mark.parametrize("path, meta", _index("text"), ids=lambda v: getattr(v, "name", ""))
-def test_text_counts_match_the_source(path, meta):
+def _parsed_with_source_counts(path, meta):
+    """The parsed file and the main/sideboard name counts of the deck it was rendered from."""
     expected = _source_counts(meta)
     if expected is None:
         pytest.skip(f"{meta['source_json']} not available")
-    main, side = expected
-    deck = _parse(path)
+    return (_parse(path), *expected)
+
+
+@pytest.mark.parametrize("path, meta", _index("text"), ids=lambda v: getattr(v, "name", ""))
+def test_text_counts_match_the_source(path, meta):
+    deck, main, side = _parsed_with_source_counts(path, meta)
     assert _names(deck, Section.MAIN) == main
     if path.name.endswith(".arena-style.txt") and _commander_deck(meta):
         # Arena-style renderings put the source sideboard (MTGO's commander) under Commander.
@@ -141,11 +145,7 @@ def test_text_counts_match_the_source(path, meta):
 
 @pytest.mark.parametrize("path, meta", _index("dek"), ids=lambda v: getattr(v, "name", ""))
 def test_dek_counts_match_the_source(path, meta):
-    expected = _source_counts(meta)
-    if expected is None:
-        pytest.skip(f"{meta['source_json']} not available")
-    main, side = expected
-    deck = _parse(path)
+    deck, main, side = _parsed_with_source_counts(path, meta)
     assert deck.input_format == "mtgo-dek"
     assert _names(deck, Section.MAIN) == main
     assert _names(deck, Section.SIDEBOARD) == side

@@ -84,12 +84,9 @@ def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence
     return problems
 
 
-def _rarities(cards: CardSource):
-    """Rarity look-up for Pauper Commander's commander, or None without printings."""
-    db = cards if isinstance(cards, CardDB) else getattr(cards, "_printing_source", None)
-    if db is None:
-        return None
-    return lambda card: db.rarities(card.oracle_id)
+def _rarities(cards: CardSource) -> Callable[[Card], set[str] | None]:
+    """Rarity look-up for Pauper Commander's commander (None when printings were not synced)."""
+    return lambda card: cards.rarities(card.oracle_id)
 
 
 @contextmanager

@@ -352,10 +352,10 @@ class CardDB:
 
     def rarities(self, oracle_id: str) -> set[str] | None:
         """Rarities the card was printed at; None when printings were never synced."""
+        if not self.has_printings():
+            return None
         t = PrintingRow.__table__
         with self._connect() as conn:
-            if conn.execute(select(func.count()).select_from(t)).scalar_one() == 0:
-                return None
             return {r[0] for r in conn.execute(select(t.c.rarity).where(t.c.oracle_id == oracle_id))}
 
     def has_printings(self) -> bool:
@@ -506,6 +506,10 @@ def card_batches(cards: Iterable[Card], *, json_text: bool, for_changes: bool,
             batch.append(card)
     if batch:
         yield build()
+
+
+def count_cards(conn: Connection) -> int:
+    return conn.execute(select(func.count()).select_from(CardRow.__table__)).scalar_one()
 
 
 def has_cards(conn: Connection) -> bool:

@@ -19,23 +19,29 @@ class CardSource(Protocol):
 
     def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None: ...
 
+    def card_by_id(self, oracle_id: str) -> Card | None: ...
+
+    def rarities(self, oracle_id: str) -> set[str] | None: ...
+
 
 class CardIndex:
-    """Every deck card in memory, keyed by folded name: lookups are dict hits."""
+    """Every deck card in memory, keyed by folded name: lookups are dict hits.
 
-    def __init__(self, cards: Iterable[tuple[Iterable[str], Card]] = ()):
+    Printings (set + collector number, rarities) stay in the database `printings`, asked only
+    for the rare line whose name does not resolve and for Pauper Commander's commander.
+    """
+
+    def __init__(self, cards: Iterable[tuple[Iterable[str], Card]] = (), printings=None):
         self._by_name: dict[str, list[Card]] = {}
         self._by_id: dict[str, Card] = {}
         for names, card in cards:
             self.add(card, names)
         self._names: list[str] | None = None
-        self._printings: dict[tuple[str, str], tuple[str, str]] = {}
+        self._printings = printings  # a CardDB, or None
 
     @classmethod
     def from_db(cls, db) -> "CardIndex":  # db: CardDB
-        index = cls(db.all_cards())
-        index._printing_source = db
-        return index
+        return cls(db.all_cards(), printings=db)
 
     def add(self, card: Card, names: Iterable[str] = ()) -> None:
         from .cardfacts import lookup_names
@@ -58,10 +64,12 @@ class CardIndex:
         return self._names
 
     def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
-        source = getattr(self, "_printing_source", None)
-        return source.printing(set_code, collector_number) if source else None
+        return self._printings.printing(set_code, collector_number) if self._printings else None
 
-    def by_oracle_id(self, oracle_id: str) -> Card | None:
+    def rarities(self, oracle_id: str) -> set[str] | None:
+        return self._printings.rarities(oracle_id) if self._printings else None
+
+    def card_by_id(self, oracle_id: str) -> Card | None:
         return self._by_id.get(oracle_id)
 
     def __len__(self) -> int:
@@ -119,7 +127,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
         if not cards and entry.set_code and entry.collector_number:
             hit = source.printing(entry.set_code, entry.collector_number)
             if hit:
-                cards = _by_oracle_id(source, hit[0])
+                card = source.card_by_id(hit[0])
+                cards = [card] if card else []
         if len(cards) == 1 and cards[0].is_sticker_sheet:
             resolved.sticker_sheets.append(ResolvedEntry(entry=entry, card=cards[0]))
         elif len(cards) == 1:
@@ -146,11 +155,3 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
 
 def _lines(entry) -> tuple[int, ...]:
     return (entry.line,) if entry.line else ()
-
-
-def _by_oracle_id(source: CardSource, oracle_id: str) -> list[Card]:
-    if isinstance(source, CardIndex):
-        card = source.by_oracle_id(oracle_id)
-        return [card] if card else []
-    card = source.card_by_id(oracle_id) if hasattr(source, "card_by_id") else None
-    return [card] if card else []

@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,8 +24,8 @@ from . import __version__
 from .bulkfile import BulkFileError, BulkStats, iter_bulk_file
 from .cardfacts import CardDataError, card_from_scryfall
 from .db import (
-    CardBatch, CardDB, LegalityChange, SyncRun, card_batches, create_schema, database_url,
-    make_engine, refresh_aliases, write_batches, write_printings,
+    CardBatch, CardDB, LegalityChange, SyncRun, card_batches, count_cards, create_schema,
+    database_url, make_engine, refresh_aliases, write_batches, write_printings,
 )
 from .model import Card
 
@@ -472,7 +473,7 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
                 if result.printing_count == 0:
                     raise SyncError(f"{name}: no printings of known cards; sync oracle cards first")
             else:
-                old_count = conn.execute(_count_cards()).scalar_one()
+                old_count = count_cards(conn)
                 options = {"json_text": conn.dialect.name == "sqlite", "for_changes": old_count > 0}
                 if path.stat().st_size >= PARALLEL_MIN_BYTES:
                     batches = _batches_from_worker(path, name, stats, progress, **options)
@@ -525,23 +526,19 @@ def _import_pragmas(conn: Any) -> None:
     conn.exec_driver_sql("PRAGMA temp_store=MEMORY")
 
 
-def _count_cards():
-    from sqlalchemy import func, select
-
-    from .db import CardRow
-
-    return select(func.count()).select_from(CardRow.__table__)
-
-
 # ---------------------------------------------------------------------------- the job
 
-def _progress_bar(desc: str, total: int | None):
-    """A tqdm bar on a terminal; None (quiet) otherwise."""
+@contextmanager
+def _progress(desc: str, total: int | None) -> Iterator[Callable[[int], None] | None]:
+    """A tqdm bar's `update` on a terminal; None (quiet: the CLI logs one line per phase)."""
     if not sys.stderr.isatty():
-        return None
+        yield None
+        return
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit="B", unit_scale=True, leave=False, file=sys.stderr)
+    with tqdm(total=total, desc=desc, unit="B", unit_scale=True, leave=False,
+              file=sys.stderr) as bar:
+        yield bar.update
 
 
 def sync(db: str | None = None, *, from_file: Path | str | None = None, force: bool = False,
@@ -557,13 +554,9 @@ def sync(db: str | None = None, *, from_file: Path | str | None = None, force: b
         from_file = Path(from_file)
         kind = DEFAULT if printings else ORACLE
         echo(f"importing {from_file}")
-        bar = _progress_bar("import", from_file.stat().st_size if from_file.is_file() else None)
-        try:
+        with _progress("import", from_file.stat().st_size if from_file.is_file() else None) as bar:
             return [import_file(from_file, db, bulk_type=kind, source=str(from_file),
-                                force=force, progress=bar.update if bar else None)]
-        finally:
-            if bar:
-                bar.close()
+                                force=force, progress=bar)]
     session = session or make_session()
     results = []
     for kind in [ORACLE] + ([DEFAULT] if printings else []):
@@ -586,21 +579,13 @@ def _sync_one(db: str | None, kind: str, session: Any, api: str | None, force: b
     part = tmpdir / "bulk.part"
     try:
         echo(f"downloading {uri}")
-        bar = _progress_bar("download", expected)
-        try:
+        with _progress("download", expected) as bar:
             download(session, uri, part, expected,
-                     progress=(lambda n, total: bar.update(n)) if bar else None)
-        finally:
-            if bar:
-                bar.close()
+                     progress=(lambda n, total: bar(n)) if bar else None)
         echo(f"importing {kind}")
-        bar = _progress_bar("import", part.stat().st_size)
-        try:
+        with _progress("import", part.stat().st_size) as bar:
             return import_file(part, db, bulk_type=kind, source=uri, updated_at=updated_at,
-                               force=force, progress=bar.update if bar else None, name=name)
-        finally:
-            if bar:
-                bar.close()
+                               force=force, progress=bar, name=name)
     finally:
         part.unlink(missing_ok=True)
         tmpdir.rmdir()
