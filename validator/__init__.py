@@ -5,7 +5,7 @@ The public API (see README):
     import validator
     db = validator.open_db()                     # the synced card database
     deck = validator.parse_decklist(text)        # any supported decklist format
-    report = validator.validate(deck, "modern", db=db)
+    report = validator.validate(deck, "modern", cards=db)
     report.legal, report.problems, report.to_dict()
 
 Submodules are imported lazily so that `deckcheck` starts fast.
@@ -33,6 +33,15 @@ _EXPORTS = {
     "Card": "validator.model",
     "Section": "validator.model",
     "sync": "validator.sync",
+    # The exception family (validator/errors.py): every error has a stable `.code`.
+    "DeckcheckError": "validator.errors",
+    "DecklistError": "validator.decklist.base",
+    "FormatError": "validator.formats",
+    "DatabaseError": "validator.db",
+    "ConditionError": "validator.companion",
+    "SyncError": "validator.sync",
+    "BulkFileError": "validator.bulkfile",
+    "CardDataError": "validator.cardfacts",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -8,6 +8,8 @@ nothing is read whole (JSON Lines are read in 1 MiB blocks, a JSON array through
 
 from __future__ import annotations
 
+from .errors import DeckcheckError
+
 import gzip
 import hashlib
 import zlib
@@ -21,8 +23,10 @@ GZIP_MAGIC = b"\x1f\x8b"
 BLOCK = 1 << 20
 
 
-class BulkFileError(ValueError):
+class BulkFileError(DeckcheckError, ValueError):
     """The bulk file is truncated, corrupt or not a list of card objects."""
+
+    code = "bad-bulk-file"
 
 
 class _HashingReader:

@@ -6,6 +6,8 @@ results. Every rule-relevant fact lives here so the validator never re-reads Scr
 
 from __future__ import annotations
 
+from .errors import DeckcheckError
+
 import re
 from typing import Any, Iterator
 
@@ -46,8 +48,10 @@ _CREATURE_OFF_BATTLEFIELD = re.compile(
     r"isn['\u2019]t on the battlefield, it['\u2019]s an? [^.\n]*\bcreature\b", re.IGNORECASE)
 
 
-class CardDataError(ValueError):
+class CardDataError(DeckcheckError, ValueError):
     """A card object lacks a field the validator needs."""
+
+    code = "bad-card-data"
 
 
 def parse_type_line(type_line: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:

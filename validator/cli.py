@@ -11,13 +11,17 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from .errors import DeckcheckError
+
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
 #: Above this many decks, load every card into memory once instead of querying per deck.
 WARM_INDEX_THRESHOLD = 25
 
 
-class UsageError(Exception):
+class UsageError(DeckcheckError):
     """Bad input or usage; the message is shown as is and the exit code is 2."""
+
+    code = "usage"
 
 
 def _err(message: str) -> None:

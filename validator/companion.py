@@ -17,6 +17,8 @@ Rules that decide:
 
 from __future__ import annotations
 
+from .errors import DeckcheckError
+
 import functools
 import re
 from collections import Counter
@@ -43,8 +45,10 @@ HOUSE_RULE_CITATION = "house-rule"
 MAX_LISTED = 8
 
 
-class ConditionError(ValueError):
+class ConditionError(DeckcheckError, ValueError):
     """A sentence the companion grammar cannot read, with where reading stopped."""
+
+    code = "bad-condition"
 
     def __init__(self, message: str, sentence: str = "", position: int | None = None,
                  expected: tuple[str, ...] = (), detail: str = "") -> None:

@@ -7,6 +7,8 @@ else only reads.
 
 from __future__ import annotations
 
+from .errors import DeckcheckError
+
 import json
 import operator
 import os
@@ -30,8 +32,10 @@ SCHEMA_VERSION = 1
 ENV_DB = "DECKCHECK_DB"
 
 
-class DatabaseError(RuntimeError):
+class DatabaseError(DeckcheckError, RuntimeError):
     """The card database is missing, empty or unreadable; the message says what to do."""
+
+    code = "database-unavailable"
 
 
 class Base(DeclarativeBase):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .errors import DeckcheckError
+
 import functools
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -13,8 +15,10 @@ from .resources import resource_path
 KINDS = ("constructed", "commander", "oathbreaker")
 
 
-class FormatError(ValueError):
+class FormatError(DeckcheckError, ValueError):
     """A format file is malformed, or a format name is unknown."""
+
+    code = "bad-format"
 
 
 @dataclass(frozen=True)

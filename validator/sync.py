@@ -8,6 +8,8 @@ validation running meanwhile keeps seeing the last committed cards).
 
 from __future__ import annotations
 
+from .errors import DeckcheckError
+
 import gc
 import logging
 import os
@@ -41,8 +43,10 @@ RATE_LIMIT_WAIT = 60.0
 ORACLE, DEFAULT = "oracle_cards", "default_cards"
 
 
-class SyncError(RuntimeError):
+class SyncError(DeckcheckError, RuntimeError):
     """A sync failed; the message says what was wrong. The previous database is untouched."""
+
+    code = "sync-failed"
 
 
 @dataclass

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import DeckcheckError
+
 import codecs
 
 from validator.model import ParseIssue
@@ -16,11 +18,13 @@ MAX_QUANTITY = 10_000
 MAX_NAME_CHARS = 200
 
 
-class DecklistError(ValueError):
+class DecklistError(DeckcheckError, ValueError):
     """The input cannot be a decklist at all (too big, not text, malformed XML/JSON...).
 
     A ValueError so that callers passing a wrong `input_format` name get the same treatment.
     """
+
+    code = "bad-decklist"
 
 
 def check_size(data: str | bytes) -> bytes | None:
