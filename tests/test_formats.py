@@ -50,7 +50,7 @@ def test_house_format_file(tmp_path):
 def test_house_format_file_errors_are_clear(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[x]\nname = "X"\nlegality = "vintage"\nmin_dek = 40\n', encoding="utf-8")
-    with pytest.raises(FormatError, match="unknown keys: min_dek"):
+    with pytest.raises(FormatError, match=r"bad.toml: format \[x\]: unknown key min_dek; did you mean min_deck\?"):
         load_formats(bad)
     bad.write_text("[x\n", encoding="utf-8")
     with pytest.raises(FormatError, match="not valid TOML"):

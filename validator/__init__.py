@@ -42,6 +42,7 @@ _EXPORTS = {
     "SyncError": "validator.sync",
     "BulkFileError": "validator.bulkfile",
     "CardDataError": "validator.cardfacts",
+    "UsageError": "validator.errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

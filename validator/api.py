@@ -15,13 +15,23 @@ from .db import CardDB
 from .formats import FormatRules, get_format, load_formats
 from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from .report import Report, summarize_deck
-from .resolve import CardSource, choose, resolve
+from .errors import UsageError
+from .resolve import CardSource, choose, resolve, suggestions
 from .names import fold_name
 
 
 def open_db(db: str | os.PathLike[str] | None = None) -> CardDB:
-    """The synced card database: a path, a SQLAlchemy URL, `DECKCHECK_DB`, or the default."""
-    return CardDB(db)
+    """The synced card database: a path, a SQLAlchemy URL, `DECKCHECK_DB`, or the default.
+
+    Raises DatabaseError (with what to do next) when it does not exist, its driver is not
+    installed, or it cannot be opened or is not a deckcheck card database."""
+    cards = CardDB(db)
+    try:
+        cards.check()
+    except BaseException:
+        cards.close()
+        raise
+    return cards
 
 
 def parse_decklist(data: str | bytes, input_format: str | None = None,
@@ -36,21 +46,28 @@ def _format(fmt: str | FormatRules, formats: Mapping[str, FormatRules] | None) -
     return fmt if isinstance(fmt, FormatRules) else get_format(fmt, formats)
 
 
-def _named_cards(names: Iterable[str], cards: CardSource) -> tuple[list[Card], list[Problem]]:
-    """Cards named with --commander; a name that is no card is a usage problem."""
+def _named_cards(names: Iterable[str], cards: CardSource) -> list[Card]:
+    """Cards named with --commander. A name that is no card (or several) stops the
+    validation with a UsageError that suggests the names meant: the caller named the
+    commander, so no verdict can be given without it."""
     names = list(names)
     found = cards.lookup(names)
-    result, problems = [], []
+    result = []
     for name in names:
         folded = fold_name(name)
         matches = choose(folded, found.get(folded, []))
         if len(matches) == 1:
             result.append(matches[0])
-        else:
-            problems.append(Problem("unknown-card", f"--commander {name!r} is not a card name "
-                                    "(or names more than one card)", "deckcheck:input",
-                                    cards=(name,)))
-    return result, problems
+            continue
+        if matches:
+            options = sorted({c.name for c in matches})
+            raise UsageError(f"commander {name!r} could be any of: {'; '.join(options)}; "
+                             "give the full name")
+        hint = suggestions(name, cards)
+        raise UsageError(f"commander {name!r} is not a card name"
+                         + (f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint
+                            else "; give the card's full English name"))
+    return result
 
 
 def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence[Card] = (),
@@ -108,24 +125,32 @@ class _Prepared:
 
     resolved: ResolvedDeck
     commanders: list[Card]
-    problems: list[Problem]  # --commander names that are no card
     rarities: Callable[[Card], set[str] | None] | None
 
 
 def _prepare(deck: Deck | str | bytes, cards: CardSource, commanders: Sequence[str]) -> _Prepared:
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
-    named, problems = _named_cards(commanders, cards) if commanders else ([], [])
-    return _Prepared(resolve(deck, cards), named, problems, _rarities(cards))
+    named = _named_cards(commanders, cards) if commanders else []
+    return _Prepared(resolve(deck, cards), named, _rarities(cards))
 
 
 def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: str | None,
             **options) -> Report:
-    problems = prepared.problems + check_resolved(
+    problems = check_resolved(
         deck, fmt, commanders=prepared.commanders, rarities=prepared.rarities, **options)
     report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source)
     summarize_deck(report, deck)
     return report
+
+
+def check_bracket(fmt: FormatRules, bracket: int | None) -> None:
+    """Raise UsageError when a Commander bracket is asked of a format outside the Commander
+    family: brackets describe Commander decks only, so the request is a mistake, not
+    something to ignore quietly."""
+    if bracket is not None and not fmt.is_commander:
+        raise UsageError(f"--bracket applies only to the Commander family; {fmt.name} has no "
+                         "brackets (drop --bracket, or validate with --format commander)")
 
 
 def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
@@ -137,8 +162,14 @@ def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
 
     `deck` is a parsed `Deck` or decklist text. `cards` is a card source (`CardDB`, or a
     `CardIndex` for many decks); without it the database at `db` is opened.
+
+    Raises the DeckcheckError family when no verdict can be given: FormatError (unknown
+    format), DatabaseError (no usable card database), DecklistError (text that is no
+    decklist), UsageError (a `commanders` name that is no card, `bracket` outside the
+    Commander family). An illegal deck is a Report with `legal` False, never an exception.
     """
     fmt = _format(format, formats)
+    check_bracket(fmt, bracket)
     with _card_source(cards, db) as card_source:
         prepared = _prepare(deck, card_source, commanders)
         return _report(prepared, prepared.resolved, fmt, source, rules=rules, bracket=bracket)
@@ -158,4 +189,4 @@ def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None
 
 
 __all__ = ["open_db", "parse_decklist", "validate", "check_formats", "check_resolved",
-           "Report", "Problem", "Severity", "Section"]
+           "check_bracket", "Report", "Problem", "Severity", "Section"]

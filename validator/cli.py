@@ -1,98 +1,167 @@
 """`deckcheck` command line: a thin layer over the library API.
 
-Exit codes: 0 legal (or success), 1 a deck is not legal, 2 an input or usage error.
+Exit codes: 0 legal (or success), 1 a deck is not legal, 2 anything that stopped deckcheck
+from judging (bad input or usage, no usable card database, a file that cannot be read or
+written), always as one line on stderr, never a traceback.
 Heavy modules are imported inside the commands that need them, so the CLI starts fast.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
-from .errors import DeckcheckError
+from .errors import DeckcheckError, UsageError
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
 #: Above this many decks, load every card into memory once instead of querying per deck.
 WARM_INDEX_THRESHOLD = 25
+#: Set to print the traceback of an internal error (a bug) after its one-line message.
+DEBUG_ENV = "DECKCHECK_DEBUG"
+#: Schemas of the JSON that `info --json` and `changes --json` print (README "CLI reference").
+INFO_SCHEMA = "deckcheck.info/1"
+CHANGES_SCHEMA = "deckcheck.changes/1"
 
 
-class UsageError(DeckcheckError):
-    """Bad input or usage; the message is shown as is and the exit code is 2."""
-
-    code = "usage"
+#: The exit codes, as every command's --help shows them (README "CLI reference").
+EXITS_JUDGING = """exit codes:
+  0  the deck is legal (check-formats: legal in at least one format)
+  1  a deck is not legal
+  2  deckcheck could not judge: bad input or usage, an unknown format, an invalid formats
+     file, no usable card database, a file that cannot be read or a report that cannot be
+     written (one line on stderr says what to do)"""
+EXITS_PLAIN = """exit codes:
+  0  success
+  2  it could not be done: bad input or usage, no usable card database, a file that cannot
+     be read (one line on stderr says what to do)"""
 
 
 def _err(message: str) -> None:
     print(f"deckcheck: {message}", file=sys.stderr)
 
 
+def _one_line(message: str) -> str:
+    """Errors are one line on stderr, whatever the layer below put in the message."""
+    return "; ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
+def _command(sub, name: str, summary: str, epilog: str = EXITS_PLAIN,
+             details: str = "") -> argparse.ArgumentParser:
+    """A subcommand whose --help starts with its one-line summary and ends with its exit
+    codes."""
+    description = f"{summary}\n\n{details}" if details else summary
+    return sub.add_parser(name, help=summary, description=description, epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _add_db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", help="card database: a path or SQLAlchemy URL (default: "
-                                "$DECKCHECK_DB or a SQLite file in the user data directory)")
+    p.add_argument("--db", metavar="PATH_OR_URL",
+                   help="card database: a SQLite path or a SQLAlchemy URL (default: "
+                        "$DECKCHECK_DB, else cards.sqlite3 in the user data directory)")
+
+
+def _add_input_format(p: argparse.ArgumentParser) -> None:
+    from .decklist import INPUT_FORMATS  # the parser registry: every name it accepts
+
+    p.add_argument("--input-format", type=str.lower, choices=INPUT_FORMATS, metavar="NAME",
+                   help="read the decklist as this format instead of detecting it; one of: "
+                        + ", ".join(INPUT_FORMATS))
+
+
+def _add_formats_file(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--formats-file", type=Path, metavar="TOML",
+                   help="a TOML file of house formats with the keys of data/formats.toml (a "
+                        "table with a built-in name replaces that format)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
     parser = argparse.ArgumentParser(
-        prog="deckcheck", description="Magic: The Gathering deck-legality checker.")
+        prog="deckcheck", description="Magic: The Gathering deck-legality checker.",
+        epilog=EXITS_JUDGING, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"deckcheck {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("sync", help="download Scryfall's bulk card data into the card database")
+    p = _command(sub, "sync", "Download Scryfall's bulk card data into the card database.",
+                 details="Skips the download when Scryfall's data has not changed; ends with the "
+                         "legality changes since the last sync.")
     _add_db(p)
     p.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
-                   help="import a bulk file already on disk (JSON or JSON Lines, gzip or not)")
+                   help="import a bulk file already on disk (JSON or JSON Lines, gzip or not) "
+                        "instead of downloading")
     p.add_argument("--force", action="store_true", help="import even if the data has not changed")
     p.add_argument("--printings", action="store_true",
                    help="also sync printings (default_cards): set codes, rarities, flavor names")
 
-    p = sub.add_parser("validate", help="check decklists against a format")
+    p = _command(sub, "validate", "Check decklists against a format.", EXITS_JUDGING,
+                 details="With several files, prints one summary line per deck; a file that "
+                         "cannot be read is reported and the others are still checked.")
     _add_db(p)
     p.add_argument("files", nargs="+", metavar="FILE", help="decklist files, or - for stdin")
-    p.add_argument("--format", "-f", required=True, help="format name (see `deckcheck formats`)")
-    p.add_argument("--input-format", help="force the decklist format (default: detected)")
-    p.add_argument("--json", action="store_true", help="print the JSON report")
+    p.add_argument("--format", "-f", required=True,
+                   help="format name, e.g. modern, commander, standard-brawl (see `deckcheck "
+                        "formats`; case, hyphens and underscores do not matter)")
+    _add_input_format(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the JSON report (schema deckcheck.report/1) instead of text")
     p.add_argument("--report", type=Path, metavar="OUT",
-                   help="also write all reports to OUT (.csv or .json)")
+                   help="also write every deck's result to OUT, as CSV (.csv) or JSON (.json); "
+                        "checked before any deck is validated")
     p.add_argument("--commander", action="append", default=[], metavar="NAME",
-                   help="designate a commander (repeat for partners)")
+                   help="the deck's commander (repeat for partners, or an oathbreaker and its "
+                        "signature spell)")
     p.add_argument("--rule", action="append", default=[], metavar="SENTENCE",
                    help='a house rule in companion English, e.g. "Each nonland card in your '
-                        'starting deck has mana value 3 or less."')
+                        'starting deck has mana value 3 or less." (repeatable)')
     p.add_argument("--bracket", type=int, choices=range(1, 6), metavar="N",
-                   help="Commander: check the Game Changer count against bracket N (1-5)")
-    p.add_argument("--formats-file", type=Path, help="a TOML file of house formats")
-    p.add_argument("--verbose", "-v", action="store_true", help="show notes as well as problems")
+                   help="Commander family only: check the Game Changer count against "
+                        "Commander Bracket N (1-5)")
+    _add_formats_file(p)
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also show notes (how the commander was found, the bracket...)")
 
-    p = sub.add_parser("check-formats", help="list every format a deck is legal in")
+    p = _command(sub, "check-formats", "List every format a deck is legal in, and why not in "
+                 "the others.", EXITS_JUDGING)
     _add_db(p)
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("--input-format")
-    p.add_argument("--commander", action="append", default=[], metavar="NAME")
-    p.add_argument("--formats-file", type=Path)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("file", metavar="FILE", help="a decklist file, or - for stdin")
+    _add_input_format(p)
+    p.add_argument("--commander", action="append", default=[], metavar="NAME",
+                   help="the deck's commander for the Commander formats (repeat for partners)")
+    _add_formats_file(p)
+    p.add_argument("--json", action="store_true",
+                   help="print JSON (schema deckcheck.check-formats/1) instead of text")
 
-    p = sub.add_parser("formats", help="list formats and their deck rules")
-    p.add_argument("--formats-file", type=Path)
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("card", help="show a card as the validator sees it")
+    p = _command(sub, "formats", "List the formats and their deck rules.")
     _add_db(p)
-    p.add_argument("name")
-    p.add_argument("--json", action="store_true")
+    _add_formats_file(p)
+    p.add_argument("--json", action="store_true", help="print the rules as JSON")
 
-    p = sub.add_parser("info", help="database location, last sync and counts")
+    p = _command(sub, "card", "Show a card as the validator sees it.")
     _add_db(p)
+    p.add_argument("name", metavar="NAME", help="the card's name (any face; case and accents "
+                                                "do not matter)")
+    p.add_argument("--json", action="store_true", help="print the card's facts as JSON")
 
-    p = sub.add_parser("changes", help="legality changes recorded between syncs")
+    p = _command(sub, "info", "Show the card database's location, last sync and counts.")
     _add_db(p)
-    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--json", action="store_true",
+                   help=f"print JSON (schema {INFO_SCHEMA}) instead of text")
 
-    p = sub.add_parser("companion", help="show how a companion condition sentence is read")
-    p.add_argument("sentence")
+    p = _command(sub, "changes", "List the legality changes recorded between syncs.")
+    _add_db(p)
+    p.add_argument("--limit", type=int, default=200, metavar="N",
+                   help="show the N most recent changes (default 200; 0 for all)")
+    p.add_argument("--json", action="store_true",
+                   help=f"print JSON (schema {CHANGES_SCHEMA}) instead of text")
+
+    p = _command(sub, "companion", "Show how a companion condition sentence is read.")
+    p.add_argument("sentence", metavar="SENTENCE",
+                   help='a companion condition, e.g. "Each permanent card in your starting deck '
+                        'has mana value 2 or less."')
     return parser
 
 
@@ -109,7 +178,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
                        printings=args.printings,
                        echo=(lambda s: print(s, file=sys.stderr)) if quiet_log else (lambda s: None))
     except SyncError as exc:
-        _err(f"sync failed: {exc}\nthe previous card database is unchanged")
+        _err(f"sync failed: {_one_line(str(exc))}; the previous card database is unchanged")
         return EXIT_USAGE
     for result in results:
         print(result.summary())
@@ -122,40 +191,24 @@ def _read_input(name: str) -> tuple[bytes, str]:
     path = Path(name)
     try:
         return path.read_bytes(), path.name
+    except IsADirectoryError as exc:
+        raise UsageError(f"{name} is a directory; give the decklist files in it "
+                         f"(e.g. {path / '*.txt'})") from exc
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
 
 
-def _load_formats(path: Path | None):
-    from .formats import FormatError, load_formats
-
-    try:
-        return load_formats(path)
-    except FormatError as exc:
-        raise UsageError(str(exc)) from exc
-
-
-def _get_format(name: str, formats):
-    from .formats import FormatError, get_format
-
-    try:
-        return get_format(name, formats)
-    except FormatError as exc:
-        raise UsageError(str(exc)) from exc
-
-
 def _open_cards(db: str | None, many: bool):
-    from .db import CardDB, DatabaseError
+    """The card source for this run, checked now: a database that cannot be used stops the
+    run with one line before any deck is read, however many were given."""
+    from .api import open_db
 
-    try:
-        cards = CardDB(db)
-        if many:
-            from .resolve import CardIndex
+    cards = open_db(db)
+    if many:
+        from .resolve import CardIndex
 
-            return CardIndex.from_db(cards)
-        return cards
-    except DatabaseError as exc:
-        raise UsageError(str(exc)) from exc
+        return CardIndex.from_db(cards)
+    return cards
 
 
 def _check_rules(rules: Sequence[str]) -> None:
@@ -170,14 +223,44 @@ def _check_rules(rules: Sequence[str]) -> None:
             raise UsageError(f"--rule {sentence!r}: {exc}") from exc
 
 
+#: Report files `--report` writes, by extension.
+REPORT_SUFFIXES = (".csv", ".json")
+
+
+def _check_report_path(path: Path) -> None:
+    """Fail before validating, not after judging a whole event, when `--report` cannot be
+    written: an unknown extension, a directory, a directory that does not exist, no right
+    to write. The file is opened for appending (nothing is truncated) and removed again if
+    this created it."""
+    if path.is_dir():
+        raise UsageError(f"--report {path} is a directory; give a file name such as "
+                         f"{path / 'report.csv'}")
+    if path.suffix.lower() not in REPORT_SUFFIXES:
+        raise UsageError(f"--report {path}: the report's type comes from its extension; "
+                         f"use one of {', '.join(REPORT_SUFFIXES)}")
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write --report {path}: {exc.strerror or exc}; choose a file in "
+                         "a directory that exists and that you can write to") from exc
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .api import parse_decklist, validate
+    from .api import check_bracket, parse_decklist, validate
     from .decklist import DecklistError
+    from .formats import get_format, load_formats
     from .report import render_json, render_summary_table, render_text
 
-    formats = _load_formats(args.formats_file)
-    fmt = _get_format(args.format, formats)
+    # Everything that would stop the run is checked before the first deck is read.
+    fmt = get_format(args.format, load_formats(args.formats_file))
+    check_bracket(fmt, args.bracket)
     _check_rules(args.rule)
+    if args.report:
+        _check_report_path(args.report)
     cards = _open_cards(args.db, many=len(args.files) > WARM_INDEX_THRESHOLD)
     reports, failed = [], []
     for name in args.files:
@@ -186,7 +269,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             deck = parse_decklist(data, input_format=args.input_format, filename=label)
         except (UsageError, DecklistError) as exc:
             failed.append((name, str(exc)))
-            _err(f"{name}: {exc}")
+            _err(_one_line(f"{name}: {exc}"))
             continue
         reports.append(validate(deck, fmt, cards=cards, commanders=args.commander,
                                 rules=args.rule, bracket=args.bracket, source=label))
@@ -208,16 +291,20 @@ def _write_report(path: Path, reports, failed) -> None:
 
     from .report import CSV_FIELDS, csv_row, render_json
 
-    if path.suffix.lower() == ".json":
-        path.write_text(render_json(reports), encoding="utf-8")
-        return
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-        writer.writeheader()
-        for report in reports:
-            writer.writerow(csv_row(report))
-        for name, message in failed:
-            writer.writerow({"source": name, "legal": "", "first_problem": f"unreadable: {message}"})
+    try:
+        if path.suffix.lower() == ".json":
+            path.write_text(render_json(reports), encoding="utf-8")
+            return
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+            writer.writeheader()
+            for report in reports:
+                writer.writerow(csv_row(report))
+            for name, message in failed:
+                writer.writerow({"source": name, "legal": "",
+                                 "first_problem": f"unreadable: {message}"})
+    except OSError as exc:  # checked before validating; a full disk can still fail here
+        raise UsageError(f"cannot write --report {path}: {exc.strerror or exc}") from exc
 
 
 def cmd_check_formats(args: argparse.Namespace) -> int:
@@ -225,42 +312,49 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
 
     from .api import check_formats, parse_decklist
     from .decklist import DecklistError
+    from .formats import load_formats
+    from .report import check_formats_dict, render_check_formats
 
-    formats = _load_formats(args.formats_file)
+    formats = load_formats(args.formats_file)
+    cards = _open_cards(args.db, many=False)
     data, label = _read_input(args.file)
     try:
         deck = parse_decklist(data, input_format=args.input_format, filename=label)
     except DecklistError as exc:
         raise UsageError(f"{args.file}: {exc}") from exc
-    reports = check_formats(deck, cards=_open_cards(args.db, many=False), formats=formats,
-                            commanders=args.commander, source=label)
+    reports = check_formats(deck, cards=cards, formats=formats, commanders=args.commander,
+                            source=label)
     if args.json:
-        print(json.dumps({r.format: {"legal": r.legal, "problems": [p.to_dict() for p in r.errors]}
-                          for r in reports}, indent=2, ensure_ascii=False))
+        print(json.dumps(check_formats_dict(reports, label), indent=2, ensure_ascii=False))
     else:
-        legal = [r.format_name for r in reports if r.legal]
-        print(f"{label}: legal in {', '.join(legal) if legal else 'no format'}")
-        for r in reports:
-            if not r.legal:
-                reasons = "; ".join(p.message for p in r.errors[:2])
-                more = f" (+{len(r.errors) - 2} more)" if len(r.errors) > 2 else ""
-                print(f"  not {r.format_name}: {reasons}{more}")
+        print(render_check_formats(reports, label))
     return EXIT_OK if any(r.legal for r in reports) else EXIT_ILLEGAL
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
     import json
 
-    formats = _load_formats(args.formats_file)
+    from .formats import load_formats
+
+    formats = load_formats(args.formats_file)
+    # With --db, say which formats the database has no legalities for (a sync older than the
+    # format, or a house format's legality key that Scryfall does not have).
+    known = set(_open_cards(args.db, many=False).formats()) if args.db else None
     if args.json:
-        print(json.dumps({k: f.to_dict() for k, f in formats.items()}, indent=2))
+        out = {k: f.to_dict() for k, f in formats.items()}
+        if known is not None:
+            for key, f in formats.items():
+                out[key]["in_database"] = f.legality in known
+        print(json.dumps(out, indent=2))
         return EXIT_OK
     print(f"{'format':<16} {'name':<24} {'deck':<9} {'side':>4} {'copies':>6}  card pool")
     for key, f in formats.items():
         size = f"{f.min_deck}" if f.max_deck is None else (
             f"={f.min_deck}" if f.max_deck == f.min_deck else f"{f.min_deck}-{f.max_deck}")
+        missing = known is not None and f.legality not in known
         print(f"{key:<16} {f.name:<24} {size:<9} {f.sideboard_max:>4} {f.copy_limit:>6}  "
-              f"scryfall:{f.legality}" + ("  (commander)" if f.is_commander else ""))
+              f"scryfall:{f.legality}" + ("  (commander)" if f.is_commander else "")
+              + ("  (not in the card database)" if missing else ""))
     return EXIT_OK
 
 
@@ -273,8 +367,8 @@ def cmd_card(args: argparse.Namespace) -> int:
         from .resolve import suggestions
 
         hint = suggestions(args.name, db)
-        _err(f"no card named {args.name!r}" + (f"; did you mean {' or '.join(hint)}?" if hint else ""))
-        return EXIT_USAGE
+        raise UsageError(f"no card named {args.name!r}"
+                         + (f"; did you mean {' or '.join(hint)}?" if hint else ""))
     limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic
              else str(card.copy_limit) if card.copy_limit else "format's limit")
     facts = {
@@ -302,14 +396,24 @@ def cmd_card(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_info(args: argparse.Namespace) -> int:
-    from .db import DatabaseError
+def _print_json(data: object) -> None:
+    import json
 
-    db = _open_cards(args.db, many=False)
-    try:
-        info = db.info()
-    except DatabaseError as exc:
-        raise UsageError(str(exc)) from exc
+    def encode(value: object) -> str:  # dates from the database
+        if hasattr(value, "isoformat"):
+            return value.isoformat()
+        raise TypeError(f"not JSON: {type(value).__name__}")
+
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=encode))
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    info = _open_cards(args.db, many=False).info()
+    if args.json:
+        _print_json({"schema": INFO_SCHEMA, "database": info.url, "cards": info.card_count,
+                     "names": info.name_count, "printings": info.printing_count,
+                     "formats": info.formats, "last_sync": info.last_sync})
+        return EXIT_OK
     print(f"database: {info.url}")
     print(f"cards: {info.card_count}  names: {info.name_count}  printings: {info.printing_count}")
     print(f"formats: {', '.join(info.formats)}")
@@ -324,8 +428,10 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    db = _open_cards(args.db, many=False)
-    changes = db.changes(args.limit)
+    changes = _open_cards(args.db, many=False).changes(args.limit)
+    if args.json:
+        _print_json({"schema": CHANGES_SCHEMA, "changes": changes})
+        return EXIT_OK
     if not changes:
         print("no legality changes recorded (they are recorded from the second sync on)")
         return EXIT_OK
@@ -336,12 +442,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
 
 
 def cmd_companion(args: argparse.Namespace) -> int:
-    from .companion import ConditionError, explain
+    from .companion import explain
 
-    try:
-        print(explain(args.sentence))
-    except ConditionError as exc:
-        raise UsageError(str(exc)) from exc
+    print(explain(args.sentence))
     return EXIT_OK
 
 
@@ -352,19 +455,49 @@ COMMANDS = {
 }
 
 
+def _is_database_failure(exc: BaseException) -> bool:
+    """A driver or SQLAlchemy error that no library call converted (the CLI's last guard)."""
+    import sqlite3
+
+    return isinstance(exc, sqlite3.Error) or any(
+        k.__module__.startswith(("sqlalchemy.", "psycopg")) for k in type(exc).__mro__)
+
+
+def _unexpected(args: argparse.Namespace, exc: Exception) -> str:
+    """The one line for an exception no layer below turned into a DeckcheckError."""
+    if _is_database_failure(exc):
+        from .db import database_error, database_url
+
+        return str(database_error(database_url(getattr(args, "db", None)), exc))
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    if os.environ.get(DEBUG_ENV):
+        import traceback
+
+        traceback.print_exc()
+    return (f"internal error ({type(exc).__name__}: {exc}); this is a bug in deckcheck: please "
+            f"report it with the command that caused it ({DEBUG_ENV}=1 prints the traceback)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Exit 0 legal/success, 1 a deck is not legal, 2 anything that stopped
+    deckcheck from judging: never a traceback, never 1 for an error."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except UsageError as exc:
-        _err(str(exc))
+    except DeckcheckError as exc:
+        _err(_one_line(str(exc)))
         return EXIT_USAGE
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - exit 1 would claim a deck is illegal
+        _err(_one_line(_unexpected(args, exc)))
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -396,6 +396,19 @@ def _missing(deck: ResolvedDeck, fmt: FormatRules) -> Problem:
                    fmt.cite("commander", "CR 903.3"))
 
 
+def _unknown_leaders(unknown: Sequence[DeckEntry], fmt: FormatRules) -> Problem:
+    """The Commander section names cards that do not exist (a typo, a card newer than the
+    database): the commander rules (903.3) cannot be checked until the name is fixed."""
+    names = ", ".join(repr(e.name) for e in unknown)
+    what = "oathbreaker and signature spell" if fmt.kind == "oathbreaker" else "commander"
+    known = "is not a known card" if len(unknown) == 1 else "are not known cards"
+    return Problem("commander-unknown", f"The Commander section names {names}, which {known}, "
+                   f"so the {what} rules could not be checked; fix the name (see the "
+                   "unknown-card problem)", fmt.cite("commander", "CR 903.3"),
+                   cards=tuple(e.name for e in unknown),
+                   lines=tuple(e.line for e in unknown if e.line))
+
+
 def _designate_companion(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """The one companion card left in the sideboard is the companion: the 101st card
     (702.139a, 903.11), not a sideboard card (903.5e)."""
@@ -459,7 +472,8 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
     the sideboard (MTGO/tournament exports); Oathbreaker's planeswalker and signature spell both
     go to COMMANDER. Mutates `deck.entries` (moving, splitting quantities) and returns INFO
     `commander-found` saying how, WARNING `commander-guessed` when the sideboard left a choice,
-    or ERROR `commander-missing` / `oathbreaker-missing` / `signature-spell-missing`. Leftover
+    or ERROR `commander-missing` / `oathbreaker-missing` / `signature-spell-missing` (or
+    `commander-unknown` when the Commander section names no known card). Leftover
     sideboard cards stay in SIDEBOARD for the generic check (903.5e).
     """
     if not fmt.is_commander:
@@ -469,7 +483,12 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
         problems += _designate_named(deck, fmt, named)
     elif deck.cards_in(Section.COMMANDER):
         problems += _section_found(deck, fmt)
-    if fmt.kind == "oathbreaker":
+    unknown = [e for e in deck.unresolved if e.section == Section.COMMANDER]
+    if unknown:
+        # The list names its commander, but no card by that name exists: say so, rather than
+        # "no commander found", and do not guess another one from the sideboard.
+        problems.append(_unknown_leaders(unknown, fmt))
+    elif fmt.kind == "oathbreaker":
         problems += _designate_oathbreakers(deck, fmt)
         problems += _designate_signature_spells(deck, fmt)
     elif not deck.cards_in(Section.COMMANDER):

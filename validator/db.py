@@ -12,6 +12,8 @@ from .errors import DeckcheckError
 import json
 import operator
 import os
+import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,6 +24,7 @@ from sqlalchemy import (
     delete, event, func, insert, select,
 )
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from .cardfacts import lookup_names
@@ -36,6 +39,65 @@ class DatabaseError(DeckcheckError, RuntimeError):
     """The card database is missing, empty or unreadable; the message says what to do."""
 
     code = "database-unavailable"
+
+
+_SYNC_HINT = "run `deckcheck sync` (or `deckcheck sync --from FILE`) to build one there"
+_DRIVER_HINTS = {"postgresql": "pip install 'deckcheck[postgres]'"}
+
+
+def _where(url: str) -> str:
+    """The database as a user named it: a SQLite file's path, or the URL without its password."""
+    if url.startswith("sqlite:///"):
+        return url[len("sqlite:///"):]
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - an unparseable URL is shown as given
+        return url
+
+
+def database_error(url: str, exc: BaseException) -> DatabaseError:
+    """A failure to open or read the card database at `url`, as one line that says what to do.
+
+    Takes what the layers below raise: a missing driver module (ImportError), SQLAlchemy's
+    errors (an unknown scheme, a malformed URL, wrapped DB-API errors), DB-API errors (sqlite3,
+    psycopg) and OSError. The original stays the new error's __cause__."""
+    if isinstance(exc, DatabaseError):
+        return exc
+    where = _where(url)
+    scheme = url.split("://", 1)[0] if "://" in url else "sqlite"
+    dialect = scheme.split("+", 1)[0]
+    orig = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the DB-API error
+    detail = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+    if isinstance(exc, ImportError):
+        install = _DRIVER_HINTS.get(dialect, f"install the Python driver for {scheme}")
+        return DatabaseError(f"cannot open {where}: the {scheme} database driver "
+                             f"({exc.name or detail}) is not installed; {install}, or use a "
+                             "SQLite file path as --db")
+    name = type(exc).__name__
+    if name == "NoSuchModuleError":
+        return DatabaseError(f"cannot open {where}: unknown database URL scheme {scheme!r}; use "
+                             "a SQLite file path or a SQLAlchemy URL such as "
+                             "postgresql+psycopg://user@host/deckcheck")
+    if name == "ArgumentError":
+        return DatabaseError(f"cannot open {where}: not a database URL ({detail}); use a SQLite "
+                             "file path or a SQLAlchemy URL such as "
+                             "postgresql+psycopg://user@host/deckcheck")
+    if url.startswith("sqlite:///"):
+        path = Path(where)
+        if path.is_dir():
+            return DatabaseError(f"{where} is a directory; --db takes the card database file "
+                                 f"(e.g. {path / 'cards.sqlite3'})")
+        if "file is not a database" in detail or "malformed" in detail:
+            return DatabaseError(f"{where} is not a card database ({detail}); pass the file "
+                                 f"`deckcheck sync` made (--db or ${ENV_DB}), or give a new path "
+                                 f"and {_SYNC_HINT}")
+    if "no such table" in detail or ("relation" in detail and "does not exist" in detail):
+        return DatabaseError(f"{where} is not a deckcheck card database ({detail}); {_SYNC_HINT}, "
+                             "or pass the right --db")
+    return DatabaseError(f"cannot open the card database {where} ({detail}); check --db "
+                         f"(or ${ENV_DB}) and that the database is reachable")
 
 
 class Base(DeclarativeBase):
@@ -177,7 +239,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 def make_engine(url: str, *, create_dirs: bool = False) -> Engine:
     if url.startswith("sqlite:///") and create_dirs:
         Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url)
+    try:
+        engine = create_engine(url)
+    except (ImportError, SQLAlchemyError) as exc:  # no driver, unknown scheme, malformed URL
+        raise database_error(url, exc) from exc
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
@@ -246,11 +311,15 @@ class CardDB:
     def __init__(self, db: str | os.PathLike[str] | None = None, *, engine: Engine | None = None):
         self.url = database_url(db) if engine is None else str(engine.url)
         if engine is None:
-            if self.url.startswith("sqlite:///") and not Path(self.url[10:]).exists():
-                raise DatabaseError(
-                    f"no card database at {self.url[10:]}; run `deckcheck sync` first "
-                    "(or `deckcheck sync --from FILE` with a Scryfall bulk file)"
-                )
+            if self.url.startswith("sqlite:///"):
+                path = Path(self.url[10:])
+                if not path.exists():
+                    raise DatabaseError(
+                        f"no card database at {path}; run `deckcheck sync` first "
+                        "(or `deckcheck sync --from FILE` with a Scryfall bulk file)"
+                    )
+                if path.is_dir():
+                    raise database_error(self.url, IsADirectoryError(str(path)))
             engine = make_engine(self.url)
         self.engine = engine
         self._all_names: list[str] | None = None
@@ -264,11 +333,22 @@ class CardDB:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _connect(self) -> Connection:
+    @contextmanager
+    def _connect(self) -> Iterator[Connection]:
+        """A connection for one read. Whatever the driver raises while opening or reading
+        (not a database file, no such table, server unreachable) becomes one DatabaseError
+        that says what to do: the library raises one exception family."""
         try:
-            return self.engine.connect()
-        except Exception as exc:  # noqa: BLE001 - any driver error means the same to a user
-            raise DatabaseError(f"cannot open the card database {self.url}: {exc}") from exc
+            with self.engine.connect() as conn:
+                yield conn
+        except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
+            raise database_error(self.url, exc) from exc
+
+    def check(self) -> None:
+        """Raise DatabaseError now if the database cannot be opened or is not a deckcheck
+        card database (instead of at the first card look-up)."""
+        with self._connect() as conn:
+            known_formats(conn)
 
     def _cards(self, conn: Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
         ids = list(set(oracle_ids))
@@ -381,8 +461,8 @@ class CardDB:
                 formats = sorted(known_formats(conn))
                 return DbInfo(self.url, count(CardRow), count(NameRow), count(PrintingRow),
                               formats, dict(last._mapping) if last else None)
-            except Exception as exc:  # noqa: BLE001
-                raise DatabaseError(f"{self.url} is not a deckcheck card database ({exc})") from exc
+            except Exception as exc:  # noqa: BLE001 - tables missing or not ours: not our database
+                raise database_error(self.url, exc) from exc
 
     def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
         with self._connect() as conn:

@@ -21,3 +21,11 @@ class DeckcheckError(Exception):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class UsageError(DeckcheckError, ValueError):
+    """The caller asked for something that cannot be done as asked (an option that does not
+    apply to the format, a `--commander` name that is no card, a report path that cannot be
+    written); the message says what to do instead."""
+
+    code = "usage"

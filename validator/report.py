@@ -10,6 +10,8 @@ from .model import Problem, Section, Severity
 
 #: Bumped only on an incompatible change; fields are added without a bump.
 SCHEMA = "deckcheck.report/1"
+#: `deckcheck check-formats --json`: one deck against every format (same rules as SCHEMA).
+CHECK_FORMATS_SCHEMA = "deckcheck.check-formats/1"
 
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
@@ -93,11 +95,25 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         if p.severity == Severity.INFO and not verbose:
             continue
         cite = f" [{p.citation}]" if p.citation else ""
-        lines.append(f"  {p.severity.value}: {p.message}{cite}")
+        lines.append(f"  {p.severity.value}: {p.message}{_where(p)}{cite}")
     hidden = sum(1 for p in report.problems if p.severity == Severity.INFO) if not verbose else 0
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
     return "\n".join(lines)
+
+
+#: At most this many line numbers after a problem in the text output (the JSON has them all).
+TEXT_LINES_SHOWN = 8
+
+
+def _where(problem: Problem) -> str:
+    """The decklist lines of a problem, as the JSON's `lines` has them: " (line 3, 64)".
+    Messages that already start with their line ("line 2: unknown card ...") get nothing."""
+    if not problem.lines or problem.message.startswith("line "):
+        return ""
+    shown = ", ".join(str(n) for n in problem.lines[:TEXT_LINES_SHOWN])
+    more = len(problem.lines) - TEXT_LINES_SHOWN
+    return f" (line {shown}{f', +{more} more' if more > 0 else ''})"
 
 
 def render_json(report: Report | list[Report]) -> str:
@@ -105,6 +121,34 @@ def render_json(report: Report | list[Report]) -> str:
         return json.dumps({"schema": SCHEMA, "reports": [r.to_dict() for r in report]},
                           indent=2, ensure_ascii=False)
     return json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
+
+
+def check_formats_dict(reports: list[Report], source: str | None = None) -> dict[str, Any]:
+    """One deck against every format (README "check-formats JSON"): where it is legal, and
+    each format's errors."""
+    return {
+        "schema": CHECK_FORMATS_SCHEMA,
+        "source": source,
+        "legal_in": [r.format for r in reports if r.legal],
+        "formats": {r.format: {"format_name": r.format_name, "legal": r.legal,
+                               "problems": [p.to_dict() for p in r.sorted_problems()
+                                            if p.severity == Severity.ERROR]}
+                    for r in reports},
+    }
+
+
+def render_check_formats(reports: list[Report], source: str | None = None,
+                         reasons: int = 2) -> str:
+    """The formats a deck is legal in, then the first reasons for each other format."""
+    legal = [r.format_name for r in reports if r.legal]
+    lines = [f"{source or 'deck'}: legal in {', '.join(legal) if legal else 'no format'}"]
+    for r in reports:
+        if not r.legal:
+            errors = [p for p in r.sorted_problems() if p.severity == Severity.ERROR]
+            shown = "; ".join(p.message + _where(p) for p in errors[:reasons])
+            more = f" (+{len(errors) - reasons} more)" if len(errors) > reasons else ""
+            lines.append(f"  not {r.format_name}: {shown}{more}")
+    return "\n".join(lines)
 
 
 CSV_FIELDS = ("source", "format", "legal", "errors", "warnings", "main", "sideboard",
