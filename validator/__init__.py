@@ -1,14 +1,22 @@
-"""deckcheck: is this Magic: The Gathering deck legal in this format, and if not, why.
+r"""deckcheck: is this Magic: The Gathering deck legal in this format, and if not, why.
 
-The public API (see README):
+The public API (see README); this example runs as written once `deckcheck sync` has built the
+card database (tests/test_errors.py runs it):
 
     import validator
-    db = validator.open_db()                     # the synced card database
-    deck = validator.parse_decklist(text)        # any supported decklist format
-    report = validator.validate(deck, "modern", cards=db)
-    report.legal, report.problems, report.to_dict()
 
-Submodules are imported lazily so that `deckcheck` starts fast.
+    db = validator.open_db()                     # the synced card database ($DECKCHECK_DB)
+    deck = validator.parse_decklist("4 Lightning Bolt\n56 Mountain\n")
+    report = validator.validate(deck, "modern", cards=db)
+    print(report.legal, [p.message for p in report.problems], report.to_dict()["schema"])
+    try:
+        validator.validate(deck, "no-such-format", cards=db)
+    except validator.DeckcheckError as exc:      # one family; exc.code is stable
+        print(exc.code, exc)                     # bad-format unknown format 'no-such-format'; ...
+
+An illegal deck is a Report whose `legal` is False; an exception (always a DeckcheckError:
+DecklistError, FormatError, DatabaseError, ConditionError, UsageError, ...) means no verdict
+could be given. Submodules are imported lazily so that `deckcheck` starts fast.
 """
 
 from __future__ import annotations

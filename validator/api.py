@@ -63,7 +63,7 @@ def _named_cards(names: Iterable[str], cards: CardSource) -> list[Card]:
             options = sorted({c.name for c in matches})
             raise UsageError(f"commander {name!r} could be any of: {'; '.join(options)}; "
                              "give the full name")
-        hint = suggestions(name, cards)
+        hint = suggestions(name, cards, short_names=True)
         raise UsageError(f"commander {name!r} is not a card name"
                          + (f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint
                             else "; give the card's full English name"))

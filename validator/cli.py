@@ -268,8 +268,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
             data, label = _read_input(name)
             deck = parse_decklist(data, input_format=args.input_format, filename=label)
         except (UsageError, DecklistError) as exc:
-            failed.append((name, str(exc)))
-            _err(_one_line(f"{name}: {exc}"))
+            # A file that cannot be read or is no decklist: say so and go on with the others.
+            message = f"{name}: {exc}" if isinstance(exc, DecklistError) else str(exc)
+            failed.append((name, message))
+            _err(_one_line(message))
             continue
         reports.append(validate(deck, fmt, cards=cards, commanders=args.commander,
                                 rules=args.rule, bracket=args.bracket, source=label))
@@ -366,7 +368,7 @@ def cmd_card(args: argparse.Namespace) -> int:
     if card is None:
         from .resolve import suggestions
 
-        hint = suggestions(args.name, db)
+        hint = suggestions(args.name, db, short_names=True)
         raise UsageError(f"no card named {args.name!r}"
                          + (f"; did you mean {' or '.join(hint)}?" if hint else ""))
     limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic

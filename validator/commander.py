@@ -403,8 +403,8 @@ def _unknown_leaders(unknown: Sequence[DeckEntry], fmt: FormatRules) -> Problem:
     what = "oathbreaker and signature spell" if fmt.kind == "oathbreaker" else "commander"
     known = "is not a known card" if len(unknown) == 1 else "are not known cards"
     return Problem("commander-unknown", f"The Commander section names {names}, which {known}, "
-                   f"so the {what} rules could not be checked; fix the name (see the "
-                   "unknown-card problem)", fmt.cite("commander", "CR 903.3"),
+                   f"so the {what} rules could not be checked; fix the name",
+                   fmt.cite("commander", "CR 903.3"),
                    cards=tuple(e.name for e in unknown),
                    lines=tuple(e.line for e in unknown if e.line))
 

@@ -92,12 +92,15 @@ def choose(folded: str, candidates: Sequence[Card]) -> list[Card]:
 _PROCESSED: dict[int, tuple[list[str], list[str]]] = {}
 
 
-def suggestions(name: str, source: CardSource, limit: int = 3) -> list[str]:
+def suggestions(name: str, source: CardSource, limit: int = 3, *,
+                short_names: bool = False) -> list[str]:
     """Names close to an unknown one, for "did you mean".
 
     Plain edit-distance ratio on whole names: a typo ("Lightnig Bolt") or a missing
     apostrophe ("Smugglers Copter") scores high, while names that merely share a word ("the")
-    do not. The processed name list is built once per card source.
+    do not. With `short_names`, a name that is the start of card names, as players call a
+    commander by its first name ("Tymna" for "Tymna the Weaver", "Kraum" for "Kraum, Ludevic's
+    Opus"), suggests them too. The processed name list is built once per card source.
     """
     from rapidfuzz import fuzz, process, utils
 
@@ -105,9 +108,15 @@ def suggestions(name: str, source: CardSource, limit: int = 3) -> list[str]:
     cached = _PROCESSED.get(id(names))
     if cached is None or cached[0] is not names:
         cached = _PROCESSED[id(names)] = (names, [utils.default_process(n) for n in names])
-    matches = process.extract(utils.default_process(name), cached[1], scorer=fuzz.ratio,
+    query = utils.default_process(name)
+    matches = process.extract(query, cached[1], scorer=fuzz.ratio,
                               processor=None, limit=limit, score_cutoff=80)
-    return [names[index] for _, _, index in matches]
+    found = [names[index] for _, _, index in matches]
+    if short_names and len(found) < limit and query:
+        start = query + " "
+        found += [n for n, folded in zip(names, cached[1])
+                  if folded.startswith(start) and n not in found][:limit - len(found)]
+    return found
 
 
 def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> ResolvedDeck:
