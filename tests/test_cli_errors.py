@@ -130,6 +130,11 @@ def test_sync_into_a_url_without_driver_exits_2(tmp_path, capsys):
     assert code == 2 and "Traceback" not in err and "is not installed" in err
 
 
+def test_sync_from_a_directory_says_it_is_one(tmp_path, capsys):
+    code, _, err = run(capsys, "sync", "--from", str(tmp_path), "--db", str(tmp_path / "c.sqlite3"))
+    assert_cannot_judge(code, err, "is a directory, not a bulk file")
+
+
 def test_real_process_has_no_traceback_and_exit_2(tmp_path):
     """The installed entry point, as a user runs it (an uncaught exception would exit 1)."""
     result = subprocess.run(

@@ -9,7 +9,7 @@ import validator
     ("DecklistError", "bad-decklist"), ("FormatError", "bad-format"),
     ("DatabaseError", "database-unavailable"), ("ConditionError", "bad-condition"),
     ("SyncError", "sync-failed"), ("BulkFileError", "bad-bulk-file"),
-    ("CardDataError", "bad-card-data"),
+    ("CardDataError", "bad-card-data"), ("UsageError", "usage"),
 ])
 def test_every_error_is_a_deckcheck_error_with_a_code(name, code):
     cls = getattr(validator, name)

@@ -171,7 +171,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from .sync import SyncError, sync
 
     if args.from_file is not None and not args.from_file.is_file():
-        raise UsageError(f"--from: no such file: {args.from_file}")
+        what = "is a directory, not a bulk file" if args.from_file.is_dir() else "no such file"
+        raise UsageError(f"--from: {what}: {args.from_file}")
     quiet_log = not sys.stderr.isatty()
     try:
         results = sync(args.db, from_file=args.from_file, force=args.force,

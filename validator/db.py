@@ -23,8 +23,8 @@ from sqlalchemy import (
     JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, create_engine,
     delete, event, func, insert, select,
 )
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from .cardfacts import lookup_names
@@ -50,10 +50,8 @@ def _where(url: str) -> str:
     if url.startswith("sqlite:///"):
         return url[len("sqlite:///"):]
     try:
-        from sqlalchemy.engine import make_url
-
         return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - an unparseable URL is shown as given
+    except ArgumentError:  # an unparseable URL is shown as given
         return url
 
 
@@ -75,12 +73,11 @@ def database_error(url: str, exc: BaseException) -> DatabaseError:
         return DatabaseError(f"cannot open {where}: the {scheme} database driver "
                              f"({exc.name or detail}) is not installed; {install}, or use a "
                              "SQLite file path as --db")
-    name = type(exc).__name__
-    if name == "NoSuchModuleError":
+    if isinstance(exc, NoSuchModuleError):
         return DatabaseError(f"cannot open {where}: unknown database URL scheme {scheme!r}; use "
                              "a SQLite file path or a SQLAlchemy URL such as "
                              "postgresql+psycopg://user@host/deckcheck")
-    if name == "ArgumentError":
+    if isinstance(exc, ArgumentError):
         return DatabaseError(f"cannot open {where}: not a database URL ({detail}); use a SQLite "
                              "file path or a SQLAlchemy URL such as "
                              "postgresql+psycopg://user@host/deckcheck")

@@ -154,9 +154,10 @@ def _read(path: Path) -> dict[str, Any]:
         with open(path, "rb") as f:
             return tomllib.load(f)
     except OSError as exc:
-        raise FormatError(f"cannot read formats file {path}: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise FormatError(f"{path}: not valid TOML ({exc})") from exc
+        raise FormatError(f"cannot read formats file {path}: {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # TOML is UTF-8 text
+        raise FormatError(f"{path}: not valid TOML ({exc}); a formats file is UTF-8 TOML with "
+                          "one [table] per format") from exc
 
 
 def _tables(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
