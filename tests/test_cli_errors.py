@@ -207,6 +207,14 @@ def test_bad_companion_sentence_exits_2(capsys):
     assert code == 2 and "Traceback" not in err
 
 
+def test_companion_with_db_reads_a_card_by_name(core_db, capsys):
+    code, out, _ = run(capsys, "companion", "lurrus of the dream-den", "--db", core_db)
+    assert code == 0 and out.startswith("Lurrus of the Dream-Den: companion condition")
+    assert "mana value 2 or less" in out
+    code, _, err = run(capsys, "companion", "Lightning Bolt", "--db", core_db)
+    assert_cannot_judge(code, err, "Lightning Bolt has no companion ability")
+
+
 def test_an_unexpected_error_is_exit_2_not_a_verdict(core_db, capsys, monkeypatch):
     def broken(args):
         raise RuntimeError("boom")
@@ -356,8 +364,7 @@ def test_every_subcommand_help_describes_itself_its_options_and_exit_codes(name,
         main([name, "--help"])
     out = capsys.readouterr().out
     assert info.value.code == 0 and "exit codes:" in out and "2  " in out
-    if name != "companion":
-        assert "--db" in out
+    assert "--db" in out
 
 
 @pytest.mark.parametrize("name", ["validate", "check-formats"])

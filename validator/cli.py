@@ -52,7 +52,9 @@ def _command(sub, name: str, summary: str, epilog: str = EXITS_PLAIN,
              details: str = "") -> argparse.ArgumentParser:
     """A subcommand whose --help starts with its one-line summary and ends with its exit
     codes."""
-    description = f"{summary}\n\n{details}" if details else summary
+    import textwrap  # the raw formatter keeps the epilog's layout, so wrap the details here
+
+    description = f"{summary}\n\n{textwrap.fill(details, 78)}" if details else summary
     return sub.add_parser(name, help=summary, description=description, epilog=epilog,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
 
@@ -158,10 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help=f"print JSON (schema {CHANGES_SCHEMA}) instead of text")
 
-    p = _command(sub, "companion", "Show how a companion condition sentence is read.")
+    p = _command(sub, "companion", "Show how a companion condition sentence is read.",
+                 details="With --db, SENTENCE may also be a companion card's name: its condition "
+                         "is read.")
+    _add_db(p)
     p.add_argument("sentence", metavar="SENTENCE",
                    help='a companion condition, e.g. "Each permanent card in your starting deck '
-                        'has mana value 2 or less."')
+                        'has mana value 2 or less.", or with --db a companion\'s card name')
     return parser
 
 
@@ -447,7 +452,15 @@ def cmd_changes(args: argparse.Namespace) -> int:
 def cmd_companion(args: argparse.Namespace) -> int:
     from .companion import explain
 
-    print(explain(args.sentence))
+    sentence = args.sentence
+    card = _open_cards(args.db, many=False).card(sentence) if args.db else None
+    if card is not None:  # a card's name: read the condition printed on it (CR 702.139a)
+        if not card.companion_condition:
+            raise UsageError(f"{card.name} has no companion ability; give a companion's name "
+                             "or a condition sentence")
+        print(f"{card.name}: companion condition")
+        sentence = card.companion_condition
+    print(explain(sentence))
     return EXIT_OK
 
 

@@ -171,7 +171,7 @@ def render_summary_table(reports: list[Report]) -> str:
     width = max([len(r.source or "") for r in reports] + [4])
     rows = [f"{'deck':<{width}}  {'verdict':<9}  first problem"]
     for r in reports:
-        first = r.errors[0].message if r.errors else ""
+        first = r.errors[0].message + _where(r.errors[0]) if r.errors else ""
         rows.append(f"{r.source or '':<{width}}  {'legal' if r.legal else 'NOT LEGAL':<9}  {first}")
     legal = sum(r.legal for r in reports)
     rows.append(f"{legal} of {len(reports)} decks legal")
