@@ -12,10 +12,10 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .checks import GENERIC_CHECKS
 from .db import CardDB
+from .errors import UsageError
 from .formats import FormatRules, get_format, load_formats
 from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from .report import Report, summarize_deck
-from .errors import UsageError
 from .resolve import CardSource, choose, resolve, suggestions
 from .names import fold_name
 
