@@ -16,7 +16,7 @@ from .errors import UsageError
 from .formats import FormatRules, get_format, load_formats
 from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from .report import Report, summarize_deck
-from .resolve import CardSource, choose, resolve, suggestions
+from .resolve import CardSource, choose, meld_result_problem, resolve, suggestions
 from .names import fold_name
 
 
@@ -46,16 +46,22 @@ def _format(fmt: str | FormatRules, formats: Mapping[str, FormatRules] | None) -
     return fmt if isinstance(fmt, FormatRules) else get_format(fmt, formats)
 
 
-def _named_cards(names: Iterable[str], cards: CardSource) -> list[Card]:
+def _named_cards(names: Iterable[str], cards: CardSource) -> tuple[list[Card], list[Problem]]:
     """Cards named with --commander. A name that is no card (or several) stops the
     validation with a UsageError that suggests the names meant: the caller named the
-    commander, so no verdict can be given without it."""
+    commander, so no verdict can be given without it. A meld result is a card name but not a
+    card (CR 712.4b): a problem of the deck, returned beside the cards."""
     names = list(names)
     found = cards.lookup(names)
-    result = []
+    result: list[Card] = []
+    problems: list[Problem] = []
     for name in names:
         folded = fold_name(name)
         matches = choose(folded, found.get(folded, []))
+        if len(matches) == 1 and matches[0].is_meld_result:
+            # CR 712.4b: a meld result is not a card, so it cannot be a commander either.
+            problems.append(meld_result_problem(matches[0], where="--commander: "))
+            continue
         if len(matches) == 1:
             result.append(matches[0])
             continue
@@ -67,7 +73,7 @@ def _named_cards(names: Iterable[str], cards: CardSource) -> list[Card]:
         raise UsageError(f"commander {name!r} is not a card name"
                          + (f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint
                             else "; give the card's full English name"))
-    return result
+    return result, problems
 
 
 def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence[Card] = (),
@@ -131,8 +137,10 @@ class _Prepared:
 def _prepare(deck: Deck | str | bytes, cards: CardSource, commanders: Sequence[str]) -> _Prepared:
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
-    named = _named_cards(commanders, cards) if commanders else []
-    return _Prepared(resolve(deck, cards), named, _rarities(cards))
+    named, problems = _named_cards(commanders, cards) if commanders else ([], [])
+    resolved = resolve(deck, cards)
+    resolved.problems += problems  # a meld result named as commander (CR 712.4b)
+    return _Prepared(resolved, named, _rarities(cards))
 
 
 def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: str | None,

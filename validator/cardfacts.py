@@ -12,6 +12,7 @@ import re
 from typing import Any, Iterator
 
 from .abilities import has_activated_ability, strip_reminder_text
+from .cardtypes import creature_off_battlefield
 from .model import CARD_TYPES, COLOR_ORDER, Card, Face
 from .names import fold_name
 
@@ -42,10 +43,6 @@ _PARTNER = re.compile(r"^Partner\s*(?:\(.*)?$", re.MULTILINE)
 _BACKGROUND = re.compile(r"^Choose a Background\b", re.MULTILINE)
 _DOCTORS = re.compile(r"^Doctor['\u2019]s companion\b", re.MULTILINE)
 _CAN_BE_COMMANDER = re.compile(r"can be your commander", re.IGNORECASE)
-#: Grist, the Hunger Tide: "As long as Grist isn't on the battlefield, it's a 1/1 Insect creature
-#: in addition to its other types": a creature card outside the battlefield (CR 903.3a).
-_CREATURE_OFF_BATTLEFIELD = re.compile(
-    r"isn['\u2019]t on the battlefield, it['\u2019]s an? [^.\n]*\bcreature\b", re.IGNORECASE)
 
 
 class CardDataError(DeckcheckError, ValueError):
@@ -150,10 +147,23 @@ def _commander_eligible(front: Face, types: frozenset[str], subtypes: frozenset[
         return False
     if "Creature" in types or "Vehicle" in subtypes:
         return True
-    if "battlefield" in front.oracle_text and _CREATURE_OFF_BATTLEFIELD.search(
-            strip_reminder_text(front.oracle_text)):
+    # Grist, the Hunger Tide: a creature card outside the battlefield (CR 113.6c, 903.3a).
+    if creature_off_battlefield(front.oracle_text) is not None:
         return True
     return "Spacecraft" in subtypes and front.power is not None and front.toughness is not None
+
+
+def _meld_from(obj: dict[str, Any], name: str) -> tuple[str, ...]:
+    """For the back face of a meld pair (CR 712.4b), the two cards that meld into it, from
+    Scryfall's `all_parts` ("meld_part" / "meld_result" components); () for any other card."""
+    parts = obj.get("all_parts")
+    if not isinstance(parts, list) or obj.get("layout") != "meld":
+        return ()
+    result = [p for p in parts if isinstance(p, dict) and p.get("component") == "meld_result"]
+    if not any(p.get("name") == name for p in result):
+        return ()
+    return tuple(p["name"] for p in parts if isinstance(p, dict)
+                 and p.get("component") == "meld_part" and isinstance(p.get("name"), str))
 
 
 def card_from_scryfall(obj: dict[str, Any]) -> Card:
@@ -212,6 +222,7 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         has_activated_ability=has_activated_ability(text, types, subtypes),
         companion_condition=companion.group(1).strip() if companion else None,
         is_deck_card=layout not in NON_DECK_LAYOUTS,
+        meld_from=_meld_from(obj, name),
     )
 
 

@@ -11,7 +11,8 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from .formats import FormatRules
-from .model import Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity, entry_lines
+from .model import (Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity, distinct_cards,
+                    entry_lines)
 
 Check = Callable[[ResolvedDeck, FormatRules], list[Problem]]
 
@@ -116,9 +117,15 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         total = sum(e.quantity for e in entries)
         if limit is not None and total > limit:
             where = "in the deck" if fmt.is_commander else "in the main deck and sideboard together"
-            problems.append(Problem(
-                "too-many-copies", f"{total} copies of {card.name}; at most {limit} allowed {where}",
-                cite, cards=(card.name,), lines=entry_lines(entries)))
+            message = f"{total} copies of {card.name}; at most {limit} allowed {where}"
+            as_commander = sum(e.quantity for e in entries if e.section == Section.COMMANDER)
+            if as_commander > 1:
+                # CR 903.5b: the Commander section lists the card twice: two copies of it in a
+                # singleton deck, not one commander.
+                message = (f"{card.name} is listed {as_commander} times in the Commander "
+                           f"section: {message} (a Commander deck is singleton, CR 903.5b)")
+            problems.append(Problem("too-many-copies", message, cite, cards=(card.name,),
+                                    lines=entry_lines(entries)))
     return problems
 
 
@@ -162,27 +169,81 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     return problems
 
 
+def _misfiled(entries: list[ResolvedEntry], belongs: Callable[[Card], bool], code: str,
+              what: str, rule: str) -> tuple[list[ResolvedEntry], list[Problem]]:
+    """Entries of a supplementary section whose card is not of its kind: each an error."""
+    wrong = [e for e in entries if not belongs(e.card)]
+    problems = [Problem(code, f"{e.card.name} is listed with the {what} but is not one; move it "
+                              "to the deck or sideboard", rule, cards=(e.card.name,),
+                        lines=entry_lines([e]))
+                for e in distinct_cards(wrong)]
+    return [e for e in entries if belongs(e.card)], problems
+
+
+def _supplementary(entries: list[ResolvedEntry], *, what: str, unit: str, rule: str,
+                   size_code: str, invalid_code: str, minimum: int = 10) -> list[Problem]:
+    """A separate supplementary deck (Attractions, sticker sheets): reported apart from the
+    deck, and an error when it is short of `minimum` or holds the same name twice."""
+    total = sum(e.quantity for e in entries)
+    groups = _by_card(entries)
+    problems = [Problem(size_code, f"{total} {unit}(s) listed as the {what}; they are not part of "
+                                   "the deck and not counted in its size", rule, Severity.INFO,
+                        lines=entry_lines(entries))]
+    repeated = sorted(g[0].card.name for g in groups.values() if sum(e.quantity for e in g) > 1)
+    if len(groups) < minimum or repeated:
+        why = []
+        if len(groups) < minimum:
+            why.append(f"it has {len(groups)} different")
+        if repeated:
+            why.append("these are listed more than once: " + ", ".join(repeated))
+        problems.append(Problem(
+            invalid_code, f"the {what} needs at least {minimum} {unit}s with different English "
+                          f"names; {'; '.join(why)}", rule + "a",
+            cards=tuple(repeated), lines=entry_lines(entries)))
+    return problems
+
+
 def check_sticker_sheets(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """Sticker sheets are not cards (CR 123.2): they never count toward the deck or sideboard.
-    A player who plays with stickers brings at least ten different sheets (123.2a)."""
-    sheets = deck.sticker_sheets
-    if not sheets:
+    A player who plays with stickers brings at least ten unique sheets (123.2a): fewer, or the
+    same sheet twice, is an error."""
+    if not deck.sticker_sheets:
         return []
-    total = sum(e.quantity for e in sheets)
-    distinct = {e.card.oracle_id for e in sheets}
-    problems = [Problem(
-        "sticker-sheets", f"{total} sticker sheet(s) listed; sticker sheets are not cards and "
-                          "are not counted in the deck or sideboard", "CR 123.2", Severity.INFO,
-        lines=entry_lines(sheets))]
-    if len(distinct) < 10 or len(distinct) < total:
-        problems.append(Problem(
-            "sticker-sheets-invalid", f"playing with stickers needs at least ten different "
-                                      f"sticker sheets; this list has {len(distinct)} different "
-                                      f"of {total}", "CR 123.2a", Severity.WARNING,
-            lines=entry_lines(sheets)))
+    sheets, problems = _misfiled(deck.sticker_sheets, lambda c: c.is_sticker_sheet,
+                                 "not-a-sticker-sheet", "sticker sheets", "CR 123.2")
+    if sheets:
+        problems = _supplementary(sheets, what="sticker sheets", unit="sticker sheet",
+                                  rule="CR 123.2", size_code="sticker-sheets",
+                                  invalid_code="sticker-sheets-invalid") + problems
+    return problems
+
+
+def check_attractions(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
+    """CR 717.2: Attraction cards are not part of the deck and do not count toward its size;
+    in constructed play they form a separate Attraction deck of at least ten cards with
+    different English names (717.2a). Its cards must be legal in the format too."""
+    if not deck.attractions:
+        return []
+    attractions, problems = _misfiled(deck.attractions, lambda c: c.is_attraction,
+                                      "not-an-attraction", "Attraction deck", "CR 717.2")
+    if not attractions:
+        return problems
+    problems = _supplementary(attractions, what="Attraction deck", unit="Attraction card",
+                              rule="CR 717.2", size_code="attraction-deck",
+                              invalid_code="attraction-deck-invalid") + problems
+    for group in _by_card(attractions).values():
+        card = group[0].card
+        status = card.legality(fmt.legality)
+        if status in ("banned", "not_legal"):
+            word = "banned" if status == "banned" else "not legal"
+            problems.append(Problem("banned" if status == "banned" else "not-legal",
+                                    f"{card.name} (Attraction deck) is {word} in {fmt.name}",
+                                    fmt.cite("card_pool"), cards=(card.name,),
+                                    lines=entry_lines(group)))
     return problems
 
 
 GENERIC_CHECKS: tuple[Check, ...] = (
     check_deck_size, check_sideboard, check_copies, check_card_pool, check_sticker_sheets,
+    check_attractions,
 )

@@ -23,6 +23,7 @@ from itertools import combinations, permutations
 from typing import Callable, Iterable, Sequence
 
 from .abilities import BASIC_LAND_TYPES
+from .cardtypes import deck_types
 from .formats import FormatRules
 from .model import (COLOR_ORDER, Card, DeckEntry, Problem, ResolvedDeck, ResolvedEntry, Section,
                     Severity, distinct_cards, entry_lines)
@@ -54,10 +55,18 @@ def is_background(card: Card) -> bool:
     return card.is_legendary and "Enchantment" in card.types and "Background" in card.subtypes
 
 
+_TIME_LORD_DOCTOR = frozenset({"Time Lord", "Doctor"})
+
+
 def is_time_lord_doctor(card: Card) -> bool:
-    """CR 702.124m: a legendary Time Lord Doctor creature card with no other creature types."""
-    return (card.is_legendary and "Creature" in card.types
-            and card.subtypes == frozenset({"Time Lord", "Doctor"}))
+    """CR 702.124m: a legendary Time Lord Doctor creature card with no other creature types.
+
+    A changeling (702.73a, 205.3m: every creature type) has Time Lord and Doctor but also every
+    other creature type, so it never is one. Types off the battlefield (113.6c).
+    """
+    found = deck_types(card)
+    return (card.is_legendary and "Creature" in found.types
+            and found.creature_types_exactly(_TIME_LORD_DOCTOR))
 
 
 def can_lead(card: Card, fmt: FormatRules) -> bool:
@@ -67,13 +76,14 @@ def can_lead(card: Card, fmt: FormatRules) -> bool:
     (computed at sync) already says so, Grist's creature-off-the-battlefield text included.
     Oathbreaker takes a planeswalker; Pauper Commander any creature (rarity checked apart).
     """
+    types = deck_types(card).types  # off the battlefield (CR 113.6c)
     if fmt.kind == "oathbreaker":
-        return "Planeswalker" in card.types
+        return "Planeswalker" in types
     if card.commander_eligible:
         return True
     if not fmt.legendary_commander:
-        return "Creature" in card.types
-    return card.is_legendary and any(t in card.types for t in fmt.commander_types)
+        return "Creature" in types
+    return card.is_legendary and any(t in types for t in fmt.commander_types)
 
 
 def _may_lead(card: Card, fmt: FormatRules) -> bool:
@@ -136,13 +146,20 @@ def _doctor_pair_problem(a: Card, b: Card) -> Problem | None:
     other creature types."""
     companion, other = (a, b) if a.partner == "doctors-companion" else (b, a)
     if other.partner == "doctors-companion" or not is_time_lord_doctor(other):
-        extra = sorted(other.subtypes - {"Time Lord", "Doctor"})
-        why = (f"it also has the creature type(s) {', '.join(extra)}"
-               if {"Time Lord", "Doctor"} <= other.subtypes and extra else "it is not one")
+        found = deck_types(other)
+        extra = sorted(found.subtypes - _TIME_LORD_DOCTOR)
+        if found.every_creature_type and other.partner != "doctors-companion":
+            # 702.73a / 205.3m: a changeling is a Time Lord Doctor AND every other creature type.
+            why = ("it has other creature types: changeling gives it every creature type, "
+                   "CR 702.73a")
+        elif _TIME_LORD_DOCTOR <= found.subtypes and extra:
+            why = f"it has other creature types: {', '.join(extra)}"
+        else:
+            why = "it is not one"
         return _invalid(f"{companion.name} has 'Doctor's companion': its partner must be a "
                         f"legendary Time Lord Doctor creature with no other creature types, and "
                         f"{other.name} is not ({why})", "702.124m", a, b)
-    if not ("Creature" in companion.types and companion.is_legendary):
+    if not ("Creature" in deck_types(companion).types and companion.is_legendary):
         return _invalid(f"{companion.name} must be a legendary creature card to use "
                         "'Doctor's companion'", "702.124m", a, b)
     return None
@@ -227,11 +244,16 @@ def _info(code: str, message: str, fmt: FormatRules, cards: Iterable[Card] = (),
 
 def _ignore_duplicates(deck: ResolvedDeck, fmt: FormatRules, section: Section,
                        what: str) -> list[Problem]:
-    """A commander or companion listed twice is one card: exports repeat it (MTGO and Melee
-    sideboards, Arena's Companion + Sideboard). Extra listings go to Section.IGNORED."""
+    """A commander or companion listed again elsewhere is one card: exports repeat it (MTGO and
+    Melee sideboards, Arena's Companion + Sideboard). Extra listings go to Section.IGNORED.
+
+    A commander listed twice in the Commander section itself is not an export's repetition but
+    two copies of a card in a singleton deck (CR 903.5b): those stay, for the singleton check.
+    """
     problems = []
+    twice_allowed = section == Section.COMMANDER
     for e in list(deck.cards_in(section)):
-        if e.quantity > 1:
+        if e.quantity > 1 and not twice_allowed:
             listed = e.quantity
             _move(deck, e, Section.IGNORED, listed - 1)
             problems.append(_info("duplicate-listing", f"{e.card.name} is listed {listed} times "
@@ -242,7 +264,7 @@ def _ignore_duplicates(deck: ResolvedDeck, fmt: FormatRules, section: Section,
         oid = e.card.oracle_id
         if oid not in keep:
             continue
-        if e.section == section and oid not in seen:
+        if e.section == section and (oid not in seen or twice_allowed):
             seen.add(oid)  # the first listing in the section is the card itself
             continue
         where = " in the sideboard" if e.section == Section.SIDEBOARD else ""

@@ -25,8 +25,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from .abilities import strip_reminder_text
-from .model import CARD_TYPES, Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
+from .cardtypes import deck_types
+from .model import CARD_TYPES, PERMANENT_TYPES, Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from .names import fold_name
 from .resources import resource_path
 
@@ -93,33 +93,8 @@ class StartingDeck:
 #: Supertypes a kind or adjective may name (205.4a).
 _SUPERTYPES = {"basic": "Basic", "legendary": "Legendary", "snow": "Snow", "world": "World"}
 _TYPES = {t.lower(): t for t in CARD_TYPES} | {"tribal": "Kindred"}  # kindred was tribal
-#: Subtypes that are not creature types (205.3g-k, battle types 205.3q), so changeling
-#: (702.73a: every creature type) does not give them. Planeswalker types are left out: no
-#: changeling card is a planeswalker.
-_NON_CREATURE_SUBTYPES = frozenset(s.lower() for s in (
-    # artifact types
-    "Attraction Blood Bobblehead Book Clue Contraption Equipment Food Fortification Gold "
-    "Incubator Infinity Junk Lander Map Mutagen Powerstone Spacecraft Stone Treasure Vehicle "
-    # enchantment types
-    "Aura Background Cartouche Case Class Curse Role Room Rune Saga Shard Shrine "
-    # land types
-    "Cave Desert Forest Gate Island Lair Locus Mine Mountain Plains Planet Power-Plant Sphere "
-    "Swamp Tower Town Urza's "
-    # spell types, battle types
-    "Adventure Arcane Lesson Omen Trap Siege"
-).split())
-_CHANGELING_TEXT = re.compile(r"^Changeling\b|\bis every creature type\b", re.MULTILINE)
-
-
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-def _is_changeling(card: Card) -> bool:
-    """CR 702.73a: changeling works everywhere, even outside the game; "is every creature
-    type" text (Mistform Ultimus) is the same characteristic-defining ability."""
-    return "Changeling" in card.keywords or bool(
-        _CHANGELING_TEXT.search(strip_reminder_text(card.oracle_text)))
 
 
 def _deck_type_line(card: Card) -> str:
@@ -149,13 +124,15 @@ class Adjective:
         return cls(word[3:] if negated else word, negated)
 
     def _positive(self, card: Card) -> bool:
-        if self.word == "permanent":  # CR 110.4a
-            return card.is_permanent
-        if self.word == "historic":  # CR 700.6: artifacts, legendaries and Sagas
-            return "Artifact" in card.types or card.is_legendary or "Saga" in card.subtypes
         if self.word in _SUPERTYPES:
             return _SUPERTYPES[self.word] in card.supertypes
-        return _TYPES[self.word] in card.types
+        # CR 113.6c: the card's types off the battlefield (Grist is a creature card there).
+        found = deck_types(card)
+        if self.word == "permanent":  # CR 110.4a
+            return bool(found.types & PERMANENT_TYPES)
+        if self.word == "historic":  # CR 700.6: artifacts, legendaries and Sagas
+            return "Artifact" in found.types or card.is_legendary or "Saga" in found.subtypes
+        return _TYPES[self.word] in found.types
 
     def holds(self, card: Card) -> bool:
         return self._positive(card) != self.negated
@@ -171,10 +148,8 @@ class Subtype:
     name: str
 
     def holds(self, card: Card) -> bool:
-        wanted = self.name.lower()
-        if any(s.lower() == wanted for s in card.subtypes):
-            return True
-        return wanted not in _NON_CREATURE_SUBTYPES and _is_changeling(card)
+        # 113.6c (Grist is an Insect off the battlefield), 702.73a (changelings).
+        return deck_types(card).has_subtype(self.name)
 
     def describe(self) -> str:
         return self.name
@@ -476,19 +451,21 @@ class SharesCardType(Predicate):
         picked = _merged(self.selection.pick(cards))
         if not picked:
             return []
-        common = frozenset.intersection(*(c.types for c, _ in picked))
+        # CR 113.6c: types in the library (Grist is a creature card there).
+        types = {id(c): deck_types(c).types for c, _ in picked}
+        common = frozenset.intersection(*(types[id(c)] for c, _ in picked))
         if common:
             return []
         counts: Counter[str] = Counter()
         for card, qty in picked:
-            counts.update({t: qty for t in card.types})
+            counts.update({t: qty for t in types[id(card)]})
         best = max(sorted(counts), key=lambda t: counts[t]) if counts else None
         found = ", ".join(f"{t} \u00d7{n}" for t, n in counts.most_common())
         noun = self.selection.noun(plural=True)
         offenses = [Offense("", f"no card type is shared by all {noun} (found: {found or 'none'})")]
         for card, _ in picked:
-            if best is not None and best not in card.types:
-                mine = "/".join(sorted(card.types)) or "typeless"
+            if best is not None and best not in types[id(card)]:
+                mine = "/".join(sorted(types[id(card)])) or "typeless"
                 # Named against the most common type; the summary above lists them all.
                 offenses.append(Offense(card.name, f"{mine} card, not {_article(best)} {best} card"))
         return offenses

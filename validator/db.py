@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import (
     JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, create_engine,
-    delete, event, func, insert, select,
+    delete, event, func, insert, inspect, select, text,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
@@ -128,6 +128,9 @@ class CardRow(Base):
     has_activated_ability: Mapped[bool] = mapped_column(Boolean)
     companion_condition: Mapped[str | None] = mapped_column(Text, nullable=True)
     is_deck_card: Mapped[bool] = mapped_column(Boolean)
+    #: Added after schema version 1 shipped: databases synced before lack it (see
+    #: `_OPTIONAL_CARD_COLUMNS`); a meld result's two meld parts (CR 712.4b).
+    meld_from: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
 
 class LegalityRow(Base):
@@ -202,6 +205,11 @@ class MetaRow(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
+#: Card columns added to schema version 1 after it shipped: a database synced earlier lacks
+#: them and still reads (the fact takes its default); the next sync adds them.
+_OPTIONAL_CARD_COLUMNS = ("meld_from",)
+
+
 #: SQLite checks card_names on every delete from cards (foreign key): without an index on the
 #: child column each check scans the whole name table, and a re-sync takes minutes.
 Index("ix_card_names_oracle_id", NameRow.oracle_id)
@@ -271,6 +279,7 @@ def card_to_row(card: Card) -> dict[str, Any]:
         "commander_eligible": card.commander_eligible, "partner": card.partner,
         "partner_with": card.partner_with, "has_activated_ability": card.has_activated_ability,
         "companion_condition": card.companion_condition, "is_deck_card": card.is_deck_card,
+        "meld_from": list(card.meld_from) or None,
     }
 
 
@@ -287,6 +296,7 @@ def row_to_card(row: Any, legalities: dict[str, str]) -> Card:
         commander_eligible=bool(row.commander_eligible), partner=row.partner,
         partner_with=row.partner_with, has_activated_ability=bool(row.has_activated_ability),
         companion_condition=row.companion_condition, is_deck_card=bool(row.is_deck_card),
+        meld_from=tuple(getattr(row, "meld_from", None) or ()),
     )
 
 
@@ -320,6 +330,7 @@ class CardDB:
             engine = make_engine(self.url)
         self.engine = engine
         self._all_names: list[str] | None = None
+        self._card_columns: list[Any] | None = None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -347,6 +358,21 @@ class CardDB:
         with self._connect() as conn:
             known_formats(conn)
 
+    def _card_select(self, conn: Connection) -> Any:
+        """SELECT of the cards table's columns this database has (an older one lacks the
+        `_OPTIONAL_CARD_COLUMNS`)."""
+        if self._card_columns is None:
+            columns = list(CardRow.__table__.columns)
+            try:
+                present = {c["name"] for c in inspect(conn).get_columns("cards")}
+            except Exception:  # noqa: BLE001 - no such table: the query below says so
+                present = {c.name for c in columns}
+            if present:
+                columns = [c for c in columns
+                           if c.name in present or c.name not in _OPTIONAL_CARD_COLUMNS]
+            self._card_columns = columns
+        return select(*self._card_columns)
+
     def _cards(self, conn: Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
         ids = list(set(oracle_ids))
         if not ids:
@@ -360,7 +386,8 @@ class CardDB:
                 .where(leg_t.c.oracle_id.in_(chunk))
             ):
                 legal[oid][fmt] = status
-            rows.extend(conn.execute(select(cards_t).where(cards_t.c.oracle_id.in_(chunk))))
+            rows.extend(conn.execute(
+                self._card_select(conn).where(cards_t.c.oracle_id.in_(chunk))))
         return {r.oracle_id: row_to_card(r, legal[r.oracle_id]) for r in rows}
 
     def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
@@ -407,7 +434,8 @@ class CardDB:
             names: dict[str, list[str]] = {}
             for folded, oid, _kind in conn.execute(select(names_t)):
                 names.setdefault(oid, []).append(folded)
-            for row in conn.execute(select(cards_t).where(cards_t.c.is_deck_card.is_(True))):
+            for row in conn.execute(
+                    self._card_select(conn).where(cards_t.c.is_deck_card.is_(True))):
                 yield names.get(row.oracle_id, []), row_to_card(row, legal.get(row.oracle_id, {}))
 
     def all_names(self) -> list[str]:
@@ -490,6 +518,13 @@ def create_schema(engine: Engine) -> None:
     for table in Base.metadata.sorted_tables:
         for index in table.indexes:
             index.create(engine, checkfirst=True)
+    with engine.begin() as conn:
+        present = {c["name"] for c in inspect(conn).get_columns("cards")}
+        for name in _OPTIONAL_CARD_COLUMNS:
+            if name not in present:  # a database synced before the column existed
+                column = CardRow.__table__.c[name]
+                kind = column.type.compile(dialect=engine.dialect)
+                conn.execute(text(f"ALTER TABLE cards ADD COLUMN {name} {kind}"))
     with engine.begin() as conn:
         found = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).first()
         if found is None:

@@ -79,6 +79,9 @@ class Card:
     #: True for things a decklist can hold. Tokens, emblems, art cards, planes, schemes and
     #: vanguards are not deck cards and never resolve from a decklist name.
     is_deck_card: bool = True
+    #: For the back face of a meld pair (CR 712.4b: not a card), the names of the two cards
+    #: that meld into it (Scryfall's `all_parts` "meld_part"); empty for every other card.
+    meld_from: tuple[str, ...] = ()
 
     @property
     def is_basic(self) -> bool:
@@ -102,6 +105,24 @@ class Card:
         return self.type_line == "Stickers"
 
     @property
+    def is_attraction(self) -> bool:
+        """CR 717.1: an Attraction is an artifact with the subtype Attraction."""
+        return "Attraction" in self.subtypes and "Artifact" in self.types
+
+    @property
+    def is_meld_result(self) -> bool:
+        """CR 712.4b / 712.1: the combined back face of a meld pair, which is not a card.
+
+        Databases synced before `meld_from` existed do not know the parts; there a meld-layout
+        card with no mana cost that is not a land (every meld part has a cost or is a land) is
+        the result.
+        """
+        if self.meld_from:
+            return True
+        return (self.layout == "meld" and not self.mana_cost and "Land" not in self.types
+                and not self.faces[1:])
+
+    @property
     def front_name(self) -> str:
         return self.faces[0].name if self.faces else self.name
 
@@ -118,6 +139,11 @@ class Section(str, enum.Enum):
     #: Lines a parser read but that are not part of the deck (Arena "Maybeboard", Moxfield
     #: "Considering", MTGO trade lists...). Kept so that every input line is accounted for.
     IGNORED = "ignored"
+    #: CR 717.2: Attraction cards are not in the deck; in constructed play they form a separate
+    #: Attraction deck (717.2a). Listed apart, never counted toward the deck's size.
+    ATTRACTION = "attractions"
+    #: CR 123.2: sticker sheets are not cards; a player may bring ten or more (123.2a).
+    STICKER = "stickers"
 
 
 @dataclass(slots=True)
@@ -233,6 +259,8 @@ class ResolvedDeck:
     unresolved: list[DeckEntry] = field(default_factory=list)
     #: Sticker sheets listed with the deck: "not cards" (CR 123.2), so outside every count.
     sticker_sheets: list[ResolvedEntry] = field(default_factory=list)
+    #: Attraction cards: not in the deck (CR 717.2), a separate Attraction deck (717.2a).
+    attractions: list[ResolvedEntry] = field(default_factory=list)
 
     def clone(self) -> "ResolvedDeck":
         """A copy whose entries can be moved between sections without touching this one."""
@@ -242,6 +270,7 @@ class ResolvedDeck:
             problems=list(self.problems),
             unresolved=[replace(e) for e in self.unresolved],
             sticker_sheets=list(self.sticker_sheets),
+            attractions=list(self.attractions),
         )
 
     def cards_in(self, *sections: Section) -> list[ResolvedEntry]:

@@ -126,7 +126,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     for issue in deck.issues:
         resolved.problems.append(Problem(
             code=issue.code, message=f"line {issue.line}: {issue.message}" if issue.line else issue.message,
-            citation="deckcheck:input", severity=Severity.ERROR,
+            citation="deckcheck:input",
+            severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
             lines=(issue.line,) if issue.line else ()))
     wanted = [e for e in deck.entries if e.section != Section.IGNORED]
     found = source.lookup(e.name for e in wanted)
@@ -138,8 +139,17 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             if hit:
                 card = source.card_by_id(hit[0])
                 cards = [card] if card else []
-        if len(cards) == 1 and cards[0].is_sticker_sheet:
+        if len(cards) == 1 and cards[0].is_meld_result:
+            # CR 712.4b: never a card of the deck; counted like an unknown name, so that it
+            # gives one problem rather than also "deck too small".
+            resolved.unresolved.append(entry)
+            resolved.problems.append(meld_result_problem(cards[0], _lines(entry)))
+        elif len(cards) == 1 and (cards[0].is_sticker_sheet or entry.section == Section.STICKER):
+            # CR 123.2: not cards; a non-sheet in a Stickers section is reported by the check.
             resolved.sticker_sheets.append(ResolvedEntry(entry=entry, card=cards[0]))
+        elif len(cards) == 1 and (cards[0].is_attraction or entry.section == Section.ATTRACTION):
+            # CR 717.2: Attraction cards are not part of the deck.
+            resolved.attractions.append(ResolvedEntry(entry=entry, card=cards[0]))
         elif len(cards) == 1:
             resolved.entries.append(ResolvedEntry(entry=entry, card=cards[0]))
         elif cards:
@@ -160,6 +170,24 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 code="unknown-card", message=message, citation="deckcheck:input",
                 cards=(entry.name,), lines=_lines(entry)))
     return resolved
+
+
+#: Parse issue codes that are notes about how the input was read, not errors in the deck.
+NOTE_CODES = frozenset({"ignored-field"})
+
+
+def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
+                        where: str = "") -> Problem:
+    """CR 712.4b / 712.1: the back face of a meld pair is not a card; name the two cards that
+    meld into it."""
+    if card.meld_from:
+        parts = " and ".join(card.meld_from)
+        how = f"it exists only when {parts} meld; list those two cards instead"
+    else:  # a database synced before meld parts were recorded
+        how = "it exists only when its two meld cards meld; list those instead"
+    return Problem("meld-result", f"{where}{card.name} is the back face of a meld pair, not a "
+                   f"card: {how} (CR 712.4b)", "CR 712.4b",
+                   cards=(card.name, *card.meld_from), lines=lines)
 
 
 def _lines(entry) -> tuple[int, ...]:
