@@ -30,7 +30,8 @@ def test_limits_are_the_documented_values():
 
 
 def test_input_formats():
-    assert INPUT_FORMATS == ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json")
+    assert INPUT_FORMATS == ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json",
+                             "moxfield", "archidekt", "mtgjson", "csv")
     assert issubclass(DecklistError, ValueError)
 
 

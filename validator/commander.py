@@ -41,6 +41,10 @@ _SOURCE_WORDS = {
     "cmdr-marker": "the *CMDR* marker",
     "category": "the [Commander] category",
     "json": "the JSON `commanders` list",
+    "moxfield": "the Moxfield deck's commanders board",
+    "archidekt": "the Archidekt deck's Commander category",
+    "mtgjson": "the MTGJSON deck's `commander` list",
+    "csv": "the CSV's commander section",
 }
 _HOW_TO_MARK = ("mark it with a Commander section (Arena), *CMDR* after its name (Moxfield), "
                 "[Commander] (Archidekt), or --commander NAME")

@@ -1,5 +1,6 @@
 """Decklist parsing: text, Arena, Moxfield/Archidekt exports, Forge .dck, MTGO .dek, Cockatrice
-.cod and JSON, all into one `Deck`.
+.cod, the deck JSON of Moxfield, Archidekt, MTGJSON and deckcheck, and CSV (Scryfall's deck
+export and plain quantity/name CSVs), all into one `Deck`.
 
     deck = parse_decklist(open("deck.txt", "rb").read())
 
@@ -18,17 +19,20 @@ from validator.decklist.base import (
     check_size,
     decode_text,
 )
-from validator.decklist.detect import sniff
+from validator.decklist.detect import JSON_SHAPES, is_event_file, json_shape, sniff
 from validator.decklist.text import parse_text
 from validator.model import Deck
 
 __all__ = [
     "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY", "DecklistError",
-    "detect_format", "parse_decklist",
+    "detect_format", "is_event_file", "json_shape", "parse_decklist",
 ]
 
 #: Names `--input-format` accepts; "auto" (like None) detects the format from the content.
-INPUT_FORMATS = ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json")
+#: "json" is deckcheck's own JSON deck; "moxfield", "archidekt" and "mtgjson" force those
+#: sites' JSON; "csv" reads Scryfall's deck CSV and plain quantity/name CSVs.
+INPUT_FORMATS = ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json",
+                 "moxfield", "archidekt", "mtgjson", "csv")
 _TEXT_FORMATS = ("text", "arena", "forge")
 
 
@@ -54,10 +58,14 @@ def parse_decklist(data: str | bytes, input_format: str | None = None,
         from validator.decklist.cockatrice import parse_cockatrice
 
         return parse_cockatrice(data)
-    if family == "json":
+    if family == "json" or family in JSON_SHAPES:
         from validator.decklist.jsondeck import parse_json
 
-        return parse_json(decode_text(data))
+        return parse_json(decode_text(data), forced)
+    if family == "csv":
+        from validator.decklist.csvdeck import parse_csv
+
+        return parse_csv(decode_text(data))
     return parse_text(decode_text(data), forced)
 
 
@@ -67,9 +75,9 @@ def detect_format(data: str | bytes, filename: str | None = None) -> str:
     Line formats are told apart by reading the lines, so this costs as much as parsing them.
     """
     family = sniff(data, filename)
-    if family not in _TEXT_FORMATS:
+    if family not in _TEXT_FORMATS + ("json", "csv"):
         return family
-    return parse_decklist(data, None, filename).input_format or "text"
+    return parse_decklist(data, None, filename).input_format or family
 
 
 def _format_name(input_format: str | None) -> str | None:

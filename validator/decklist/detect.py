@@ -1,17 +1,121 @@
-"""Which parser reads an input: decided by its first characters, then by the file name."""
+"""Which parser reads an input: decided by its first characters, then by the file name; for
+JSON, by the shape of the document (`json_shape`)."""
 
 from __future__ import annotations
 
 import codecs
+import csv
 import re
+from typing import Any
+
+from validator.decklist.base import DecklistError
 
 _ROOT_TAG = re.compile(r"<([A-Za-z_][\w.:-]*)")
 _XML_FAMILIES = {"deck": "mtgo-dek", "cockatrice_deck": "cockatrice"}
-_EXTENSIONS = {".dek": "mtgo-dek", ".cod": "cockatrice", ".json": "json", ".dck": "forge"}
+_EXTENSIONS = {".dek": "mtgo-dek", ".cod": "cockatrice", ".json": "json", ".dck": "forge",
+               ".csv": "csv"}
+
+#: CSV header names (lower-cased, "_" and "-" read as spaces) for the two columns a CSV deck
+#: needs, and the optional ones.
+CSV_QUANTITY = ("count", "quantity", "qty", "amount", "copies", "number of copies")
+CSV_NAME = ("name", "card name", "card", "cardname", "card title")
+CSV_SECTION = ("section", "board", "deck section", "zone", "category")
+CSV_SET = ("set code", "setcode", "edition code", "set", "edition")
+CSV_COLLECTOR = ("collector number", "collectornumber", "number", "cn", "card number")
+
+#: JSON deck shapes, in the order they are tried (README "Decklist formats").
+JSON_SHAPES = {
+    "moxfield": "Moxfield deck (\"mainboard\"/\"commanders\"... objects, or \"boards\")",
+    "archidekt": "Archidekt deck (\"cards\" with \"card\".\"oracleCard\", \"categories\")",
+    "mtgjson": "MTGJSON deck file (\"data\" with \"mainBoard\", \"sideBoard\", \"commander\")",
+    "json": "deckcheck JSON deck (\"main\", \"sideboard\", \"commanders\", \"companion\")",
+}
+_MOXFIELD_BOARDS = ("mainboard", "sideboard", "commanders", "companions", "signatureSpells",
+                    "attractions", "stickers", "maybeboard")
+#: Keys of deckcheck's own JSON deck that hold cards.
+DECKCHECK_JSON_SECTIONS = ("main", "mainboard", "sideboard", "commanders", "commander",
+                           "companion", "maybeboard", "attractions", "stickers")
+
+
+def is_event_file(obj: Any) -> bool:
+    """A tournament event file (`{"Decks": [...]}`, MTGO/Melee/Topdeck exports): many decks,
+    not one. The batch reader takes these apart; one-deck parsing refuses them."""
+    if not isinstance(obj, dict):
+        return False
+    decks = obj.get("Decks", obj.get("decks"))
+    return isinstance(decks, list) and all(isinstance(d, dict) for d in decks[:5])
+
+
+def json_shape(obj: Any) -> str:
+    """Which JSON deck shape `obj` (a parsed document) has: a key of JSON_SHAPES.
+
+    Raises DecklistError for an event file (many decks) and for a document of none of the
+    shapes, naming the shapes tried.
+    """
+    if is_event_file(obj):
+        raise DecklistError(
+            "this JSON is a tournament event file (\"Decks\": a list of decks), not one deck; "
+            "validate each deck on its own (save it as a decklist) or use a deckcheck that "
+            "reads event files")
+    if isinstance(obj, dict):
+        if isinstance(obj.get("boards"), dict) or any(
+                _moxfield_board(obj.get(key)) for key in _MOXFIELD_BOARDS):
+            return "moxfield"
+        cards = obj.get("cards")
+        if isinstance(cards, list) and (
+                any(isinstance(c, dict) and isinstance(c.get("card"), dict) for c in cards[:50])
+                or _archidekt_categories(obj.get("categories"))):
+            return "archidekt"
+        data = obj.get("data")
+        if (isinstance(data, dict) and "mainBoard" in data) or "mainBoard" in obj:
+            return "mtgjson"
+        if any(key in obj for key in DECKCHECK_JSON_SECTIONS):
+            return "json"
+    got = f"an object with keys {', '.join(sorted(map(str, obj))[:8])}" if isinstance(obj, dict) \
+        and obj else f"a JSON {type(obj).__name__ if obj is not None else 'null'}"
+    if isinstance(obj, dict) and not obj:
+        got = "an empty object"
+    raise DecklistError(
+        f"this JSON is not a deck deckcheck can read (it is {got}); tried: "
+        + "; ".join(JSON_SHAPES.values()) + ". Force one with --input-format")
+
+
+def _moxfield_board(value: Any) -> bool:
+    """A v2 Moxfield board: an object of entries, each an object with "card" or "quantity"."""
+    if not isinstance(value, dict) or not value:
+        return False
+    return all(isinstance(e, dict) and ("card" in e or "quantity" in e)
+               for e in list(value.values())[:20])
+
+
+def _archidekt_categories(categories: Any) -> bool:
+    return isinstance(categories, list) and bool(categories) and all(
+        isinstance(c, dict) and "includedInDeck" in c for c in categories[:5])
+
+
+def csv_header_key(cell: str) -> str:
+    """A CSV header cell as compared: lower-cased, "_"/"-" as spaces, single spaces."""
+    return " ".join(cell.replace("_", " ").replace("-", " ").lower().split())
+
+
+def looks_like_csv(first_line: str) -> bool:
+    """Whether a first line is a CSV header with a quantity column and a name column."""
+    if not any(sep in first_line for sep in ",;\t"):
+        return False
+    dialect = ";" if first_line.count(";") > first_line.count(",") else ","
+    if "\t" in first_line and "," not in first_line:
+        dialect = "\t"
+    try:
+        cells = next(csv.reader([first_line], delimiter=dialect))
+    except (csv.Error, StopIteration):
+        return False
+    keys = {csv_header_key(c) for c in cells}
+    return bool(keys & set(CSV_QUANTITY)) and bool(keys & set(CSV_NAME))
 
 
 def sniff(data: str | bytes, filename: str | None = None) -> str:
-    """The parser family: "mtgo-dek", "cockatrice", "json", or "text" (any line format)."""
+    """The parser family: "mtgo-dek", "cockatrice", "json", "csv", or "text" (any line
+    format)."""
     head = _head(data)
     extension = _extension(filename)
     if head.startswith("<"):
@@ -21,8 +125,11 @@ def sniff(data: str | bytes, filename: str | None = None) -> str:
             return _XML_FAMILIES[root]
         # An unknown root: the .dek parser names both expected roots in its error.
         return "cockatrice" if extension == ".cod" else "mtgo-dek"
-    if head.startswith("{"):
+    if head.startswith("{") or (head.startswith("[") and head[1:].lstrip()[:1] in ("{", "[", "]", '"')):
         return "json"
+    first_line = head.split("\n", 1)[0]
+    if extension == ".csv" or looks_like_csv(first_line):
+        return "csv"
     return "text"
 
 

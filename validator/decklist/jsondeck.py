@@ -1,10 +1,17 @@
-"""The JSON deck for programs.
+"""JSON decks: reading the document, choosing its shape, and deckcheck's own JSON deck.
 
-    {"name": "...", "main": [...], "sideboard": [...], "commanders": [...], "companion": ...}
+`parse_json` loads the document once and hands it to the reader of its shape (detected by
+`detect.json_shape`, or forced): Moxfield, Archidekt, MTGJSON, or deckcheck's own deck for
+programs:
+
+    {"name": "...", "main": [...], "sideboard": [...], "commanders": [...], "companion": ...,
+     "attractions": [...], "stickers": [...]}
 
 An item is `{"quantity": 4, "name": "...", "set": "m11", "collector_number": "146"}`,
 `[4, "Lightning Bolt"]` or a bare name (one copy). Entries have no line number; issues name the
-JSON path of the item instead (`main[3]: ...`).
+JSON path of the item instead (`main[3]: ...`). Top-level fields deckcheck does not know are
+ignored with a note, never an error: sites add fields (`createdAt`), and a deck must not become
+illegal because of one.
 """
 
 from __future__ import annotations
@@ -26,24 +33,56 @@ _SECTION_KEYS = {
     "commanders": Section.COMMANDER, "commander": Section.COMMANDER,
     "companion": Section.COMPANION,
     "maybeboard": Section.IGNORED,
+    "attractions": Section.ATTRACTION,  # CR 717.2a
+    "stickers": Section.STICKER,  # CR 123.2a
 }
-# Descriptive keys a program may add; anything else is reported, since a misspelt section
-# ("sidebaord") would otherwise drop its cards silently.
+# Descriptive keys a program may add; any other key is noted (info), since a misspelt section
+# ("sidebaord") would otherwise drop its cards without a word.
 _INFO_KEYS = frozenset({
     "name", "format", "description", "author", "source", "url", "id", "version", "$schema",
     "comment", "comments", "notes", "date",
 })
 
 
-def parse_json(text: str) -> Deck:
+def load_json(text: str) -> Any:
+    """The parsed JSON document; DecklistError when it is not JSON."""
     import json
 
     try:
-        data = json.loads(text.lstrip("\ufeff \t\r\n"))
+        return json.loads(text.lstrip("\ufeff \t\r\n"))
     except RecursionError:
         raise DecklistError("malformed JSON: nested too deeply") from None
     except ValueError as exc:
         raise DecklistError(f"malformed JSON: {exc}") from None
+
+
+def parse_json(text: str, shape: str | None = None) -> Deck:
+    """A JSON deck of any known shape (`shape` forces one: "moxfield", "archidekt",
+    "mtgjson", "json")."""
+    from validator.decklist.detect import is_event_file, json_shape
+
+    data = load_json(text)
+    if shape is None:
+        shape = json_shape(data)
+    elif is_event_file(data):
+        json_shape(data)  # raises: an event file is never one deck
+    if shape == "moxfield":
+        from validator.decklist.moxfield import read_moxfield
+
+        return read_moxfield(data)
+    if shape == "archidekt":
+        from validator.decklist.archidekt import read_archidekt
+
+        return read_archidekt(data)
+    if shape == "mtgjson":
+        from validator.decklist.mtgjson import read_mtgjson
+
+        return read_mtgjson(data)
+    return read_deckcheck_json(data)
+
+
+def read_deckcheck_json(data: Any) -> Deck:
+    """deckcheck's own JSON deck (module docstring)."""
     if not isinstance(data, dict):
         raise DecklistError(
             f"a JSON deck must be an object with \"main\", \"sideboard\"...; got a "
@@ -55,7 +94,8 @@ def parse_json(text: str) -> Deck:
     check_entry_count(sum(len(v) if isinstance(v, list) else 1 for _, _, v in sections))
     for key in data:
         if key not in _SECTION_KEYS and key not in _INFO_KEYS:
-            deck.issues.append(ParseIssue(None, f"{key}: unknown field, ignored", _dump(key)))
+            deck.issues.append(ParseIssue(None, f"{key}: not a field of deckcheck's JSON deck, "
+                                                "ignored", _dump(key), "ignored-field"))
     for key, section, value in sections:
         _read_section(deck, key, section, value)
     if deck.count(Section.COMMANDER):

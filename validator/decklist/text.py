@@ -32,6 +32,9 @@ _HEADERS: dict[str, Section] = {
     "companion": _COMP, "companions": _COMP,
     "maybeboard": _IGN, "maybe board": _IGN, "maybe": _IGN, "considering": _IGN,
     "tokens": _IGN,
+    # Supplementary decks, listed apart from the deck (CR 717.2a, 123.2a).
+    "attractions": Section.ATTRACTION, "attraction deck": Section.ATTRACTION,
+    "stickers": Section.STICKER, "sticker sheets": Section.STICKER,
 }
 # Headers only Arena-style exports write ("Sideboard" alone is common to every format).
 _ARENA_HEADERS = frozenset({"deck", "commander", "companion", "about"})
@@ -43,9 +46,10 @@ _GROUP_HEADERS = frozenset({
 })
 # Forge .dck sections beyond main/sideboard/commander: not part of a 60/100-card deck.
 _FORGE_EXTRA = frozenset({
-    "avatar", "planes", "schemes", "conspiracy", "dungeon", "attractions", "contraptions",
+    "avatar", "planes", "schemes", "conspiracy", "dungeon", "contraptions",
 })
-_FORGE_SECTIONS = _FORGE_EXTRA | {"metadata", "main", "sideboard", "commander"}
+# Forge's [Attractions] is the Attraction deck (CR 717.2a): read as its own section.
+_FORGE_SECTIONS = _FORGE_EXTRA | {"metadata", "main", "sideboard", "commander", "attractions"}
 
 # After normalisation a line has single spaces, so this cannot backtrack far.
 _QTY_LINE = re.compile(r"([0-9]+)(?: ?[xX])? (\S.*)", re.ASCII)
@@ -190,6 +194,10 @@ def _apply_categories(tail: _Tail, categories: list[str]) -> None:
         tail.section = _COMP
     elif "sideboard" in labels:
         tail.section = _SIDE
+    elif labels & {"attraction", "attractions"}:
+        tail.section = Section.ATTRACTION
+    elif labels & {"sticker", "stickers", "sticker sheet", "sticker sheets"}:
+        tail.section = Section.STICKER
     elif labels & _IGNORED_CATEGORIES or no_deck:
         tail.section = _IGN
 

@@ -1,0 +1,110 @@
+"""CSV decks: Scryfall's deck export and the plain CSVs other sites and spreadsheets write.
+
+The first row is the header. A deck needs a quantity column (`count`, `quantity`, `qty`...) and
+a name column (`name`, `card`, `card name`...); a section column (`section`, `board`...) and
+the printing (`set_code`, `collector_number`) are read when present, every other column is
+ignored. Scryfall's sections are `commanders`, `nonlands`, `lands`, `sideboard`, `maybeboard`
+and `outside` (cards outside the game: the companion, wishes), read as the sideboard, where
+Commander's rules look for a companion.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from validator.decklist.base import DecklistError, MAX_LINES, clip
+from validator.decklist.detect import (
+    CSV_COLLECTOR,
+    CSV_NAME,
+    CSV_QUANTITY,
+    CSV_SECTION,
+    CSV_SET,
+    csv_header_key,
+)
+from validator.decklist.entry import add_entry
+from validator.model import Deck, ParseIssue, Section
+
+#: Section cell (lower-cased) -> section.
+SECTIONS: dict[str, Section] = {
+    "": Section.MAIN, "main": Section.MAIN, "mainboard": Section.MAIN, "main deck": Section.MAIN,
+    "maindeck": Section.MAIN, "deck": Section.MAIN, "nonlands": Section.MAIN,
+    "lands": Section.MAIN, "spells": Section.MAIN, "creatures": Section.MAIN,
+    "sideboard": Section.SIDEBOARD, "side": Section.SIDEBOARD, "outside": Section.SIDEBOARD,
+    "commander": Section.COMMANDER, "commanders": Section.COMMANDER,
+    "companion": Section.COMPANION, "companions": Section.COMPANION,
+    "maybeboard": Section.IGNORED, "maybe": Section.IGNORED, "considering": Section.IGNORED,
+    "tokens": Section.IGNORED,
+    "attractions": Section.ATTRACTION, "attraction": Section.ATTRACTION,  # CR 717.2a
+    "stickers": Section.STICKER, "sticker": Section.STICKER,  # CR 123.2a
+}
+
+
+def _column(keys: list[str], names: tuple[str, ...]) -> int | None:
+    """The index of the first header matching `names`, in the order `names` prefers."""
+    for wanted in names:
+        if wanted in keys:
+            return keys.index(wanted)
+    return None
+
+
+def _delimiter(header: str) -> str:
+    if "\t" in header and "," not in header:
+        return "\t"
+    return ";" if header.count(";") > header.count(",") else ","
+
+
+def parse_csv(text: str) -> Deck:
+    """A Deck from a CSV with a header row (module docstring)."""
+    lines = text.splitlines()
+    if len(lines) > MAX_LINES:
+        raise DecklistError(f"input has {len(lines):,} lines; the limit is {MAX_LINES:,}")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not lines:
+        raise DecklistError("empty CSV: expected a header row with a quantity and a name column")
+    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=_delimiter(lines[0]))
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        raise DecklistError(f"malformed CSV header: {exc}") from None
+    keys = [csv_header_key(c) for c in header]
+    quantity, name = _column(keys, CSV_QUANTITY), _column(keys, CSV_NAME)
+    if quantity is None or name is None:
+        missing = " and ".join(what for what, col in (("a quantity column (count, quantity, "
+                                                       "qty)", quantity),
+                                                      ("a name column (name, card, card name)",
+                                                       name)) if col is None)
+        raise DecklistError(f"CSV header {clip(lines[0], 120)!r} has no {missing}")
+    section_col = _column(keys, CSV_SECTION)
+    set_col, number_col = _column(keys, CSV_SET), _column(keys, CSV_COLLECTOR)
+    scryfall = "scryfall id" in keys or "scryfall uri" in keys
+    deck = Deck(input_format="scryfall-csv" if scryfall else "csv")
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            deck.issues.append(ParseIssue(reader.line_num, f"malformed CSV row: {exc}"))
+            continue
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        raw = clip(",".join(row))
+
+        def cell(index: int | None) -> str | None:
+            return row[index].strip() if index is not None and index < len(row) else None
+
+        section = Section.MAIN
+        written = cell(section_col)
+        if written:
+            section = SECTIONS.get(written.lower(), Section.MAIN)
+            if written.lower() not in SECTIONS:
+                deck.issues.append(ParseIssue(
+                    line, f"unknown section {written!r}; its card is read as main deck", raw))
+        add_entry(deck, "", section, cell(quantity), cell(name), cell(set_col),
+                  cell(number_col), text=raw, line=line)
+    if deck.count(Section.COMMANDER):
+        deck.commander_source = "csv"
+    return deck
