@@ -224,3 +224,37 @@ def test_pipeline_with_generic_checks():
     deck = make_deck(CARDS, main=main, sideboard=[(1, "Tymna the Weaver"),
                                                   (1, "Yoshimaru, Ever Faithful")])
     assert [p.code for p in check_resolved(deck, DUEL) if p.severity == Severity.ERROR] == []
+
+
+def test_commander_listed_twice_in_the_commander_section_is_a_singleton_problem():
+    """CR 903.5b: two copies of the commander in the Commander section are two copies of a
+    card in a singleton deck, not an export's repeated listing."""
+    from validator.checks import check_copies
+
+    deck = make_deck(CARDS, main=[(98, "Mountain")], commanders=["Krenko, Mob Boss"])
+    deck.cards_in(Section.COMMANDER)[0].entry.quantity = 2
+    deck.deck.commander_source = "arena-section"
+    problems = designate_commanders(deck, COMMANDER)
+    assert not by_code(problems, "duplicate-listing")
+    singleton = by_code(check_copies(deck, COMMANDER), "too-many-copies")
+    assert len(singleton) == 1 and singleton[0].severity == Severity.ERROR
+    assert "listed 2 times in the Commander section" in singleton[0].message
+    assert "CR 903.5b" in singleton[0].message
+    assert not by_code(commander_problems(deck, COMMANDER), "invalid-partners")
+
+
+def test_commander_on_two_lines_of_the_commander_section():
+    from validator.checks import check_copies
+
+    deck = make_deck(CARDS, main=[(98, "Mountain")],
+                     commanders=["Krenko, Mob Boss", "Krenko, Mob Boss"])
+    problems = designate_commanders(deck, COMMANDER)
+    assert not by_code(problems, "duplicate-listing")
+    assert by_code(check_copies(deck, COMMANDER), "too-many-copies")
+
+
+def test_commander_repeated_in_the_sideboard_is_still_one_card():
+    deck = make_deck(CARDS, main=[(99, "Mountain")], sideboard=[(1, "Krenko, Mob Boss")],
+                     commanders=["Krenko, Mob Boss"])
+    problems = designate_commanders(deck, COMMANDER)
+    assert by_code(problems, "duplicate-listing")  # exports repeat it there (MTGO, Melee)

@@ -1,0 +1,100 @@
+"""CR 712.4b / 712.1: the back face of a meld pair is not a card. Brisela, Voice of Nightmares
+in a decklist or named as commander is a problem naming Bruna and Gisela, never a card of the
+deck. Cards: tests/fixtures/cards_meld.json (Scryfall objects from the derived oracle-cards file
+of ../shared/data, trimmed to the fields deckcheck reads, `all_parts` included)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+import validator
+from conftest import FIXTURES, load_cards
+from validator.cardfacts import card_from_scryfall
+from validator.db import CardDB, create_schema, make_engine, database_url
+from validator.resolve import CardIndex
+
+MELD = load_cards("cards_meld.json")
+CORE = load_cards("cards_core.json")
+BRISELA = "Brisela, Voice of Nightmares"
+PARTS = ("Bruna, the Fading Light", "Gisela, the Broken Blade")
+
+
+@pytest.fixture(scope="module")
+def index() -> CardIndex:
+    return CardIndex(((), c) for c in {**CORE, **MELD}.values())
+
+
+def test_meld_parts_are_card_facts_from_all_parts():
+    assert MELD[BRISELA].meld_from == PARTS and MELD[BRISELA].is_meld_result
+    for part in PARTS:  # the front faces are cards
+        assert MELD[part].meld_from == () and not MELD[part].is_meld_result
+
+
+def test_meld_result_in_a_decklist_is_a_problem_not_a_card(index):
+    text = "Deck\n1 " + BRISELA + "\n59 Island\n"
+    report = validator.validate(text, "vintage", cards=index)
+    meld = [p for p in report.problems if p.code == "meld-result"]
+    assert len(meld) == 1 and meld[0].citation == "CR 712.4b"
+    assert all(part in meld[0].message for part in PARTS)
+    assert meld[0].cards == (BRISELA, *PARTS) and meld[0].lines == (2,)
+    assert report.main_count == 59  # not a card of the deck...
+    assert "deck-too-small" not in {p.code for p in report.problems}  # ...but one problem only
+    assert not report.legal
+
+
+def test_meld_result_named_as_commander(index):
+    report = validator.validate("99 Island\n", "commander", cards=index, commanders=[BRISELA])
+    meld = [p for p in report.problems if p.code == "meld-result"]
+    assert meld and "--commander" in meld[0].message and PARTS[1] in meld[0].message
+    assert BRISELA not in report.commanders
+
+
+def test_meld_result_in_the_commander_section(index):
+    report = validator.validate(f"Commander\n1 {BRISELA}\nDeck\n99 Island\n", "commander",
+                                cards=index)
+    assert "meld-result" in {p.code for p in report.problems}
+    assert BRISELA not in report.commanders and not report.legal
+
+
+def test_database_synced_before_meld_parts_still_reads(tmp_path):
+    """An older database has no `meld_from` column: it opens, the meld result is still not a
+    card (no mana cost, not a land, meld layout), and the next sync adds the column."""
+    from validator.sync import import_file
+
+    source = tmp_path / "cards.json"
+    source.write_text(json.dumps(json.loads((FIXTURES / "cards_meld.json").read_text("utf-8"))),
+                      encoding="utf-8")
+    path = tmp_path / "old.sqlite3"
+    import_file(source, str(path))
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE cards DROP COLUMN meld_from")
+    db = CardDB(str(path))
+    brisela = db.card(BRISELA)
+    assert brisela.meld_from == () and brisela.is_meld_result
+    assert not db.card(PARTS[0]).is_meld_result
+    report = validator.validate(f"1 {BRISELA}\n59 {PARTS[0]}\n", "vintage", cards=db)
+    assert "meld-result" in {p.code for p in report.problems}
+    db.close()
+    create_schema(make_engine(database_url(str(path))))  # what a sync does first
+    with sqlite3.connect(path) as conn:
+        assert "meld_from" in {r[1] for r in conn.execute("PRAGMA table_info(cards)")}
+
+
+def test_fresh_database_keeps_meld_parts(tmp_path):
+    from validator.sync import import_file
+
+    path = tmp_path / "new.sqlite3"
+    import_file(FIXTURES / "cards_meld.json", str(path))
+    with CardDB(str(path)) as db:
+        assert db.card(BRISELA).meld_from == PARTS
+        assert {c.name: c.meld_from for _, c in db.all_cards()}[BRISELA] == PARTS
+
+
+def test_not_a_meld_result_without_the_layout():
+    card = card_from_scryfall({"object": "card", "oracle_id": "x", "name": "Ancestral Vision",
+                               "layout": "normal", "mana_cost": "", "cmc": 0,
+                               "type_line": "Sorcery", "color_identity": ["U"]})
+    assert not card.is_meld_result

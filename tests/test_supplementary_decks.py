@@ -1,0 +1,128 @@
+"""Attraction decks (CR 717.2, 717.2a) and sticker sheets (123.2, 123.2a): read from decklists,
+kept out of the deck and its size, reported apart; short or duplicated is an error."""
+
+from __future__ import annotations
+
+import json
+
+import validator
+from validator.cardfacts import card_from_scryfall
+from validator.checks import check_attractions, check_sticker_sheets
+from validator.decklist import parse_decklist
+from validator.formats import get_format
+from validator.model import Section, Severity
+from validator.resolve import CardIndex
+
+from conftest import load_cards
+
+#: Unfinity Attraction names (Scryfall types them "Artifact — Attraction").
+ATTRACTIONS = ("Balloon Stand", "Bounce Chamber", "Bumper Cars", "Centrifuge", "Clown Extruder",
+               "Concession Stand", "Costume Shop", "Dart Throw", "Drop Tower", "Ferris Wheel",
+               "Foam Weapons Kiosk")
+STICKERS = tuple(f"Sticker Sheet {i}" for i in range(11))
+LEGAL = {"legacy": "legal", "vintage": "legal", "commander": "legal"}
+
+
+def _card(name: str, type_line: str) -> object:
+    return card_from_scryfall({"object": "card", "oracle_id": "id-" + name, "name": name,
+                               "layout": "normal", "mana_cost": "", "cmc": 0,
+                               "type_line": type_line, "color_identity": [],
+                               "legalities": LEGAL})
+
+
+CARDS = {**load_cards("cards_core.json")}
+CARDS.update({n: _card(n, "Artifact — Attraction") for n in ATTRACTIONS})
+CARDS.update({n: _card(n, "Stickers") for n in STICKERS})
+INDEX = CardIndex(((), c) for c in CARDS.values())
+LEGACY = get_format("legacy")
+
+
+def arena(attractions=(), stickers=(), main="60 Island") -> str:
+    lines = ["Deck", main]
+    if attractions:
+        lines += ["", "Attractions"] + [f"1 {n}" for n in attractions]
+    if stickers:
+        lines += ["", "Stickers"] + [f"1 {n}" for n in stickers]
+    return "\n".join(lines) + "\n"
+
+
+def codes(report):
+    return {p.code: p for p in report.problems}
+
+
+def test_arena_sections_are_read_apart_from_the_deck():
+    deck = parse_decklist(arena(ATTRACTIONS[:10], STICKERS[:10]))
+    assert deck.count(Section.ATTRACTION) == 10 and deck.count(Section.STICKER) == 10
+    assert deck.count(Section.MAIN) == 60
+
+
+def test_ten_different_attractions_and_stickers_are_legal_and_not_counted():
+    report = validator.validate(arena(ATTRACTIONS[:10], STICKERS[:10]), "legacy", cards=INDEX)
+    found = codes(report)
+    assert report.legal, report.problems
+    assert found["attraction-deck"].severity == Severity.INFO
+    assert found["attraction-deck"].citation == "CR 717.2"
+    assert found["sticker-sheets"].severity == Severity.INFO
+    assert report.main_count == 60
+
+
+def test_short_attraction_deck_is_an_error():
+    report = validator.validate(arena(ATTRACTIONS[:9]), "legacy", cards=INDEX)
+    problem = codes(report)["attraction-deck-invalid"]
+    assert problem.severity == Severity.ERROR and problem.citation == "CR 717.2a"
+    assert "at least 10" in problem.message and not report.legal
+
+
+def test_duplicated_attraction_is_an_error():
+    names = ATTRACTIONS[:9] + (ATTRACTIONS[0],)
+    report = validator.validate(arena(names), "legacy", cards=INDEX)
+    problem = codes(report)["attraction-deck-invalid"]
+    assert ATTRACTIONS[0] in problem.message and problem.cards == (ATTRACTIONS[0],)
+
+
+def test_attractions_do_not_fill_the_deck():
+    report = validator.validate(arena(ATTRACTIONS[:10], main="50 Island"), "legacy", cards=INDEX)
+    assert "deck-too-small" in codes(report)  # CR 717.2: not part of the deck
+
+
+def test_attraction_listed_in_the_main_deck_goes_to_the_attraction_deck():
+    text = "60 Island\n" + "".join(f"1 {n}\n" for n in ATTRACTIONS[:10])
+    report = validator.validate(text, "legacy", cards=INDEX)
+    assert report.main_count == 60 and report.legal
+
+
+def test_non_attraction_in_the_attractions_section():
+    report = validator.validate(arena(ATTRACTIONS[:10] + ("Lightning Bolt",)), "legacy",
+                                cards=INDEX)
+    assert codes(report)["not-an-attraction"].cards == ("Lightning Bolt",)
+
+
+def test_short_or_duplicated_sticker_sheets_are_an_error():
+    report = validator.validate(arena(stickers=STICKERS[:5]), "legacy", cards=INDEX)
+    problem = codes(report)["sticker-sheets-invalid"]
+    assert problem.severity == Severity.ERROR and problem.citation == "CR 123.2a"
+    report = validator.validate(arena(stickers=STICKERS[:10] + (STICKERS[0],)), "legacy",
+                                cards=INDEX)
+    assert STICKERS[0] in codes(report)["sticker-sheets-invalid"].message
+
+
+def test_checks_read_the_resolved_lists():
+    from validator.resolve import resolve
+
+    deck = resolve(parse_decklist(arena(ATTRACTIONS[:3], STICKERS[:3])), INDEX)
+    assert [e.card.name for e in deck.attractions] == list(ATTRACTIONS[:3])
+    assert "attraction-deck-invalid" in {p.code for p in check_attractions(deck, LEGACY)}
+    assert "sticker-sheets-invalid" in {p.code for p in check_sticker_sheets(deck, LEGACY)}
+
+
+def test_moxfield_boards_and_forge_section():
+    board = {n: {"quantity": 1, "card": {"name": n}} for n in ATTRACTIONS[:2]}
+    deck = parse_decklist(json.dumps({"mainboard": {"Island": {"quantity": 60,
+                                                               "card": {"name": "Island"}}},
+                                      "attractions": board,
+                                      "stickers": {"s": {"quantity": 1,
+                                                         "card": {"name": STICKERS[0]}}}}))
+    assert deck.count(Section.ATTRACTION) == 2 and deck.count(Section.STICKER) == 1
+    forge = parse_decklist("[metadata]\nName=x\n[Main]\n60 Island\n[Attractions]\n1 Bumper Cars\n")
+    assert deck.input_format == "moxfield"
+    assert [e.name for e in forge.section(Section.ATTRACTION)] == ["Bumper Cars"]
