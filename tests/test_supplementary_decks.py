@@ -126,3 +126,9 @@ def test_moxfield_boards_and_forge_section():
     forge = parse_decklist("[metadata]\nName=x\n[Main]\n60 Island\n[Attractions]\n1 Bumper Cars\n")
     assert deck.input_format == "moxfield"
     assert [e.name for e in forge.section(Section.ATTRACTION)] == ["Bumper Cars"]
+
+
+def test_report_counts_the_supplementary_decks_apart():
+    report = validator.validate(arena(ATTRACTIONS[:10], STICKERS[:10]), "legacy", cards=INDEX)
+    deck = report.to_dict()["deck"]
+    assert (deck["main"], deck["attractions"], deck["sticker_sheets"]) == (60, 10, 10)

@@ -31,6 +31,9 @@ class Report:
     commanders: list[str] = field(default_factory=list)
     companion: str | None = None
     commander_source: str | None = None
+    #: Supplementary decks, apart from the deck (CR 717.2a, 123.2a).
+    attractions: int = 0
+    sticker_sheets: int = 0
 
     @property
     def legal(self) -> bool:
@@ -64,6 +67,8 @@ class Report:
                 "commanders": self.commanders,
                 "commander_source": self.commander_source,
                 "companion": self.companion,
+                "attractions": self.attractions,
+                "sticker_sheets": self.sticker_sheets,
             },
             "counts": {s.value: sum(1 for p in self.problems if p.severity == s) for s in Severity},
             "problems": [p.to_dict() for p in self.sorted_problems()],
@@ -80,6 +85,8 @@ def summarize_deck(report: Report, deck: Any) -> None:
     report.deck_name = deck.deck.name
     report.input_format = deck.deck.input_format
     report.commander_source = deck.deck.commander_source
+    report.attractions = sum(e.quantity for e in getattr(deck, "attractions", ()))
+    report.sticker_sheets = sum(e.quantity for e in getattr(deck, "sticker_sheets", ()))
 
 
 def render_text(report: Report, *, verbose: bool = False) -> str:

@@ -125,7 +125,9 @@ def sniff(data: str | bytes, filename: str | None = None) -> str:
             return _XML_FAMILIES[root]
         # An unknown root: the .dek parser names both expected roots in its error.
         return "cockatrice" if extension == ".cod" else "mtgo-dek"
-    if head.startswith("{") or (head.startswith("[") and head[1:].lstrip()[:1] in ("{", "[", "]", '"')):
+    # "[" opens a JSON list only before a value; "[metadata]" is a Forge section header.
+    if head.startswith("{") or (head.startswith("[")
+                                and head[1:].lstrip()[:1] in tuple('{["]-0123456789')):
         return "json"
     first_line = head.split("\n", 1)[0]
     if extension == ".csv" or looks_like_csv(first_line):

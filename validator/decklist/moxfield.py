@@ -49,9 +49,10 @@ def _boards(data: dict[str, Any]) -> list[tuple[str, Any]]:
     return [(key, data[key]) for key in BOARDS if isinstance(data.get(key), dict)]
 
 
-def _card_name(entry: dict[str, Any]) -> Any:
+def _card_name(entry: dict[str, Any]) -> str | None:
     card = entry.get("card")
-    return card.get("name") if isinstance(card, dict) else None
+    name = card.get("name") if isinstance(card, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def read_moxfield(data: Any) -> Deck:
@@ -87,7 +88,7 @@ def read_moxfield(data: Any) -> Deck:
             card = entry.get("card") if isinstance(entry.get("card"), dict) else {}
             entry_section = section
             if (section is Section.SIDEBOARD and entry.get("isCompanion")
-                    and card.get("name") in companions):
+                    and _card_name(entry) in companions - {None}):
                 entry_section = Section.IGNORED  # the companion, listed again in the sideboard
             add_entry(deck, where, entry_section, entry.get("quantity", 1), card.get("name"),
                       card.get("set"), card.get("cn"),

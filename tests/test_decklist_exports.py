@@ -1,0 +1,191 @@
+"""Deck-site exports, detected by their shape (or forced with --input-format): Moxfield (both
+shapes), Archidekt, MTGJSON, Scryfall's deck CSV and plain CSVs; deckcheck's own JSON keeps
+unknown fields as notes; event files and unknown JSON shapes are refused with the shapes named.
+
+Samples: tests/fixtures/decklists/exports/ (see its README: trimmed real exports).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import validator
+from conftest import FIXTURES, load_cards, shared_data
+from validator.decklist import DecklistError, detect_format, is_event_file, parse_decklist
+from validator.model import Section, Severity
+from validator.resolve import CardIndex
+
+EXPORTS = FIXTURES / "decklists" / "exports"
+AMIGOS = ["Kraum, Ludevic's Opus", "Vial Smasher the Fierce"]
+OBOSH = "Obosh, the Preypiercer"
+
+
+def read(name: str, input_format: str | None = None):
+    return parse_decklist((EXPORTS / name).read_bytes(), input_format, filename=name)
+
+
+def names(deck, section: Section) -> list[str]:
+    return [e.name for e in deck.section(section) for _ in range(e.quantity)]
+
+
+@pytest.mark.parametrize("name", ["moxfield_v2.json", "moxfield_v3.json"])
+def test_moxfield_both_shapes(name):
+    deck = read(name)
+    assert deck.input_format == "moxfield" and deck.name == "[mtg-parser] 3 Amigos"
+    assert sorted(names(deck, Section.COMMANDER)) == AMIGOS
+    assert deck.commander_source == "moxfield"
+    assert names(deck, Section.COMPANION) == [OBOSH]
+    # Obosh again in the sideboard (isCompanion) and in the maybeboard: not more cards.
+    assert names(deck, Section.SIDEBOARD) == []
+    assert len(names(deck, Section.MAIN)) == 6 and deck.issues == []
+    assert {e.set_code for e in deck.section(Section.COMMANDER)} == {"c16"}
+
+
+def test_moxfield_v2_maybeboard_is_ignored():
+    data = json.loads((EXPORTS / "moxfield_v2.json").read_text("utf-8"))
+    data["maybeboard"] = {"Sol Ring": {"quantity": 1, "card": {"name": "Sol Ring"}}}
+    deck = parse_decklist(json.dumps(data))
+    assert names(deck, Section.IGNORED)[-1] == "Sol Ring"
+    assert "Sol Ring" not in names(deck, Section.MAIN)
+
+
+def test_archidekt_categories_decide_the_section():
+    deck = read("archidekt.json")
+    assert deck.input_format == "archidekt" and deck.commander_source == "archidekt"
+    assert sorted(names(deck, Section.COMMANDER)) == AMIGOS
+    assert names(deck, Section.COMPANION) == [OBOSH]
+    assert names(deck, Section.SIDEBOARD) == ["Duress"]
+    # "Maybeboard" and the user's "Cuts" category (includedInDeck false) are not the deck.
+    assert sorted(names(deck, Section.IGNORED)) == ["Mana Drain", "Pyroblast"]
+    assert names(deck, Section.MAIN) == ["Underground Sea", "Badlands", "Red Elemental Blast",
+                                         "Flusterstorm"]
+    first = deck.section(Section.MAIN)[0]
+    assert (first.set_code, first.collector_number) == ("olgc", "2016EU")
+
+
+def test_mtgjson_deck_file():
+    deck = read("mtgjson.json")
+    assert deck.input_format == "mtgjson" and deck.name == "Breed Lethality"
+    assert names(deck, Section.COMMANDER) == ["Atraxa, Praetors' Voice"]
+    assert len(names(deck, Section.MAIN)) == 5
+    assert deck.section(Section.COMMANDER)[0].set_code == "CM2"
+
+
+def test_mtgjson_single_commander_object():
+    deck = parse_decklist(json.dumps({"data": {"name": "x", "commander": {"count": 1,
+                                                                          "name": "Sol Ring"},
+                                               "mainBoard": [{"count": 2, "name": "Island"}],
+                                               "sideBoard": []}}))
+    assert names(deck, Section.COMMANDER) == ["Sol Ring"] and names(deck, Section.MAIN) == [
+        "Island", "Island"]
+
+
+def test_scryfall_csv():
+    deck = read("scryfall.csv")
+    assert deck.input_format == "scryfall-csv"
+    assert sorted(names(deck, Section.COMMANDER)) == AMIGOS
+    assert names(deck, Section.SIDEBOARD) == [OBOSH]  # "outside": Commander takes the companion
+    assert len(names(deck, Section.MAIN)) == 6
+    entry = deck.section(Section.MAIN)[0]
+    assert (entry.line, entry.set_code, entry.collector_number) == (2, "c21", "165")
+
+
+@pytest.mark.parametrize("text", [
+    "Quantity,Card Name,Board\n4,Lightning Bolt,main\n56,Mountain,\n2,Duress,sideboard\n",
+    "qty;name;section\n4;Lightning Bolt;Main\n56;Mountain;main\n2;Duress;Sideboard\n",
+    "Count\tCard\n4\tLightning Bolt\n56\tMountain\n",
+    "Name,Count\nLightning Bolt,4\nMountain,56\n",
+])
+def test_plain_csv_headers_vary(text):
+    deck = parse_decklist(text)
+    assert deck.input_format == "csv" and deck.issues == []
+    assert deck.count(Section.MAIN) == 60
+    assert names(deck, Section.MAIN)[:4] == ["Lightning Bolt"] * 4
+
+
+def test_csv_bad_rows_and_missing_columns():
+    deck = parse_decklist("count,name,section\nfour,Lightning Bolt,main\n1,,main\n1,Duress,wishes\n")
+    assert [(i.line, i.code) for i in deck.issues] == [
+        (2, "bad-quantity"), (3, "unreadable-line"), (4, "unreadable-line")]
+    with pytest.raises(DecklistError, match="no a name column"):
+        parse_decklist("count,price\n1,2\n", "csv")
+
+
+def test_forcing_a_site_format():
+    assert read("moxfield_v2.json", "moxfield").input_format == "moxfield"
+    with pytest.raises(DecklistError, match="not an Archidekt deck"):
+        read("moxfield_v2.json", "archidekt")
+    assert read("scryfall.csv", "csv").input_format == "scryfall-csv"
+    assert detect_format((EXPORTS / "archidekt.json").read_bytes()) == "archidekt"
+
+
+def test_deckcheck_json_unknown_fields_are_notes_not_errors():
+    card_index = CardIndex(((), c) for c in load_cards("cards_core.json").values())
+    text = json.dumps({"name": "Burn", "createdAt": "2026-11-30T10:00:00Z", "likes": 3,
+                       "main": [[4, "Lightning Bolt"], [56, "Mountain"]]})
+    report = validator.validate(text, "modern", cards=card_index)
+    assert report.legal
+    notes = [p for p in report.problems if p.code == "ignored-field"]
+    assert {p.severity for p in notes} == {Severity.INFO} and len(notes) == 2
+
+
+@pytest.mark.parametrize("document, words", [
+    ({"deck": {"cards": []}}, "an object with keys deck"),
+    ([1, 2], "a JSON list"),
+    ({}, "an empty object"),
+])
+def test_json_of_no_known_shape_names_the_shapes_tried(document, words):
+    with pytest.raises(DecklistError) as error:
+        parse_decklist(json.dumps(document))
+    message = str(error.value)
+    assert words in message
+    for shape in ("Moxfield", "Archidekt", "MTGJSON", "deckcheck JSON"):
+        assert shape in message
+    assert error.value.code == "bad-decklist"
+
+
+def test_event_file_is_not_one_deck():
+    event = {"Tournament": {"Name": "Modern Challenge"},
+             "Decks": [{"Player": "a", "Mainboard": [{"Count": 4, "CardName": "Lightning Bolt"}],
+                        "Sideboard": []}], "Rounds": [], "Standings": []}
+    assert is_event_file(event) and not is_event_file({"main": []})
+    with pytest.raises(DecklistError, match="tournament event file"):
+        parse_decklist(json.dumps(event))
+    with pytest.raises(DecklistError, match="tournament event file"):
+        parse_decklist(json.dumps(event), "json")  # forcing the format does not make it a deck
+
+
+def test_cli_event_file_exits_two_without_traceback(core_db, tmp_path, capsys):
+    from validator.cli import main
+
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps({"Decks": [{"Mainboard": []}]}), encoding="utf-8")
+    code = main(["validate", str(path), "--format", "modern", "--db", core_db])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out + err
+    assert "event file" in out + err
+
+
+def test_cli_unknown_json_shape_exits_two(core_db, tmp_path, capsys):
+    from validator.cli import main
+
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"deck": []}), encoding="utf-8")
+    code = main(["validate", str(path), "--format", "modern", "--db", core_db])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out + err and "tried:" in out + err
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name, fmt", [
+    ("moxfield_deck_3_Amigos.json", "moxfield"), ("archidekt_deck_3_Amigos.json", "archidekt"),
+    ("mtgjson_deck_BreedLethality_CM2.json", "mtgjson"), ("scryfall_deck_export.csv", "scryfall-csv"),
+])
+def test_real_exports_read_whole(name, fmt):
+    path = shared_data("decklists", "commander", "mtg-parser-mocks", name)
+    deck = parse_decklist(path.read_bytes(), filename=name)
+    assert deck.input_format == fmt and deck.issues == []
+    size = deck.count(Section.MAIN) + deck.count(Section.COMMANDER)
+    assert size == 100 and deck.count(Section.COMMANDER) in (1, 2)
