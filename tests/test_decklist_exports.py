@@ -189,3 +189,7 @@ def test_real_exports_read_whole(name, fmt):
     assert deck.input_format == fmt and deck.issues == []
     size = deck.count(Section.MAIN) + deck.count(Section.COMMANDER)
     assert size == 100 and deck.count(Section.COMMANDER) in (1, 2)
+
+
+def test_input_format_json_detects_the_site_shape():
+    assert read("archidekt.json", "json").input_format == "archidekt"

@@ -56,7 +56,8 @@ _OATHBREAKER = "format:oathbreaker"
 
 def is_background(card: Card) -> bool:
     """A legendary Background enchantment card (CR 702.124k)."""
-    return card.is_legendary and "Enchantment" in card.types and "Background" in card.subtypes
+    found = deck_types(card)
+    return card.is_legendary and "Enchantment" in found.types and "Background" in found.subtypes
 
 
 _TIME_LORD_DOCTOR = frozenset({"Time Lord", "Doctor"})
@@ -96,7 +97,11 @@ def _may_lead(card: Card, fmt: FormatRules) -> bool:
 
 
 def _is_signature_spell(card: Card) -> bool:
-    return bool(card.types & {"Instant", "Sorcery"})
+    return bool(deck_types(card).types & {"Instant", "Sorcery"})
+
+
+def _is_planeswalker(card: Card) -> bool:
+    return "Planeswalker" in deck_types(card).types
 
 
 def identity_text(colors: Iterable[str]) -> str:
@@ -451,11 +456,11 @@ def _designate_companion(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
 
 
 def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
-    walkers = [e for e in deck.cards_in(Section.COMMANDER) if "Planeswalker" in e.card.types]
+    walkers = [e for e in deck.cards_in(Section.COMMANDER) if _is_planeswalker(e.card)]
     if walkers:
         return []
     candidates = distinct_cards(e for e in deck.cards_in(Section.SIDEBOARD)
-                           if "Planeswalker" in e.card.types)
+                           if _is_planeswalker(e.card))
     chosen, guessed = _choose_leaders(deck, fmt, candidates, None)
     if not chosen:
         return [Problem("oathbreaker-missing", "No oathbreaker found: an Oathbreaker deck is led "
@@ -471,7 +476,7 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
 
 def _designate_signature_spells(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     commanders = deck.cards_in(Section.COMMANDER)
-    walkers = [e.card for e in commanders if "Planeswalker" in e.card.types]
+    walkers = [e.card for e in commanders if _is_planeswalker(e.card)]
     if not walkers or any(_is_signature_spell(e.card) for e in commanders):
         return []
     identity = set("".join(c.color_identity for c in walkers))
@@ -544,13 +549,14 @@ def _needed_text(fmt: FormatRules) -> str:
 
 
 def _why_not(card: Card) -> str:
-    if "Spacecraft" in card.subtypes and card.is_legendary:
+    found = deck_types(card)
+    if "Spacecraft" in found.subtypes and card.is_legendary:
         return f"{card.name} is a Spacecraft without a power/toughness box"
     back_creature = any("Creature" in f.type_line for f in card.faces[1:])
-    if back_creature and "Creature" not in card.types:
+    if back_creature and "Creature" not in found.types:
         return (f"{card.name} is a creature only on its back face, and only the front face "
                 "counts (CR 712.8a)")
-    if not card.is_legendary and ("Creature" in card.types or "Vehicle" in card.subtypes):
+    if not card.is_legendary and ("Creature" in found.types or "Vehicle" in found.subtypes):
         return f"{card.name} is not legendary"
     return f"{card.name} is a {card.type_line.split(' // ')[0]}"
 
@@ -772,8 +778,8 @@ def _oathbreaker_problems(deck: ResolvedDeck, fmt: FormatRules,
     spell each within its oathbreaker's color identity, the deck within the oathbreakers'
     identity. A missing oathbreaker or spell is reported by `designate_commanders`."""
     cite = fmt.cite("commander", _OATHBREAKER)
-    walkers = [c for c in cards if "Planeswalker" in c.types]
-    spells = [c for c in cards if _is_signature_spell(c) and "Planeswalker" not in c.types]
+    walkers = [c for c in cards if _is_planeswalker(c)]
+    spells = [c for c in cards if _is_signature_spell(c) and not _is_planeswalker(c)]
     problems = [Problem("commander-not-eligible", f"{c.name} is neither a planeswalker (an "
                         "oathbreaker) nor an instant or sorcery (a signature spell)", cite,
                         cards=(c.name,))

@@ -29,8 +29,9 @@ __all__ = [
 ]
 
 #: Names `--input-format` accepts; "auto" (like None) detects the format from the content.
-#: "json" is deckcheck's own JSON deck; "moxfield", "archidekt" and "mtgjson" force those
-#: sites' JSON; "csv" reads Scryfall's deck CSV and plain quantity/name CSVs.
+#: "json" reads any JSON deck, its shape detected (deckcheck's own, or a site's); "moxfield",
+#: "archidekt" and "mtgjson" force a site's shape; "csv" reads Scryfall's deck CSV and plain
+#: quantity/name CSVs.
 INPUT_FORMATS = ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json",
                  "moxfield", "archidekt", "mtgjson", "csv")
 _TEXT_FORMATS = ("text", "arena", "forge")

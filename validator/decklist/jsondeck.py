@@ -58,11 +58,11 @@ def load_json(text: str) -> Any:
 
 def parse_json(text: str, shape: str | None = None) -> Deck:
     """A JSON deck of any known shape (`shape` forces one: "moxfield", "archidekt",
-    "mtgjson", "json")."""
+    "mtgjson"; "json" or None detect it)."""
     from validator.decklist.detect import is_event_file, json_shape
 
     data = load_json(text)
-    if shape is None:
+    if shape in (None, "json"):
         shape = json_shape(data)
     elif is_event_file(data):
         json_shape(data)  # raises: an event file is never one deck
