@@ -55,8 +55,10 @@ def test_meld_result_named_as_commander(index):
 def test_meld_result_in_the_commander_section(index):
     report = validator.validate(f"Commander\n1 {BRISELA}\nDeck\n99 Island\n", "commander",
                                 cards=index)
-    assert "meld-result" in {p.code for p in report.problems}
-    assert BRISELA not in report.commanders and not report.legal
+    found = {p.code for p in report.problems}
+    assert "meld-result" in found and not report.legal and BRISELA not in report.commanders
+    # The meld problem says what is wrong: not "unknown card", not "no commander found".
+    assert not found & {"commander-unknown", "commander-missing", "unknown-card"}
 
 
 def test_database_synced_before_meld_parts_still_reads(tmp_path):

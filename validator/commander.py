@@ -514,11 +514,14 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
         problems += _designate_named(deck, fmt, named)
     elif deck.cards_in(Section.COMMANDER):
         problems += _section_found(deck, fmt)
-    unknown = [e for e in deck.unresolved if e.section == Section.COMMANDER]
-    if unknown:
+    listed = [e for e in deck.unresolved if e.section == Section.COMMANDER]
+    # A meld result (CR 712.4b) names a card face, not a card: it has its own problem.
+    unknown = [e for e in listed if (e.name, e.line) not in deck.not_cards]
+    if listed:
         # The list names its commander, but no card by that name exists: say so, rather than
         # "no commander found", and do not guess another one from the sideboard.
-        problems.append(_unknown_leaders(unknown, fmt))
+        if unknown:
+            problems.append(_unknown_leaders(unknown, fmt))
     elif fmt.kind == "oathbreaker":
         problems += _designate_oathbreakers(deck, fmt)
         problems += _designate_signature_spells(deck, fmt)

@@ -261,6 +261,9 @@ class ResolvedDeck:
     sticker_sheets: list[ResolvedEntry] = field(default_factory=list)
     #: Attraction cards: not in the deck (CR 717.2), a separate Attraction deck (717.2a).
     attractions: list[ResolvedEntry] = field(default_factory=list)
+    #: (name as written, line) of the `unresolved` entries that name a card but not a card of
+    #: a deck (a meld result, CR 712.4b): they have their own problem, not "unknown card".
+    not_cards: set[tuple[str, int | None]] = field(default_factory=set)
 
     def clone(self) -> "ResolvedDeck":
         """A copy whose entries can be moved between sections without touching this one."""
@@ -271,6 +274,7 @@ class ResolvedDeck:
             unresolved=[replace(e) for e in self.unresolved],
             sticker_sheets=list(self.sticker_sheets),
             attractions=list(self.attractions),
+            not_cards=set(self.not_cards),
         )
 
     def cards_in(self, *sections: Section) -> list[ResolvedEntry]:

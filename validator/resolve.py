@@ -143,6 +143,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             # CR 712.4b: never a card of the deck; counted like an unknown name, so that it
             # gives one problem rather than also "deck too small".
             resolved.unresolved.append(entry)
+            resolved.not_cards.add((entry.name, entry.line))
             resolved.problems.append(meld_result_problem(cards[0], _lines(entry)))
         elif len(cards) == 1 and (cards[0].is_sticker_sheet or entry.section == Section.STICKER):
             # CR 123.2: not cards; a non-sheet in a Stickers section is reported by the check.
