@@ -9,7 +9,6 @@ reasons (`python tests/test_commander_integration.py` prints them).
 
 from __future__ import annotations
 
-import csv
 import gzip
 import json
 from collections import defaultdict
@@ -109,39 +108,17 @@ def tournament_lists(root: Path) -> Iterable[Listing]:
 
 
 def export_lists(root: Path) -> Iterable[Listing]:
+    """The real deck-site exports, read by deckcheck's own parsers (Moxfield, Archidekt,
+    MTGJSON JSON and Scryfall's CSV): every entry but the ignored ones (maybeboard)."""
+    from validator.decklist import parse_decklist
+
     mocks = root / "commander" / "mtg-parser-mocks"
-    mox = json.loads((mocks / "moxfield_deck_3_Amigos.json").read_text("utf-8"))
-    boards = {"commanders": Section.COMMANDER, "mainboard": Section.MAIN,
-              "sideboard": Section.SIDEBOARD, "companions": Section.COMPANION}
-    rows = [(v["quantity"], v["card"]["name"], section)
-            for board, section in boards.items() for v in mox[board].values()]
-    yield Listing("moxfield_deck_3_Amigos.json", "commander", rows, "json")
-
-    arch = json.loads((mocks / "archidekt_deck_3_Amigos.json").read_text("utf-8"))
-    excluded = {c["name"] for c in arch["categories"] if not c["includedInDeck"]}
-    special = {"Commander": Section.COMMANDER, "Companion": Section.COMPANION,
-               "Sideboard": Section.SIDEBOARD}
-    rows = []
-    for c in arch["cards"]:
-        cats = c["categories"] or []
-        if any(cat in excluded for cat in cats[:1]):
-            continue
-        section = special.get(cats[0], Section.MAIN) if cats else Section.MAIN
-        rows.append((c["quantity"], c["card"]["oracleCard"]["name"], section))
-    yield Listing("archidekt_deck_3_Amigos.json", "commander", rows, "archidekt")
-
-    mtgjson = json.loads((mocks / "mtgjson_deck_BreedLethality_CM2.json").read_text("utf-8"))
-    mtgjson = mtgjson["data"]
-    rows = [(c["count"], c["name"], Section.COMMANDER) for c in mtgjson["commander"]]
-    rows += [(c["count"], c["name"], Section.MAIN) for c in mtgjson["mainBoard"]]
-    rows += [(c["count"], c["name"], Section.SIDEBOARD) for c in mtgjson["sideBoard"]]
-    yield Listing("mtgjson_deck_BreedLethality_CM2.json", "commander", rows, "json")
-
-    sections = {"commanders": Section.COMMANDER, "outside": Section.SIDEBOARD}
-    with open(mocks / "scryfall_deck_export.csv", newline="", encoding="utf-8") as f:
-        rows = [(int(r["count"]), r["name"], sections.get(r["section"], Section.MAIN))
-                for r in csv.DictReader(f)]
-    yield Listing("scryfall_deck_export.csv", "commander", rows, "scryfall-csv")
+    for name in ("moxfield_deck_3_Amigos.json", "archidekt_deck_3_Amigos.json",
+                 "mtgjson_deck_BreedLethality_CM2.json", "scryfall_deck_export.csv"):
+        deck = parse_decklist((mocks / name).read_bytes(), filename=name)
+        rows = [(e.quantity, e.name, e.section) for e in deck.entries
+                if e.section != Section.IGNORED]
+        yield Listing(name, "commander", rows, deck.commander_source)
 
 
 def all_lists(root: Path) -> list[Listing]:

@@ -84,7 +84,7 @@ def test_mtgjson_single_commander_object():
 
 def test_scryfall_csv():
     deck = read("scryfall.csv")
-    assert deck.input_format == "scryfall-csv"
+    assert deck.input_format == "csv"
     assert sorted(names(deck, Section.COMMANDER)) == AMIGOS
     assert names(deck, Section.SIDEBOARD) == [OBOSH]  # "outside": Commander takes the companion
     assert len(names(deck, Section.MAIN)) == 6
@@ -117,7 +117,7 @@ def test_forcing_a_site_format():
     assert read("moxfield_v2.json", "moxfield").input_format == "moxfield"
     with pytest.raises(DecklistError, match="not an Archidekt deck"):
         read("moxfield_v2.json", "archidekt")
-    assert read("scryfall.csv", "csv").input_format == "scryfall-csv"
+    assert read("scryfall.csv", "csv").input_format == "csv"
     assert detect_format((EXPORTS / "archidekt.json").read_bytes()) == "archidekt"
 
 
@@ -181,7 +181,7 @@ def test_cli_unknown_json_shape_exits_two(core_db, tmp_path, capsys):
 @pytest.mark.integration
 @pytest.mark.parametrize("name, fmt", [
     ("moxfield_deck_3_Amigos.json", "moxfield"), ("archidekt_deck_3_Amigos.json", "archidekt"),
-    ("mtgjson_deck_BreedLethality_CM2.json", "mtgjson"), ("scryfall_deck_export.csv", "scryfall-csv"),
+    ("mtgjson_deck_BreedLethality_CM2.json", "mtgjson"), ("scryfall_deck_export.csv", "csv"),
 ])
 def test_real_exports_read_whole(name, fmt):
     path = shared_data("decklists", "commander", "mtg-parser-mocks", name)

@@ -78,8 +78,7 @@ def parse_csv(text: str) -> Deck:
         raise DecklistError(f"CSV header {clip(lines[0], 120)!r} has no {missing}")
     section_col = _column(keys, CSV_SECTION)
     set_col, number_col = _column(keys, CSV_SET), _column(keys, CSV_COLLECTOR)
-    scryfall = "scryfall id" in keys or "scryfall uri" in keys
-    deck = Deck(input_format="scryfall-csv" if scryfall else "csv")
+    deck = Deck(input_format="csv")  # Scryfall's export too: one --input-format name
     while True:
         try:
             row = next(reader)
