@@ -132,3 +132,12 @@ def test_report_counts_the_supplementary_decks_apart():
     report = validator.validate(arena(ATTRACTIONS[:10], STICKERS[:10]), "legacy", cards=INDEX)
     deck = report.to_dict()["deck"]
     assert (deck["main"], deck["attractions"], deck["sticker_sheets"]) == (60, 10, 10)
+
+
+def test_text_report_shows_the_supplementary_decks():
+    from validator.report import render_text
+
+    report = validator.validate(arena(ATTRACTIONS[:10], STICKERS[:10]), "legacy", cards=INDEX)
+    text = render_text(report)
+    assert "attraction deck: 10 card(s), not in the deck" in text
+    assert "sticker sheets: 10, not in the deck" in text

@@ -365,7 +365,7 @@ class CardDB:
             columns = list(CardRow.__table__.columns)
             try:
                 present = {c["name"] for c in inspect(conn).get_columns("cards")}
-            except Exception:  # noqa: BLE001 - no such table: the query below says so
+            except (SQLAlchemyError, sqlite3.Error, OSError):  # the query below says why
                 present = {c.name for c in columns}
             if present:
                 columns = [c for c in columns

@@ -98,6 +98,11 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         lines.append(f"  commander: {', '.join(report.commanders)}")
     if report.companion:
         lines.append(f"  companion: {report.companion}")
+    # Supplementary decks, shown apart from the deck (CR 717.2a, 123.2a).
+    if report.attractions:
+        lines.append(f"  attraction deck: {report.attractions} card(s), not in the deck")
+    if report.sticker_sheets:
+        lines.append(f"  sticker sheets: {report.sticker_sheets}, not in the deck")
     for p in report.sorted_problems():
         if p.severity == Severity.INFO and not verbose:
             continue

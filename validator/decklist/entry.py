@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from validator.decklist.base import (
-    check_entry_count,
     clip,
     digits_value,
     name_issue,
@@ -19,7 +18,7 @@ from validator.decklist.base import (
 )
 from validator.model import Deck, DeckEntry, ParseIssue, Section
 
-__all__ = ["add_entry", "dump", "check_entry_count"]
+__all__ = ["add_entry", "dump"]
 
 
 def dump(value: Any) -> str:

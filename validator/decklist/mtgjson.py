@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from validator.decklist.base import DecklistError
-from validator.decklist.entry import add_entry, check_entry_count, dump
+from validator.decklist.base import DecklistError, check_entry_count
+from validator.decklist.entry import add_entry, dump
 from validator.model import Deck, ParseIssue, Section
 
 BOARDS: dict[str, Section] = {
