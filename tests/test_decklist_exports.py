@@ -244,3 +244,8 @@ def test_real_exports_are_legal_commander_decks(export_db, name, capsys):
                                             list(reversed(sorted(AMIGOS))))
     if "Breed" not in name:
         assert report["deck"]["companion"] == OBOSH
+
+
+def test_moxfield_v2_entry_without_card_name_uses_its_key():
+    deck = parse_decklist(json.dumps({"mainboard": {"Island": {"quantity": 60}}}))
+    assert deck.input_format == "moxfield" and names(deck, Section.MAIN) == ["Island"] * 60

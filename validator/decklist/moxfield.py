@@ -60,6 +60,7 @@ def read_moxfield(data: Any) -> Deck:
     if not isinstance(data, dict):
         raise DecklistError("a Moxfield deck is a JSON object with \"boards\" or \"mainboard\"")
     boards = _boards(data)
+    v2 = not isinstance(data.get("boards"), dict)
     if not boards:
         raise DecklistError(
             "not a Moxfield deck: expected a \"boards\" object or board objects such as "
@@ -86,13 +87,16 @@ def read_moxfield(data: Any) -> Deck:
                 add_entry(deck, where, section, None, None, text=dump(entry))
                 continue
             card = entry.get("card") if isinstance(entry.get("card"), dict) else {}
+            name = card.get("name")
+            if name is None and v2 and isinstance(key, str):
+                name = key  # v2 boards are keyed by card name
             entry_section = section
             if (section is Section.SIDEBOARD and entry.get("isCompanion")
                     and _card_name(entry) in companions - {None}):
                 entry_section = Section.IGNORED  # the companion, listed again in the sideboard
-            add_entry(deck, where, entry_section, entry.get("quantity", 1), card.get("name"),
+            add_entry(deck, where, entry_section, entry.get("quantity", 1), name,
                       card.get("set"), card.get("cn"),
-                      text=dump({"quantity": entry.get("quantity"), "name": card.get("name"),
+                      text=dump({"quantity": entry.get("quantity"), "name": name,
                                  "board": board}))
     if deck.count(Section.COMMANDER):
         deck.commander_source = "moxfield"
