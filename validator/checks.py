@@ -180,26 +180,24 @@ def _misfiled(entries: list[ResolvedEntry], belongs: Callable[[Card], bool], cod
     return [e for e in entries if belongs(e.card)], problems
 
 
-def _supplementary(entries: list[ResolvedEntry], *, what: str, unit: str, rule: str,
+def _supplementary(entries: list[ResolvedEntry], *, listed: str, need: str, rule: str,
                    size_code: str, invalid_code: str, minimum: int = 10) -> list[Problem]:
     """A separate supplementary deck (Attractions, sticker sheets): reported apart from the
-    deck, and an error when it is short of `minimum` or holds the same name twice."""
+    deck (`listed`), and an error (`need`) when it is short of `minimum` or holds the same one
+    twice."""
     total = sum(e.quantity for e in entries)
     groups = _by_card(entries)
-    problems = [Problem(size_code, f"{total} {unit}(s) listed as the {what}; they are not part of "
-                                   "the deck and not counted in its size", rule, Severity.INFO,
+    problems = [Problem(size_code, f"{total} {listed}", rule, Severity.INFO,
                         lines=entry_lines(entries))]
     repeated = sorted(g[0].card.name for g in groups.values() if sum(e.quantity for e in g) > 1)
     if len(groups) < minimum or repeated:
         why = []
         if len(groups) < minimum:
-            why.append(f"it has {len(groups)} different")
+            why.append(f"this list has {len(groups)} different")
         if repeated:
-            why.append("these are listed more than once: " + ", ".join(repeated))
-        problems.append(Problem(
-            invalid_code, f"the {what} needs at least {minimum} {unit}s with different English "
-                          f"names; {'; '.join(why)}", rule + "a",
-            cards=tuple(repeated), lines=entry_lines(entries)))
+            why.append("listed more than once: " + ", ".join(repeated))
+        problems.append(Problem(invalid_code, f"{need}; {'; '.join(why)}", rule + "a",
+                                cards=tuple(repeated), lines=entry_lines(entries)))
     return problems
 
 
@@ -212,9 +210,12 @@ def check_sticker_sheets(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     sheets, problems = _misfiled(deck.sticker_sheets, lambda c: c.is_sticker_sheet,
                                  "not-a-sticker-sheet", "sticker sheets", "CR 123.2")
     if sheets:
-        problems = _supplementary(sheets, what="sticker sheets", unit="sticker sheet",
-                                  rule="CR 123.2", size_code="sticker-sheets",
-                                  invalid_code="sticker-sheets-invalid") + problems
+        problems = _supplementary(
+            sheets, listed="sticker sheet(s) listed; sticker sheets are not cards and are not "
+                           "counted in the deck or sideboard",
+            need="playing with stickers needs at least 10 sticker sheets, each unique",
+            rule="CR 123.2", size_code="sticker-sheets",
+            invalid_code="sticker-sheets-invalid") + problems
     return problems
 
 
@@ -228,9 +229,12 @@ def check_attractions(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
                                       "not-an-attraction", "Attraction deck", "CR 717.2")
     if not attractions:
         return problems
-    problems = _supplementary(attractions, what="Attraction deck", unit="Attraction card",
-                              rule="CR 717.2", size_code="attraction-deck",
-                              invalid_code="attraction-deck-invalid") + problems
+    problems = _supplementary(
+        attractions, listed="Attraction card(s) listed as the Attraction deck; Attraction cards "
+                            "are not part of the deck and do not count toward its size",
+        need="an Attraction deck needs at least 10 Attraction cards with different English "
+             "names", rule="CR 717.2", size_code="attraction-deck",
+        invalid_code="attraction-deck-invalid") + problems
     for group in _by_card(attractions).values():
         card = group[0].card
         status = card.legality(fmt.legality)
