@@ -109,7 +109,7 @@ def test_csv_bad_rows_and_missing_columns():
     deck = parse_decklist("count,name,section\nfour,Lightning Bolt,main\n1,,main\n1,Duress,wishes\n")
     assert [(i.line, i.code) for i in deck.issues] == [
         (2, "bad-quantity"), (3, "unreadable-line"), (4, "unreadable-line")]
-    with pytest.raises(DecklistError, match="no a name column"):
+    with pytest.raises(DecklistError, match="lacks a name column"):
         parse_decklist("count,price\n1,2\n", "csv")
 
 

@@ -75,7 +75,8 @@ def parse_csv(text: str) -> Deck:
                                                        "qty)", quantity),
                                                       ("a name column (name, card, card name)",
                                                        name)) if col is None)
-        raise DecklistError(f"CSV header {clip(lines[0], 120)!r} has no {missing}")
+        raise DecklistError(f"the CSV header {clip(lines[0], 120)!r} lacks {missing}; a CSV "
+                            "deck needs both in its first row")
     section_col = _column(keys, CSV_SECTION)
     set_col, number_col = _column(keys, CSV_SET), _column(keys, CSV_COLLECTOR)
     deck = Deck(input_format="csv")  # Scryfall's export too: one --input-format name
