@@ -159,15 +159,15 @@ def _doctor_pair_problem(a: Card, b: Card) -> Problem | None:
         extra = sorted(found.subtypes - _TIME_LORD_DOCTOR)
         if found.every_creature_type and other.partner != "doctors-companion":
             # 702.73a / 205.3m: a changeling is a Time Lord Doctor AND every other creature type.
-            why = ("it has other creature types: changeling gives it every creature type, "
-                   "CR 702.73a")
+            why = ("has other creature types: changeling makes it every creature type "
+                   "(CR 702.73a, 205.3m)")
         elif _TIME_LORD_DOCTOR <= found.subtypes and extra:
-            why = f"it has other creature types: {', '.join(extra)}"
+            why = f"has other creature types: {', '.join(extra)}"
         else:
-            why = "it is not one"
+            why = "is not one"
         return _invalid(f"{companion.name} has 'Doctor's companion': its partner must be a "
                         f"legendary Time Lord Doctor creature with no other creature types, and "
-                        f"{other.name} is not ({why})", "702.124m", a, b)
+                        f"{other.name} {why}", "702.124m", a, b)
     if not ("Creature" in deck_types(companion).types and companion.is_legendary):
         return _invalid(f"{companion.name} must be a legendary creature card to use "
                         "'Doctor's companion'", "702.124m", a, b)
