@@ -141,3 +141,17 @@ def test_text_report_shows_the_supplementary_decks():
     text = render_text(report)
     assert "attraction deck: 10 card(s), not in the deck" in text
     assert "sticker sheets: 10, not in the deck" in text
+
+
+def test_other_inputs_name_the_supplementary_decks():
+    archidekt_text = parse_decklist("1x Bumper Cars (unf) 1 [Attractions]\n"
+                                    "1x Sticker Sheet 1 (unf) 2 [Stickers]\n60x Island (unf) 3\n")
+    assert archidekt_text.count(Section.ATTRACTION) == 1
+    assert archidekt_text.count(Section.STICKER) == 1
+    csv_deck = parse_decklist("count,name,section\n60,Island,main\n1,Bumper Cars,attractions\n"
+                              "1,Sticker Sheet 1,stickers\n")
+    assert csv_deck.count(Section.ATTRACTION) == 1 and csv_deck.count(Section.STICKER) == 1
+    json_deck = parse_decklist(json.dumps({"main": [[60, "Island"]],
+                                           "attractions": ["Bumper Cars"],
+                                           "stickers": ["Sticker Sheet 1"]}))
+    assert json_deck.count(Section.ATTRACTION) == 1 and json_deck.issues == []
