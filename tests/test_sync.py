@@ -437,13 +437,31 @@ def test_empty_file_is_an_error(seeded: str, tmp_path: Path) -> None:
     assert_intact(seeded)
 
 
-def test_refuses_to_drop_half_the_cards_unless_forced(seeded: str, tmp_path: Path) -> None:
+def test_refuses_to_drop_half_the_cards_unless_allowed(seeded: str, tmp_path: Path) -> None:
     path = write_bulk(tmp_path / "small.jsonl.gz", fixture_objects()[:5])
-    with pytest.raises(SyncError, match="refusing to drop half the cards"):
+    with pytest.raises(SyncError, match="refusing to replace the database with fewer than half"):
         sync(seeded, from_file=path)
     assert_intact(seeded)
-    [result] = sync(seeded, from_file=path, force=True)
+    # --force means "import even if unchanged", never "drop most of the cards"
+    with pytest.raises(SyncError, match=f"holds 5 cards, the database {N_FIXTURE}: .*--allow-shrink"):
+        sync(seeded, from_file=path, force=True)
+    assert_intact(seeded)
+    [result] = sync(seeded, from_file=path, allow_shrink=True)
     assert result.card_count == 5 and CardDB(seeded).info().card_count == 5
+
+
+def test_cli_force_keeps_the_shrink_guard(seeded: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from validator.cli import main
+
+    path = write_bulk(tmp_path / "small.jsonl.gz", fixture_objects()[:5])
+    assert main(["sync", "--from", str(path), "--db", seeded, "--force"]) == 2
+    err = capsys.readouterr().err
+    assert f"holds 5 cards, the database {N_FIXTURE}" in err and "--allow-shrink" in err
+    assert "Traceback" not in err
+    assert_intact(seeded)
+    assert main(["sync", "--from", str(path), "--db", seeded, "--allow-shrink"]) == 0
+    assert CardDB(seeded).info().card_count == 5
 
 
 def test_failed_first_sync_leaves_no_database(db: str, tmp_path: Path) -> None:

@@ -96,8 +96,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="import a bulk file already on disk (JSON or JSON Lines, gzip or not) "
                         "instead of downloading")
     p.add_argument("--force", action="store_true", help="import even if the data has not changed")
+    p.add_argument("--allow-shrink", action="store_true",
+                   help="let a file with fewer than half the database's cards replace them")
     p.add_argument("--printings", action="store_true",
                    help="also sync printings (default_cards): set codes, rarities, flavor names")
+    p.add_argument("--min-rate", type=float, metavar="KIB_PER_S",
+                   help="give up a download slower than this on average, after the stall "
+                        "timeout's grace (default: $DECKCHECK_SYNC_MIN_RATE or 32)")
+    p.add_argument("--stall-timeout", type=float, metavar="SECONDS",
+                   help="give up a download when no data arrives for this long "
+                        "(default: $DECKCHECK_SYNC_STALL_TIMEOUT or 60)")
+    p.add_argument("--lock-timeout", type=float, metavar="SECONDS",
+                   help="wait this long for another sync of the same database to finish "
+                        "(default: $DECKCHECK_SYNC_LOCK_TIMEOUT or 600)")
 
     p = _command(sub, "validate", "Check decklists against a format.", EXITS_JUDGING,
                  details="With several files, prints one summary line per deck; a file that "
@@ -173,19 +184,30 @@ def build_parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------------------- commands
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from .sync import SyncError, sync
+    from .sync import DownloadLimits, SyncError, SyncTerminated, sync
 
     if args.from_file is not None and not args.from_file.is_file():
         what = "is a directory, not a bulk file" if args.from_file.is_dir() else "no such file"
         raise UsageError(f"--from: {what}: {args.from_file}")
+    for option in ("min_rate", "stall_timeout"):
+        if getattr(args, option) is not None and not getattr(args, option) > 0:
+            raise UsageError(f"--{option.replace('_', '-')} must be greater than 0")
     quiet_log = not sys.stderr.isatty()
     try:
         results = sync(args.db, from_file=args.from_file, force=args.force,
-                       printings=args.printings,
+                       printings=args.printings, allow_shrink=args.allow_shrink,
+                       limits=DownloadLimits.from_env(args.min_rate, args.stall_timeout),
+                       lock_timeout=args.lock_timeout,
                        echo=(lambda s: print(s, file=sys.stderr)) if quiet_log else (lambda s: None))
     except SyncError as exc:
-        _err(f"sync failed: {_one_line(str(exc))}; the previous card database is unchanged")
+        # One line: the failure, then (when known) what to do and the database's state.
+        _err(f"sync failed: {_one_line(str(exc))}"
+             + (f"; {_one_line(exc.hint)}" if exc.hint else ""))
         return EXIT_USAGE
+    except SyncTerminated:
+        _err("sync terminated (SIGTERM): its partial download was removed and its import "
+             "rolled back")
+        return 128 + 15
     for result in results:
         print(result.summary())
     return EXIT_OK

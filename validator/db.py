@@ -253,6 +253,92 @@ def make_engine(url: str, *, create_dirs: bool = False) -> Engine:
     return engine
 
 
+def require_card_data(engine: Engine, url: str) -> None:
+    """Raise DatabaseError unless the database holds cards.
+
+    A first sync killed outright (kill -9, power loss) can leave a database file with no tables
+    or empty ones; read as is, every card would be "unknown" with no hint why."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    where = url[len("sqlite:///"):] if url.startswith("sqlite:///") else url
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(select(CardRow.__table__.c.oracle_id).limit(1)).first()
+    except (OperationalError, ProgrammingError) as exc:
+        if not _no_such_table(exc):
+            raise DatabaseError(f"cannot open the card database {url}: {exc.orig}") from exc
+        found = None
+    except Exception as exc:  # noqa: BLE001 - any driver error means the same to a user
+        raise DatabaseError(f"cannot open the card database {url}: {exc}") from exc
+    if found is None:
+        raise DatabaseError(
+            f"no card data in {where}: run `deckcheck sync` "
+            "(or `deckcheck sync --from FILE` with a Scryfall bulk file)")
+
+
+def _no_such_table(exc: Exception) -> bool:
+    text = str(getattr(exc, "orig", exc)).lower()
+    return "no such table" in text or ("relation" in text and "does not exist" in text)
+
+
+# ---------------------------------------------------------------------------- the write lock
+
+#: PostgreSQL advisory lock key that serialises syncs ("deckchk" in ASCII): any two
+#: `deckcheck sync` runs against one database wait for each other.
+SYNC_LOCK_KEY = 0x6465636B63686B
+
+
+class LockTimeout(DatabaseError):
+    """Another sync held the database's write lock for longer than we were allowed to wait."""
+
+    code = "database-busy"
+
+
+def make_write_engine(url: str, *, lock_timeout: float, create_dirs: bool = True) -> Engine:
+    """An engine for a sync: every transaction takes the database's write lock up front.
+
+    On SQLite the transaction starts with BEGIN IMMEDIATE (the write lock, waited for up to
+    `lock_timeout` seconds by SQLite's busy handler) instead of pysqlite's deferred BEGIN, whose
+    read snapshot would be stale by the time the lock is free ("database is locked" at once).
+    Other databases take `sync_lock` inside the transaction."""
+    engine = make_engine(url, create_dirs=create_dirs)
+    if engine.dialect.name == "sqlite":
+        ms = max(0, int(lock_timeout * 1000))
+
+        def connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+            dbapi_connection.execute(f"PRAGMA busy_timeout={ms}")
+            # For the import only (this engine's connections): a bigger page cache and
+            # in-memory temp storage. Atomicity is untouched: one transaction, still WAL.
+            dbapi_connection.execute("PRAGMA cache_size=-65536")  # 64 MiB
+            dbapi_connection.execute("PRAGMA temp_store=MEMORY")
+
+        def begin(conn: Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        event.listen(engine, "connect", connect)
+        event.listen(engine, "begin", begin)
+    return engine
+
+
+def sync_lock(conn: Connection, timeout: float, *, poll: float = 0.2) -> None:
+    """Take the sync lock for the caller's transaction, waiting at most `timeout` seconds.
+
+    PostgreSQL: a transaction-level advisory lock (released at commit or rollback, and when the
+    session dies). SQLite: BEGIN IMMEDIATE already holds the write lock. Other databases: no
+    lock (their row locks still keep one import's writes whole)."""
+    import time
+
+    if conn.dialect.name != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    while not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({SYNC_LOCK_KEY})").scalar():
+        if time.monotonic() >= deadline:
+            raise LockTimeout(f"another sync is running on {conn.engine.url.render_as_string()} "
+                              f"(waited {timeout:.0f} s)")
+        time.sleep(poll)
+
+
 # ---------------------------------------------------------------------------- rows <-> cards
 
 def _face_dict(face: Face) -> dict[str, Any]:
@@ -331,6 +417,7 @@ class CardDB:
         self.engine = engine
         self._all_names: list[str] | None = None
         self._card_columns: list[Any] | None = None
+        require_card_data(engine, self.url)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -511,30 +598,38 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
 
 # ---------------------------------------------------------------------------- writing
 
-def create_schema(engine: Engine) -> None:
-    Base.metadata.create_all(engine)
+def create_schema(bind: Engine | Connection) -> None:
+    """Create the tables. Given a connection, inside its transaction: a sync creates the schema
+    in its import transaction, so a first sync that fails or is killed leaves no empty schema."""
+    Base.metadata.create_all(bind)
     # create_all adds indexes only with new tables: add those a newer deckcheck defines to an
     # existing database too (indexes only; the schema version stays).
     for table in Base.metadata.sorted_tables:
         for index in table.indexes:
-            index.create(engine, checkfirst=True)
-    with engine.begin() as conn:
-        present = {c["name"] for c in inspect(conn).get_columns("cards")}
-        for name in _OPTIONAL_CARD_COLUMNS:
-            if name not in present:  # a database synced before the column existed
-                column = CardRow.__table__.c[name]
-                kind = column.type.compile(dialect=engine.dialect)
-                conn.execute(text(f"ALTER TABLE cards ADD COLUMN {name} {kind}"))
-    with engine.begin() as conn:
-        found = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).first()
-        if found is None:
-            conn.execute(insert(MetaRow.__table__), [{"key": "schema_version",
-                                                      "value": str(SCHEMA_VERSION)}])
-        elif int(found[0]) != SCHEMA_VERSION:
-            raise DatabaseError(
-                f"the database has schema version {found[0]}, this deckcheck expects "
-                f"{SCHEMA_VERSION}; sync into a new --db path"
-            )
+            index.create(bind, checkfirst=True)
+    if isinstance(bind, Connection):
+        _upgrade_and_check(bind)
+    else:
+        with bind.begin() as conn:
+            _upgrade_and_check(conn)
+
+
+def _upgrade_and_check(conn: Connection) -> None:
+    present = {c["name"] for c in inspect(conn).get_columns("cards")}
+    for name in _OPTIONAL_CARD_COLUMNS:
+        if name not in present:  # a database synced before the column existed
+            column = CardRow.__table__.c[name]
+            kind = column.type.compile(dialect=conn.dialect)
+            conn.execute(text(f"ALTER TABLE cards ADD COLUMN {name} {kind}"))
+    found = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).first()
+    if found is None:
+        conn.execute(insert(MetaRow.__table__), [{"key": "schema_version",
+                                                  "value": str(SCHEMA_VERSION)}])
+    elif int(found[0]) != SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the database has schema version {found[0]}, this deckcheck expects "
+            f"{SCHEMA_VERSION}; sync into a new --db path"
+        )
 
 
 @dataclass
@@ -622,6 +717,45 @@ def card_batches(cards: Iterable[Card], *, json_text: bool, for_changes: bool,
             batch.append(card)
     if batch:
         yield build()
+
+
+#: (attribute, max length or None, nullable) for every text column of `cards`.
+_TEXT_COLUMNS = [(c.name, c.type.length, bool(c.nullable)) for c in CardRow.__table__.columns
+                 if isinstance(c.type, String)]
+_FORMAT_MAX = LegalityRow.__table__.c.format.type.length
+_STATUS_MAX = LegalityRow.__table__.c.status.type.length
+_NAME_MAX = NameRow.__table__.c.folded.type.length
+
+
+def card_problem(card: Card) -> str | None:
+    """Why `card` cannot be stored, or None: a text field that is not text, holds a NUL
+    (PostgreSQL text cannot) or is longer than its column (PostgreSQL refuses with "value too
+    long", SQLite would store it). Checked before writing, on every database alike, so the sync
+    can name the card and the line of the file."""
+    for column, limit, nullable in _TEXT_COLUMNS:
+        value = getattr(card, column)
+        if value is None:
+            if nullable:
+                continue
+            return f"{column} is missing"
+        if type(value) is not str:
+            return f"{column} is {type(value).__name__}, not text"
+        if limit is not None and len(value) > limit:
+            return f"{column} is {len(value)} characters long; at most {limit} fit"
+        if "\x00" in value:
+            return f"{column} contains a NUL character"
+    for face in card.faces:
+        if type(face.name) is not str:
+            return f"a face name is {type(face.name).__name__}, not text"
+        if len(face.name) > _NAME_MAX:
+            return f"face name is {len(face.name)} characters long; at most {_NAME_MAX} fit"
+    for fmt, status in card.legalities.items():
+        if type(fmt) is not str or len(fmt) > _FORMAT_MAX or "\x00" in fmt:
+            return f"legality key {fmt!r} is not a format name (text, at most {_FORMAT_MAX} characters)"
+        if type(status) is not str or len(status) > _STATUS_MAX or "\x00" in status:
+            return (f"legality of {fmt} is {status!r}, not a status "
+                    f"(text, at most {_STATUS_MAX} characters)")
+    return None
 
 
 def count_cards(conn: Connection) -> int:

@@ -4,6 +4,10 @@ A sync asks Scryfall's API which bulk file is current, downloads it to a tempora
 database is touched while bytes arrive), then imports it in one transaction. Any failure rolls
 back: the previous database stays intact and readable throughout (SQLite runs in WAL mode, so a
 validation running meanwhile keeps seeing the last committed cards).
+
+A sync always ends: each download has a deadline derived from a minimum transfer rate and a
+stall timeout (`DownloadLimits`), and two syncs against one database wait for each other on a
+lock in the database itself for a bounded time (`import_file`).
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ from . import __version__
 from .bulkfile import BulkFileError, BulkStats, iter_bulk_file
 from .cardfacts import CardDataError, card_from_scryfall
 from .db import (
-    CardBatch, CardDB, LegalityChange, SyncRun, card_batches, count_cards, create_schema,
-    database_url, make_engine, refresh_aliases, write_batches, write_printings,
+    CardBatch, CardDB, LegalityChange, LockTimeout, SyncRun, card_batches, card_problem,
+    count_cards, create_schema, database_url, make_write_engine, refresh_aliases, sync_lock,
+    write_batches, write_printings,
 )
 from .model import Card
 
@@ -44,9 +49,33 @@ ORACLE, DEFAULT = "oracle_cards", "default_cards"
 
 
 class SyncError(DeckcheckError, RuntimeError):
-    """A sync failed; the message says what was wrong. The previous database is untouched."""
+    """A sync failed; the message says what was wrong. The sync's own changes were rolled back.
+
+    `hint` (or None) says what to do next and what state the card database is in, when that is
+    known; the CLI prints it under the message."""
 
     code = "sync-failed"
+
+    def __init__(self, message: str = "", *args: object, hint: str | None = None,
+                 code: str | None = None) -> None:
+        super().__init__(message, *args, code=code)
+        self.hint = hint
+
+
+class SyncBusy(SyncError):
+    """Another sync held the database's lock longer than this one could wait."""
+
+    code = "sync-busy"
+
+
+class SyncTerminated(KeyboardInterrupt):
+    """SIGTERM arrived during a sync: raised like Ctrl-C so the same clean-up runs (the partial
+    download is removed, the import transaction rolled back, the reading process stopped)."""
+
+
+#: What to do without a connection to Scryfall (issue 10: offline venues).
+OFFLINE_HINT = ("without a connection to Scryfall, import a bulk file downloaded elsewhere: "
+                "`deckcheck sync --from FILE`, or point DECKCHECK_SCRYFALL_API at a mirror")
 
 
 @dataclass
@@ -118,6 +147,68 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 def api_base() -> str:
     return os.environ.get(ENV_API, DEFAULT_API).rstrip("/")
+
+
+ENV_MIN_RATE = "DECKCHECK_SYNC_MIN_RATE"
+ENV_STALL_TIMEOUT = "DECKCHECK_SYNC_STALL_TIMEOUT"
+ENV_LOCK_TIMEOUT = "DECKCHECK_SYNC_LOCK_TIMEOUT"
+#: 32 KiB/s (256 kbit/s): Scryfall's 170 MB file still finishes (in 90 minutes) on a line that
+#: slow; a venue line of 1 Mbit/s takes 23 minutes and is far above it.
+DEFAULT_MIN_RATE = 32 * 1024
+#: No byte for this long: the connection is dead (and the rate applies after this grace).
+DEFAULT_STALL_TIMEOUT = 60.0
+#: How long a sync waits for another sync of the same database to finish (a full import takes
+#: about a minute; a slow machine several).
+DEFAULT_LOCK_TIMEOUT = 600.0
+
+
+def _env_number(name: str, default: float, scale: float = 1.0) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SyncError(f"{name}={raw!r} is not a number") from None
+    if not value > 0:
+        raise SyncError(f"{name}={raw!r} must be greater than 0")
+    return value * scale
+
+
+@dataclass(frozen=True)
+class DownloadLimits:
+    """When a download is given up: no byte for `stall_timeout` seconds, or, once that grace
+    has passed, fewer than `min_rate` bytes a second on average. A file of S bytes therefore
+    has the deadline stall_timeout + S / min_rate, and a trickle ends soon after the grace."""
+
+    min_rate: float = DEFAULT_MIN_RATE  # bytes per second
+    stall_timeout: float = DEFAULT_STALL_TIMEOUT  # seconds
+
+    @classmethod
+    def from_env(cls, min_rate_kib: float | None = None,
+                 stall_timeout: float | None = None) -> "DownloadLimits":
+        """Explicit values (the CLI's --min-rate in KiB/s, --stall-timeout in seconds), else
+        $DECKCHECK_SYNC_MIN_RATE (KiB/s) and $DECKCHECK_SYNC_STALL_TIMEOUT, else defaults."""
+        rate = (min_rate_kib * 1024 if min_rate_kib is not None
+                else _env_number(ENV_MIN_RATE, DEFAULT_MIN_RATE, 1024))
+        stall = (stall_timeout if stall_timeout is not None
+                 else _env_number(ENV_STALL_TIMEOUT, DEFAULT_STALL_TIMEOUT))
+        if not (rate > 0 and stall > 0):
+            raise SyncError("the minimum rate and the stall timeout must be greater than 0")
+        return cls(min_rate=rate, stall_timeout=stall)
+
+    def deadline(self, size: int | None) -> float | None:
+        """Seconds a download of `size` bytes may take (None: size unknown)."""
+        return None if size is None else self.stall_timeout + size / self.min_rate
+
+
+def lock_timeout_from_env(value: float | None = None) -> float:
+    """--lock-timeout, else $DECKCHECK_SYNC_LOCK_TIMEOUT, else DEFAULT_LOCK_TIMEOUT seconds."""
+    if value is not None:
+        if value < 0:
+            raise SyncError("the lock timeout must not be negative")
+        return value
+    return _env_number(ENV_LOCK_TIMEOUT, DEFAULT_LOCK_TIMEOUT)
 
 
 @dataclass
@@ -225,7 +316,20 @@ def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: An
             _throttle.wait(policy)
         try:
             resp = session.get(url, headers=HEADERS, stream=stream, timeout=timeout)
-        except (requests.ConnectionError, requests.Timeout) as exc:
+        except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
+                requests.exceptions.InvalidSchema) as exc:
+            raise SyncError(f"{what}: not a URL that can be downloaded ({exc})") from exc
+        except (requests.ConnectionError, requests.Timeout,
+                # the body of a non-streamed answer (the bulk-data index) is read inside get():
+                # a connection reset there is a dropped connection like any other
+                requests.exceptions.ChunkedEncodingError,
+                requests.exceptions.ContentDecodingError) as exc:
+            host = _unresolved_host(exc)
+            if host is not None:
+                # No name resolution means no network (or no DNS): retrying for half a minute
+                # changes nothing, and the user needs to know how to sync offline.
+                raise SyncError(f"{what}: cannot resolve the host name {host} (no network "
+                                "connection or no DNS)", hint=OFFLINE_HINT) from exc
             if attempt == policy.attempts:
                 raise SyncError(f"{what}: cannot reach the server after {attempt} attempts "
                                 f"({type(exc).__name__}: {exc})") from exc
@@ -249,6 +353,40 @@ def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: An
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _unresolved_host(exc: BaseException) -> str | None:
+    """The host name when `exc` (or what it wraps) is a failure to resolve it, else None."""
+    import socket
+
+    seen: set[int] = set()
+    todo: list[Any] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen or not isinstance(e, BaseException):
+            continue
+        seen.add(id(e))
+        if type(e).__name__ == "NameResolutionError" or isinstance(e, socket.gaierror):
+            host = getattr(e, "host", None) or getattr(getattr(e, "conn", None), "host", None)
+            return str(host) if host else "of the server"
+        todo.extend([e.__cause__, e.__context__, getattr(e, "reason", None), *e.args])
+    return None
+
+
+def download_uri(descriptor: dict[str, Any], where: str) -> str:
+    """The descriptor's download URI: an absolute http(s) URL, or a SyncError saying what it
+    held instead (a mirror serving a relative path, a number...)."""
+    from urllib.parse import urlsplit
+
+    uri = descriptor.get("jsonl_download_uri") or descriptor.get("download_uri")
+    if not isinstance(uri, str):
+        raise SyncError(f"{where}: the download URI is {type(uri).__name__} {uri!r:.80}, "
+                        "not a URL")
+    parts = urlsplit(uri)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SyncError(f"{where}: the download URI {uri!r:.200} is not an absolute "
+                        "http(s) URL")
+    return uri
+
+
 def fetch_descriptor(session: Any, bulk_type: str, api: str | None = None,
                      timeout: float = 30.0) -> dict[str, Any]:
     """GET /bulk-data/<type> and return the bulk data object."""
@@ -262,16 +400,28 @@ def fetch_descriptor(session: Any, bulk_type: str, api: str | None = None,
         raise SyncError(f"GET {url}: the answer is not JSON") from exc
     if not isinstance(obj, dict) or not (obj.get("jsonl_download_uri") or obj.get("download_uri")):
         raise SyncError(f"GET {url}: the answer has no jsonl_download_uri or download_uri")
+    download_uri(obj, f"GET {url}")  # fail here, naming the index, when it is no URL
     return obj
+
+
+class _TooSlow(Exception):
+    """The download fell below the minimum rate: not retried (a slow mirror stays slow)."""
 
 
 def download(session: Any, uri: str, dest: Path, expected_size: int | None = None,
              progress: Callable[[int, int | None], None] | None = None,
-             timeout: Any = (30.0, 120.0), attempts: int | None = None) -> None:
+             timeout: Any = None, attempts: int | None = None,
+             limits: DownloadLimits | None = None) -> None:
     """Stream `uri` to `dest`. Besides `_get`'s retries, the whole download is tried again
-    when the connection drops mid-body or fewer bytes arrive than Scryfall announced."""
+    when the connection drops or stalls mid-body, or fewer bytes arrive than Scryfall announced.
+
+    Every attempt ends: no byte for `limits.stall_timeout` seconds is a stall (the socket's read
+    timeout), and an average below `limits.min_rate` after that grace is too slow (checked as
+    each piece arrives, so a trickle of one byte a minute ends too)."""
     import requests
 
+    limits = limits or DownloadLimits()
+    timeout = timeout or (30.0, limits.stall_timeout)
     policy = _policy(session)
     attempts = attempts or min(policy.attempts, 3)  # whole downloads: 25 MB each
     what = f"download {uri}"
@@ -287,7 +437,7 @@ def download(session: Any, uri: str, dest: Path, expected_size: int | None = Non
             with open(dest, "wb") as out:
                 # decode_content: a legacy .json file comes with Content-Encoding gzip; a
                 # .jsonl.gz file is stored gzip and stays as it is (sniffed on import).
-                for chunk in resp.raw.stream(1 << 16, decode_content=True):
+                for chunk in _body(resp.raw, limits, total_n or expected_size):
                     out.write(chunk)
                     if progress:
                         progress(len(chunk), total_n)
@@ -299,14 +449,16 @@ def download(session: Any, uri: str, dest: Path, expected_size: int | None = Non
                 return
         except SyncError:
             raise
+        except _TooSlow as exc:
+            raise SyncError(f"{what}: {exc}") from None
         except (requests.RequestException, OSError) as exc:
             if isinstance(exc, OSError) and not _is_network_error(exc):
                 raise SyncError(f"{what}: cannot write {dest}: {exc}") from exc
-            last_error = f"{type(exc).__name__}: {exc}"
+            last_error = _network_failure(exc, limits)
         except Exception as exc:  # urllib3 errors raised while streaming the body
             if not type(exc).__module__.startswith(("urllib3", "http.client")):
                 raise
-            last_error = f"{type(exc).__name__}: {exc}"
+            last_error = _network_failure(exc, limits)
         finally:
             resp.close()
         if attempt < attempts:
@@ -315,6 +467,39 @@ def download(session: Any, uri: str, dest: Path, expected_size: int | None = Non
                         what, last_error, wait, attempt, attempts)
             policy.wait(wait)
     raise SyncError(f"{what} failed after {attempts} attempts: {last_error}")
+
+
+def _body(raw: Any, limits: DownloadLimits, size: int | None) -> Iterator[bytes]:
+    """The response body piece by piece as it arrives, raising _TooSlow below the minimum rate.
+
+    `read1` returns whatever has arrived (up to 64 KiB) instead of waiting for a full block, so
+    the rate is checked even when bytes come one at a time."""
+    started = time.monotonic()
+    received = 0
+    read1 = getattr(raw, "read1", None)
+    pieces: Iterator[bytes]
+    if read1 is not None:
+        pieces = iter(lambda: read1(1 << 16, decode_content=True), b"")
+    else:  # urllib3 before 2.3
+        pieces = raw.stream(1 << 16, decode_content=True)
+    for piece in pieces:
+        received += len(piece)
+        elapsed = time.monotonic() - started
+        if elapsed > limits.stall_timeout and received < limits.min_rate * (elapsed - limits.stall_timeout):
+            deadline = limits.deadline(size)
+            raise _TooSlow(
+                f"{received} bytes in {elapsed:.0f} s is slower than the minimum rate of "
+                f"{limits.min_rate / 1024:g} KiB/s"
+                + (f" (this file's deadline: {deadline:.0f} s)" if deadline else "")
+                + f"; on a slow line lower --min-rate (or ${ENV_MIN_RATE}, KiB/s)")
+        yield piece
+
+
+def _network_failure(exc: BaseException, limits: DownloadLimits) -> str:
+    if "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower():
+        return (f"the download stalled: no data for {limits.stall_timeout:g} s "
+                f"({type(exc).__name__}); --stall-timeout or ${ENV_STALL_TIMEOUT} sets the wait")
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _is_network_error(exc: OSError) -> bool:
@@ -330,25 +515,46 @@ def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
         if obj.get("object", "card") != "card":
             continue
         try:
-            yield card_from_scryfall(obj)
+            card = card_from_scryfall(obj)
         except CardDataError as exc:
             raise SyncError(f"{name}, {position}: {exc}") from exc
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             raise SyncError(f"{name}, {position}: unexpected card data "
                             f"({type(exc).__name__}: {exc})") from exc
+        # A name that is a number or an oracle_id that is an object would otherwise fail
+        # later, without a line (building the name index), or in the database ("value too
+        # long" on PostgreSQL).
+        problem = card_problem(card)
+        if problem:
+            shown = card.name if isinstance(card.name, str) else repr(card.name)
+            raise SyncError(f"{name}, {position}: card {shown[:120]!r}: {problem}")
+        yield card
 
 
 #: Files at least this big are read in a second process (see `_batches_from_worker`).
 PARALLEL_MIN_BYTES = 4 << 20
 
 
-def _read_batches(path: Path, name: str, json_text: bool, for_changes: bool, conn: Any) -> None:
+def _read_batches(path: Path, name: str, json_text: bool, for_changes: bool, conn: Any,
+                  parent_end: Any = None, parent_pid: int | None = None) -> None:
     """Worker process: read the bulk file, compute card facts and rows, send `CardBatch`es.
 
     Messages: ("batch", CardBatch, bytes read so far) ..., then ("done", sha256, size), or
     ("error", message). The pipe's small buffer keeps both processes in step, so memory stays
     flat however big the file.
+
+    The worker dies with the importing process: it closes its inherited copy of the pipe's
+    reading end first (else, once the parent is killed, its own copy would keep the pipe open
+    and `send` would block forever), so a send to a dead parent fails with a broken pipe; and
+    it checks between batches that its parent is still the one that started it.
     """
+    import signal
+
+    if parent_end is not None:
+        parent_end.close()
+    # Ctrl-C and SIGTERM are the importing process's to handle: it stops this one.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     gc.disable()  # as in import_file
     stats = BulkStats()
     read = 0
@@ -360,11 +566,18 @@ def _read_batches(path: Path, name: str, json_text: bool, for_changes: bool, con
     try:
         cards = _cards(path, stats, on_read, name)
         for batch in card_batches(cards, json_text=json_text, for_changes=for_changes):
+            if parent_pid is not None and os.getppid() != parent_pid:
+                return  # orphaned: nobody will read what we send
             conn.send(("batch", batch, read))
         conn.send(("done", stats.sha256, stats.size))
+    except (BrokenPipeError, ConnectionResetError):
+        return  # the importing process is gone (killed, or stopped reading)
     except Exception as exc:  # noqa: BLE001 - every failure goes back to the importing process
-        conn.send(("error", str(exc) if isinstance(exc, (SyncError, BulkFileError, OSError))
-                   else f"{name}: {type(exc).__name__}: {exc}"))
+        try:
+            conn.send(("error", str(exc) if isinstance(exc, (SyncError, BulkFileError, OSError))
+                       else f"{name}: {type(exc).__name__}: {exc}"))
+        except OSError:
+            return
     finally:
         conn.close()
 
@@ -382,7 +595,8 @@ def _batches_from_worker(path: Path, name: str, stats: BulkStats,
 
     receiver, sender = multiprocessing.Pipe(duplex=False)
     worker = multiprocessing.Process(target=_read_batches, daemon=True,
-                                     args=(path, name, json_text, for_changes, sender))
+                                     args=(path, name, json_text, for_changes, sender,
+                                           receiver, os.getpid()))
     worker.start()
     sender.close()
     reported = 0
@@ -441,12 +655,21 @@ def _sqlite_path(url: str) -> Path | None:
 def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
                 source: str | None = None, updated_at: str | None = None, force: bool = False,
                 progress: Callable[[int], None] | None = None,
-                name: str | None = None) -> SyncResult:
+                name: str | None = None, allow_shrink: bool = False,
+                lock_timeout: float | None = None) -> SyncResult:
     """Import a bulk file (JSON array or JSON Lines, gzip or not) in one transaction.
 
     Any failure raises SyncError and rolls back: readers keep seeing the previous database
     (or, when there was none, no database file is left behind). `name` is how error messages
-    call the file (default: its file name)."""
+    call the file (default: its file name).
+
+    The transaction first takes the database's sync lock (SQLite's write lock, a PostgreSQL
+    advisory lock), waiting at most `lock_timeout` seconds (default $DECKCHECK_SYNC_LOCK_TIMEOUT
+    or 600) before failing with SyncBusy; the schema, the legality change log and the import
+    all happen under it, so two syncs run one after the other and each change is recorded
+    once. With `updated_at`, a sync that finds (under the lock) that this very file was the
+    last one imported skips it, unless `force`. A file with fewer than half the cards the
+    database holds is refused unless `allow_shrink`."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from .db import DatabaseError
@@ -455,10 +678,11 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
     name = name or path.name
     if not path.is_file():
         raise SyncError(f"cannot read {path}: no such file")
+    wait = lock_timeout_from_env(lock_timeout)
     url = database_url(db)
     db_file = _sqlite_path(url)
     new_db = db_file is not None and not db_file.exists()
-    engine = make_engine(url, create_dirs=True)
+    engine = make_write_engine(url, lock_timeout=wait)
     started = time.monotonic()
     stats = BulkStats()
     result = SyncResult(bulk_type=bulk_type, source=source or str(path), updated_at=updated_at)
@@ -468,9 +692,14 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        create_schema(engine)
-        with engine.begin() as conn:
-            _import_pragmas(conn)
+        with _write_transaction(engine, url, wait) as conn:
+            sync_lock(conn, wait)
+            create_schema(conn)
+            if updated_at and not force and _last_updated_at(conn, bulk_type) == updated_at:
+                # Another sync imported this very file while we downloaded it.
+                result.skipped = True
+                ok = True
+                return result
             now = datetime.now(timezone.utc)
             if bulk_type == DEFAULT:
                 result.printing_count = write_printings(conn, _printings(path, stats, progress, name))
@@ -486,10 +715,14 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
                 written = write_batches(conn, batches, now=now)
                 if written.card_count == 0:
                     raise SyncError(f"{name}: the file holds no cards")
-                if old_count and written.card_count < old_count / 2 and not force:
+                if old_count and written.card_count < old_count / 2 and not allow_shrink:
+                    # --force only means "import even if unchanged": replacing most of the
+                    # cards needs its own flag.
                     raise SyncError(
-                        f"{name} holds {written.card_count} cards, the database "
-                        f"{old_count}: refusing to drop half the cards (use --force)")
+                        f"{name} holds {written.card_count} cards, the database {old_count}: "
+                        "refusing to replace the database with fewer than half its cards; "
+                        "if that is what you want, run the sync again with --allow-shrink "
+                        "(allow_shrink=True)")
                 result.card_count, result.changes = written.card_count, written.changes
             refresh_aliases(conn)
             result.duration_s = time.monotonic() - started
@@ -503,6 +736,10 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
                 conn.execute(LegalityChange.__table__.insert(),
                              [dict(ch, sync_id=sync_id) for ch in result.changes])
         ok = True
+    except LockTimeout as exc:
+        raise SyncBusy(f"{exc}; try again when it has finished, or wait longer with "
+                       f"--lock-timeout SECONDS (${ENV_LOCK_TIMEOUT})",
+                       hint="the other sync may still change the card database") from exc
     except BulkFileError as exc:
         raise SyncError(str(exc)) from exc
     except (SQLAlchemyError, DatabaseError) as exc:
@@ -515,19 +752,53 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
             gc.enable()
         engine.dispose()
         if not ok and new_db and db_file is not None:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(str(db_file) + suffix).unlink(missing_ok=True)
+            _remove_if_empty(db_file)
     return result
 
 
-def _import_pragmas(conn: Any) -> None:
-    """SQLite settings for the import transaction only (connection-level, undone by dispose):
-    a bigger page cache and in-memory temp storage. Atomicity is untouched: still one
-    transaction, still WAL."""
-    if conn.dialect.name != "sqlite":
+@contextmanager
+def _write_transaction(engine: Any, url: str, wait: float) -> Iterator[Any]:
+    """engine.begin(), with SQLite's "database is locked" at BEGIN IMMEDIATE (the busy handler
+    waited `wait` seconds for another writer) turned into LockTimeout."""
+    from sqlalchemy.exc import OperationalError
+
+    try:
+        conn = engine.connect()
+        transaction = conn.begin()
+    except OperationalError as exc:
+        if "locked" in str(exc.orig).lower() or "busy" in str(exc.orig).lower():
+            raise LockTimeout(f"another sync is writing to {url} (waited {wait:.0f} s)") from exc
+        raise
+    with conn:
+        with transaction:
+            yield conn
+
+
+def _last_updated_at(conn: Any, bulk_type: str) -> str | None:
+    t = SyncRun.__table__
+    row = conn.execute(t.select().where(t.c.bulk_type == bulk_type)
+                       .order_by(t.c.id.desc()).limit(1)).first()
+    return row.updated_at if row else None
+
+
+def _remove_if_empty(db_file: Path) -> None:
+    """Delete a database file this failed first sync created, unless another sync has
+    written to it meanwhile (it holds tables) or is writing to it now (it holds the lock)."""
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(db_file, timeout=0, isolation_level=None)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            empty = con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+            con.execute("ROLLBACK")
+        finally:
+            con.close()
+    except sqlite3.Error:
         return
-    conn.exec_driver_sql("PRAGMA cache_size=-65536")  # 64 MiB
-    conn.exec_driver_sql("PRAGMA temp_store=MEMORY")
+    if empty:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(db_file) + suffix).unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------------------- the job
@@ -547,32 +818,99 @@ def _progress(desc: str, total: int | None) -> Iterator[Callable[[int], None] | 
 
 def sync(db: str | None = None, *, from_file: Path | str | None = None, force: bool = False,
          printings: bool = False, api: str | None = None, session: Any = None,
-         echo: Callable[[str], None] = lambda s: None) -> list[SyncResult]:
+         echo: Callable[[str], None] = lambda s: None, allow_shrink: bool = False,
+         limits: DownloadLimits | None = None,
+         lock_timeout: float | None = None) -> list[SyncResult]:
     """Bring the card database up to date: oracle cards, then printings when asked.
 
     `from_file` imports a bulk file already on disk (oracle cards, or with `printings=True` a
     default_cards file). Otherwise Scryfall is asked which file is current (`api`, default
     $DECKCHECK_SCRYFALL_API or https://api.scryfall.com) and the download is skipped when its
-    `updated_at` has not changed since the last sync, unless `force`."""
-    if from_file is not None:
-        from_file = Path(from_file)
-        kind = DEFAULT if printings else ORACLE
-        echo(f"importing {from_file}")
-        with _progress("import", from_file.stat().st_size if from_file.is_file() else None) as bar:
-            return [import_file(from_file, db, bulk_type=kind, source=str(from_file),
-                                force=force, progress=bar)]
-    session = session or make_session()
-    results = []
-    for kind in [ORACLE] + ([DEFAULT] if printings else []):
-        results.append(_sync_one(db, kind, session, api, force, echo))
-    return results
+    `updated_at` has not changed since the last sync, unless `force`. `allow_shrink` lets a file
+    with fewer than half the database's cards replace them; `limits` bounds each download
+    (default `DownloadLimits.from_env()`); `lock_timeout` bounds the wait for another sync.
+
+    A SyncError's `hint` says what to do next and, when it is known, the database's state.
+    SIGTERM (in the main thread, when no handler is set) cleans up as Ctrl-C does and raises
+    SyncTerminated, a KeyboardInterrupt."""
+    try:
+        with _sigterm_as_interrupt():
+            limits = limits or DownloadLimits.from_env()
+            lock_timeout = lock_timeout_from_env(lock_timeout)
+            if from_file is not None:
+                from_file = Path(from_file)
+                kind = DEFAULT if printings else ORACLE
+                echo(f"importing {from_file}")
+                size = from_file.stat().st_size if from_file.is_file() else None
+                with _progress("import", size) as bar:
+                    return [import_file(from_file, db, bulk_type=kind, source=str(from_file),
+                                        force=force, progress=bar, allow_shrink=allow_shrink,
+                                        lock_timeout=lock_timeout)]
+            session = session or make_session()
+            results = []
+            for kind in [ORACLE] + ([DEFAULT] if printings else []):
+                results.append(_sync_one(db, kind, session, api, force, echo, allow_shrink,
+                                         limits, lock_timeout))
+            return results
+    except SyncError as exc:
+        if not isinstance(exc, SyncBusy):
+            exc.hint = "\n".join(h for h in (exc.hint, _state_after_failure(db)) if h) or None
+        raise
+
+
+def _state_after_failure(db: str | None) -> str | None:
+    """What a failed sync left: said only when the database holds cards (a failed sync rolled
+    its own changes back); nothing about a "previous database" when there is none."""
+    from .db import make_engine
+
+    url = database_url(db)
+    db_file = _sqlite_path(url)
+    if db_file is not None and not db_file.exists():
+        return None
+    try:
+        engine = make_engine(url)
+        try:
+            with engine.connect() as conn:
+                count = count_cards(conn)
+        finally:
+            engine.dispose()
+    except Exception:  # noqa: BLE001 - no readable database: nothing to say about it
+        return None
+    return (f"the card database is unchanged by this sync: it still holds its {count} cards"
+            if count else None)
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into SyncTerminated for the duration of a sync (main thread only, and only
+    when the program has not set its own handler)."""
+    import signal
+    import threading
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+
+    def on_term(signum: int, _frame: Any) -> None:
+        raise SyncTerminated(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _sync_one(db: str | None, kind: str, session: Any, api: str | None, force: bool,
-              echo: Callable[[str], None]) -> SyncResult:
+              echo: Callable[[str], None], allow_shrink: bool = False,
+              limits: DownloadLimits | None = None,
+              lock_timeout: float | None = None) -> SyncResult:
     descriptor = fetch_descriptor(session, kind, api)
-    uri = descriptor.get("jsonl_download_uri") or descriptor["download_uri"]
+    uri = download_uri(descriptor, f"the {kind} bulk data")
     updated_at = descriptor.get("updated_at")
+    if not isinstance(updated_at, str):
+        updated_at = None
     if not force and _up_to_date(db, kind, updated_at):
         return SyncResult(bulk_type=kind, source=uri, skipped=True, updated_at=updated_at)
     expected = descriptor.get("compressed_size") if descriptor.get("jsonl_download_uri") else None
@@ -584,12 +922,13 @@ def _sync_one(db: str | None, kind: str, session: Any, api: str | None, force: b
     try:
         echo(f"downloading {uri}")
         with _progress("download", expected) as bar:
-            download(session, uri, part, expected,
+            download(session, uri, part, expected, limits=limits,
                      progress=(lambda n, total: bar(n)) if bar else None)
         echo(f"importing {kind}")
         with _progress("import", part.stat().st_size) as bar:
             return import_file(part, db, bulk_type=kind, source=uri, updated_at=updated_at,
-                               force=force, progress=bar, name=name)
+                               force=force, progress=bar, name=name, allow_shrink=allow_shrink,
+                               lock_timeout=lock_timeout)
     finally:
         part.unlink(missing_ok=True)
         tmpdir.rmdir()
