@@ -787,3 +787,203 @@ def test_worker_resync_records_changes(in_worker: None, seeded: str, tmp_path: P
     result = import_file(write_bulk(tmp_path / "b.jsonl.gz", objs), seeded)
     assert [(c["name"], c["format"], c["new_status"]) for c in result.changes] == [
         ("Lightning Bolt", "modern", "banned")]
+
+
+# ---------------------------------------------------------------------------- crashes (issue 11)
+
+def test_connection_reset_on_the_index_request_is_retried(db: str) -> None:
+    """The bulk-data index is not streamed: its body is read inside get(), where a reset is a
+    ChunkedEncodingError, not a ConnectionError."""
+    body = orjson.dumps(current_descriptor())
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, body=requests.exceptions.ChunkedEncodingError(
+            "Connection broken: ConnectionResetError(104, 'Connection reset by peer')"))
+        rsps.get(DESCRIPTOR_URL, body=io.BufferedReader(_DroppingBody(body, len(body) // 2)))
+        serve_current(rsps)
+        [result] = sync(db, api=API, session=fast_session())
+        assert calls_to(rsps, DESCRIPTOR_URL) == 3
+    assert result.card_count == N_FIXTURE
+
+
+def test_connection_reset_on_the_index_every_time_is_a_sync_error(seeded: str) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, body=requests.exceptions.ChunkedEncodingError("reset"))
+        with pytest.raises(SyncError, match="cannot reach the server after 3 attempts"):
+            sync(seeded, api=API, session=fast_session(retries=2))
+    assert_intact(seeded)
+
+
+@pytest.mark.parametrize("uri", ["/oracle-cards/oracle-cards.jsonl.gz",
+                                 "data.scryfall.test/oracle-cards.jsonl.gz",
+                                 "ftp://data.scryfall.test/oracle-cards.jsonl.gz",
+                                 42, {"href": JSONL_URI}, [JSONL_URI]])
+def test_download_uri_that_is_no_absolute_url_fails_cleanly(seeded: str, uri: Any) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, json=dict(current_descriptor(), jsonl_download_uri=uri))
+        with pytest.raises(SyncError, match=r"download URI .*(not a URL|not an absolute http)"):
+            sync(seeded, api=API, session=fast_session())
+    assert_intact(seeded)
+
+
+def test_download_of_an_invalid_url_is_a_sync_error(tmp_path: Path) -> None:
+    from validator.sync import download
+
+    with pytest.raises(SyncError, match="not a URL that can be downloaded"):
+        download(fast_session(), "http://", tmp_path / "x")
+
+
+def _name_resolution_error(host: str) -> requests.exceptions.ConnectionError:
+    import socket
+
+    from urllib3.exceptions import MaxRetryError, NameResolutionError
+
+    reason = NameResolutionError(host, None, socket.gaierror(-3, "Temporary failure in name "
+                                                                 "resolution"))
+    return requests.exceptions.ConnectionError(MaxRetryError(None, f"/bulk-data", reason))
+
+
+def test_dns_failure_fails_fast_with_the_offline_hint(db: str) -> None:
+    sleeps = Sleeps()
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, body=_name_resolution_error("api.scryfall.test"))
+        with pytest.raises(SyncError) as err:
+            sync(db, api=API, session=make_session(min_interval=0, sleep=sleeps))
+        assert calls_to(rsps, DESCRIPTOR_URL) == 1  # not retried
+    assert sleeps == []
+    assert "cannot resolve the host name api.scryfall.test" in str(err.value)
+    hint = err.value.hint
+    assert "deckcheck sync --from FILE" in hint and "DECKCHECK_SCRYFALL_API" in hint
+    assert "previous" not in hint and "unchanged" not in hint  # there is no database
+    assert not Path(db).exists()
+
+
+def test_dns_failure_with_a_database_says_it_is_unchanged(seeded: str) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, body=_name_resolution_error("api.scryfall.test"))
+        with pytest.raises(SyncError) as err:
+            sync(seeded, api=API, session=fast_session())
+    assert "--from FILE" in err.value.hint
+    assert f"unchanged by this sync: it still holds its {N_FIXTURE} cards" in err.value.hint
+
+
+def test_dns_failure_through_the_real_stack(db: str, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """No mock of requests: the resolver itself fails, as on a machine without network."""
+    import socket
+
+    from validator.cli import main
+
+    def no_dns(*args: Any, **kw: Any):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+    monkeypatch.setenv("DECKCHECK_SCRYFALL_API", "https://api.scryfall.test")
+    import time as time_module
+    started = time_module.monotonic()
+    assert main(["sync", "--db", db]) == 2
+    assert time_module.monotonic() - started < 10  # was: 6 attempts over 31 s of backoff
+    err = capsys.readouterr().err
+    assert "cannot resolve the host name api.scryfall.test" in err
+    assert "deckcheck sync --from FILE" in err and "DECKCHECK_SCRYFALL_API" in err
+    assert "previous" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("reader", ["in-process", "worker"])
+@pytest.mark.parametrize("field, value, expected", [
+    ("name", 42, "name is int, not text"),
+    ("oracle_id", {"a": 1}, "oracle_id is dict, not text"),
+    ("name", "X" * 301, "name is 301 characters long; at most 300 fit"),
+    ("oracle_id", "0" * 37, "oracle_id is 37 characters long"),
+    ("name", "Nul\x00Card", "name contains a NUL character"),
+    ("legalities", {"f" * 41: "legal"}, "legality key 'fffff"),
+])
+def test_bad_card_fields_name_the_line(reader: str, field: str, value: Any, expected: str,
+                                       seeded: str, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import validator.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0 if reader == "worker" else 1 << 40)
+    objs = fixture_objects()
+    objs[4][field] = value
+    path = write_bulk(tmp_path / "bad.jsonl", objs, gz=False)
+    with pytest.raises(SyncError) as err:
+        import_file(path, seeded)
+    message = str(err.value)
+    assert message.startswith("bad.jsonl, line 5: card ") and expected in message, message
+    assert_intact(seeded)
+
+
+def test_empty_database_says_run_sync(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What a first sync killed outright can leave: a schema without cards, or a file without
+    tables. Library and CLI say the same thing."""
+    import sqlite3
+
+    import validator
+    from validator.cli import main
+    from validator.db import DatabaseError, create_schema, make_engine
+
+    schema_only = tmp_path / "schema.sqlite3"
+    engine = make_engine(f"sqlite:///{schema_only}")
+    create_schema(engine)
+    engine.dispose()
+    no_tables = tmp_path / "blank.sqlite3"
+    sqlite3.connect(no_tables).close()
+    deck = tmp_path / "deck.txt"
+    deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
+    for path in (schema_only, no_tables):
+        with pytest.raises(DatabaseError, match=r"no card data in .*: run `deckcheck sync`"):
+            CardDB(path)
+        with pytest.raises(DatabaseError, match="no card data"):
+            validator.validate("4 Lightning Bolt\n56 Mountain\n", "modern", db=str(path))
+        assert main(["validate", str(deck), "--format", "modern", "--db", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert "no card data" in err and "deckcheck sync" in err and "Traceback" not in err
+
+
+def test_sync_into_an_empty_database_works(tmp_path: Path) -> None:
+    """An empty schema left by a killed sync is simply filled by the next one."""
+    from validator.db import create_schema, make_engine
+
+    path = tmp_path / "schema.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    create_schema(engine)
+    engine.dispose()
+    sync(str(path), from_file=write_bulk(tmp_path / "a.jsonl.gz", fixture_objects()))
+    assert_intact(str(path))
+
+
+def test_a_second_sync_of_the_same_file_skips_it_under_the_lock(seeded: str,
+                                                                 tmp_path: Path) -> None:
+    """Two syncs that both downloaded the same file: the one that gets the lock second finds
+    the file already imported and skips it (no second sync run, no changes twice)."""
+    path = write_bulk(tmp_path / "a.jsonl.gz", fixture_objects())
+    first = import_file(path, seeded, updated_at=UPDATED)
+    second = import_file(path, seeded, updated_at=UPDATED)
+    assert not first.skipped and second.skipped
+    assert import_file(path, seeded, updated_at=UPDATED, force=True).card_count == N_FIXTURE
+
+
+def test_sync_waits_a_bounded_time_for_the_write_lock(seeded: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Another writer holds SQLite's write lock: the sync waits --lock-timeout, then says
+    another sync is running, and does not claim to know the database's state."""
+    import sqlite3
+
+    from validator.cli import main
+    from validator.sync import SyncBusy
+
+    path = write_bulk(tmp_path / "a.jsonl.gz", fixture_objects())
+    holder = sqlite3.connect(seeded, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(SyncBusy, match=r"another sync is writing to .* \(waited 0 s\)"):
+            sync(seeded, from_file=path, lock_timeout=0.2)
+        assert main(["sync", "--from", str(path), "--db", seeded, "--lock-timeout", "0.2"]) == 2
+        err = capsys.readouterr().err
+        assert "another sync is writing" in err and "--lock-timeout" in err
+        assert "unchanged" not in err and "previous" not in err
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    [result] = sync(seeded, from_file=path, lock_timeout=0.2)
+    assert result.card_count == N_FIXTURE

@@ -324,8 +324,10 @@ def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: An
                 # a connection reset there is a dropped connection like any other
                 requests.exceptions.ChunkedEncodingError,
                 requests.exceptions.ContentDecodingError) as exc:
-            host = _unresolved_host(exc)
-            if host is not None:
+            if _name_not_resolved(exc):
+                from urllib.parse import urlsplit
+
+                host = urlsplit(url).hostname or url
                 # No name resolution means no network (or no DNS): retrying for half a minute
                 # changes nothing, and the user needs to know how to sync offline.
                 raise SyncError(f"{what}: cannot resolve the host name {host} (no network "
@@ -353,8 +355,8 @@ def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: An
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _unresolved_host(exc: BaseException) -> str | None:
-    """The host name when `exc` (or what it wraps) is a failure to resolve it, else None."""
+def _name_not_resolved(exc: BaseException) -> bool:
+    """True when `exc` (or what it wraps) is a failure to resolve a host name."""
     import socket
 
     seen: set[int] = set()
@@ -365,10 +367,9 @@ def _unresolved_host(exc: BaseException) -> str | None:
             continue
         seen.add(id(e))
         if type(e).__name__ == "NameResolutionError" or isinstance(e, socket.gaierror):
-            host = getattr(e, "host", None) or getattr(getattr(e, "conn", None), "host", None)
-            return str(host) if host else "of the server"
+            return True
         todo.extend([e.__cause__, e.__context__, getattr(e, "reason", None), *e.args])
-    return None
+    return False
 
 
 def download_uri(descriptor: dict[str, Any], where: str) -> str:
