@@ -1,0 +1,326 @@
+"""Sync against real sockets and real processes: a Scryfall stand-in on 127.0.0.1 that stalls
+or trickles, SIGTERM and kill -9 of a running sync, two syncs at once.
+
+Everything is local and bounded: servers listen on the loopback interface only, every wait
+has a deadline, and a sync that never ends fails the test instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from validator.db import CardDB, DatabaseError
+from validator.sync import DownloadLimits, SyncError, make_session, sync
+
+from test_sync import N_FIXTURE, assert_intact, fixture_objects, jsonl_bytes, synthetic_cards
+
+REPO = Path(__file__).resolve().parents[1]
+UPDATED = "2026-09-08T09:01:57.053+00:00"
+
+
+# ---------------------------------------------------------------------------- a local Scryfall
+
+class StandIn:
+    """A Scryfall stand-in: /bulk-data/oracle-cards answers with a descriptor pointing at
+    /file, which `body` serves (a function writing to the handler)."""
+
+    def __init__(self, body: Callable[[BaseHTTPRequestHandler, "StandIn"], None]):
+        self.body = body
+        self.stop = threading.Event()
+        self.requests: list[str] = []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                stand_in.requests.append(self.path)
+                try:
+                    if self.path.startswith("/bulk-data/"):
+                        data = json.dumps({
+                            "object": "bulk_data", "type": "oracle_cards", "updated_at": UPDATED,
+                            "jsonl_download_uri": f"{stand_in.base}/file/oracle-cards.jsonl.gz",
+                        }).encode()
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data)
+                    else:
+                        stand_in.body(self, stand_in)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up: what the test wants
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "StandIn":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def good_body(data: bytes) -> Callable[[BaseHTTPRequestHandler, StandIn], None]:
+    def body(h: BaseHTTPRequestHandler, _s: StandIn) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/gzip")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
+    return body
+
+
+def trickle_body(h: BaseHTTPRequestHandler, s: StandIn) -> None:
+    """Announces 1 MB, then sends one byte every 50 ms: never a stall, never an end."""
+    h.send_response(200)
+    h.send_header("Content-Length", str(1 << 20))
+    h.end_headers()
+    while not s.stop.wait(0.05):
+        h.wfile.write(b"\x1f")
+        h.wfile.flush()
+
+
+def stall_body(h: BaseHTTPRequestHandler, s: StandIn) -> None:
+    """Sends 100 bytes of a 1 MB file, then nothing until the test ends."""
+    h.send_response(200)
+    h.send_header("Content-Length", str(1 << 20))
+    h.end_headers()
+    h.wfile.write(b"\x1f\x8b" + b"\0" * 98)
+    h.wfile.flush()
+    s.stop.wait(60)
+
+
+def run_bounded(fn: Callable[[], Any], limit: float) -> tuple[Any, BaseException | None, float]:
+    """Run fn in a thread; fail the test if it has not ended after `limit` seconds."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            out["error"] = exc
+
+    started = time.monotonic()
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(limit)
+    assert not thread.is_alive(), f"the sync had not ended after {limit} s"
+    return out.get("value"), out.get("error"), time.monotonic() - started
+
+
+def session(retries: int = 0):
+    return make_session(retries=retries, backoff=0, rate_limit_wait=0, min_interval=0)
+
+
+# ---------------------------------------------------------------------------- deadline and stall
+
+def test_download_over_a_real_socket(tmp_path: Path) -> None:
+    db = str(tmp_path / "cards.sqlite3")
+    with StandIn(good_body(gzip.compress(jsonl_bytes(fixture_objects())))) as s:
+        [result] = sync(db, api=s.base, session=session(),
+                        limits=DownloadLimits(min_rate=1024, stall_timeout=5))
+    assert result.card_count == N_FIXTURE
+    assert_intact(db)
+
+
+def test_a_trickle_ends_at_the_minimum_rate(tmp_path: Path) -> None:
+    """One byte every 50 ms keeps the socket's read timeout happy forever; the minimum rate
+    ends it soon after the grace period."""
+    db = str(tmp_path / "cards.sqlite3")
+    with StandIn(trickle_body) as s:
+        _, error, took = run_bounded(
+            lambda: sync(db, api=s.base, session=session(retries=2),
+                         limits=DownloadLimits(min_rate=10 * 1024, stall_timeout=0.5)), 30)
+    assert isinstance(error, SyncError), error
+    assert "slower than the minimum rate of 10 KiB/s" in str(error)
+    assert "--min-rate" in str(error)
+    assert sum(r.startswith("/file") for r in s.requests) == 1  # a slow server is not retried
+    assert not Path(db).exists()
+
+
+def test_a_stalled_download_ends_at_the_stall_timeout(tmp_path: Path) -> None:
+    db = str(tmp_path / "cards.sqlite3")
+    with StandIn(stall_body) as s:
+        _, error, took = run_bounded(
+            lambda: sync(db, api=s.base, session=session(retries=1),
+                         limits=DownloadLimits(min_rate=1, stall_timeout=0.5)), 30)
+    assert isinstance(error, SyncError), error
+    assert "stalled: no data for 0.5 s" in str(error) and "--stall-timeout" in str(error)
+    assert sum(r.startswith("/file") for r in s.requests) == 2  # a stall is retried once
+    assert not Path(db).exists()
+
+
+def test_limits_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DECKCHECK_SYNC_MIN_RATE", "8")
+    monkeypatch.setenv("DECKCHECK_SYNC_STALL_TIMEOUT", "12.5")
+    assert DownloadLimits.from_env() == DownloadLimits(min_rate=8 * 1024, stall_timeout=12.5)
+    assert DownloadLimits.from_env(4, 3) == DownloadLimits(min_rate=4 * 1024, stall_timeout=3)
+    monkeypatch.setenv("DECKCHECK_SYNC_MIN_RATE", "fast")
+    with pytest.raises(SyncError, match="DECKCHECK_SYNC_MIN_RATE='fast' is not a number"):
+        DownloadLimits.from_env()
+    monkeypatch.delenv("DECKCHECK_SYNC_MIN_RATE")
+    monkeypatch.delenv("DECKCHECK_SYNC_STALL_TIMEOUT")
+    limits = DownloadLimits.from_env()
+    # the defaults: 170 MB finish at 32 KiB/s, within the deadline they imply
+    assert limits.deadline(170_000_000) == pytest.approx(60 + 170_000_000 / 32768)
+
+
+# ---------------------------------------------------------------------------- processes
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait(condition: Callable[[], Any], limit: float, step: float = 0.02) -> Any:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(step)
+    return condition()
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A plain JSON Lines file over 4 MiB: imported with the second (reading) process."""
+    path = tmp_path_factory.mktemp("big") / "big.jsonl"
+    objs = fixture_objects() + synthetic_cards(15000)
+    bolt = next(o for o in objs if o.get("name") == "Lightning Bolt")
+    bolt["legalities"] = dict(bolt["legalities"], modern="banned")
+    path.write_bytes(jsonl_bytes(objs))
+    assert path.stat().st_size > 4 << 20
+    return path
+
+
+def _start_sync(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "validator", "sync", *args], cwd=REPO,
+                            env={**os.environ, **(env or {})}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+
+
+@needs_proc
+def test_kill_9_of_the_sync_ends_its_reading_process(big_file: Path, tmp_path: Path) -> None:
+    """Before: the reader blocked forever on the pipe (10 runs of 10). It must die with its
+    parent; and the killed first sync leaves no card data, which readers are told."""
+    db = tmp_path / "cards.sqlite3"
+    proc = _start_sync(["--from", str(big_file), "--db", str(db)])
+    try:
+        children = _wait(lambda: _children(proc.pid), 30)
+        assert children, "the sync never started its reading process"
+        time.sleep(0.3)  # the reader is busy sending batches
+        assert all(_alive(c) for c in children), "the reader finished before the kill"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        assert _wait(lambda: not any(_alive(c) for c in children), 10), \
+            "the reading process outlived the killed sync"
+    finally:
+        for pid in [proc.pid, *_children(proc.pid)]:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        proc.communicate()
+    if db.exists():  # killed mid-import: nothing committed, and readers are told to sync
+        with pytest.raises(DatabaseError, match="no card data"):
+            CardDB(db)
+
+
+@needs_proc
+def test_sigterm_during_import_rolls_back_and_stops_the_reader(big_file: Path,
+                                                               tmp_path: Path) -> None:
+    db = tmp_path / "cards.sqlite3"
+    sync(str(db), from_file=_fixture_file(tmp_path))
+    proc = _start_sync(["--from", str(big_file), "--db", str(db)])
+    children = _wait(lambda: _children(proc.pid), 30)
+    assert children
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 143, err
+    assert "sync terminated (SIGTERM)" in err and "Traceback" not in err
+    assert _wait(lambda: not any(_alive(c) for c in children), 10)
+    assert_intact(str(db))
+
+
+@needs_proc
+def test_sigterm_during_download_removes_the_partial_file(tmp_path: Path) -> None:
+    """Before: SIGTERM killed the sync outright and left /tmp/deckcheck-*/bulk.part behind."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    with StandIn(trickle_body) as s:
+        proc = _start_sync(["--db", str(tmp_path / "cards.sqlite3")],
+                           env={"DECKCHECK_SCRYFALL_API": s.base, "TMPDIR": str(tmp),
+                                "DECKCHECK_SYNC_MIN_RATE": "0.0001"})
+        try:
+            assert _wait(lambda: list(tmp.glob("deckcheck-*/bulk.part")), 30), \
+                "the download never started"
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 143, err
+    assert list(tmp.iterdir()) == []
+
+
+def _fixture_file(tmp_path: Path) -> Path:
+    path = tmp_path / "seed.jsonl.gz"
+    path.write_bytes(gzip.compress(jsonl_bytes(fixture_objects())))
+    return path
+
+
+@needs_proc
+def test_two_syncs_at_once_run_one_after_the_other(big_file: Path, tmp_path: Path) -> None:
+    """Before: on SQLite the loser failed with "database is locked" and claimed the previous
+    database was unchanged. Now the second waits for the first, and Lightning Bolt's ban is
+    recorded once."""
+    db = tmp_path / "cards.sqlite3"
+    sync(str(db), from_file=_fixture_file(tmp_path))
+    procs = [_start_sync(["--from", str(big_file), "--db", str(db), "--lock-timeout", "120"])
+             for _ in range(2)]
+    outs = [p.communicate(timeout=180) for p in procs]
+    for proc, (out, err) in zip(procs, outs):
+        assert proc.returncode == 0, err
+    assert sum("newly banned: Lightning Bolt" in out for out, _ in outs) == 1
+    with CardDB(db) as cards:
+        bans = [c for c in cards.changes() if c["name"] == "Lightning Bolt"]
+        assert [(c["old_status"], c["new_status"]) for c in bans] == [("legal", "banned")]
+        assert cards.info().card_count == N_FIXTURE + 15000
