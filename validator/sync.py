@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -305,12 +305,14 @@ def _describe_http_error(resp: Any, what: str) -> str:
 
 
 def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: Any = 30.0,
-         api: bool = True) -> Any:
-    """GET with our headers and retries. Returns the last response (any status); raises
-    SyncError when every attempt failed without one."""
+         api: bool = True, attempts: int | None = None) -> Any:
+    """GET with our headers and retries (`attempts`, default the session policy's). Returns the
+    last response (any status); raises SyncError when every attempt failed without one."""
     import requests
 
     policy = _policy(session)
+    if attempts is not None:
+        policy = replace(policy, attempts=max(1, min(attempts, policy.attempts)))
     for attempt in range(1, policy.attempts + 1):
         if api:
             _throttle.wait(policy)
@@ -428,7 +430,9 @@ def download(session: Any, uri: str, dest: Path, expected_size: int | None = Non
     what = f"download {uri}"
     last_error = ""
     for attempt in range(1, attempts + 1):
-        resp = _get(session, uri, what, stream=True, timeout=timeout, api=False)
+        # Two tries per whole attempt: with three attempts, a server that accepts connections
+        # and never answers ends the sync after 6 stall timeouts, not 18.
+        resp = _get(session, uri, what, stream=True, timeout=timeout, api=False, attempts=2)
         try:
             if resp.status_code != 200:
                 raise SyncError(_describe_http_error(resp, what))
