@@ -932,7 +932,9 @@ def test_empty_database_says_run_sync(tmp_path: Path, capsys: pytest.CaptureFixt
     deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
     for path in (schema_only, no_tables):
         with pytest.raises(DatabaseError, match=r"no card data in .*: run `deckcheck sync`"):
-            CardDB(path)
+            validator.open_db(path)
+        with pytest.raises(DatabaseError, match="no card data"):
+            CardDB(path).check()
         with pytest.raises(DatabaseError, match="no card data"):
             validator.validate("4 Lightning Bolt\n56 Mountain\n", "modern", db=str(path))
         assert main(["validate", str(deck), "--format", "modern", "--db", str(path)]) == 2

@@ -259,7 +259,7 @@ def test_kill_9_of_the_sync_ends_its_reading_process(big_file: Path, tmp_path: P
         proc.communicate()
     if db.exists():  # killed mid-import: nothing committed, and readers are told to sync
         with pytest.raises(DatabaseError, match="no card data"):
-            CardDB(db)
+            CardDB(db).check()
 
 
 @needs_proc

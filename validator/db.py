@@ -254,31 +254,28 @@ def make_engine(url: str, *, create_dirs: bool = False) -> Engine:
 
 
 def require_card_data(engine: Engine, url: str) -> None:
-    """Raise DatabaseError unless the database holds cards.
+    """Raise DatabaseError when the database is empty: no tables at all, or a cards table
+    without rows. (A database holding only other tables is left to `CardDB.check`: not ours.)
 
-    A first sync killed outright (kill -9, power loss) can leave a database file with no tables
-    or empty ones; read as is, every card would be "unknown" with no hint why."""
-    from sqlalchemy.exc import OperationalError, ProgrammingError
+    A first sync killed outright (kill -9, power loss) can leave a database with no tables, or
+    (before syncs created the schema in their import transaction) empty ones; read as is, every
+    card would be "unknown" with no hint why."""
+    from sqlalchemy import inspect
 
-    where = url[len("sqlite:///"):] if url.startswith("sqlite:///") else url
     try:
         with engine.connect() as conn:
-            found = conn.execute(select(CardRow.__table__.c.oracle_id).limit(1)).first()
-    except (OperationalError, ProgrammingError) as exc:
-        if not _no_such_table(exc):
-            raise DatabaseError(f"cannot open the card database {url}: {exc.orig}") from exc
-        found = None
-    except Exception as exc:  # noqa: BLE001 - any driver error means the same to a user
-        raise DatabaseError(f"cannot open the card database {url}: {exc}") from exc
+            found: Any = None
+            schema = inspect(conn)
+            if schema.has_table(CardRow.__tablename__):
+                found = conn.execute(select(CardRow.__table__.c.oracle_id).limit(1)).first()
+            elif schema.get_table_names():
+                return  # someone else's database: CardDB.check says so
+    except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
+        raise database_error(url, exc) from exc
     if found is None:
         raise DatabaseError(
-            f"no card data in {where}: run `deckcheck sync` "
+            f"no card data in {_where(url)}: run `deckcheck sync` "
             "(or `deckcheck sync --from FILE` with a Scryfall bulk file)")
-
-
-def _no_such_table(exc: Exception) -> bool:
-    text = str(getattr(exc, "orig", exc)).lower()
-    return "no such table" in text or ("relation" in text and "does not exist" in text)
 
 
 # ---------------------------------------------------------------------------- the write lock
@@ -417,7 +414,6 @@ class CardDB:
         self.engine = engine
         self._all_names: list[str] | None = None
         self._card_columns: list[Any] | None = None
-        require_card_data(engine, self.url)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -440,8 +436,9 @@ class CardDB:
             raise database_error(self.url, exc) from exc
 
     def check(self) -> None:
-        """Raise DatabaseError now if the database cannot be opened or is not a deckcheck
-        card database (instead of at the first card look-up)."""
+        """Raise DatabaseError now if the database cannot be opened, is not a deckcheck
+        card database or holds no card data (instead of at the first card look-up)."""
+        require_card_data(self.engine, self.url)
         with self._connect() as conn:
             known_formats(conn)
 
