@@ -749,7 +749,9 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
         raise SyncError(str(exc)) from exc
     except (SQLAlchemyError, DatabaseError) as exc:
         detail = getattr(exc, "orig", None) or exc
-        raise SyncError(f"importing {name} into {url} failed: {detail}") from exc
+        error = SyncError(f"importing {name} into {url} failed: {detail}")
+        error.database_failed = True  # do not probe it again for the hint (it may hang)
+        raise error from exc
     except OSError as exc:
         raise SyncError(f"cannot read {path}: {exc}") from exc
     finally:
@@ -858,7 +860,7 @@ def sync(db: str | None = None, *, from_file: Path | str | None = None, force: b
                                          limits, lock_timeout))
             return results
     except SyncError as exc:
-        if not isinstance(exc, SyncBusy):
+        if not isinstance(exc, SyncBusy) and not getattr(exc, "database_failed", False):
             exc.hint = "\n".join(h for h in (exc.hint, _state_after_failure(db)) if h) or None
         raise
 
