@@ -114,14 +114,17 @@ def test_the_card_decides_not_a_face_name():
     assert check_copies(deck, VINTAGE) == []
 
 
-def test_unknown_legality_status_is_a_warning_not_a_verdict():
+def test_unknown_legality_status_fails_closed():
+    """Issue 11: a status deckcheck does not know is "not known to be allowed": an error that
+    names the status, so the deck is not legal."""
     from dataclasses import replace
 
     cards = dict(CARDS)
     cards["Lightning Bolt"] = replace(CARDS["Lightning Bolt"], legalities={"modern": "suspended"})
     deck = make_deck(cards, main=[(4, "Lightning Bolt"), (56, "Mountain")])
     [problem] = check_card_pool(deck, MODERN)
-    assert problem.code == "unknown-legality" and problem.severity.value == "warning"
+    assert problem.code == "unknown-legality" and problem.severity.value == "error"
+    assert "'suspended'" in problem.message and problem.cards == ("Lightning Bolt",)
 
 
 def test_commander_deck_counts_the_commander_and_is_singleton():

@@ -86,6 +86,10 @@ def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence
         from .commander import designate_commanders
 
         problems += designate_commanders(deck, fmt, commanders)
+    else:  # cards marked as commander are deck cards where there is no commander
+        from .commander import commander_section_as_deck
+
+        problems += commander_section_as_deck(deck, fmt)
     for check in GENERIC_CHECKS:
         problems += check(deck, fmt)
     if fmt.is_commander:

@@ -161,11 +161,15 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         elif status == "not_legal":
             problems.append(Problem("not-legal", f"{card.name} is not legal in {fmt.name}", cite,
                                     cards=(card.name,), lines=lines))
-        else:  # a status Scryfall may add later: say so rather than guess either way
+        else:
+            # A status Scryfall added later ("suspended"...): unknown means "not known to be
+            # allowed", so it fails closed, an error naming the status (issue 11).
             problems.append(Problem(
-                "unknown-legality", f"{card.name} has legality {status!r} in {fmt.name}, which "
-                                    "deckcheck does not know; check it by hand", cite,
-                Severity.WARNING, cards=(card.name,), lines=lines))
+                "unknown-legality", f"{card.name} has legality {status[:40]!r} in {fmt.name}, "
+                                    "which deckcheck does not know, so it is not known to be "
+                                    "allowed: the deck is not judged legal; check the card by "
+                                    "hand (or update deckcheck)", cite,
+                Severity.ERROR, cards=(card.name,), lines=lines))
     return problems
 
 

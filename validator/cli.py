@@ -214,11 +214,17 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def _read_input(name: str) -> tuple[bytes, str]:
-    if name == "-":
-        return sys.stdin.buffer.read(), "-"
+    """A decklist file (or `-`, standard input): at most the size limit + 1 bytes are read."""
+    from .decklist import DecklistError, read_limited
+
     path = Path(name)
     try:
-        return path.read_bytes(), path.name
+        if name == "-":
+            return read_limited(sys.stdin.buffer), "-"
+        with open(path, "rb") as f:
+            return read_limited(f), path.name
+    except DecklistError as exc:
+        raise UsageError(f"cannot read {name}: {exc}") from exc
     except IsADirectoryError as exc:
         raise UsageError(f"{name} is a directory; give the decklist files in it "
                          f"(e.g. {path / '*.txt'})") from exc

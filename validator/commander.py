@@ -49,6 +49,13 @@ _SOURCE_WORDS = {
 _HOW_TO_MARK = ("mark it with a Commander section (Arena), *CMDR* after its name (Moxfield), "
                 "[Commander] (Archidekt), or --commander NAME")
 _OATHBREAKER = "format:oathbreaker"
+#: A legal deck has at most two commanders (CR 903.3, 702.124), two oathbreakers and two
+#: signature spells, one companion (702.139a). The sideboard guess weighs every single and pair
+#: among its candidates; past this many (real exports list a few extra legends, never more)
+#: the deck is reported at once instead, so that a hostile list costs linear time.
+MAX_SIDEBOARD_CANDIDATES = 6
+#: How many names a message lists before "and N more".
+_LISTED = 10
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,6 +119,12 @@ def identity_text(colors: Iterable[str]) -> str:
 
 def _names(cards: Iterable[Card]) -> str:
     return ", ".join(c.name for c in cards)
+
+
+def _some_names(cards: Sequence[Card]) -> str:
+    """The first names of a long list, for messages that stay short on hostile input."""
+    shown = _names(cards[:_LISTED])
+    return shown + (f" and {len(cards) - _LISTED:,} more" if len(cards) > _LISTED else "")
 
 
 # --------------------------------------------------------------------------------------------
@@ -216,8 +229,8 @@ def pair_problem(a: Card, b: Card) -> Problem | None:
 def _partner_problems(cards: Sequence[Card], what: str = "commanders") -> list[Problem]:
     if len(cards) > 2:
         return [Problem("invalid-partners",
-                        f"{len(cards)} {what} ({_names(cards)}): no partner ability allows more "
-                        "than two", "CR 702.124g", cards=tuple(c.name for c in cards))]
+                        f"{len(cards):,} {what} ({_some_names(cards)}): no partner ability allows "
+                        "more than two", "CR 702.124g", cards=tuple(c.name for c in cards))]
     if len(cards) == 2:
         problem = pair_problem(*cards)
         return [problem] if problem else []
@@ -232,7 +245,9 @@ def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
     """Move `quantity` copies of `item` to `section`, splitting the entry when it has more.
 
     Only `deck.entries` changes, with new `DeckEntry` objects: the parsed `Deck` (shared by
-    `ResolvedDeck.clone()`) is never touched. A split-off copy keeps its input line.
+    `ResolvedDeck.clone()`) is never touched. A split-off copy keeps its input line; it is
+    listed right after its entry, except in IGNORED, where order means nothing and appending
+    keeps thousands of moves linear (a hostile list repeating every commander).
     """
     if item.entry.quantity <= quantity:
         item.entry = replace(item.entry, section=section)
@@ -240,6 +255,9 @@ def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
     item.entry = replace(item.entry, quantity=item.entry.quantity - quantity)
     moved = ResolvedEntry(entry=replace(item.entry, quantity=quantity, section=section),
                           card=item.card)
+    if section == Section.IGNORED:
+        deck.entries.append(moved)
+        return moved
     index = next(i for i, e in enumerate(deck.entries) if e is item)
     deck.entries.insert(index + 1, moved)
     return moved
@@ -396,6 +414,8 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     leaders = [e for e in sideboard if _may_lead(e.card, fmt)]
     # A companion card is the companion unless nothing else could be the commander.
     candidates = [e for e in leaders if e.card.companion_condition is None] or leaders
+    if len(candidates) > MAX_SIDEBOARD_CANDIDATES:
+        return [_too_many_candidates(fmt, "commander", candidates)]
     slots = None
     if fmt.max_deck is not None:
         slots = fmt.max_deck - deck.count(Section.MAIN) - _unknown_count(deck, Section.MAIN)
@@ -413,6 +433,22 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     if guessed:
         problems.append(_guessed(fmt, "commander", (e.card for e in candidates), cards))
     return problems
+
+
+def _too_many_candidates(fmt: FormatRules, what: str,
+                         candidates: Sequence[ResolvedEntry]) -> Problem:
+    """A sideboard offering more candidates than any legal deck holds: said at once, naming
+    them, rather than weighing every pair (a legal deck has at most two commanders, CR 903.3
+    and 702.124; and no sideboard, 903.5e)."""
+    cards = [e.card for e in candidates]
+    code, rule = (("oathbreaker-missing", _OATHBREAKER) if what == "oathbreaker"
+                  else ("commander-missing", fmt.cite("commander", "CR 903.3")))
+    return Problem(
+        code, f"No {what} found: the sideboard holds {len(cards):,} cards that could be the "
+        f"{what} ({_some_names(cards)}), and a deck has one, or two whose partner abilities "
+        f"allow it (CR 702.124); deckcheck does not guess among more than "
+        f"{MAX_SIDEBOARD_CANDIDATES}. {_HOW_TO_MARK[0].upper()}{_HOW_TO_MARK[1:]}", rule,
+        cards=tuple(c.name for c in cards), lines=entry_lines(candidates))
 
 
 def _missing(deck: ResolvedDeck, fmt: FormatRules) -> Problem:
@@ -461,6 +497,8 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
         return []
     candidates = distinct_cards(e for e in deck.cards_in(Section.SIDEBOARD)
                            if _is_planeswalker(e.card))
+    if len(candidates) > MAX_SIDEBOARD_CANDIDATES:
+        return [_too_many_candidates(fmt, "oathbreaker", candidates)]
     chosen, guessed = _choose_leaders(deck, fmt, candidates, None)
     if not chosen:
         return [Problem("oathbreaker-missing", "No oathbreaker found: an Oathbreaker deck is led "
@@ -535,6 +573,32 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
     problems += _designate_companion(deck, fmt)
     problems += _ignore_duplicates(deck, fmt, Section.COMPANION, "companion")
     return problems
+
+
+def commander_section_as_deck(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
+    """A format without commanders (CR 903 is the Commander variants' rule): cards listed as
+    commander (a Commander section, *CMDR*, [Commander], JSON `commanders`) are main-deck cards
+    there, never dropped: "Commander: 1 Black Lotus / Deck: 60 Island" is a 61-card Modern deck
+    with Black Lotus in it. Moves them to MAIN and says so."""
+    if fmt.is_commander:
+        return []
+    listed = deck.cards_in(Section.COMMANDER)
+    unknown = [e for e in deck.unresolved if e.section == Section.COMMANDER]
+    if not listed and not unknown:
+        return []
+    for e in listed:
+        e.entry = replace(e.entry, section=Section.MAIN)
+    deck.unresolved = [replace(e, section=Section.MAIN) if e.section == Section.COMMANDER else e
+                       for e in deck.unresolved]
+    names = list(dict.fromkeys([*(e.card.name for e in listed), *(e.name for e in unknown)]))
+    count = sum(e.quantity for e in listed) + sum(e.quantity for e in unknown)
+    shown = ", ".join(names[:_LISTED]) + (f" and {len(names) - _LISTED:,} more"
+                                          if len(names) > _LISTED else "")
+    return [Problem(
+        "commander-section-ignored", f"{fmt.name} has no commander (CR 903 applies to the "
+        f"Commander variants only): the {count:,} card(s) listed as commander are counted as "
+        f"main-deck cards: {shown}", f"format:{fmt.key}", Severity.WARNING, cards=tuple(names),
+        lines=tuple(sorted({*entry_lines(listed), *(e.line for e in unknown if e.line)})))]
 
 
 # --------------------------------------------------------------------------------------------
@@ -766,7 +830,8 @@ def _companion_problems(deck: ResolvedDeck, fmt: FormatRules,
 # Checks: Oathbreaker
 
 def _spells_fit(spells: Sequence[Card], walkers: Sequence[Card]) -> bool:
-    """Each signature spell within the color identity of its own oathbreaker."""
+    """Each signature spell within the color identity of its own oathbreaker. Called with at
+    most two of each (a legal deck's most), so the orderings tried are at most two."""
     return any(all(set(s.color_identity) <= set(w.color_identity) for s, w in zip(spells, order))
                for order in permutations(walkers, len(spells)))
 
@@ -788,11 +853,14 @@ def _oathbreaker_problems(deck: ResolvedDeck, fmt: FormatRules,
                         cards=(c.name,))
                 for c in cards if c not in walkers and c not in spells]
     problems += _partner_problems(walkers, "oathbreakers")
-    if walkers and len(spells) > len(walkers):
+    if walkers and (len(spells) > len(walkers) or len(spells) > 2):
+        # One each (format:oathbreaker), and two oathbreakers at most (702.124): more spells
+        # than that is said at once, without weighing who would pair with whom.
         problems.append(Problem(
-            "signature-spell-invalid", f"{len(spells)} signature spells ({_names(spells)}) for "
-            f"{len(walkers)} oathbreaker(s): one each", cite, cards=tuple(c.name for c in spells)))
-    elif walkers and spells and not _spells_fit(spells, walkers):
+            "signature-spell-invalid", f"{len(spells):,} signature spells ({_some_names(spells)})"
+            f" for {len(walkers):,} oathbreaker(s): one each, and at most two oathbreakers "
+            "(CR 702.124)", cite, cards=tuple(c.name for c in spells)))
+    elif walkers and spells and len(walkers) <= 2 and not _spells_fit(spells, walkers):
         problems.append(Problem(
             "signature-spell-invalid", "A signature spell must be within its oathbreaker's color "
             f"identity: {_with_identity(spells)} for {_with_identity(walkers)}", cite,
@@ -816,6 +884,10 @@ def commander_problems(deck: ResolvedDeck, fmt: FormatRules,
     leaders = [e.card for e in distinct_cards(deck.cards_in(Section.COMMANDER))]
     if fmt.kind == "oathbreaker":
         return _oathbreaker_problems(deck, fmt, leaders) + _companion_problems(deck, fmt, leaders)
+    if len(leaders) > 2:
+        # 702.124g: never more than two commanders. Said at once, naming them; checking each
+        # one's eligibility, rarity and identity would judge a deck that cannot exist.
+        return _partner_problems(leaders) + _companion_problems(deck, fmt, leaders)
     problems = _eligibility_problems(leaders, fmt)
     problems += _partner_problems(leaders)
     problems += _banned_as_commander(leaders, fmt)

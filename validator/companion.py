@@ -43,6 +43,8 @@ COMPANION_CITATION = "CR 702.139a"
 HOUSE_RULE_CITATION = "house-rule"
 #: How many offending cards a one-line message spells out before "... and N more".
 MAX_LISTED = 8
+#: Undeclared companion cards in a sideboard whose conditions get a note each (issue 11).
+MAX_SIDEBOARD_COMPANIONS = 2
 
 
 class ConditionError(DeckcheckError, ValueError):
@@ -853,7 +855,20 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
     starting = starting_deck(deck, fmt)
     ctx = StartingDeck.for_format(fmt)
     starting_lines = _lines_by_name(deck, *_starting_sections(fmt))
-    for e, declared in [(e, True) for e in slots.declared] + [(e, False) for e in slots.sideboard]:
+    # One companion at most (103.2b): with more declared, that error says it at once, and a
+    # hostile list's every companion is not weighed against the deck (issue 11). Likewise the
+    # sideboard's notes are for the few companion cards a real sideboard holds.
+    checked = [(e, True) for e in slots.declared] if len(slots.declared) <= 1 else []
+    if len(slots.declared) <= 1 and len(slots.sideboard) <= MAX_SIDEBOARD_COMPANIONS:
+        checked += [(e, False) for e in slots.sideboard]
+    elif slots.sideboard:
+        names = tuple(e.card.name for e in slots.sideboard)
+        problems.append(Problem(
+            "companion-condition-unchecked", f"{len(names)} companion cards in the sideboard "
+            f"({', '.join(names[:MAX_LISTED])}{' ...' if len(names) > MAX_LISTED else ''}); "
+            "their conditions are checked only for a declared companion (a Companion section)",
+            COMPANION_CITATION, Severity.INFO, names, _lines_of(names, lines)))
+    for e, declared in checked:
         # Offenders are pointed at in the starting deck, the companion where it is listed.
         own = {**starting_lines, e.card.name: lines.get(e.card.name, ())}
         problems += companion_condition_problems(e.card, starting, ctx, COMPANION_CITATION,

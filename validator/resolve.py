@@ -119,6 +119,11 @@ def suggestions(name: str, source: CardSource, limit: int = 3, *,
     return found
 
 
+#: "Did you mean" is searched for this many unknown names per deck; a list of thousands of
+#: unknown names (hostile, or not a decklist) gets plain "unknown card" problems past them.
+MAX_SUGGESTED_NAMES = 20
+
+
 def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> ResolvedDeck:
     """Match every entry of `deck` to a card; unknown names and unreadable lines become
     problems, so every input line is accounted for."""
@@ -130,11 +135,13 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
             lines=(issue.line,) if issue.line else ()))
     wanted = [e for e in deck.entries if e.section != Section.IGNORED]
-    found = source.lookup(e.name for e in wanted)
+    found = source.lookup(e.name for e in wanted if _can_look_up(e.name))
+    suggested = 0
     for entry in wanted:
         folded = fold_name(entry.name)
         cards = choose(folded, found.get(folded, []))
-        if not cards and entry.set_code and entry.collector_number:
+        if (not cards and entry.set_code and entry.collector_number
+                and _can_look_up(entry.set_code + entry.collector_number)):
             hit = source.printing(entry.set_code, entry.collector_number)
             if hit:
                 card = source.card_by_id(hit[0])
@@ -162,7 +169,10 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 citation="deckcheck:input", cards=tuple(names), lines=_lines(entry)))
         else:
             resolved.unresolved.append(entry)
-            hint = suggestions(entry.name, source) if suggest else []
+            hint = []
+            if suggest and suggested < MAX_SUGGESTED_NAMES and _can_look_up(entry.name):
+                suggested += 1
+                hint = suggestions(entry.name, source)
             where = f"line {entry.line}: " if entry.line else ""
             message = f"{where}unknown card {entry.name!r}"
             if hint:
@@ -173,8 +183,9 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     return resolved
 
 
-#: Parse issue codes that are notes about how the input was read, not errors in the deck.
-NOTE_CODES = frozenset({"ignored-field"})
+#: Parse issue codes that are notes about how the input was read, not errors in the deck
+#: (a JSON field ignored, a Cockatrice tokens zone read but not counted).
+NOTE_CODES = frozenset({"ignored-field", "skipped-cards"})
 
 
 def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
@@ -189,6 +200,20 @@ def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
     return Problem("meld-result", f"{where}{card.name} is the back face of a meld pair, not a "
                    f"card: {how} (CR 712.4b)", "CR 712.4b",
                    cards=(card.name, *card.meld_from), lines=lines)
+
+
+def _can_look_up(text: str) -> bool:
+    """No card name holds a NUL or a lone surrogate, and databases refuse them in a query
+    (PostgreSQL raises on NUL, SQLite cannot encode a surrogate): such a name is unknown."""
+    if "\x00" in text:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _lines(entry) -> tuple[int, ...]:

@@ -11,6 +11,8 @@ be a decklist at all raise `DecklistError`.
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 from validator.decklist.base import (
     MAX_BYTES,
     MAX_LINES,
@@ -18,6 +20,7 @@ from validator.decklist.base import (
     DecklistError,
     check_size,
     decode_text,
+    read_limited,
 )
 from validator.decklist.detect import JSON_SHAPES, is_event_file, json_shape, sniff
 from validator.decklist.text import parse_text
@@ -25,7 +28,7 @@ from validator.model import Deck
 
 __all__ = [
     "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY", "DecklistError",
-    "detect_format", "is_event_file", "json_shape", "parse_decklist",
+    "detect_format", "is_event_file", "json_shape", "parse_decklist", "read_limited",
 ]
 
 #: Names `--input-format` accepts; "auto" (like None) detects the format from the content.
@@ -37,14 +40,17 @@ INPUT_FORMATS = ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "js
 _TEXT_FORMATS = ("text", "arena", "forge")
 
 
-def parse_decklist(data: str | bytes, input_format: str | None = None,
+def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None,
                    filename: str | None = None) -> Deck:
     """Parse a decklist in any supported format (detected unless `input_format` forces one).
 
-    Raises DecklistError when the input cannot be a decklist (size or line limit, undecodable
-    bytes, malformed JSON or XML, XML entities).
+    `data` is text, bytes, or a binary stream (an open file, `sys.stdin.buffer`), of which at
+    most MAX_BYTES + 1 bytes are read. Raises DecklistError when the input cannot be a
+    decklist (size or line limit, undecodable bytes, malformed JSON or XML, XML entities).
     """
     forced = _format_name(input_format)
+    if hasattr(data, "read") and not isinstance(data, (str, bytes)):
+        data = read_limited(data)
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
     if not isinstance(data, (str, bytes)):

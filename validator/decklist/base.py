@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..errors import DeckcheckError
 
 import codecs
+from typing import BinaryIO
 
 from validator.model import ParseIssue
 
@@ -27,8 +28,29 @@ class DecklistError(DeckcheckError, ValueError):
     code = "bad-decklist"
 
 
+def read_limited(stream: BinaryIO, limit: int = MAX_BYTES) -> bytes:
+    """Read a decklist from a binary stream (a file, standard input), at most `limit` + 1
+    bytes: one byte past the limit tells an input that is too large, so a 1 GB file or an
+    endless `< /dev/zero` costs a megabyte and fails at once instead of being read whole."""
+    chunks, size = [], 0
+    while size <= limit:
+        chunk = stream.read(limit + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > limit:
+        raise DecklistError(f"input is larger than the limit of {limit:,} bytes (stopped "
+                            "reading there)")
+    return b"".join(chunks)
+
+
 def check_size(data: str | bytes) -> bytes | None:
     """Refuse inputs over MAX_BYTES; return the UTF-8 bytes of a str input (None for bytes)."""
+    if isinstance(data, str) and len(data) > MAX_BYTES:
+        # Every character is at least one UTF-8 byte: too large without encoding it all.
+        raise DecklistError(f"input is {len(data):,} characters; the limit is {MAX_BYTES:,} "
+                            "bytes")
     if isinstance(data, str):
         try:
             encoded = data.encode("utf-8")
@@ -113,8 +135,33 @@ def clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def unusable_text(text: str) -> str | None:
+    """Why a string cannot be (part of) a card name, or None: a NUL (no card name has one, and
+    PostgreSQL refuses it in a query) or a lone surrogate (JSON's "\\ud800" escape: not text at
+    all, so it can be neither looked up nor printed)."""
+    if "\x00" in text:
+        return "contains a NUL character"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return (f"is not valid Unicode (lone surrogate U+{ord(text[exc.start]):04X} at "
+                    f"character {exc.start + 1})")
+    return None
+
+
+def printable(text: str) -> str:
+    """`text` with lone surrogates written as escapes, so that a report can always print it."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def name_issue(name: str, line: int | None, text: str | None,
                where: str = "") -> ParseIssue | None:
+    unusable = unusable_text(name)
+    if unusable is not None:
+        return ParseIssue(line, f"{where}card name {unusable}", text)
     if len(name) > MAX_NAME_CHARS:
         return ParseIssue(line, f"{where}card name is {len(name):,} characters long; no card "
                                 f"name is longer than {MAX_NAME_CHARS}", text)

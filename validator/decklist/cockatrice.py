@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from validator.decklist.base import DecklistError, check_entry_count, clip
-from validator.decklist.dek import read_card, wrong_root
-from validator.decklist.xmlsafe import read_xml
+from validator.decklist.dek import read_card, unexpected_children, unknown_element, wrong_root
+from validator.decklist.xmlsafe import Element, read_xml
 from validator.model import Deck, ParseIssue, Section
 
-_ZONES = {"main": Section.MAIN, "side": Section.SIDEBOARD, "tokens": Section.IGNORED}
+_ZONES = {"main": Section.MAIN, "side": Section.SIDEBOARD, "tokens": Section.IGNORED,
+          "maybe": Section.IGNORED, "maybeboard": Section.IGNORED}
+#: Zones that are read but not counted, with why (the report says what was skipped).
+_SKIPPED_ZONES = {"tokens": "tokens are not part of the deck",
+                  "maybe": "maybeboard cards are not part of the deck",
+                  "maybeboard": "maybeboard cards are not part of the deck"}
+#: Cockatrice elements beside the zones that hold no deck card (the banner card is a picture).
+_METADATA = frozenset({"deckname", "comments", "bannerCard", "tags", "tag"})
 
 
 def parse_cockatrice(data: str | bytes) -> Deck:
@@ -21,17 +28,41 @@ def parse_cockatrice(data: str | bytes) -> Deck:
     for child in root.children:
         if child.tag == "deckname" and child.text.strip():
             deck.name = clip(" ".join(child.text.split()), 200)
+        elif child.tag != "zone" and child.tag not in _METADATA:
+            unknown_element(deck, child, _EXPECTED)
     for zone in zones:
-        zone_name = zone.attrs.get("name", "")
-        section = _ZONES.get(zone_name.strip().lower())
-        if section is None:
-            section = Section.IGNORED
-            deck.issues.append(ParseIssue(
-                zone.line, f"unknown zone {zone_name!r}; its cards are not counted",
-                f'<zone name="{zone_name}">'))
-        for card in zone.children:
-            if card.tag == "card":
-                attrs = card.attrs
-                read_card(deck, card, attrs.get("number"), attrs.get("name"), section,
-                          attrs.get("setShortName"), attrs.get("collectorNumber"))
+        _read_zone(deck, zone)
     return deck
+
+
+_EXPECTED = ('a Cockatrice deck lists cards as <card number=... name=.../> inside '
+             '<zone name="main"> or <zone name="side">')
+
+
+def _read_zone(deck: Deck, zone: Element) -> None:
+    zone_name = zone.attrs.get("name", "")
+    key = zone_name.strip().lower()
+    section = _ZONES.get(key)
+    if section is None:
+        section = Section.IGNORED
+        deck.issues.append(ParseIssue(
+            zone.line, f"unknown zone {clip(zone_name, 40)!r}; its cards are not counted",
+            f'<zone name="{clip(zone_name, 40)}">'))
+    start = len(deck.entries)
+    for card in zone.children:
+        if card.tag == "card":
+            unexpected_children(deck, card, "<card>")
+            attrs = card.attrs
+            read_card(deck, card, attrs.get("number"), attrs.get("name"), section,
+                      attrs.get("setShortName"), attrs.get("collectorNumber"))
+        else:
+            unknown_element(deck, card, _EXPECTED)
+    skipped = deck.entries[start:]
+    if key in _SKIPPED_ZONES and skipped:
+        names = list(dict.fromkeys(e.name for e in skipped))
+        shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10
+                                         else "")
+        deck.issues.append(ParseIssue(
+            zone.line, f"skipped the {key} zone ({sum(e.quantity for e in skipped):,} card(s): "
+            f"{shown}): {_SKIPPED_ZONES[key]}", f'<zone name="{clip(zone_name, 40)}">',
+            "skipped-cards"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from validator.decklist.base import (
     DecklistError,
@@ -10,12 +11,16 @@ from validator.decklist.base import (
     clip,
     digits_value,
     name_issue,
+    printable,
     quantity_issue,
 )
 from validator.decklist.xmlsafe import Element, describe, read_xml
 from validator.model import Deck, DeckEntry, ParseIssue, Section
 
 _NEGATIVE = re.compile(r"-[0-9]+", re.ASCII)
+#: What MTGO writes beside its <Cards> rows: deck ids, no cards. Anything else is reported, so
+#: that a card element spelled otherwise (<Card>, <cards>) is never dropped silently.
+_DEK_METADATA = frozenset({"NetDeckID", "PreconstructedDeckID"})
 
 
 def parse_dek(data: str | bytes) -> Deck:
@@ -26,10 +31,48 @@ def parse_dek(data: str | bytes) -> Deck:
     cards = [child for child in root.children if child.tag == "Cards"]
     check_entry_count(len(cards))
     deck = Deck(input_format="mtgo-dek")
-    for element in cards:
-        read_card(deck, element, element.attrs.get("Quantity"), element.attrs.get("Name"),
-                  _section(deck, element))
+    for element in root.children:
+        if element.tag == "Cards":
+            unexpected_children(deck, element, "<Cards>")
+            read_card(deck, element, element.attrs.get("Quantity"), element.attrs.get("Name"),
+                      _section(deck, element))
+        elif element.tag in _DEK_METADATA:
+            unexpected_children(deck, element, f"<{element.tag}>")
+        else:
+            unknown_element(deck, element, "an MTGO .dek lists cards as <Cards Quantity=... "
+                                           "Sideboard=... Name=.../>")
     return deck
+
+
+def carried_name(element: Element) -> str | None:
+    """The card name an element seems to carry: a name-like attribute, or its text."""
+    queue = deque([element])
+    while queue:  # the element itself first, then what it holds
+        current = queue.popleft()
+        for key, value in current.attrs.items():
+            if "name" in key.lower() and value.strip():
+                return value.strip()
+        text = " ".join(current.text.split())
+        if text:
+            return text
+        queue.extend(current.children)
+    return None
+
+
+def unknown_element(deck: Deck, element: Element, expected: str) -> None:
+    """An element deckcheck does not know is an error naming its line: it may hold a card that
+    would otherwise be dropped silently (a fail-closed reader)."""
+    name = carried_name(element)
+    holds = f" naming {clip(printable(name), 80)!r}" if name else ""
+    deck.issues.append(ParseIssue(
+        element.line, f"unknown element <{clip(element.tag, 40)}>{holds} is not read, so a card "
+        f"in it would not be counted; {expected}", clip(element.source or describe(element))))
+
+
+def unexpected_children(deck: Deck, element: Element, where: str) -> None:
+    """Elements nested where no element belongs (a <Cards> inside <Cards>)."""
+    for child in element.children:
+        unknown_element(deck, child, f"nothing is nested inside {where}")
 
 
 def wrong_root(tag: str) -> str:

@@ -23,7 +23,9 @@ from validator.decklist.base import (
     check_entry_count,
     clip,
     name_issue,
+    printable,
     quantity_issue,
+    unusable_text,
 )
 from validator.model import Deck, DeckEntry, ParseIssue, Section
 
@@ -94,8 +96,9 @@ def read_deckcheck_json(data: Any) -> Deck:
     check_entry_count(sum(len(v) if isinstance(v, list) else 1 for _, _, v in sections))
     for key in data:
         if key not in _SECTION_KEYS and key not in _INFO_KEYS:
-            deck.issues.append(ParseIssue(None, f"{key}: not a field of deckcheck's JSON deck, "
-                                                "ignored", _dump(key), "ignored-field"))
+            deck.issues.append(ParseIssue(None, f"{clip(printable(key), 100)}: not a field of "
+                                                "deckcheck's JSON deck, ignored", _dump(key),
+                                          "ignored-field"))
     for key, section, value in sections:
         _read_section(deck, key, section, value)
     if deck.count(Section.COMMANDER):
@@ -104,7 +107,9 @@ def read_deckcheck_json(data: Any) -> Deck:
 
 
 def _read_name(deck: Deck, name: Any) -> None:
-    if isinstance(name, str) and name.strip():
+    if isinstance(name, str) and unusable_text(name):
+        deck.issues.append(ParseIssue(None, f"name: {unusable_text(name)}", _dump(name)))
+    elif isinstance(name, str) and name.strip():
         deck.name = clip(" ".join(name.split()), 200)
     elif name is not None:
         deck.issues.append(ParseIssue(None, "name: must be a string", _dump(name)))
@@ -159,6 +164,9 @@ def _read_item(deck: Deck, path: str, section: Section, item: Any) -> None:
             deck.issues.append(ParseIssue(None, f"{path}: {label} must be a string", text))
             return
         written = "" if extra is None else str(extra).strip()
+        if unusable_text(written):
+            deck.issues.append(ParseIssue(None, f"{path}: {label} {unusable_text(written)}", text))
+            return
         printing.append(written or None)
     deck.entries.append(DeckEntry(value, " ".join(name.split()), section, None,
                                   printing[0], printing[1], text))
@@ -192,5 +200,5 @@ def _is_int(value: Any) -> bool:
 def _dump(value: Any) -> str:
     import json
 
-    text = json.dumps(value, ensure_ascii=False)
+    text = printable(json.dumps(value, ensure_ascii=False))
     return text if len(text) <= 300 else text[:297] + "..."

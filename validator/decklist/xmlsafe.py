@@ -82,10 +82,26 @@ def read_xml(data: str | bytes) -> Element:
         ) from None
     except SAXException as exc:
         raise DecklistError(f"malformed XML: {exc}") from None
+    except DecklistError:
+        raise
+    except (LookupError, ValueError, UnicodeError) as exc:
+        # expat reads UTF-8, UTF-16, ISO-8859-1 and ASCII, plus Python's single-byte codecs:
+        # an unknown name is a LookupError, a multi-byte one (UTF-32) a ValueError.
+        raise DecklistError(
+            f"the XML declares encoding {_declared_encoding(raw)!r}, which deckcheck cannot "
+            f"read ({exc}); save the deck file as UTF-8") from None
     if builder.root is None:
         raise DecklistError("malformed XML: no root element")
     _attach_source_lines(builder.root, raw)
     return builder.root
+
+
+_ENCODING = re.compile(rb"""encoding\s*=\s*["']([^"']{0,40})""")
+
+
+def _declared_encoding(raw: bytes) -> str:
+    match = _ENCODING.search(raw[:200])
+    return match.group(1).decode("ascii", "replace") if match else "?"
 
 
 def _to_bytes(data: str | bytes) -> bytes:
