@@ -19,6 +19,7 @@ import validator.companion as companion_module
 import validator.resolve as resolve_module
 from conftest import FIXTURES, load_cards
 from validator.api import validate
+from validator.errors import DeckcheckError
 from validator.cli import main
 from validator.decklist import MAX_BYTES, DecklistError, parse_decklist, read_limited
 from validator.model import Card, Deck, DeckEntry, Section, Severity
@@ -411,6 +412,8 @@ def test_nul_in_a_name_never_reaches_the_database():
     report = validate(deck, "modern", cards=cards)
     unknown = [p for p in report.problems if p.code == "unknown-card"]
     assert len(unknown) == 2 and "\\x00" in unknown[0].message
+    with pytest.raises(DeckcheckError, match="not a card name"):
+        validate("60 Island\n", "commander", cards=cards, commanders=["Sol\x00Ring"])
     parsed = parse_decklist('{"main": [[60, "Island"], [1, "Black\\u0000Lotus"]]}')
     assert [e.name for e in parsed.entries] == ["Island"]
     assert "NUL" in parsed.issues[0].message

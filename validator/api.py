@@ -16,7 +16,7 @@ from .errors import UsageError
 from .formats import FormatRules, get_format, load_formats
 from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from .report import Report, summarize_deck
-from .resolve import CardSource, choose, meld_result_problem, resolve, suggestions
+from .resolve import CardSource, can_look_up, choose, meld_result_problem, resolve, suggestions
 from .names import fold_name
 
 
@@ -52,7 +52,7 @@ def _named_cards(names: Iterable[str], cards: CardSource) -> tuple[list[Card], l
     commander, so no verdict can be given without it. A meld result is a card name but not a
     card (CR 712.4b): a problem of the deck, returned beside the cards."""
     names = list(names)
-    found = cards.lookup(names)
+    found = cards.lookup([n for n in names if can_look_up(n)])  # no NUL reaches PostgreSQL
     result: list[Card] = []
     problems: list[Problem] = []
     for name in names:

@@ -11,6 +11,12 @@ Two entry points, run in this order by `api.check_resolved`:
   the companion as 101st card (702.139b, 903.11a), Oathbreaker's signature spell and Pauper
   Commander's uncommon commander. It does not repeat what designation reported missing.
 
+In a format without commanders, `commander_section_as_deck` (run instead of designation)
+counts cards marked as commander as main-deck cards and says so.
+
+Designation is bounded on hostile lists: a legal deck has at most two commanders (903.3,
+702.124), so more is one problem naming them, never a search over every pair or ordering.
+
 Generic rules (deck size, singleton, card pool, sideboard) live in `checks`.
 """
 

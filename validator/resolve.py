@@ -135,13 +135,13 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
             lines=(issue.line,) if issue.line else ()))
     wanted = [e for e in deck.entries if e.section != Section.IGNORED]
-    found = source.lookup(e.name for e in wanted if _can_look_up(e.name))
+    found = source.lookup(e.name for e in wanted if can_look_up(e.name))
     suggested = 0
     for entry in wanted:
         folded = fold_name(entry.name)
         cards = choose(folded, found.get(folded, []))
         if (not cards and entry.set_code and entry.collector_number
-                and _can_look_up(entry.set_code + entry.collector_number)):
+                and can_look_up(entry.set_code + entry.collector_number)):
             hit = source.printing(entry.set_code, entry.collector_number)
             if hit:
                 card = source.card_by_id(hit[0])
@@ -170,7 +170,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
         else:
             resolved.unresolved.append(entry)
             hint = []
-            if suggest and suggested < MAX_SUGGESTED_NAMES and _can_look_up(entry.name):
+            if suggest and suggested < MAX_SUGGESTED_NAMES and can_look_up(entry.name):
                 suggested += 1
                 hint = suggestions(entry.name, source)
             where = f"line {entry.line}: " if entry.line else ""
@@ -202,7 +202,7 @@ def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
                    cards=(card.name, *card.meld_from), lines=lines)
 
 
-def _can_look_up(text: str) -> bool:
+def can_look_up(text: str) -> bool:
     """No card name holds a NUL or a lone surrogate, and databases refuse them in a query
     (PostgreSQL raises on NUL, SQLite cannot encode a surrogate): such a name is unknown."""
     if "\x00" in text:
