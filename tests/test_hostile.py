@@ -377,6 +377,25 @@ def test_json_lone_surrogate_is_an_input_problem(index):
     json.dumps(report.to_dict(), ensure_ascii=False).encode("utf-8")  # printable
 
 
+@pytest.mark.parametrize("text", [
+    '{"name": "x\\udc00", "boards": {"mainboard": {"cards": {"a": {"quantity": 60, "card": '
+    '{"name": "Island"}}, "b": {"quantity": 1, "card": {"name": "Sol\\ud800Ring", '
+    '"set": "c\\u000021"}}}}}}',
+    '{"name": "x\\udc00", "cards": [{"quantity": 60, "card": {"oracleCard": {"name": '
+    '"Island"}}, "categories": ["Mainboard"]}, {"quantity": 1, "card": {"oracleCard": '
+    '{"name": "Sol\\u0000Ring"}}, "categories": ["Mainboard"]}]}',
+])
+def test_site_json_exports_with_lone_surrogates_or_nul_are_printable(index, text):
+    """Moxfield / Archidekt shapes: the same refusal, and nothing unprintable is kept."""
+    deck = parse_decklist(text)
+    assert [e.name for e in deck.entries] == ["Island"] and deck.name is None
+    report = validate(deck, "modern", cards=index)
+    assert not report.legal
+    json.dumps(report.to_dict(), ensure_ascii=False).encode("utf-8")
+    for item in [*deck.issues, *deck.entries]:
+        (item.text or "").encode("utf-8")
+
+
 def test_json_lone_surrogate_does_not_abort_a_multi_file_json_run(core_db, tmp_path, capsys):
     good = tmp_path / "good.txt"
     good.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")

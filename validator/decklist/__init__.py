@@ -20,11 +20,13 @@ from validator.decklist.base import (
     DecklistError,
     check_size,
     decode_text,
+    printable,
     read_limited,
+    unusable_text,
 )
 from validator.decklist.detect import JSON_SHAPES, is_event_file, json_shape, sniff
 from validator.decklist.text import parse_text
-from validator.model import Deck
+from validator.model import Deck, ParseIssue
 
 __all__ = [
     "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY", "DecklistError",
@@ -68,12 +70,31 @@ def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None
     if family == "json" or family in JSON_SHAPES:
         from validator.decklist.jsondeck import parse_json
 
-        return parse_json(decode_text(data), forced)
+        return _printable(parse_json(decode_text(data), forced))
     if family == "csv":
         from validator.decklist.csvdeck import parse_csv
 
         return parse_csv(decode_text(data))
     return parse_text(decode_text(data), forced)
+
+
+def _printable(deck: Deck) -> Deck:
+    """JSON escapes can spell lone surrogates ("\\ud800"), which no report can print. Card
+    names holding one are already refused on their item (`name_issue`); the deck name and the
+    quoted input in issues get them written as escapes."""
+    if deck.name is not None and unusable_text(deck.name):
+        deck.issues.append(ParseIssue(None, f"name: {unusable_text(deck.name)}",
+                                      printable(deck.name)))
+        deck.name = None
+    for issue in deck.issues:
+        issue.message = printable(issue.message)
+        issue.text = printable(issue.text) if issue.text is not None else None
+    for entry in deck.entries:
+        entry.text = printable(entry.text) if entry.text is not None else None
+        for field in ("set_code", "collector_number"):
+            if unusable_text(getattr(entry, field) or ""):
+                setattr(entry, field, None)  # no printing has it: look the name up instead
+    return deck
 
 
 def detect_format(data: str | bytes, filename: str | None = None) -> str:
