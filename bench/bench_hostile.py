@@ -252,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
 
     validate("1 Island\n", "modern", cards=index)  # lazy imports and caches outside the timing
     validate("Commander\n1 Krenko, Mob Boss\n", "commander", cards=index)
+    for companion in pool.companions:  # the condition grammar is built once per process
+        validate(f"Companion\n1 {companion.name}\n", "legacy", cards=index)
 
     baseline = _baseline(index, args.repeat)
     builders = cases(pool, args.size)
