@@ -14,25 +14,26 @@ import operator
 import os
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import (
-    JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, create_engine,
-    delete, event, func, insert, inspect, select, text,
+    JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, String, Text,
+    create_engine, delete, event, func, insert, inspect, select, text,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from .cardfacts import lookup_names
+from .compact import IndexData, SyncStamp, index_row
+from .location import ENV_DB, database_url, default_db_path  # noqa: F401 - re-exported
 from .model import Card, Face
 from .names import fold_name
 
 SCHEMA_VERSION = 1
-ENV_DB = "DECKCHECK_DB"
 
 
 class DatabaseError(DeckcheckError, RuntimeError):
@@ -158,6 +159,21 @@ class NameRow(Base):
     kind: Mapped[str] = mapped_column(String(10))
 
 
+class CardIndexRow(Base):
+    """A deck card in the compact encoding of `compact` (written with the cards at sync time),
+    so that a `CardIndex` loads in one read of small rows. Deleting a card deletes its row
+    (foreign key), so a sync by a deckcheck that does not write this table leaves it empty and
+    readers fall back to the card tables."""
+
+    __tablename__ = "card_index"
+    oracle_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(300))
+    legalities: Mapped[str] = mapped_column(Text)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class PrintingRow(Base):
     """A printing (from `default_cards`): set + collector number -> oracle card."""
 
@@ -217,19 +233,7 @@ Index("ix_card_names_oracle_id", NameRow.oracle_id)
 
 # ---------------------------------------------------------------------------- where it lives
 
-def default_db_path() -> Path:
-    from platformdirs import user_data_dir  # platform-correct data dir (XDG, macOS, Windows)
-
-    return Path(user_data_dir("deckcheck", appauthor=False)) / "cards.sqlite3"
-
-
-def database_url(db: str | os.PathLike[str] | None = None) -> str:
-    """`--db` / `DECKCHECK_DB`: a path or any SQLAlchemy URL; default a SQLite file in the user
-    data directory."""
-    target = str(db) if db else os.environ.get(ENV_DB) or str(default_db_path())
-    if "://" in target:
-        return target
-    return "sqlite:///" + str(Path(target).expanduser().resolve())
+# default_db_path() and database_url() live in `location` (no SQLAlchemy there).
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -457,6 +461,21 @@ class CardDB:
             self._card_columns = columns
         return select(*self._card_columns)
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[Connection]:
+        """A connection whose statements all read one snapshot (issue 11: reads never tear).
+
+        pysqlite starts no transaction for SELECTs (each statement would see the database as
+        of its own start, so a sync committing between two of them mixes old and new rows):
+        BEGIN explicitly. PostgreSQL's READ COMMITTED takes a snapshot per statement: use
+        REPEATABLE READ, one snapshot for the transaction."""
+        with self._connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            elif conn.dialect.name == "sqlite":
+                conn.exec_driver_sql("BEGIN")
+            yield conn
+
     def _cards(self, conn: Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
         ids = list(set(oracle_ids))
         if not ids:
@@ -477,11 +496,16 @@ class CardDB:
     def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
         """Cards for each name (folded), in one query for the whole deck. A name may match
         more than one card (a face name shared by two cards); the caller decides."""
-        folded = {fold_name(n) for n in names}
+        return self.lookup_folded({fold_name(n) for n in names}, deck_cards_only=deck_cards_only)
+
+    def lookup_folded(self, folded: Iterable[str], *,
+                      deck_cards_only: bool = True) -> dict[str, list[Card]]:
+        """`lookup` for names already folded (`names.fold_name`). Names and cards are read in
+        one snapshot."""
         names_t, cards_t = NameRow.__table__, CardRow.__table__
         hits: dict[str, list[str]] = {}
-        with self._connect() as conn:
-            for chunk in _chunks(sorted(folded), 500):
+        with self._snapshot() as conn:
+            for chunk in _chunks(sorted(set(folded)), 500):
                 q = (select(names_t.c.folded, names_t.c.oracle_id, names_t.c.kind)
                      .join(cards_t, cards_t.c.oracle_id == names_t.c.oracle_id)
                      .where(names_t.c.folded.in_(chunk)))
@@ -493,7 +517,7 @@ class CardDB:
         return {f: [cards[o] for o in ids if o in cards] for f, ids in hits.items()}
 
     def card_by_id(self, oracle_id: str) -> Card | None:
-        with self._connect() as conn:
+        with self._snapshot() as conn:
             return self._cards(conn, [oracle_id]).get(oracle_id)
 
     def card(self, name: str) -> Card | None:
@@ -509,18 +533,25 @@ class CardDB:
         return None
 
     def all_cards(self) -> Iterator[tuple[list[str], Card]]:
-        """Every deck card with its folded names, for a warm in-memory index."""
-        cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
-        with self._connect() as conn:
-            legal: dict[str, dict[str, str]] = {}
-            for oid, fmt, status in conn.execute(select(leg_t)):
-                legal.setdefault(oid, {})[fmt] = status
-            names: dict[str, list[str]] = {}
-            for folded, oid, _kind in conn.execute(select(names_t)):
-                names.setdefault(oid, []).append(folded)
-            for row in conn.execute(
-                    self._card_select(conn).where(cards_t.c.is_deck_card.is_(True))):
-                yield names.get(row.oracle_id, []), row_to_card(row, legal.get(row.oracle_id, {}))
+        """Every deck card with its folded names, for a warm in-memory index (one snapshot)."""
+        with self._snapshot() as conn:
+            cards = _all_cards(conn, self._card_select(conn))
+        yield from cards
+
+    def index_data(self) -> IndexData:
+        """What `CardIndex` is built from: the compact `card_index` rows and the name table,
+        with the sync they belong to, all in one snapshot (see `compact.IndexData`)."""
+        index_t, names_t = CardIndexRow.__table__, NameRow.__table__
+        with self._snapshot() as conn:
+            last = conn.execute(select(SyncRun.id, SyncRun.bulk_type, SyncRun.updated_at,
+                                       SyncRun.finished_at)
+                                .order_by(SyncRun.id.desc()).limit(1)).first()
+            stamp = SyncStamp(last[0], last[1], last[2], str(last[3])) if last else None
+            rows = [tuple(r) for r in conn.execute(select(index_t))]
+            if not rows:
+                return IndexData(sync=stamp, cards=_all_cards(conn, self._card_select(conn)))
+            names = [tuple(r) for r in conn.execute(select(names_t.c.folded, names_t.c.oracle_id))]
+        return IndexData(sync=stamp, rows=rows, names=names)
 
     def all_names(self) -> list[str]:
         """Every deck card's Oracle name (for "did you mean" suggestions)."""
@@ -593,6 +624,20 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
         yield items[i:i + size]
 
 
+def _all_cards(conn: Connection, card_select: Any) -> list[tuple[list[str], Card]]:
+    """Every deck card with its folded names, from the card tables (within the caller's
+    snapshot); `card_select` is `CardDB._card_select`."""
+    cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
+    legal: dict[str, dict[str, str]] = {}
+    for oid, fmt, status in conn.execute(select(leg_t)):
+        legal.setdefault(oid, {})[fmt] = status
+    names: dict[str, list[str]] = {}
+    for folded, oid, _kind in conn.execute(select(names_t)):
+        names.setdefault(oid, []).append(folded)
+    return [(names.get(row.oracle_id, []), row_to_card(row, legal.get(row.oracle_id, {})))
+            for row in conn.execute(card_select.where(cards_t.c.is_deck_card.is_(True)))]
+
+
 # ---------------------------------------------------------------------------- writing
 
 def create_schema(bind: Engine | Connection) -> None:
@@ -647,6 +692,8 @@ class CardBatch:
     formats: set[str]  # every legality key seen, not_legal included
     #: oracle_id -> (name, legalities), only when the database had cards before (changes).
     previous_check: dict[str, tuple[str, dict[str, str]]] | None = None
+    #: `card_index` rows of the batch's deck cards (see `compact`).
+    index_rows: list[tuple[str, str, str, bytes]] = field(default_factory=list)
 
 
 _CARD_COLUMNS = [c.name for c in CardRow.__table__.columns]
@@ -695,6 +742,7 @@ def card_batches(cards: Iterable[Card], *, json_text: bool, for_changes: bool,
             formats=formats,
             previous_check={c.oracle_id: (c.name, dict(c.legalities)) for c in batch}
             if for_changes else None,
+            index_rows=[index_row(c) for c in batch if c.is_deck_card],
         )
 
     for card in cards:
@@ -788,6 +836,7 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     """
     now = now or datetime.now(timezone.utc)
     cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
+    index_t = CardIndexRow.__table__
     had_cards = has_cards(conn)
     old_formats = known_formats(conn) if had_cards else set()
     new_formats: set[str] = set()
@@ -817,11 +866,12 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
         if had_cards:
             record_changes(batch)
             for chunk in _chunks(batch.ids, 500):
-                for table in (names_t, leg_t, cards_t):
+                for table in (index_t, names_t, leg_t, cards_t):
                     conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
         rows.insert(cards_t, batch.card_rows)
         rows.insert(leg_t, batch.legality_rows)
         rows.insert(names_t, batch.name_rows)
+        rows.insert(index_t, batch.index_rows)
     if had_cards:
         gone = [oid for (oid,) in conn.execute(select(cards_t.c.oracle_id))
                 if oid not in seen]
@@ -830,7 +880,7 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
                                           .where(cards_t.c.oracle_id.in_(chunk))):
                 changes.append({"changed_at": now, "oracle_id": oid, "name": name,
                                 "format": "*", "old_status": "removed", "new_status": None})
-            for table in (names_t, leg_t, cards_t):
+            for table in (index_t, names_t, leg_t, cards_t):
                 conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
     _set_meta(conn, "formats", json.dumps(sorted(new_formats)))
     return WriteResult(card_count=len(seen), changes=changes)

@@ -8,6 +8,7 @@ Problem codes are public API: add new ones, never rename.
 from __future__ import annotations
 
 import enum
+import operator
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
@@ -247,6 +248,9 @@ def distinct_cards(entries: "Iterable[ResolvedEntry]") -> list["ResolvedEntry"]:
     return out
 
 
+_ENTRY = operator.attrgetter("entry")
+
+
 @dataclass(slots=True)
 class ResolvedDeck:
     """A deck whose entries were looked up: the input to every rule check."""
@@ -277,8 +281,25 @@ class ResolvedDeck:
             not_cards=set(self.not_cards),
         )
 
+    #: Entries by the sections asked for, built once per deck (every check asks): valid while
+    #: `entries` holds the same DeckEntry objects in the same order. Sections change only by
+    #: giving a ResolvedEntry a new DeckEntry (`commander._move`) or by adding or removing
+    #: entries, never by assigning to a DeckEntry (the parsed Deck is shared by clones).
+    _key: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _by_sections: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _sections(self, sections: tuple[Section, ...]) -> list[ResolvedEntry]:
+        key = tuple(map(_ENTRY, self.entries))
+        if key != self._key:
+            self._key, self._by_sections = key, {}
+        found = self._by_sections.get(sections)
+        if found is None:
+            found = self._by_sections[sections] = [
+                e for e in self.entries if e.entry.section in sections]
+        return found
+
     def cards_in(self, *sections: Section) -> list[ResolvedEntry]:
-        return [e for e in self.entries if e.section in sections]
+        return list(self._sections(sections))
 
     def count(self, *sections: Section) -> int:
-        return sum(e.quantity for e in self.entries if e.section in sections)
+        return sum(e.entry.quantity for e in self._sections(sections))

@@ -7,6 +7,7 @@ letters or digits, so a folded match is still an exact name match, never a prefi
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -25,8 +26,10 @@ _SPLIT = re.compile(r"\s*/{1,2}\s*")
 _SPACES = re.compile(r"\s+")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def fold_name(name: str) -> str:
-    """Fold a card name for lookup: ASCII, lower case, one spelling of " // " and of spaces."""
+    """Fold a card name for lookup: ASCII, lower case, one spelling of " // " and of spaces.
+    Cached: the rules fold the same card names for every deck."""
     text = name.translate(_LIGATURES)
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text)

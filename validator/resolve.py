@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Protocol, Sequence
 
+from .compact import IndexData, LegalityInterner, SyncStamp, decode_card
 from .model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from .names import fold_name
 
@@ -27,40 +28,99 @@ class CardSource(Protocol):
 class CardIndex:
     """Every deck card in memory, keyed by folded name: lookups are dict hits.
 
+    Built from a database (`from_db`) the index holds each card in its compact encoding
+    (`compact`) and makes the `Card` the first time a deck names it: the full card file loads
+    in one read, and a run over thousands of decks only ever builds the cards they use.
+    `sync` is the sync the index was read from (None for an index built in code).
+
     Printings (set + collector number, rarities) stay in the database `printings`, asked only
     for the rare line whose name does not resolve and for Pauper Commander's commander.
     """
 
     def __init__(self, cards: Iterable[tuple[Iterable[str], Card]] = (), printings=None):
-        self._by_name: dict[str, list[Card]] = {}
+        self._by_name: dict[str, list[str]] = {}  # folded name -> oracle ids
         self._by_id: dict[str, Card] = {}
+        #: oracle id -> (name, legalities text, compact data): cards not built yet.
+        self._raw: dict[str, tuple[str, str, bytes]] = {}
+        self._found: dict[str, list[Card]] = {}  # folded name -> cards, once built
+        self._legalities: LegalityInterner | None = None
         for names, card in cards:
             self.add(card, names)
         self._names: list[str] | None = None
         self._printings = printings  # a CardDB, or None
+        self.sync: SyncStamp | None = None
 
     @classmethod
-    def from_db(cls, db) -> "CardIndex":  # db: CardDB
-        return cls(db.all_cards(), printings=db)
+    def from_db(cls, db) -> "CardIndex":  # db: CardDB or store_sqlite.SqliteCards
+        """The index of every deck card of `db`, read in one snapshot."""
+        data: IndexData = db.index_data()
+        index = cls(data.cards or (), printings=db)
+        index.sync = data.sync
+        if data.cards is None:
+            index._load_compact(data)
+        return index
+
+    def _load_compact(self, data: IndexData) -> None:
+        self._legalities = LegalityInterner()
+        raw = self._raw
+        order: dict[str, int] = {}
+        for position, (oid, name, legalities, blob) in enumerate(data.rows):
+            raw[oid] = (name, legalities, blob)
+            order[oid] = position
+        by_name = self._by_name
+        for folded, oid in data.names:
+            if oid in raw:  # card_names also holds tokens and other non-deck objects
+                ids = by_name.get(folded)
+                if ids is None:
+                    by_name[folded] = [oid]
+                else:
+                    ids.append(oid)
+                    ids.sort(key=order.__getitem__)  # card order, as an index built in code
 
     def add(self, card: Card, names: Iterable[str] = ()) -> None:
         from .cardfacts import lookup_names
 
         self._by_id[card.oracle_id] = card
+        self._raw.pop(card.oracle_id, None)
         for folded in set(names) | {f for f, _ in lookup_names(card)}:
-            self._by_name.setdefault(folded, []).append(card)
+            ids = self._by_name.setdefault(folded, [])
+            if card.oracle_id not in ids:
+                ids.append(card.oracle_id)
+            self._found.pop(folded, None)
+        self._names = None
+
+    def _card(self, oracle_id: str) -> Card | None:
+        card = self._by_id.get(oracle_id)
+        if card is None and oracle_id in self._raw:
+            name, legalities, blob = self._raw[oracle_id]
+            assert self._legalities is not None
+            card = decode_card(oracle_id, name, blob, self._legalities(legalities))
+            # Two threads may both build it: equal cards, the last one stays. Harmless.
+            self._by_id[oracle_id] = card
+        return card
 
     def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]:
+        return self.lookup_folded(fold_name(n) for n in names)
+
+    def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
+        """`lookup` for names already folded (`names.fold_name`)."""
         out = {}
-        for name in names:
-            folded = fold_name(name)
-            if folded in self._by_name:
-                out[folded] = self._by_name[folded]
+        found, by_name = self._found, self._by_name
+        for folded in folded_names:
+            cards = found.get(folded)
+            if cards is None:
+                ids = by_name.get(folded)
+                if ids is None:
+                    continue
+                cards = found[folded] = [c for c in map(self._card, ids) if c is not None]
+            out[folded] = cards
         return out
 
     def all_names(self) -> list[str]:
         if self._names is None:
-            self._names = sorted({c.name for c in self._by_id.values()})
+            names = {c.name for c in self._by_id.values()}
+            names.update(name for name, _, _ in self._raw.values())
+            self._names = sorted(names)
         return self._names
 
     def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
@@ -70,10 +130,10 @@ class CardIndex:
         return self._printings.rarities(oracle_id) if self._printings else None
 
     def card_by_id(self, oracle_id: str) -> Card | None:
-        return self._by_id.get(oracle_id)
+        return self._card(oracle_id)
 
     def __len__(self) -> int:
-        return len(self._by_id)
+        return len(self._by_id.keys() | self._raw.keys())
 
 
 def choose(folded: str, candidates: Sequence[Card]) -> list[Card]:
@@ -89,7 +149,56 @@ def choose(folded: str, candidates: Sequence[Card]) -> list[Card]:
     return front or list(candidates)
 
 
-_PROCESSED: dict[int, tuple[list[str], list[str]]] = {}
+class _Suggester:
+    """"Did you mean" for one card source's name list: the names processed once, grouped by
+    length, and every answer cached (decks repeat the same unknown names).
+
+    fuzz.ratio is 100 * (1 - indel distance / (len(a) + len(b))), and the indel distance is at
+    least the length difference, so a name can reach the cutoff of 80 only when
+    5 * |len(a) - len(b)| <= len(a) + len(b): only names of those lengths are scored. The
+    candidates keep the list's order, so ties come out as when every name was scored."""
+
+    MAX_CACHED = 50_000  # answers kept per source; the cache starts over when full
+
+    def __init__(self, names: list[str]):
+        from rapidfuzz import utils
+
+        self.names = names
+        self.processed = [utils.default_process(n) for n in names]
+        self.by_length: dict[int, list[int]] = {}
+        for i, p in enumerate(self.processed):
+            self.by_length.setdefault(len(p), []).append(i)
+        self.candidates: dict[int, tuple[list[int], list[str]]] = {}
+        self.answers: dict[tuple[str, int], list[str]] = {}
+
+    def _candidates(self, length: int) -> tuple[list[int], list[str]]:
+        found = self.candidates.get(length)
+        if found is None:
+            ids = sorted(i for n, group in self.by_length.items()
+                         if 5 * abs(length - n) <= length + n for i in group)
+            found = self.candidates[length] = (ids, [self.processed[i] for i in ids])
+        return found
+
+    def __call__(self, name: str, limit: int) -> list[str]:
+        key = (name, limit)
+        answer = self.answers.get(key)
+        if answer is None:
+            from rapidfuzz import fuzz, process, utils
+
+            query = utils.default_process(name)
+            ids, choices = self._candidates(len(query))
+            matches = process.extract(query, choices, scorer=fuzz.ratio, processor=None,
+                                      limit=limit, score_cutoff=80)
+            answer = [self.names[ids[index]] for _, _, index in matches]
+            if len(self.answers) >= self.MAX_CACHED:
+                self.answers.clear()
+            self.answers[key] = answer
+        return list(answer)
+
+
+#: Suggesters by the identity of a source's name list (a few sources per process at most).
+_SUGGESTERS: dict[int, _Suggester] = {}
+_MAX_SOURCES = 8
 
 
 def suggestions(name: str, source: CardSource, limit: int = 3, *,
@@ -100,22 +209,24 @@ def suggestions(name: str, source: CardSource, limit: int = 3, *,
     apostrophe ("Smugglers Copter") scores high, while names that merely share a word ("the")
     do not. With `short_names`, a name that is the start of card names, as players call a
     commander by its first name ("Tymna" for "Tymna the Weaver", "Kraum" for "Kraum, Ludevic's
-    Opus"), suggests them too. The processed name list is built once per card source.
+    Opus"), suggests them too. The processed name list is built, and answers are cached, once
+    per card source.
     """
-    from rapidfuzz import fuzz, process, utils
-
     names = source.all_names()
-    cached = _PROCESSED.get(id(names))
-    if cached is None or cached[0] is not names:
-        cached = _PROCESSED[id(names)] = (names, [utils.default_process(n) for n in names])
-    query = utils.default_process(name)
-    matches = process.extract(query, cached[1], scorer=fuzz.ratio,
-                              processor=None, limit=limit, score_cutoff=80)
-    found = [names[index] for _, _, index in matches]
-    if short_names and len(found) < limit and query:
-        start = query + " "
-        found += [n for n, folded in zip(names, cached[1])
-                  if folded.startswith(start) and n not in found][:limit - len(found)]
+    suggester = _SUGGESTERS.get(id(names))
+    if suggester is None or suggester.names is not names:
+        if len(_SUGGESTERS) >= _MAX_SOURCES:
+            _SUGGESTERS.pop(next(iter(_SUGGESTERS)))
+        suggester = _SUGGESTERS[id(names)] = _Suggester(names)
+    found = suggester(name, limit)
+    if short_names and len(found) < limit:
+        from rapidfuzz import utils
+
+        query = utils.default_process(name)
+        if query:
+            start = query + " "
+            found += [n for n, folded in zip(names, suggester.processed)
+                      if folded.startswith(start) and n not in found][:limit - len(found)]
     return found
 
 
@@ -135,10 +246,14 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
             lines=(issue.line,) if issue.line else ()))
     wanted = [e for e in deck.entries if e.section != Section.IGNORED]
-    found = source.lookup(e.name for e in wanted if can_look_up(e.name))
+    folded_names = [fold_name(e.name) for e in wanted]  # once per entry
+    lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
+    if lookup_folded is not None:
+        found = lookup_folded({f for e, f in zip(wanted, folded_names) if can_look_up(e.name)})
+    else:
+        found = source.lookup(e.name for e in wanted if can_look_up(e.name))
     suggested = 0
-    for entry in wanted:
-        folded = fold_name(entry.name)
+    for entry, folded in zip(wanted, folded_names):
         cards = choose(folded, found.get(folded, []))
         if (not cards and entry.set_code and entry.collector_number
                 and can_look_up(entry.set_code + entry.collector_number)):

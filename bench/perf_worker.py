@@ -1,0 +1,154 @@
+"""One measurement in a fresh process, for `bench_speed.py` (not a benchmark on its own).
+
+    PYTHONPATH=CODE python bench/perf_worker.py index --db cards.sqlite3
+    PYTHONPATH=CODE python bench/perf_worker.py warm --db cards.sqlite3 --hashes out.txt
+
+`CODE` is the source tree whose `validator` package is measured (this checkout, or an older
+one made with `git archive main | tar -x -C DIR`), so the code before and after a change run
+side by side in the same benchmark run. Prints one JSON object on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(1, str(Path(__file__).resolve().parent))
+from common import BULK_DECKS, format_key, iter_bulk_decks, percentile, render_mtgo_text  # noqa: E402
+
+COMMANDER_FORMATS = {"duel", "commander"}
+#: Decks whose corpus label maps to no deckcheck format are still validated (so every deck of
+#: the corpus is covered by the report hashes), against the broadest card pool.
+FALLBACK_FORMAT = "vintage"
+
+
+def _rss_mb() -> float:
+    """Current resident set size (Linux /proc), in MB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 1e6
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1000
+
+
+def load_decks(path: Path, sample: int | None) -> list[tuple[str, dict]]:
+    decks = []
+    for obj in iter_bulk_decks(path):
+        key = format_key(obj.get("format"), obj.get("src") or "") or FALLBACK_FORMAT
+        decks.append((key, obj))
+    if sample is not None and sample < len(decks):
+        step = len(decks) / sample
+        decks = [decks[int(i * step)] for i in range(sample)]
+    return decks
+
+
+def cmd_index(args) -> dict:
+    import validator
+
+    rss0 = _rss_mb()
+    c0, t0 = time.process_time(), time.perf_counter()
+    db = validator.open_db(args.db)
+    index = validator.CardIndex.from_db(db)
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    return {"cards": len(index), "cpu_s": cpu, "wall_s": wall,
+            "rss_growth_mb": _rss_mb() - rss0, "peak_growth_mb": _peak_mb() - rss0,
+            "rss_before_mb": rss0}
+
+
+def cmd_warm(args) -> dict:
+    import validator
+    from validator.api import parse_decklist, validate
+
+    decks = load_decks(args.decks, args.sample)
+    texts = [(fmt, render_mtgo_text(d["main"], d["side"]), d) for fmt, d in decks]
+    db = validator.open_db(args.db)
+    c0 = time.process_time()
+    index = validator.CardIndex.from_db(db)
+    load_cpu = time.process_time() - c0
+    # One untimed deck per format: lazy imports (companion, commander, rapidfuzz) are start-up.
+    for fmt in sorted({f for f, _, _ in texts}):
+        validate(parse_decklist(next(t for f, t, _ in texts if f == fmt)), fmt, cards=index)
+    cpu = time.thread_time
+    times, t75, tcmd = [], [], []
+    digest = hashlib.sha256()
+    out = open(args.hashes, "w", encoding="utf-8") if args.hashes else None
+    legal = 0
+    total0 = cpu()
+    for i, (fmt, text, d) in enumerate(texts):
+        c = cpu()
+        report = validate(parse_decklist(text), fmt, cards=index)
+        dt = cpu() - c
+        times.append(dt)
+        size = sum(n for n, _ in d["main"]) + sum(n for n, _ in d["side"])
+        if fmt in COMMANDER_FORMATS and size == 100:
+            tcmd.append(dt)
+        elif fmt not in COMMANDER_FORMATS and size == 75:
+            t75.append(dt)
+        legal += report.legal
+        h = hashlib.sha256(json.dumps(report.to_dict(), sort_keys=True,
+                                      ensure_ascii=False).encode()).hexdigest()
+        digest.update(h.encode())
+        if out:
+            out.write(f"{i}\t{fmt}\t{h}\n")
+    total = cpu() - total0
+    if out:
+        out.close()
+    for v in (times, t75, tcmd):
+        v.sort()
+    med75, medcmd = percentile(t75, 50), percentile(tcmd, 50)
+    return {"decks": len(times), "legal": legal, "cpu_s": total, "load_cpu_s": load_cpu,
+            "decks_per_cpu_s": len(times) / total, "median_ms": percentile(times, 50) * 1000,
+            "p99_ms": percentile(times, 99) * 1000, "max_ms": times[-1] * 1000,
+            "median_75_ms": med75 * 1000, "decks_75": len(t75),
+            "median_cmd100_ms": medcmd * 1000, "decks_cmd100": len(tcmd),
+            "cmd100_over_75": medcmd / med75 if med75 else float("nan"),
+            "digest": digest.hexdigest(), "peak_mb": _peak_mb()}
+
+
+def cmd_profile(args) -> dict:
+    """cProfile of the warm loop over the first `--sample` decks: where the time goes."""
+    import cProfile
+    import io
+    import pstats
+
+    import validator
+    from validator.api import parse_decklist, validate
+
+    decks = load_decks(args.decks, args.sample)
+    texts = [(fmt, render_mtgo_text(d["main"], d["side"])) for fmt, d in decks]
+    index = validator.CardIndex.from_db(validator.open_db(args.db))
+    for fmt in sorted({f for f, _ in texts}):
+        validate(parse_decklist(next(t for f, t in texts if f == fmt)), fmt, cards=index)
+    prof = cProfile.Profile()
+    prof.enable()
+    for fmt, text in texts:
+        validate(parse_decklist(text), fmt, cards=index)
+    prof.disable()
+    buf = io.StringIO()
+    st = pstats.Stats(prof, stream=buf).strip_dirs()
+    st.sort_stats("tottime").print_stats(args.top)
+    return {"profile": buf.getvalue()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["index", "warm", "profile"])
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--decks", type=Path, default=BULK_DECKS)
+    ap.add_argument("--sample", type=int)
+    ap.add_argument("--hashes")
+    ap.add_argument("--top", type=int, default=25)
+    args = ap.parse_args()
+    result = {"index": cmd_index, "warm": cmd_warm, "profile": cmd_profile}[args.what](args)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""The compact card encoding of the in-memory index (`CardIndex`): one place encodes it at sync
+time (`db.card_batches`, table `card_index`) and decodes it at load time.
+
+A card is one orjson array of its facts, kept as bytes until a deck first names the card: an
+index over the full card file then loads in one read of small rows, and only the cards decks
+use are ever turned into `Card` objects. Legalities are stored as the JSON text of the card's
+statuses (those other than `not_legal`, as in table `legalities`); a few hundred distinct
+texts cover every card, so each is parsed once and the dict shared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import orjson
+
+from .model import Card, Face
+
+#: Bump when the array layout changes; a reader seeing another version ignores the table.
+ENCODING_VERSION = 1
+
+_FACE_KEYS = ("name", "mana_cost", "type_line", "oracle_text", "power", "toughness", "loyalty")
+
+
+def legality_text(legalities: dict[str, str]) -> str:
+    """The stored form of a card's legalities: statuses other than `not_legal`, sorted."""
+    return orjson.dumps({f: s for f, s in sorted(legalities.items()) if s != "not_legal"}).decode()
+
+
+def encode_card(card: Card) -> bytes:
+    """Everything of `card` but its oracle id, name and legalities (columns of their own)."""
+    faces = [[getattr(f, k) for k in _FACE_KEYS] for f in card.faces]
+    return orjson.dumps([
+        ENCODING_VERSION, card.layout, faces, card.mana_cost, card.mana_value, card.type_line,
+        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), card.oracle_text,
+        card.color_identity, sorted(card.keywords), card.game_changer, card.reserved,
+        card.copy_limit, card.any_number, card.commander_eligible, card.partner,
+        card.partner_with, card.has_activated_ability, card.companion_condition,
+        card.is_deck_card,
+    ])
+
+
+def decode_card(oracle_id: str, name: str, data: bytes, legalities: dict[str, str]) -> Card:
+    v = orjson.loads(data)
+    if v[0] != ENCODING_VERSION:
+        raise ValueError(f"card_index row of {name!r} has encoding {v[0]}, expected "
+                         f"{ENCODING_VERSION}")
+    return Card(
+        oracle_id=oracle_id, name=name, layout=v[1], faces=tuple(Face(*f) for f in v[2]),
+        mana_cost=v[3], mana_value=float(v[4]), type_line=v[5], types=frozenset(v[6]),
+        subtypes=frozenset(v[7]), supertypes=frozenset(v[8]), oracle_text=v[9],
+        color_identity=v[10], keywords=frozenset(v[11]), legalities=legalities,
+        game_changer=bool(v[12]), reserved=bool(v[13]), copy_limit=v[14],
+        any_number=bool(v[15]), commander_eligible=bool(v[16]), partner=v[17],
+        partner_with=v[18], has_activated_ability=bool(v[19]), companion_condition=v[20],
+        is_deck_card=bool(v[21]),
+    )
+
+
+class LegalityInterner:
+    """Parses each distinct legality text once; equal texts share one dict (read-only use)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[str, str]] = {}
+
+    def __call__(self, text: str) -> dict[str, str]:
+        found = self._seen.get(text)
+        if found is None:
+            found = self._seen[text] = orjson.loads(text)
+        return found
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+
+def index_row(card: Card) -> tuple[str, str, str, bytes]:
+    """The `card_index` row of a deck card: (oracle_id, name, legalities, data)."""
+    return (card.oracle_id, card.name, legality_text(dict(card.legalities)), encode_card(card))
+
+
+
+# ---------------------------------------------------------------------------- what an index holds
+
+@dataclass(frozen=True)
+class SyncStamp:
+    """The sync a card index was read from: the newest `sync_runs` row in the same snapshot
+    as the cards (a long-lived index can tell whether the database has moved on)."""
+
+    id: int
+    bulk_type: str
+    updated_at: str | None
+    finished_at: str
+
+
+@dataclass
+class IndexData:
+    """Everything a `CardIndex` is built from, read in one snapshot.
+
+    Either `rows` (the compact `card_index` rows: oracle_id, name, legalities text, data) with
+    `names` (folded name, oracle_id) from `card_names`, or, for a database written before the
+    compact index existed, `cards` ((folded names, Card) pairs read from the card tables).
+    """
+
+    sync: SyncStamp | None
+    rows: list[tuple[str, str, str, bytes]] = field(default_factory=list)
+    names: list[tuple[str, str]] = field(default_factory=list)
+    cards: list[tuple[list[str], Card]] | None = None

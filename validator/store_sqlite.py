@@ -1,0 +1,292 @@
+"""The lean read path for a SQLite card database: the standard library's `sqlite3`, no SQLAlchemy.
+
+A cold `deckcheck validate` of one deck used to spend most of its time importing SQLAlchemy and
+building ORM classes to run three SELECTs. `SqliteCards` reads the same schema (`db` owns it;
+sync writes through SQLAlchemy) with plain SQL and returns the same `Card`s as `db.CardDB`, so
+verdicts and reports are identical. Every method that builds an answer reads in one transaction,
+one snapshot (issue 11: a sync committing meanwhile is seen wholly or not at all).
+
+Information commands (`info`, `changes`, `last_sync`) delegate to `CardDB`: they are not on the
+hot path. `open_cards` picks the reader: this one for a SQLite file, `CardDB` for any other URL.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import orjson
+
+from .compact import IndexData, SyncStamp
+from .location import database_url, sqlite_file
+from .model import Card, Face
+from .names import fold_name
+
+#: Columns of table `cards` in `db.CardRow` order (checked by a test against the model).
+CARD_COLUMNS = (
+    "oracle_id", "name", "layout", "mana_cost", "mana_value", "type_line", "types", "subtypes",
+    "supertypes", "oracle_text", "faces", "color_identity", "keywords", "game_changer",
+    "reserved", "copy_limit", "any_number", "commander_eligible", "partner", "partner_with",
+    "has_activated_ability", "companion_condition", "is_deck_card",
+)
+_SELECT_CARDS = f"SELECT {', '.join(CARD_COLUMNS)} FROM cards"
+_CHUNK = 500  # names / ids per IN (...) list, as `db.CardDB` does
+
+
+def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
+    """The card source for `db` (path, URL, `DECKCHECK_DB` or the default): `SqliteCards` for
+    an existing SQLite file holding cards, else `db.CardDB` (PostgreSQL, a missing or empty
+    file: CardDB gives those their messages)."""
+    url = database_url(db)
+    path = sqlite_file(url)
+    if path is not None and path.is_file():
+        try:
+            reader = SqliteCards(path, url)
+            if reader.has_cards():
+                return reader
+            reader.close()
+        except sqlite3.Error:
+            pass  # not a card database: CardDB reports it
+    from .db import CardDB
+
+    return CardDB(db)
+
+
+def row_to_card(row: tuple[Any, ...], legalities: dict[str, str]) -> Card:
+    """A `cards` row (CARD_COLUMNS order, JSON columns as text) -> Card, as `db.row_to_card`."""
+    loads = orjson.loads
+    return Card(
+        oracle_id=row[0], name=row[1], layout=row[2],
+        faces=tuple(Face(**f) for f in loads(row[10])), mana_cost=row[3],
+        mana_value=float(row[4]), type_line=row[5], types=frozenset(loads(row[6])),
+        subtypes=frozenset(loads(row[7])), supertypes=frozenset(loads(row[8])),
+        oracle_text=row[9], color_identity=row[11], keywords=frozenset(loads(row[12])),
+        legalities=legalities, game_changer=bool(row[13]), reserved=bool(row[14]),
+        copy_limit=row[15], any_number=bool(row[16]), commander_eligible=bool(row[17]),
+        partner=row[18], partner_with=row[19], has_activated_ability=bool(row[20]),
+        companion_condition=row[21], is_deck_card=bool(row[22]),
+    )
+
+
+def _chunks(items: list[str], size: int = _CHUNK) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+class SqliteCards:
+    """Read access to a synced SQLite card database with `sqlite3`: the `CardSource` protocol
+    (`lookup`, `all_names`, `printing`, `card_by_id`, `rarities`) plus what the CLI reads."""
+
+    def __init__(self, path: str | os.PathLike[str], url: str | None = None):
+        self.path = Path(path)
+        self.url = url or "sqlite:///" + str(self.path.resolve())
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._all_names: list[str] | None = None
+        self._full_db: Any = None
+
+    # -------------------------------------------------------------- connections, snapshots
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            # isolation_level=None: no implicit transactions; `_snapshot` begins them. One
+            # connection per thread (sqlite3 connections are not shared between threads).
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA query_only=1")  # a reader never writes
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: every statement inside sees the same committed database."""
+        try:
+            conn = self._conn()
+            conn.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")  # ends the read transaction; nothing was written
+
+    def _error(self, exc: BaseException) -> Exception:
+        """A DatabaseError (from `db`, imported only on this failure path) naming the file."""
+        from . import db
+
+        make = getattr(db, "database_error", None)
+        if make is not None:
+            return make(self.url, exc)
+        return db.DatabaseError(f"cannot read the card database {self.path}: {exc}")
+
+    def _full(self) -> Any:
+        """The SQLAlchemy `CardDB` on the same file, for the information commands."""
+        if self._full_db is None:
+            from .db import CardDB
+
+            self._full_db = CardDB(self.url)
+        return self._full_db
+
+    def close(self) -> None:
+        with self._lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            conn.close()
+        self._local = threading.local()
+        if self._full_db is not None:
+            self._full_db.close()
+            self._full_db = None
+
+    def __enter__(self) -> "SqliteCards":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -------------------------------------------------------------- cards
+
+    def has_cards(self) -> bool:
+        with self._snapshot() as conn:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cards'").fetchone()
+            return bool(found) and conn.execute("SELECT 1 FROM cards LIMIT 1").fetchone() is not None
+
+    @staticmethod
+    def _cards(conn: sqlite3.Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
+        ids = list(set(oracle_ids))
+        legal: dict[str, dict[str, str]] = {i: {} for i in ids}
+        rows: list[tuple[Any, ...]] = []
+        for chunk in _chunks(ids):
+            marks = _marks(len(chunk))
+            for oid, fmt, status in conn.execute(
+                    f"SELECT oracle_id, format, status FROM legalities WHERE oracle_id IN ({marks})",
+                    chunk):
+                legal[oid][fmt] = status
+            rows += conn.execute(f"{_SELECT_CARDS} WHERE oracle_id IN ({marks})", chunk).fetchall()
+        return {r[0]: row_to_card(r, legal[r[0]]) for r in rows}
+
+    def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
+        """Cards for each name (folded); see `db.CardDB.lookup`."""
+        return self.lookup_folded({fold_name(n) for n in names}, deck_cards_only=deck_cards_only)
+
+    def lookup_folded(self, folded: Iterable[str], *,
+                      deck_cards_only: bool = True) -> dict[str, list[Card]]:
+        """`lookup` for names already folded; names and cards read in one snapshot."""
+        hits: dict[str, list[str]] = {}
+        deck_only = " AND cards.is_deck_card IS 1" if deck_cards_only else ""
+        with self._snapshot() as conn:
+            for chunk in _chunks(sorted(set(folded))):
+                for f, oid in conn.execute(
+                        "SELECT card_names.folded, card_names.oracle_id FROM card_names "
+                        "JOIN cards ON cards.oracle_id = card_names.oracle_id "
+                        f"WHERE card_names.folded IN ({_marks(len(chunk))}){deck_only}", chunk):
+                    hits.setdefault(f, []).append(oid)
+            cards = self._cards(conn, (o for ids in hits.values() for o in ids))
+        return {f: [cards[o] for o in ids if o in cards] for f, ids in hits.items()}
+
+    def card_by_id(self, oracle_id: str) -> Card | None:
+        with self._snapshot() as conn:
+            return self._cards(conn, [oracle_id]).get(oracle_id)
+
+    def card(self, name: str) -> Card | None:
+        """The card a decklist line `name` means; failing that, a non-deck object of that
+        name (see `db.CardDB.card`)."""
+        from .resolve import choose
+
+        folded = fold_name(name)
+        for deck_cards_only in (True, False):
+            found = choose(folded, self.lookup_folded([folded], deck_cards_only=deck_cards_only)
+                           .get(folded, []))
+            if found:
+                return found[0]
+        return None
+
+    def all_names(self) -> list[str]:
+        """Every deck card's Oracle name, in table order as `CardDB.all_names` (suggestions)."""
+        if self._all_names is None:
+            with self._snapshot() as conn:
+                self._all_names = [r[0] for r in conn.execute(
+                    "SELECT name FROM cards WHERE is_deck_card IS 1")]
+        return self._all_names
+
+    def index_data(self) -> IndexData:
+        """What `CardIndex` is built from, in one snapshot (see `compact.IndexData`)."""
+        with self._snapshot() as conn:
+            last = conn.execute("SELECT id, bulk_type, updated_at, finished_at FROM sync_runs "
+                                "ORDER BY id DESC LIMIT 1").fetchone()
+            stamp = SyncStamp(*last) if last else None
+            has_index = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                                     "AND name = 'card_index'").fetchone()
+            rows = conn.execute(
+                "SELECT oracle_id, name, legalities, data FROM card_index").fetchall() \
+                if has_index else []
+            if not rows:  # written before the compact index existed: the card tables
+                return IndexData(sync=stamp, cards=self._all_cards(conn))
+            names = conn.execute("SELECT folded, oracle_id FROM card_names").fetchall()
+        return IndexData(sync=stamp, rows=rows, names=names)
+
+    @staticmethod
+    def _all_cards(conn: sqlite3.Connection) -> list[tuple[list[str], Card]]:
+        legal: dict[str, dict[str, str]] = {}
+        for oid, fmt, status in conn.execute("SELECT oracle_id, format, status FROM legalities"):
+            legal.setdefault(oid, {})[fmt] = status
+        names: dict[str, list[str]] = {}
+        for folded, oid in conn.execute("SELECT folded, oracle_id FROM card_names"):
+            names.setdefault(oid, []).append(folded)
+        return [(names.get(r[0], []), row_to_card(r, legal.get(r[0], {})))
+                for r in conn.execute(f"{_SELECT_CARDS} WHERE is_deck_card IS 1")]
+
+    # -------------------------------------------------------------- printings, formats
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
+        """(oracle_id, rarity) of a printing, when printings were synced."""
+        with self._snapshot() as conn:
+            row = conn.execute("SELECT oracle_id, rarity FROM printings WHERE set_code = ? "
+                               "AND collector_number = ? LIMIT 1",
+                               (set_code.lower(), collector_number)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def rarities(self, oracle_id: str) -> set[str] | None:
+        """Rarities the card was printed at; None when printings were never synced."""
+        with self._snapshot() as conn:
+            if conn.execute("SELECT 1 FROM printings LIMIT 1").fetchone() is None:
+                return None
+            return {r[0] for r in conn.execute("SELECT rarity FROM printings WHERE oracle_id = ?",
+                                               (oracle_id,))}
+
+    def has_printings(self) -> bool:
+        with self._snapshot() as conn:
+            return conn.execute("SELECT 1 FROM printings LIMIT 1").fetchone() is not None
+
+    def formats(self) -> list[str]:
+        """The legality keys the last sync saw (see `db.known_formats`)."""
+        with self._snapshot() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'formats'").fetchone()
+            if row is not None:
+                return sorted(orjson.loads(row[0]))
+            return sorted(r[0] for r in conn.execute("SELECT DISTINCT format FROM legalities"))
+
+    # -------------------------------------------------------------- information (CardDB)
+
+    def info(self) -> Any:
+        return self._full().info()
+
+    def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
+        return self._full().last_sync(bulk_type)
+
+    def changes(self, limit: int | None = None) -> list[dict[str, Any]]:
+        return self._full().changes(limit)
