@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .checks import GENERIC_CHECKS
-from .db import CardDB
 from .errors import UsageError
 from .formats import FormatRules, get_format, load_formats
 from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
@@ -20,12 +19,17 @@ from .resolve import CardSource, can_look_up, choose, meld_result_problem, resol
 from .names import fold_name
 
 
-def open_db(db: str | os.PathLike[str] | None = None) -> CardDB:
+def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
     """The synced card database: a path, a SQLAlchemy URL, `DECKCHECK_DB`, or the default.
 
-    Raises DatabaseError (with what to do next) when it does not exist, its driver is not
-    installed, or it cannot be opened or is not a deckcheck card database."""
-    cards = CardDB(db)
+    A SQLite file holding cards is read with the standard library (`store_sqlite.SqliteCards`:
+    a cold validation does not import SQLAlchemy); anything else with `db.CardDB`. Both give
+    the same cards and the same reports. Raises DatabaseError (with what to do next) when it
+    does not exist, its driver is not installed, or it cannot be opened or is not a deckcheck
+    card database."""
+    from .store_sqlite import open_cards
+
+    cards = open_cards(db)
     try:
         cards.check()
     except BaseException:

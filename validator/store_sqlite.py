@@ -159,6 +159,10 @@ class SqliteCards:
 
     # -------------------------------------------------------------- cards
 
+    def check(self) -> None:
+        """Nothing to do: `open_cards` returns this reader only for a card database that
+        holds cards (anything else goes to `CardDB`, whose check says what is wrong)."""
+
     def has_cards(self) -> bool:
         with self._snapshot() as conn:
             found = conn.execute(
