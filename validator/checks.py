@@ -114,8 +114,10 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     for entries in _by_card(deck_and_sideboard(deck, fmt)).values():
         card = entries[0].card
         limit = copy_limit(card, fmt)
-        total = sum(e.quantity for e in entries)
-        if limit is not None and total > limit:
+        if limit is None:
+            continue
+        total = entries[0].entry.quantity if len(entries) == 1 else sum(e.quantity for e in entries)
+        if total > limit:
             where = "in the deck" if fmt.is_commander else "in the main deck and sideboard together"
             message = f"{total} copies of {card.name}; at most {limit} allowed {where}"
             as_commander = sum(e.quantity for e in entries if e.section == Section.COMMANDER)
@@ -143,10 +145,10 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     for group in _by_card(entries).values():
         card = group[0].card
         status = card.legality(fmt.legality)
+        if status == "legal":
+            continue  # most cards: nothing more to compute
         total = sum(e.quantity for e in group)
         lines = entry_lines(group)
-        if status == "legal":
-            continue
         if status == "banned":
             problems.append(Problem("banned", f"{card.name} is banned in {fmt.name}", cite,
                                     cards=(card.name,), lines=lines))

@@ -598,11 +598,18 @@ def _syntax_error(sentence: str, exc: Exception) -> ConditionError:
 
 def parse_condition(sentence: str) -> Predicate:
     """Parse one condition sentence into a predicate; ConditionError if it can't be read."""
-    from lark.exceptions import UnexpectedInput
-
     text = _clean(sentence)
     if not text:
         raise ConditionError("empty condition", sentence, 0)
+    return _parse_clean(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_clean(text: str) -> Predicate:
+    """Predicates are frozen: each companion's sentence is parsed once per process (an error
+    is not cached, so it is raised again each time)."""
+    from lark.exceptions import UnexpectedInput
+
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
@@ -852,6 +859,8 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
                         f"format:{fmt.key}", Severity.ERROR, (e.card.name,),
                         _lines_of([e.card.name], lines)) for e in slots.declared]
     problems = _declaration_problems(slots.declared, fmt, lines)
+    if not slots.declared and not slots.sideboard:
+        return problems  # no companion card: nothing more to check
     starting = starting_deck(deck, fmt)
     ctx = StartingDeck.for_format(fmt)
     starting_lines = _lines_by_name(deck, *_starting_sections(fmt))

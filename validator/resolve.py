@@ -254,7 +254,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
         found = source.lookup(e.name for e in wanted if can_look_up(e.name))
     suggested = 0
     for entry, folded in zip(wanted, folded_names):
-        cards = choose(folded, found.get(folded, []))
+        candidates = found.get(folded, ())
+        cards = candidates if len(candidates) == 1 else choose(folded, candidates)
         if (not cards and entry.set_code and entry.collector_number
                 and can_look_up(entry.set_code + entry.collector_number)):
             hit = source.printing(entry.set_code, entry.collector_number)

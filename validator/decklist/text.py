@@ -202,6 +202,51 @@ def _apply_categories(tail: _Tail, categories: list[str]) -> None:
         tail.section = _IGN
 
 
+#: (quantity, name, set code, collector number, section, commander source, Forge "|") of a
+#: card line that reads without any issue, by the line (after an "SB:" prefix). Decks repeat
+#: the same lines ("4 Lightning Bolt"), so each is split once per process; bounded.
+_Reading = tuple[int, str, "str | None", "str | None", "Section | None", "str | None", bool]
+_CLEAN: dict[str, _Reading | None] = {}
+_CLEAN_MAX = 200_000
+
+
+def _clean_reading(line: str) -> _Reading | None:
+    """The reading of a card line that gives no issue, or None: the caller then reads the line
+    step by step (`_Reader._quantity`, `split_tail`), which reports what is wrong with it."""
+    try:
+        return _CLEAN[line]
+    except KeyError:
+        pass
+    reading = _read_clean(line)
+    if len(_CLEAN) >= _CLEAN_MAX:
+        _CLEAN.clear()
+    _CLEAN[line] = reading
+    return reading
+
+
+def _read_clean(line: str) -> _Reading | None:
+    # The same steps and conditions as `_Reader._quantity` and `_card_line`, success only.
+    match = _QTY_LINE.fullmatch(line)
+    if match is not None:
+        digits, rest = match.groups()
+        if not (len(digits) < 4 and digits[0] != "0" and rest not in ("x", "X")):
+            return None
+        quantity = int(digits)
+    else:
+        first, second = line[:1], line[1:2]
+        if (not first or "0" <= first <= "9" or (first == "-" and second.isdigit())
+                or (first in "xX" and second in ("", " "))):
+            return None
+        quantity, rest = 1, line
+    if len(rest) > _MAX_LINE_CHARS:
+        return None
+    tail = split_tail(rest)
+    if tail.error or not tail.name or name_issue(tail.name, None, None) is not None:
+        return None
+    return (quantity, tail.name, tail.set_code, tail.collector, tail.section, tail.source,
+            "|" in rest)
+
+
 class _Reader:
     """State while reading lines: current section, and what the blank-line rule needs."""
 
@@ -318,27 +363,31 @@ class _Reader:
             line = line[3:].lstrip()
             section, source, explicit = _SIDE, None, True
             self.saw_sb_prefix = True
-        quantity, rest = self._quantity(number, raw, line)
-        if rest is None:
-            return
-        if len(rest) > _MAX_LINE_CHARS:
-            self._issue(number, raw, f"line is {len(line):,} characters long; a card line has "
-                                     f"at most {_MAX_LINE_CHARS:,}")
-            return
-        tail = split_tail(rest)
-        if tail.error or not tail.name:
-            self._issue(number, raw, tail.error or "no card name on this line")
-            return
-        too_long = name_issue(tail.name, number, raw)
-        if too_long is not None:
-            self.deck.issues.append(too_long)
-            return
-        if tail.set_code is not None and "|" not in rest:
+        reading = _clean_reading(line)
+        if reading is None:  # the line has something to report: read it step by step
+            quantity, rest = self._quantity(number, raw, line)
+            if rest is None:
+                return
+            if len(rest) > _MAX_LINE_CHARS:
+                self._issue(number, raw, f"line is {len(line):,} characters long; a card line "
+                                         f"has at most {_MAX_LINE_CHARS:,}")
+                return
+            tail = split_tail(rest)
+            if tail.error or not tail.name:
+                self._issue(number, raw, tail.error or "no card name on this line")
+                return
+            too_long = name_issue(tail.name, number, raw)
+            if too_long is not None:
+                self.deck.issues.append(too_long)
+                return
+            reading = (quantity, tail.name, tail.set_code, tail.collector, tail.section,
+                       tail.source, "|" in rest)
+        quantity, name, set_code, collector, tail_section, tail_source, forge = reading
+        if set_code is not None and not forge:
             self.arena = True
-        if tail.section is not None:
-            section, source, explicit = tail.section, tail.source, True
-        entry = DeckEntry(quantity, tail.name, section, number, tail.set_code, tail.collector,
-                          raw)
+        if tail_section is not None:
+            section, source, explicit = tail_section, tail_source, True
+        entry = DeckEntry(quantity, name, section, number, set_code, collector, raw)
         self.deck.entries.append(entry)
         if section is _CMDR and self.deck.commander_source is None:
             self.deck.commander_source = source or "arena-section"
