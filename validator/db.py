@@ -547,7 +547,8 @@ class CardDB:
                                        SyncRun.finished_at)
                                 .order_by(SyncRun.id.desc()).limit(1)).first()
             stamp = SyncStamp(last[0], last[1], last[2], str(last[3])) if last else None
-            rows = [tuple(r) for r in conn.execute(select(index_t))]
+            has_index = inspect(conn).has_table(index_t.name)  # written before it existed?
+            rows = [tuple(r) for r in conn.execute(select(index_t))] if has_index else []
             if not rows:
                 return IndexData(sync=stamp, cards=_all_cards(conn, self._card_select(conn)))
             names = [tuple(r) for r in conn.execute(select(names_t.c.folded, names_t.c.oracle_id))]

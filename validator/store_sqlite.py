@@ -227,6 +227,12 @@ class SqliteCards:
                     "SELECT name FROM cards WHERE is_deck_card IS 1")]
         return self._all_names
 
+    def all_cards(self) -> Iterator[tuple[list[str], Card]]:
+        """Every deck card with its folded names, from the card tables (one snapshot)."""
+        with self._snapshot() as conn:
+            cards = self._all_cards(conn)
+        yield from cards
+
     def index_data(self) -> IndexData:
         """What `CardIndex` is built from, in one snapshot (see `compact.IndexData`)."""
         with self._snapshot() as conn:
