@@ -423,3 +423,16 @@ def test_pathological_lines_stay_fast(data):
     assert time.perf_counter() - start < 2.0
     assert len(deck.entries) + len(deck.issues) <= 4900
     assert all(len(issue.text or "") <= 300 for issue in deck.issues)
+
+
+def test_repeated_lines_read_the_same_in_every_deck():
+    """Card lines are read once per process and reused: the second deck must come out the
+    same, issues included (a line with an issue is never taken from the cache)."""
+    from validator.decklist.text import parse_text
+
+    text = "4 Lightning Bolt\n2x Fire // Ice (MH2) 290\n0 Black Lotus\nSB: 1 Duress *F*\n"
+    first, second = parse_text(text), parse_text(text)
+    assert first.entries == second.entries and first.issues == second.issues
+    assert [e.name for e in second.entries] == ["Lightning Bolt", "Fire // Ice", "Duress"]
+    assert [i.line for i in second.issues] == [3]
+    assert second.entries[1].set_code == "MH2" and second.entries[2].section.value == "sideboard"

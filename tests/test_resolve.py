@@ -99,3 +99,65 @@ def test_sticker_sheets_resolve_apart_from_the_deck():
                                 "color_identity": []})
     result = resolve(deck_of("Trendy Circus Pirate"), CardIndex([((), sheet)]))
     assert result.entries == [] and result.sticker_sheets[0].card.name == "Trendy Circus Pirate"
+
+
+class _Names:
+    """A card source that only has names (for the suggestion tests)."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+
+    def all_names(self) -> list[str]:
+        return self.names
+
+
+def test_length_bounded_suggestions_equal_scoring_every_name():
+    """Only names whose length can reach the cutoff are scored; the answers (and their order,
+    ties included) are those of scoring every name."""
+    import random
+
+    from rapidfuzz import fuzz, process, utils
+
+    from validator.resolve import suggestions
+
+    rng = random.Random(12)
+    words = ["Bolt", "Lightning", "Goblin", "Guide", "Ancestral", "Recall", "Fire", "Ice", "Of",
+             "the", "Vial", "Aether", "Lotus", "Black", "Sol", "Ring", "Ring", "Birds", "Paradise"]
+    names = sorted({" ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
+                    for _ in range(3000)})
+    source = _Names(names)
+    processed = [utils.default_process(n) for n in names]
+    queries = [n[:-1] for n in names[::7]] + [n + "s" for n in names[::11]] + \
+              [n.replace("o", "0", 1) for n in names[::13]] + ["Bolt", "x", "Lighning Bolt"]
+    for query in queries:
+        every = process.extract(utils.default_process(query), processed, scorer=fuzz.ratio,
+                                processor=None, limit=3, score_cutoff=80)
+        assert suggestions(query, source) == [names[i] for _, _, i in every], query
+        assert suggestions(query, source) == [names[i] for _, _, i in every]  # cached answer
+
+
+def test_suggestions_are_cached_per_source(index):
+    from validator import resolve as r
+
+    first = r.suggestions("Lightnig Bolt", index)
+    suggester = r._SUGGESTERS[id(index.all_names())]
+    assert ("Lightnig Bolt", 3) in suggester.answers
+    assert r.suggestions("Lightnig Bolt", index) == first == ["Lightning Bolt"]
+
+
+def test_entries_by_section_follow_moves_between_sections(index):
+    from validator.commander import _move
+
+    deck = resolve(Deck(entries=[DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
+                                 DeckEntry(1, "Black Lotus", Section.SIDEBOARD, 2)]), index)
+    assert [e.card.name for e in deck.cards_in(Section.SIDEBOARD)] == ["Black Lotus"]
+    bolt = deck.cards_in(Section.MAIN)[0]
+    _move(deck, bolt, Section.SIDEBOARD, 1)  # splits the entry: one copy moves
+    assert deck.count(Section.MAIN) == 1 and deck.count(Section.SIDEBOARD) == 2
+    _move(deck, deck.cards_in(Section.MAIN)[0], Section.COMMANDER)
+    assert deck.cards_in(Section.MAIN) == [] and deck.count(Section.COMMANDER) == 1
+    deck.entries.pop()
+    assert deck.count(Section.MAIN, Section.SIDEBOARD, Section.COMMANDER) == 2
+    returned = deck.cards_in(Section.SIDEBOARD)
+    returned.clear()  # callers may change the list they get
+    assert len(deck.cards_in(Section.SIDEBOARD)) == 1
