@@ -1,0 +1,175 @@
+"""Scale-out: `validator.scale.validate_partition` on Dask (bag, dataframe) and as PySpark's
+mapPartitions function; the card index is loaded once per worker process."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+import validator
+from validator import scale
+from validator.names import fold_name
+
+from conftest import shared_data
+
+BOLT = "4 Lightning Bolt\n56 Mountain\n\n4 Counterspell\n"
+LOTUS = "1 Black Lotus\n59 Island\n"
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    scale.forget_indexes()
+    yield
+    scale.forget_indexes()
+
+
+def expected(text: str, fmt: str, db: str, source: str) -> str:
+    report = validator.validate(text, fmt, cards=validator.CardIndex.from_db(validator.open_db(db)),
+                                source=source)
+    return json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True)
+
+
+def test_partition_of_dicts_gives_report_rows(core_db: str) -> None:
+    rows = [{"id": 1, "format": "modern", "decklist": BOLT},
+            {"id": "b", "format": "legacy", "deck": {"main": [[1, "Black Lotus"], [59, "Island"]]}},
+            {"id": 3, "format": "no-such-format", "decklist": BOLT},
+            {"id": 4, "format": "modern"}]
+    out = scale.validate_partition(rows, core_db)
+    assert [r["id"] for r in out] == [1, "b", 3, 4]
+    assert out[0]["legal"] is True and out[0]["report"] == expected(BOLT, "modern", core_db, "1")
+    assert out[1]["legal"] is False and out[1]["codes"] == "banned" and out[1]["errors"] == 1
+    assert out[2]["legal"] is None and "no-such-format" in out[2]["failure"]
+    assert out[3]["legal"] is None and "neither a decklist nor a deck" in out[3]["failure"]
+    assert all(set(r) == set(scale.REPORT_FIELDS) for r in out)
+
+
+def test_index_is_loaded_once_per_process(core_db: str) -> None:
+    before = scale.cache_info()["loads"]
+    for _ in range(3):
+        scale.validate_partition([{"id": 1, "format": "modern", "decklist": BOLT}], core_db)
+    assert scale.cache_info()["loads"] == before + 1
+    assert list(scale.cache_info()["indexes"].values())[0] is not None  # the sync it read
+
+
+def test_as_of_is_passed_only_when_given(core_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+    real = validator.api.validate
+
+    def fake_validate(deck, fmt, *, cards=None, source=None, as_of=None):
+        seen.append(as_of)
+        return real(deck, fmt, cards=cards, source=source)
+
+    monkeypatch.setattr(validator.api, "validate", fake_validate)
+    monkeypatch.setattr(scale, "_takes_as_of", lambda: True)
+    rows = [{"id": 1, "format": "modern", "decklist": BOLT, "as_of": "2024-01-01"},
+            {"id": 2, "format": "modern", "decklist": BOLT, "as_of": None},
+            {"id": 3, "format": "modern", "decklist": BOLT, "as_of": float("nan")}]
+    out = scale.validate_partition(rows, core_db)
+    assert seen == ["2024-01-01", None, None] and all(r["legal"] for r in out)
+
+
+def test_as_of_without_support_is_a_failure_row(core_db: str, monkeypatch) -> None:
+    monkeypatch.setattr(scale, "_takes_as_of", lambda: False)
+    out = scale.validate_partition([{"id": 1, "format": "modern", "decklist": BOLT,
+                                     "as_of": "2024-01-01"}], core_db)
+    assert out[0]["legal"] is None and "as_of" in out[0]["failure"]
+
+
+def test_dataframe_partition_gives_a_dataframe(core_db: str) -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"id": [1, 2], "format": ["modern", "legacy"], "decklist": [BOLT, LOTUS]})
+    out = scale.validate_partition(frame, core_db)
+    assert list(out.columns) == list(scale.REPORT_FIELDS)
+    assert out["legal"].tolist() == [True, False]
+    assert out["errors"].dtype == "int64"
+    empty = scale.validate_partition(frame.iloc[:0], core_db)
+    assert list(empty.columns) == list(scale.REPORT_FIELDS) and len(empty) == 0
+
+
+def test_spark_rows_are_read_with_asdict(core_db: str) -> None:
+    class Row:  # the part of pyspark.sql.Row mapPartitions hands over
+        def __init__(self, **kw):
+            self.kw = kw
+
+        def asDict(self):
+            return dict(self.kw)
+
+    out = list(scale.validate_rows(iter([Row(id=7, format="modern", decklist=BOLT)]), core_db))
+    assert out[0]["id"] == 7 and out[0]["legal"] is True
+
+
+# ---------------------------------------------------------------------------- LocalCluster
+
+def _sample_decks(n: int, seed: int = 12) -> list[dict]:
+    sys_path = Path(__file__).resolve().parents[1] / "bench"
+    import sys
+
+    sys.path.insert(0, str(sys_path))
+    try:
+        from common import format_key
+    finally:
+        sys.path.remove(str(sys_path))
+    path = shared_data("decklists", "bulk", "mtgo_2026-01_to_2026-08_all_decks.jsonl.gz")
+    import orjson
+
+    with gzip.open(path, "rb") as f:  # every 250th deck: spread over the whole corpus
+        chosen = [orjson.loads(line) for i, line in enumerate(f) if i % 250 == seed % 250]
+    chosen = chosen[:n]
+    rows = []
+    for i, d in enumerate(chosen):
+        fmt = format_key(d.get("format"), d.get("src") or "") or "vintage"
+        text = "\n".join(f"{c} {name}" for c, name in d["main"]) + "\n\n" + \
+            "\n".join(f"{c} {name}" for c, name in d["side"]) + "\n"
+        rows.append({"id": i, "format": fmt, "decklist": text})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory) -> tuple[str, list[dict]]:
+    """A database of the real cards the sampled decks name (taken from the full derived
+    card file), and the sampled deck rows."""
+    rows = _sample_decks(300)
+    cards_file = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
+    wanted = {fold_name(line.split(" ", 1)[1]) for r in rows for line in r["decklist"].splitlines()
+              if " " in line}
+    import orjson
+
+    keep = []
+    with gzip.open(cards_file, "rb") as f:
+        for line in f:
+            obj = orjson.loads(line)
+            names = [obj.get("name", "")] + [face.get("name", "") for face in obj.get("card_faces") or []]
+            if any(fold_name(n) in wanted for n in names):
+                keep.append(obj)
+    tmp = tmp_path_factory.mktemp("scale")
+    (tmp / "cards.json").write_text(json.dumps(keep), encoding="utf-8")
+    from validator.sync import import_file
+
+    db = str(tmp / "cards.sqlite3")
+    import_file(tmp / "cards.json", db)
+    return db, rows
+
+
+@pytest.mark.integration
+def test_local_cluster_gives_the_in_process_verdicts(sample_db) -> None:
+    db, rows = sample_db
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("dask.distributed")
+    import dask.bag as db_bag
+
+    in_process = scale.validate_partition(rows, db)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        bag = db_bag.from_sequence(rows, npartitions=8)
+        on_cluster = bag.map_partitions(scale.validate_partition, db).compute()
+        infos = client.run(scale.cache_info)
+    assert [r["report"] for r in on_cluster] == [r["report"] for r in in_process]
+    assert [r["legal"] for r in on_cluster] == [r["legal"] for r in in_process]
+    assert any(r["legal"] for r in in_process) and any(r["legal"] is False for r in in_process)
+    # 8 tasks on 2 worker processes: each loaded the card index once.
+    assert len(infos) == 2 and all(info["loads"] == 1 for info in infos.values()), infos
+    assert dask.__version__
