@@ -36,9 +36,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_FILE = ROOT.parent / "shared" / "data" / "scryfall" / "oracle-cards-derived-20260609.jsonl.gz"
+DEFAULT_FILE = ROOT.parent / "shared" / "data" / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
 TIME_RATIO_TARGET = 2.0
 RSS_TARGET_MB = 300.0
+#: Issue 12: CPU (user + sys of the sync and its reader process) at most 1.4x the baseline's;
+#: peak RSS summed over all its processes under 200 MB; a --force re-sync of an unchanged file
+#: no slower than a fresh one.
+CPU_RATIO_TARGET = 1.4
+TREE_RSS_TARGET_MB = 200.0
 
 BASELINE = textwrap.dedent('''
     import gzip, json, sqlite3, sys
@@ -113,16 +118,22 @@ def _tree_rss_kb(root: int) -> int:
     return sum(rss.get(pid, 0) for pid in tree)
 
 
-def run_child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int, str, float]:
+LAST_CPU: list[float] = []  # CPU seconds of each run_child, user + sys, reaped children included
+
+
+def run_child(cmd: list[str], env: dict[str, str] | None = None,
+              cwd: Path = ROOT) -> tuple[float, float, int, str, float]:
     """(wall seconds, peak RSS in MB of its largest process, exit code, output, peak MB of the
-    whole process tree sampled every 20 ms: a sync reads the file in a second process)."""
+    whole process tree sampled every 20 ms: a sync reads the file in a second process). The
+    CPU time (user + sys, the reader process included: it is reaped by the sync) is appended
+    to LAST_CPU."""
     import threading
 
     peak_tree = 0
     done = threading.Event()
     with tempfile.TemporaryFile() as out:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd)
 
         def sample() -> None:
             nonlocal peak_tree
@@ -133,6 +144,7 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float,
         sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
+        LAST_CPU.append(usage.ru_utime + usage.ru_stime)
         done.set()
         sampler.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -160,19 +172,43 @@ def count_lines(path: Path) -> int:
         return sum(1 for line in f if line.strip())
 
 
-def best_of(label: str, repeat: int, make_cmd, env: dict[str, str]) -> tuple[float, float, str]:
-    walls, rsss, text = [], [], ""
+BEST_CPU: dict[str, float] = {}  # label -> the lowest CPU time of its runs
+
+
+def best_of(label: str, repeat: int, make_cmd, env: dict[str, str],
+            cwd: Path = ROOT) -> tuple[float, float, str]:
+    walls, rsss, cpus, text = [], [], [], ""
     for i in range(repeat):
         with tempfile.TemporaryDirectory(prefix="deckcheck-bench-") as tmp:
             cmd = make_cmd(Path(tmp) / "cards.sqlite3")
-            wall, largest, code, text, tree = run_child(cmd, env)
+            wall, largest, code, text, tree = run_child(cmd, env, cwd)
             rss = max(largest, tree)  # all processes together: a sync reads in a second one
         if code != 0:
             sys.exit(f"{label} failed (exit {code}):\n{text}")
         walls.append(wall)
         rsss.append(rss)
-        print(f"  {label} run {i + 1}: {wall:.2f} s, peak RSS {rss:.0f} MB", flush=True)
+        cpus.append(LAST_CPU[-1])
+        print(f"  {label} run {i + 1}: {wall:.2f} s, CPU {cpus[-1]:.2f} s, peak RSS {rss:.0f} MB",
+              flush=True)
+    BEST_CPU[label] = min(cpus)
     return min(walls), max(rsss), text.strip()
+
+
+def resync(path: Path, env: dict[str, str], repeat: int, cwd: Path = ROOT) -> tuple[float, float]:
+    """(fresh CPU, --force re-sync CPU), best of `repeat`: import the file into a new database,
+    then import the same file again with --force (every card deleted and rewritten, changes
+    computed) into that database."""
+    fresh, again = [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory(prefix="deckcheck-bench-") as tmp:
+            db = Path(tmp) / "cards.sqlite3"
+            cmd = ours_command(path, db)[0]
+            for runs, extra in ((fresh, []), (again, ["--force"])):
+                _, _, code, text, _ = run_child(cmd + extra, env, cwd)
+                if code != 0:
+                    sys.exit(f"resync run failed (exit {code}):\n{text}")
+                runs.append(LAST_CPU[-1])
+    return min(fresh), min(again)
 
 
 def doubled_file(path: Path, dest: Path) -> int:
@@ -238,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scaling", action="store_true",
                     help="also import a file twice as big (every card again under a new oracle "
                          "id and name) and compare peak RSS: streaming keeps it flat")
+    ap.add_argument("--resync", action="store_true",
+                    help="also time a --force re-sync of the same file against a fresh one")
+    ap.add_argument("--code", type=Path, metavar="DIR",
+                    help="also run `ours` with the deckcheck source tree DIR (older code)")
     args = ap.parse_args(argv)
 
     path = args.file.resolve()
@@ -257,6 +297,13 @@ def main(argv: list[str] | None = None) -> int:
         lambda db: [sys.executable, "-c", BASELINE, str(path), str(db), args.baseline], env)
     ours_wall, ours_rss, ours_out = best_of(
         "ours", args.repeat, lambda db: ours_command(path, db)[0], env)
+    other: tuple[float, float] | None = None
+    if args.code:
+        code_env = dict(os.environ, PYTHONPATH=str(args.code.resolve()))
+        with tempfile.TemporaryDirectory() as empty:  # so that -m finds DIR's package
+            _, other_rss, _ = best_of("code " + str(args.code), args.repeat,
+                                      lambda db: ours_command(path, db)[0], code_env, Path(empty))
+        other = (BEST_CPU["code " + str(args.code)], other_rss)
 
     ratio = ours_wall / base_wall
     print()
@@ -272,6 +319,19 @@ def main(argv: list[str] | None = None) -> int:
           f"{'PASS' if time_ok else 'MISS'}")
     print(f"peak RSS: {ours_rss:.0f} MB (target < {RSS_TARGET_MB:.0f} MB)  "
           f"{'PASS' if rss_ok else 'MISS'}")
+    cpu_ratio = BEST_CPU["ours"] / BEST_CPU["baseline"]
+    print(f"CPU (user+sys, reader process included): ours {BEST_CPU['ours']:.2f} s, baseline "
+          f"{BEST_CPU['baseline']:.2f} s: {cpu_ratio:.2f}x (issue 12 target <= "
+          f"{CPU_RATIO_TARGET}x)  {'PASS' if cpu_ratio <= CPU_RATIO_TARGET else 'MISS'}")
+    print(f"peak RSS summed over the sync's processes: {ours_rss:.0f} MB (issue 12 target < "
+          f"{TREE_RSS_TARGET_MB:.0f} MB)  {'PASS' if ours_rss < TREE_RSS_TARGET_MB else 'MISS'}")
+    if other:
+        print(f"code {args.code}: CPU {other[0]:.2f} s ({other[0] / BEST_CPU['baseline']:.2f}x the "
+              f"baseline), peak RSS {other[1]:.0f} MB")
+    if args.resync:
+        fresh, again = resync(path, env, args.repeat)
+        print(f"re-sync --force of the unchanged file: CPU {again:.2f} s vs fresh {fresh:.2f} s "
+              f"({again / fresh:.2f}x; target <= 1x)  {'PASS' if again <= fresh else 'MISS'}")
     if args.scaling:
         scaling_ok = check_scaling(path, ours_rss, env)
         rss_ok = rss_ok and scaling_ok
