@@ -228,3 +228,29 @@ def test_reads_never_tear_while_syncs_alternate(tmp_path: Path) -> None:
     syncs = int(out.strip() or 0)
     assert syncs >= 4, f"the writer finished only {syncs} syncs; the test proved nothing"
     assert not problems, f"{len(problems)} torn reads of {reads}: {problems[:5]}"
+
+
+@pytest.mark.parametrize("compact_rows", [True, False])
+def test_resync_change_log_with_and_without_compact_rows(tmp_path: Path, compact_rows) -> None:
+    """A re-sync empties the card tables at once; the change log still lists exactly what
+    changed, whether the old statuses come from card_index or (a database written before it)
+    from the legalities table."""
+    import sqlite3
+
+    path = tmp_path / "cards.sqlite3"
+    objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    first = tmp_path / "a.json"
+    first.write_text(json.dumps(objs), encoding="utf-8")
+    import_file(first, str(path))
+    if not compact_rows:
+        with sqlite3.connect(path) as con:
+            con.execute("DELETE FROM card_index")
+    changed = [dict(o, legalities=dict(o["legalities"], legacy="banned"))
+               if o["name"] == "Brainstorm" else o for o in objs]
+    second = tmp_path / "b.json"
+    second.write_text(json.dumps(changed[1:]), encoding="utf-8")  # and the first card gone
+    result = import_file(second, str(path), force=True)
+    assert [(c["name"], c["format"], c["old_status"], c["new_status"]) for c in result.changes] \
+        == [("Brainstorm", "legacy", "legal", "banned"), (objs[0]["name"], "*", "removed", None)]
+    again = import_file(second, str(path), force=True)
+    assert again.changes == []

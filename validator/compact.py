@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import orjson
-
 from .model import Card, Face
 
 #: Bump when the array layout changes; a reader seeing another version ignores the table.
@@ -22,13 +20,20 @@ ENCODING_VERSION = 1
 _FACE_KEYS = ("name", "mana_cost", "type_line", "oracle_text", "power", "toughness", "loyalty")
 
 
+# orjson is imported where it is used: the cold CLI reads no compact rows and skips it.
+
+
 def legality_text(legalities: dict[str, str]) -> str:
     """The stored form of a card's legalities: statuses other than `not_legal`, sorted."""
+    import orjson
+
     return orjson.dumps({f: s for f, s in sorted(legalities.items()) if s != "not_legal"}).decode()
 
 
 def encode_card(card: Card) -> bytes:
     """Everything of `card` but its oracle id, name and legalities (columns of their own)."""
+    import orjson
+
     faces = [[getattr(f, k) for k in _FACE_KEYS] for f in card.faces]
     return orjson.dumps([
         ENCODING_VERSION, card.layout, faces, card.mana_cost, card.mana_value, card.type_line,
@@ -41,7 +46,9 @@ def encode_card(card: Card) -> bytes:
 
 
 def decode_card(oracle_id: str, name: str, data: bytes, legalities: dict[str, str]) -> Card:
-    v = orjson.loads(data)
+    from orjson import loads
+
+    v = loads(data)
     if v[0] != ENCODING_VERSION:
         raise ValueError(f"card_index row of {name!r} has encoding {v[0]}, expected "
                          f"{ENCODING_VERSION}")
@@ -66,6 +73,8 @@ class LegalityInterner:
     def __call__(self, text: str) -> dict[str, str]:
         found = self._seen.get(text)
         if found is None:
+            import orjson
+
             found = self._seen[text] = orjson.loads(text)
         return found
 

@@ -825,10 +825,12 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
                   now: datetime | None = None) -> WriteResult:
     """Replace the card tables with the cards of `batches` inside the caller's transaction.
 
-    Works batch by batch so memory stays flat: for each batch, old legalities are read (to
-    record changes), old rows deleted and new rows inserted. Cards absent from the new data are
-    deleted at the end. The caller commits once, so readers see the old or the new database,
-    never a mix, and a failure anywhere leaves the old one.
+    When the database has cards, what the change log needs of them is read first (names, and
+    legalities as the compact index's text, so an unchanged card costs one string compare),
+    then the card tables are emptied at once and the new cards inserted batch by batch, as into
+    a new database: deleting and rewriting row by row made a `--force` re-sync of an unchanged
+    file slower than a fresh one. The caller commits once, so readers see the old or the new
+    database, never a mix, and a failure anywhere leaves the old one.
 
     A legality change is a (card, format) whose status differs from the previous sync's; a
     format key that appears or disappears is a format Scryfall started or stopped listing, not
@@ -844,17 +846,39 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     rows = _RowWriter(conn)
     seen: set[str] = set()
     changes: list[dict[str, Any]] = []
+    old_names: dict[str, str] = {}
+    old_text: dict[str, str] = {}  # oracle_id -> compact.legality_text of its old statuses
+    old_dicts: dict[str, dict[str, str]] = {}  # the same, for cards without a card_index row
+    if had_cards:
+        old_names = {oid: name for oid, name in
+                     conn.execute(select(cards_t.c.oracle_id, cards_t.c.name))}
+        if inspect(conn).has_table(index_t.name):
+            old_text = {oid: text for oid, text in
+                        conn.execute(select(index_t.c.oracle_id, index_t.c.legalities))}
+        missing = sorted(old_names.keys() - old_text.keys())  # non-deck cards (or all: old db)
+        leg_cols = select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
+        if len(missing) > len(old_names) // 4:  # a database written before card_index
+            for oid, fmt, status in conn.execute(leg_cols):
+                old_dicts.setdefault(oid, {})[fmt] = status
+        else:
+            for chunk in _chunks(missing, 500):
+                for oid, fmt, status in conn.execute(leg_cols.where(leg_t.c.oracle_id.in_(chunk))):
+                    old_dicts.setdefault(oid, {})[fmt] = status
+        for table in (index_t, names_t, leg_t, cards_t):  # children first (foreign keys)
+            conn.execute(delete(table))
 
     def record_changes(batch: CardBatch) -> None:
         if batch.previous_check is None:
             raise ValueError("card batches for a database that has cards need previous_check")
-        old: dict[str, dict[str, str]] = {}
-        for chunk in _chunks(batch.ids, 500):
-            for o, f, st in conn.execute(select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
-                                         .where(leg_t.c.oracle_id.in_(chunk))):
-                old.setdefault(o, {})[f] = st
+        new_text = {row[0]: row[2] for row in batch.index_rows}
         for oid, (name, legalities) in batch.previous_check.items():
-            before_all = old.get(oid, {})
+            text = old_text.get(oid)
+            if text is not None:
+                if text == new_text.get(oid):
+                    continue  # the same statuses: no format changed
+                before_all = json.loads(text)
+            else:
+                before_all = old_dicts.get(oid, {})
             for fmt in sorted(old_formats & legalities.keys()):
                 before, after = before_all.get(fmt, "not_legal"), legalities[fmt]
                 if after != before:
@@ -866,23 +890,13 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
         new_formats |= batch.formats
         if had_cards:
             record_changes(batch)
-            for chunk in _chunks(batch.ids, 500):
-                for table in (index_t, names_t, leg_t, cards_t):
-                    conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
         rows.insert(cards_t, batch.card_rows)
         rows.insert(leg_t, batch.legality_rows)
         rows.insert(names_t, batch.name_rows)
         rows.insert(index_t, batch.index_rows)
-    if had_cards:
-        gone = [oid for (oid,) in conn.execute(select(cards_t.c.oracle_id))
-                if oid not in seen]
-        for chunk in _chunks(gone, 500):
-            for oid, name in conn.execute(select(cards_t.c.oracle_id, cards_t.c.name)
-                                          .where(cards_t.c.oracle_id.in_(chunk))):
-                changes.append({"changed_at": now, "oracle_id": oid, "name": name,
-                                "format": "*", "old_status": "removed", "new_status": None})
-            for table in (index_t, names_t, leg_t, cards_t):
-                conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
+    for oid in sorted(old_names.keys() - seen):  # cards the new data no longer holds
+        changes.append({"changed_at": now, "oracle_id": oid, "name": old_names[oid],
+                        "format": "*", "old_status": "removed", "new_status": None})
     _set_meta(conn, "formats", json.dumps(sorted(new_formats)))
     return WriteResult(card_count=len(seen), changes=changes)
 

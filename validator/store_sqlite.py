@@ -12,6 +12,7 @@ hot path. `open_cards` picks the reader: this one for a SQLite file, `CardDB` fo
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -19,7 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import orjson
 
 from .compact import IndexData, SyncStamp
 from .location import database_url, sqlite_file
@@ -58,7 +58,7 @@ def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
 
 def row_to_card(row: tuple[Any, ...], legalities: dict[str, str]) -> Card:
     """A `cards` row (CARD_COLUMNS order, JSON columns as text) -> Card, as `db.row_to_card`."""
-    loads = orjson.loads
+    loads = json.loads  # the stdlib: a handful of rows on the cold path (orjson costs an import)
     return Card(
         oracle_id=row[0], name=row[1], layout=row[2],
         faces=tuple(Face(**f) for f in loads(row[10])), mana_cost=row[3],
@@ -287,7 +287,7 @@ class SqliteCards:
         with self._snapshot() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = 'formats'").fetchone()
             if row is not None:
-                return sorted(orjson.loads(row[0]))
+                return sorted(json.loads(row[0]))
             return sorted(r[0] for r in conn.execute("SELECT DISTINCT format FROM legalities"))
 
     # -------------------------------------------------------------- information (CardDB)
