@@ -852,6 +852,8 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
     sideboard get an INFO note saying whether their condition holds.
     """
     slots = companion_cards(deck)
+    if not slots.declared and not slots.sideboard:
+        return []  # no companion card: nothing to check (most decks)
     lines = _lines_by_name(deck, Section.COMPANION, Section.SIDEBOARD)
     if not fmt.companions:
         return [Problem("companions-not-allowed",
@@ -859,8 +861,6 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
                         f"format:{fmt.key}", Severity.ERROR, (e.card.name,),
                         _lines_of([e.card.name], lines)) for e in slots.declared]
     problems = _declaration_problems(slots.declared, fmt, lines)
-    if not slots.declared and not slots.sideboard:
-        return problems  # no companion card: nothing more to check
     starting = starting_deck(deck, fmt)
     ctx = StartingDeck.for_format(fmt)
     starting_lines = _lines_by_name(deck, *_starting_sections(fmt))

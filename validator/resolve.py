@@ -245,7 +245,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             citation="deckcheck:input",
             severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
             lines=(issue.line,) if issue.line else ()))
-    wanted = [e for e in deck.entries if e.section != Section.IGNORED]
+    ignored = Section.IGNORED
+    wanted = [e for e in deck.entries if e.section != ignored]
     folded_names = [fold_name(e.name) for e in wanted]  # once per entry
     lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
     if lookup_folded is not None:
