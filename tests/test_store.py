@@ -254,3 +254,13 @@ def test_resync_change_log_with_and_without_compact_rows(tmp_path: Path, compact
         == [("Brainstorm", "legacy", "legal", "banned"), (objs[0]["name"], "*", "removed", None)]
     again = import_file(second, str(path), force=True)
     assert again.changes == []
+
+
+def test_a_file_that_is_no_card_database_gets_carddbs_message(tmp_path: Path) -> None:
+    junk = tmp_path / "notes.sqlite3"
+    junk.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(validator.DatabaseError) as lean:
+        validator.open_db(junk)
+    with pytest.raises(validator.DatabaseError) as full:
+        CardDB(junk).check()
+    assert str(lean.value) == str(full.value)

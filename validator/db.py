@@ -577,10 +577,10 @@ class CardDB:
 
     def rarities(self, oracle_id: str) -> set[str] | None:
         """Rarities the card was printed at; None when printings were never synced."""
-        if not self.has_printings():
-            return None
         t = PrintingRow.__table__
-        with self._connect() as conn:
+        with self._snapshot() as conn:  # "none synced" and the rarities from one snapshot
+            if conn.execute(select(t.c.set_code).limit(1)).first() is None:
+                return None
             return {r[0] for r in conn.execute(select(t.c.rarity).where(t.c.oracle_id == oracle_id))}
 
     def has_printings(self) -> bool:

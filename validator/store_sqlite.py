@@ -44,13 +44,13 @@ def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
     url = database_url(db)
     path = sqlite_file(url)
     if path is not None and path.is_file():
+        reader = SqliteCards(path, url)
         try:
-            reader = SqliteCards(path, url)
             if reader.has_cards():
                 return reader
-            reader.close()
-        except sqlite3.Error:
-            pass  # not a card database: CardDB reports it
+        except Exception:  # noqa: BLE001 - not a card database: CardDB says what is wrong
+            pass
+        reader.close()
     from .db import CardDB
 
     return CardDB(db)
