@@ -196,9 +196,11 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['cmd100_over_75']:.2f}x; index load {r['load_cpu_s']:.2f} s; "
                       f"peak {r['peak_mb']:.0f} MB")
                 if label == "this code":
-                    ok = (r["decks_per_cpu_s"] >= 3000 and r["cmd100_over_75"] <= 1.5
-                          and r["p99_ms"] <= 2.0)
-                    print(f"  {'PASS' if ok else 'MISS'}: targets 3,000 decks/CPU-s, 1.5x, p99 2 ms")
+                    for ok, what in ((r["decks_per_cpu_s"] >= 3000, "3,000 decks per CPU-second"),
+                                     (r["cmd100_over_75"] <= 1.5, "100-card Commander <= 1.5x a "
+                                                                  "75-card deck"),
+                                     (r["p99_ms"] <= 2.0, "p99 <= 2 ms")):
+                        print(f"  {'PASS' if ok else 'MISS'}: {what}")
             reference = hashes.get("baseline") or args.hashes
             if reference:
                 diffs = compare_hashes(reference, hashes["this code"])

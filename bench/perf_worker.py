@@ -50,6 +50,8 @@ def load_decks(path: Path, sample: int | None) -> list[tuple[str, dict]]:
 
 def cmd_index(args) -> dict:
     import validator
+    import validator.api  # the code the index needs is loaded first: RSS growth is the index
+    import validator.resolve  # noqa: F401
 
     rss0 = _rss_mb()
     c0, t0 = time.process_time(), time.perf_counter()

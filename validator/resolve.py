@@ -63,13 +63,16 @@ class CardIndex:
     def _load_compact(self, data: IndexData) -> None:
         self._legalities = LegalityInterner()
         raw = self._raw
-        order: dict[str, int] = {}
+        order: dict[str, int] = {}  # oracle id (the card_index row's string) -> card order
+        texts: dict[str, str] = {}  # a few hundred distinct legality texts: keep one of each
         for position, (oid, name, legalities, blob) in enumerate(data.rows):
-            raw[oid] = (name, legalities, blob)
+            raw[oid] = (name, texts.setdefault(legalities, legalities), blob)
             order[oid] = position
         by_name = self._by_name
+        same_oid = {oid: oid for oid in order}  # one string per oracle id, not one per name
         for folded, oid in data.names:
-            if oid in raw:  # card_names also holds tokens and other non-deck objects
+            oid = same_oid.get(oid)
+            if oid is not None:  # card_names also holds tokens and other non-deck objects
                 ids = by_name.get(folded)
                 if ids is None:
                     by_name[folded] = [oid]
