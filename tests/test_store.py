@@ -36,7 +36,7 @@ def db_path(tmp_path_factory) -> Path:
     # One file holding all fixture cards (a second import would replace the first).
     objs = []
     for name in ("cards_core.json", "cards_commander.json", "cards_companion.json",
-                 "scryfall_cards.json"):
+                 "cards_meld.json", "scryfall_cards.json"):
         seen = {o["name"] for o in objs}
         objs += [o for o in json.loads((FIXTURES / name).read_text(encoding="utf-8"))
                  if o["name"] not in seen]
@@ -111,6 +111,7 @@ def test_compact_index_equals_index_from_card_tables(db_path: Path, reader) -> N
     assert cards_of(compact, names) == cards_of(tables, names)
     assert compact.all_names() == tables.all_names()
     assert len(compact) == len(tables)
+    assert any(c.meld_from for cards in compact.lookup(names).values() for c in cards)
     some = next(iter(tables.lookup(["Lightning Bolt"]).values()))[0]
     assert compact.card_by_id(some.oracle_id) == some
     # Equal legality dicts are one object (interned).

@@ -41,7 +41,7 @@ def encode_card(card: Card) -> bytes:
         card.color_identity, sorted(card.keywords), card.game_changer, card.reserved,
         card.copy_limit, card.any_number, card.commander_eligible, card.partner,
         card.partner_with, card.has_activated_ability, card.companion_condition,
-        card.is_deck_card,
+        card.is_deck_card, list(card.meld_from),
     ])
 
 
@@ -60,7 +60,7 @@ def decode_card(oracle_id: str, name: str, data: bytes, legalities: dict[str, st
         game_changer=bool(v[12]), reserved=bool(v[13]), copy_limit=v[14],
         any_number=bool(v[15]), commander_eligible=bool(v[16]), partner=v[17],
         partner_with=v[18], has_activated_ability=bool(v[19]), companion_condition=v[20],
-        is_deck_card=bool(v[21]),
+        is_deck_card=bool(v[21]), meld_from=tuple(v[22]) if len(v) > 22 else (),
     )
 
 

@@ -31,9 +31,11 @@ CARD_COLUMNS = (
     "oracle_id", "name", "layout", "mana_cost", "mana_value", "type_line", "types", "subtypes",
     "supertypes", "oracle_text", "faces", "color_identity", "keywords", "game_changer",
     "reserved", "copy_limit", "any_number", "commander_eligible", "partner", "partner_with",
-    "has_activated_ability", "companion_condition", "is_deck_card",
+    "has_activated_ability", "companion_condition", "is_deck_card", "meld_from",
 )
-_SELECT_CARDS = f"SELECT {', '.join(CARD_COLUMNS)} FROM cards"
+#: Columns added after schema version 1 shipped (`db._OPTIONAL_CARD_COLUMNS`): an older
+#: database lacks them, and the fact takes its default.
+OPTIONAL_COLUMNS = ("meld_from",)
 _CHUNK = 500  # names / ids per IN (...) list, as `db.CardDB` does
 
 
@@ -69,6 +71,7 @@ def row_to_card(row: tuple[Any, ...], legalities: dict[str, str]) -> Card:
         copy_limit=row[15], any_number=bool(row[16]), commander_eligible=bool(row[17]),
         partner=row[18], partner_with=row[19], has_activated_ability=bool(row[20]),
         companion_condition=row[21], is_deck_card=bool(row[22]),
+        meld_from=tuple(loads(row[23]) or ()) if len(row) > 23 and row[23] else (),
     )
 
 
@@ -93,6 +96,7 @@ class SqliteCards:
         self._lock = threading.Lock()
         self._all_names: list[str] | None = None
         self._full_db: Any = None
+        self._select_cards: str | None = None
 
     # -------------------------------------------------------------- connections, snapshots
 
@@ -169,8 +173,15 @@ class SqliteCards:
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cards'").fetchone()
             return bool(found) and conn.execute("SELECT 1 FROM cards LIMIT 1").fetchone() is not None
 
-    @staticmethod
-    def _cards(conn: sqlite3.Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
+    def _select(self, conn: sqlite3.Connection) -> str:
+        """SELECT of the card columns this database has (see OPTIONAL_COLUMNS)."""
+        if self._select_cards is None:
+            present = {r[1] for r in conn.execute("PRAGMA table_info(cards)")}
+            columns = [c for c in CARD_COLUMNS if c in present or c not in OPTIONAL_COLUMNS]
+            self._select_cards = f"SELECT {', '.join(columns)} FROM cards"
+        return self._select_cards
+
+    def _cards(self, conn: sqlite3.Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
         ids = list(set(oracle_ids))
         legal: dict[str, dict[str, str]] = {i: {} for i in ids}
         rows: list[tuple[Any, ...]] = []
@@ -180,7 +191,8 @@ class SqliteCards:
                     f"SELECT oracle_id, format, status FROM legalities WHERE oracle_id IN ({marks})",
                     chunk):
                 legal[oid][fmt] = status
-            rows += conn.execute(f"{_SELECT_CARDS} WHERE oracle_id IN ({marks})", chunk).fetchall()
+            rows += conn.execute(f"{self._select(conn)} WHERE oracle_id IN ({marks})",
+                                 chunk).fetchall()
         return {r[0]: row_to_card(r, legal[r[0]]) for r in rows}
 
     def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
@@ -249,8 +261,7 @@ class SqliteCards:
             names = conn.execute("SELECT folded, oracle_id FROM card_names").fetchall()
         return IndexData(sync=stamp, rows=rows, names=names)
 
-    @staticmethod
-    def _all_cards(conn: sqlite3.Connection) -> list[tuple[list[str], Card]]:
+    def _all_cards(self, conn: sqlite3.Connection) -> list[tuple[list[str], Card]]:
         legal: dict[str, dict[str, str]] = {}
         for oid, fmt, status in conn.execute("SELECT oracle_id, format, status FROM legalities"):
             legal.setdefault(oid, {})[fmt] = status
@@ -258,7 +269,7 @@ class SqliteCards:
         for folded, oid in conn.execute("SELECT folded, oracle_id FROM card_names"):
             names.setdefault(oid, []).append(folded)
         return [(names.get(r[0], []), row_to_card(r, legal.get(r[0], {})))
-                for r in conn.execute(f"{_SELECT_CARDS} WHERE is_deck_card IS 1")]
+                for r in conn.execute(f"{self._select(conn)} WHERE is_deck_card IS 1")]
 
     # -------------------------------------------------------------- printings, formats
 
