@@ -106,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stall-timeout", type=float, metavar="SECONDS",
                    help="give up a download when no data arrives for this long "
                         "(default: $DECKCHECK_SYNC_STALL_TIMEOUT or 60)")
+    p.add_argument("--request-timeout", type=float, metavar="SECONDS",
+                   help="give up when Scryfall's answer (or a download's headers) has not "
+                        "fully arrived after this long, however its bytes trickle "
+                        "(default: $DECKCHECK_SYNC_REQUEST_TIMEOUT or 60)")
     p.add_argument("--lock-timeout", type=float, metavar="SECONDS",
                    help="wait this long for another sync of the same database to finish "
                         "(default: $DECKCHECK_SYNC_LOCK_TIMEOUT or 600)")
@@ -189,14 +193,15 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if args.from_file is not None and not args.from_file.is_file():
         what = "is a directory, not a bulk file" if args.from_file.is_dir() else "no such file"
         raise UsageError(f"--from: {what}: {args.from_file}")
-    for option in ("min_rate", "stall_timeout"):
+    for option in ("min_rate", "stall_timeout", "request_timeout"):
         if getattr(args, option) is not None and not getattr(args, option) > 0:
             raise UsageError(f"--{option.replace('_', '-')} must be greater than 0")
     quiet_log = not sys.stderr.isatty()
     try:
         results = sync(args.db, from_file=args.from_file, force=args.force,
                        printings=args.printings, allow_shrink=args.allow_shrink,
-                       limits=DownloadLimits.from_env(args.min_rate, args.stall_timeout),
+                       limits=DownloadLimits.from_env(args.min_rate, args.stall_timeout,
+                                                      args.request_timeout),
                        lock_timeout=args.lock_timeout,
                        echo=(lambda s: print(s, file=sys.stderr)) if quiet_log else (lambda s: None))
     except SyncError as exc:

@@ -17,10 +17,12 @@ from .errors import DeckcheckError
 import gc
 import logging
 import os
+import socket
 import sys
 import tempfile
+import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -152,11 +154,18 @@ def api_base() -> str:
 ENV_MIN_RATE = "DECKCHECK_SYNC_MIN_RATE"
 ENV_STALL_TIMEOUT = "DECKCHECK_SYNC_STALL_TIMEOUT"
 ENV_LOCK_TIMEOUT = "DECKCHECK_SYNC_LOCK_TIMEOUT"
+ENV_REQUEST_TIMEOUT = "DECKCHECK_SYNC_REQUEST_TIMEOUT"
 #: 32 KiB/s (256 kbit/s): Scryfall's 170 MB file still finishes (in 90 minutes) on a line that
 #: slow; a venue line of 1 Mbit/s takes 23 minutes and is far above it.
 DEFAULT_MIN_RATE = 32 * 1024
 #: No byte for this long: the connection is dead (and the rate applies after this grace).
 DEFAULT_STALL_TIMEOUT = 60.0
+#: The whole of one API answer (headers and the small bulk-data object), and the headers of a
+#: download, must arrive within this many seconds: Scryfall answers in well under one. A server
+#: trickling bytes never trips a per-read timeout; this deadline ends it.
+DEFAULT_REQUEST_TIMEOUT = 60.0
+#: A bulk-data object is about 1 KB; an answer this big is not one (and is not read into memory).
+DEFAULT_INDEX_MAX_BYTES = 1 << 20
 #: How long a sync waits for another sync of the same database to finish (a full import takes
 #: about a minute; a slow machine several).
 DEFAULT_LOCK_TIMEOUT = 600.0
@@ -183,19 +192,28 @@ class DownloadLimits:
 
     min_rate: float = DEFAULT_MIN_RATE  # bytes per second
     stall_timeout: float = DEFAULT_STALL_TIMEOUT  # seconds
+    #: Every request's headers, and an API answer's whole body, arrive within this (seconds).
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    #: A bulk-data index answer larger than this (bytes) is refused.
+    index_max_bytes: int = DEFAULT_INDEX_MAX_BYTES
 
     @classmethod
     def from_env(cls, min_rate_kib: float | None = None,
-                 stall_timeout: float | None = None) -> "DownloadLimits":
-        """Explicit values (the CLI's --min-rate in KiB/s, --stall-timeout in seconds), else
-        $DECKCHECK_SYNC_MIN_RATE (KiB/s) and $DECKCHECK_SYNC_STALL_TIMEOUT, else defaults."""
+                 stall_timeout: float | None = None,
+                 request_timeout: float | None = None) -> "DownloadLimits":
+        """Explicit values (the CLI's --min-rate in KiB/s, --stall-timeout and
+        --request-timeout in seconds), else $DECKCHECK_SYNC_MIN_RATE (KiB/s),
+        $DECKCHECK_SYNC_STALL_TIMEOUT and $DECKCHECK_SYNC_REQUEST_TIMEOUT, else defaults."""
         rate = (min_rate_kib * 1024 if min_rate_kib is not None
                 else _env_number(ENV_MIN_RATE, DEFAULT_MIN_RATE, 1024))
         stall = (stall_timeout if stall_timeout is not None
                  else _env_number(ENV_STALL_TIMEOUT, DEFAULT_STALL_TIMEOUT))
-        if not (rate > 0 and stall > 0):
-            raise SyncError("the minimum rate and the stall timeout must be greater than 0")
-        return cls(min_rate=rate, stall_timeout=stall)
+        answer = (request_timeout if request_timeout is not None
+                  else _env_number(ENV_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT))
+        if not (rate > 0 and stall > 0 and answer > 0):
+            raise SyncError("the minimum rate, the stall timeout and the request timeout must "
+                            "be greater than 0")
+        return cls(min_rate=rate, stall_timeout=stall, request_timeout=answer)
 
     def deadline(self, size: int | None) -> float | None:
         """Seconds a download of `size` bytes may take (None: size unknown)."""
@@ -244,6 +262,10 @@ def make_session(retries: int = 5, backoff: float = 1.0, rate_limit_wait: float 
 
     session = requests.Session()
     session.headers.update(HEADERS)
+    # Connections that a `_Watchdog` can shut down: every request gets an overall deadline.
+    adapter = _watched_adapter()
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
     session.deckcheck_policy = RetryPolicy(  # type: ignore[attr-defined]
         attempts=retries + 1, backoff=backoff, rate_limit_wait=rate_limit_wait,
         min_interval=min_interval, sleep=sleep)
@@ -267,6 +289,163 @@ class _Throttle:
 
 
 _throttle = _Throttle()
+
+
+class RequestDeadline(Exception):
+    """A request's watchdog fired: the answer did not arrive in time (not retried: a server
+    that trickles keeps trickling)."""
+
+
+class _Watchdog:
+    """An overall deadline for a request: when it passes, the request's socket is shut down,
+    which ends a read blocked on it at once.
+
+    requests' and urllib3's timeouts bound each read, not the answer: a server sending a byte a
+    second, in the headers or the body, never trips them (urllib3's `Timeout` documentation says
+    so and suggests a watcher thread to cut a request off after a wall-clock time). The sockets
+    are registered by the connections of `make_session`'s adapter while this watchdog is the
+    thread's current one; a duplicate of each descriptor is kept, so a TLS handshake in progress
+    (on a socket already handed to the ssl module) can be cut off too, and shutdown(2) acts on
+    the connection itself, whichever descriptor names it."""
+
+    _local = threading.local()
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._socks: list[socket.socket] = []
+        self._timer: threading.Timer | None = None
+        self._outer: _Watchdog | None = None
+
+    @classmethod
+    def current(cls) -> "_Watchdog | None":
+        return getattr(cls._local, "current", None)
+
+    def __enter__(self) -> "_Watchdog":
+        self._outer = self.current()
+        self._local.current = self
+        self.rearm(self.seconds)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._local.current = self._outer
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            for sock in self._socks:
+                sock.close()
+            self._socks.clear()
+
+    def rearm(self, seconds: float | None) -> None:
+        """From now on, fire after `seconds` (None: never)."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self.seconds = seconds
+            if seconds is not None and not self.expired:
+                self._timer = threading.Timer(seconds, self._fire)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def watch(self, sock: Any) -> None:
+        """Shut `sock` down when the deadline passes (at once when it has passed)."""
+        try:
+            dup = socket.socket(fileno=os.dup(sock.fileno()))
+        except (OSError, AttributeError, ValueError):
+            return  # already closed (or not a socket): nothing left to cut off
+        with self._lock:
+            self._socks.append(dup)
+            if self.expired:
+                _shutdown(dup)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._socks:
+                _shutdown(sock)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed by the other side or by us
+
+
+_adapter_class: Any = None
+
+
+def _watched_adapter() -> Any:
+    """A requests HTTPAdapter whose connections register their sockets with the current
+    `_Watchdog`: on a new connection the socket is registered before any TLS handshake, and on
+    every request (also over a kept-alive connection) before its answer is read.
+
+    The hooks are urllib3's documented override points: a PoolManager's own
+    `pool_classes_by_scheme`, and a pool's `ConnectionCls`."""
+    global _adapter_class
+    if _adapter_class is None:
+        from requests.adapters import HTTPAdapter
+        from urllib3.connection import HTTPConnection, HTTPSConnection
+        from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+        def watched(base: Any) -> Any:
+            class Watched(base):  # type: ignore[misc, valid-type]
+                def _new_conn(self) -> Any:
+                    sock = super()._new_conn()
+                    dog = _Watchdog.current()
+                    if dog is not None:
+                        dog.watch(sock)
+                    return sock
+
+                def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+                    dog = _Watchdog.current()
+                    if dog is not None and self.sock is not None:
+                        dog.watch(self.sock)
+                    return super().getresponse(*args, **kwargs)
+
+            Watched.__name__ = f"Watched{base.__name__}"
+            return Watched
+
+        class WatchedHTTPConnectionPool(HTTPConnectionPool):
+            ConnectionCls = watched(HTTPConnection)
+
+        class WatchedHTTPSConnectionPool(HTTPSConnectionPool):
+            ConnectionCls = watched(HTTPSConnection)
+
+        class WatchedAdapter(HTTPAdapter):
+            def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+                super().init_poolmanager(*args, **kwargs)
+                self.poolmanager.pool_classes_by_scheme = {
+                    "http": WatchedHTTPConnectionPool, "https": WatchedHTTPSConnectionPool}
+
+        _adapter_class = WatchedAdapter
+    return _adapter_class()
+
+
+def _deadline_error(what: str, seconds: float | None, phase: str) -> SyncError:
+    return SyncError(
+        f"{what}: {phase} did not arrive within {seconds or 0:g} s (the server sends too "
+        f"slowly or trickles bytes); try again later, or allow longer with --request-timeout "
+        f"SECONDS (${ENV_REQUEST_TIMEOUT})", hint=OFFLINE_HINT)
+
+
+def _read_capped(resp: Any, max_bytes: int, what: str) -> bytes:
+    """The body of a streamed answer, refused when it is larger than `max_bytes` (announced
+    or counted as it arrives, after decoding, so a compressed bomb is refused too)."""
+    length = resp.headers.get("Content-Length")
+    too_big = SyncError(
+        f"{what}: the answer is larger than {max_bytes} bytes, far more than a bulk-data "
+        f"object (about 1 KB); check that ${ENV_API} points at Scryfall's API or a mirror of it")
+    if length and length.strip().isdigit() and int(length) > max_bytes:
+        raise too_big
+    body = bytearray()
+    for piece in resp.iter_content(1 << 14):
+        body += piece
+        if len(body) > max_bytes:
+            raise too_big
+    return bytes(body)
 
 
 def _retry_after(resp: Any, policy: RetryPolicy) -> float | None:
@@ -305,35 +484,28 @@ def _describe_http_error(resp: Any, what: str) -> str:
 
 
 def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: Any = 30.0,
-         api: bool = True, attempts: int | None = None) -> Any:
+         api: bool = True, attempts: int | None = None, deadline: float | None = None,
+         max_bytes: int | None = None, watchdog: _Watchdog | None = None) -> Any:
     """GET with our headers and retries (`attempts`, default the session policy's). Returns the
-    last response (any status); raises SyncError when every attempt failed without one."""
-    import requests
+    last response (any status); raises SyncError when every attempt failed without one.
 
+    Each attempt ends within `deadline` seconds (headers, and the body unless `stream`), or
+    within what the caller's running `watchdog` allows; a deadline that passes is a SyncError,
+    not retried. With `max_bytes` the body is read here, and refused when larger (the answer's
+    `content` then holds it)."""
     policy = _policy(session)
     if attempts is not None:
         policy = replace(policy, attempts=max(1, min(attempts, policy.attempts)))
     for attempt in range(1, policy.attempts + 1):
         if api:
             _throttle.wait(policy)
+        dog = watchdog or _Watchdog(deadline)
         try:
-            resp = session.get(url, headers=HEADERS, stream=stream, timeout=timeout)
-        except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
-                requests.exceptions.InvalidSchema) as exc:
-            raise SyncError(f"{what}: not a URL that can be downloaded ({exc})") from exc
-        except (requests.ConnectionError, requests.Timeout,
-                # the body of a non-streamed answer (the bulk-data index) is read inside get():
-                # a connection reset there is a dropped connection like any other
-                requests.exceptions.ChunkedEncodingError,
-                requests.exceptions.ContentDecodingError) as exc:
-            if _name_not_resolved(exc):
-                from urllib.parse import urlsplit
-
-                host = urlsplit(url).hostname or url
-                # No name resolution means no network (or no DNS): retrying for half a minute
-                # changes nothing, and the user needs to know how to sync offline.
-                raise SyncError(f"{what}: cannot resolve the host name {host} (no network "
-                                "connection or no DNS)", hint=OFFLINE_HINT) from exc
+            with dog if watchdog is None else nullcontext():
+                resp = _get_once(session, url, what, dog, stream=stream or max_bytes is not None,
+                                 timeout=timeout, max_bytes=max_bytes)
+        except _Retry as retry:
+            exc = retry.__cause__
             if attempt == policy.attempts:
                 raise SyncError(f"{what}: cannot reach the server after {attempt} attempts "
                                 f"({type(exc).__name__}: {exc})") from exc
@@ -355,6 +527,52 @@ def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: An
         resp.close()
         policy.wait(wait)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+class _Retry(Exception):
+    """A failed attempt worth another (its cause is the network error)."""
+
+
+def _get_once(session: Any, url: str, what: str, dog: _Watchdog, *, stream: bool,
+              timeout: Any, max_bytes: int | None) -> Any:
+    """One attempt of `_get`: the answer, a SyncError, or _Retry from a network error."""
+    import requests
+
+    try:
+        resp = session.get(url, headers=HEADERS, stream=stream, timeout=timeout)
+        if max_bytes is not None:
+            try:
+                # what requests' own `content` does, with a size limit
+                resp._content = _read_capped(resp, max_bytes, what)
+                resp._content_consumed = True
+            finally:
+                resp.close()
+        return resp
+    except SyncError:
+        raise
+    except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
+            requests.exceptions.InvalidSchema) as exc:
+        raise SyncError(f"{what}: not a URL that can be downloaded ({exc})") from exc
+    except Exception as exc:
+        if dog.expired:  # whatever the shut-down socket made the read raise
+            phase = ("the answer's headers" if stream and max_bytes is None
+                     else "the whole answer")
+            raise _deadline_error(what, dog.seconds, phase) from exc
+        if not isinstance(exc, (requests.ConnectionError, requests.Timeout,
+                                # the body of the bulk-data index is read in this attempt: a
+                                # connection reset there is a dropped connection like any other
+                                requests.exceptions.ChunkedEncodingError,
+                                requests.exceptions.ContentDecodingError)):
+            raise
+        if _name_not_resolved(exc):
+            from urllib.parse import urlsplit
+
+            host = urlsplit(url).hostname or url
+            # No name resolution means no network (or no DNS): retrying for half a minute
+            # changes nothing, and the user needs to know how to sync offline.
+            raise SyncError(f"{what}: cannot resolve the host name {host} (no network "
+                            "connection or no DNS)", hint=OFFLINE_HINT) from exc
+        raise _Retry() from exc
 
 
 def _name_not_resolved(exc: BaseException) -> bool:
@@ -391,10 +609,15 @@ def download_uri(descriptor: dict[str, Any], where: str) -> str:
 
 
 def fetch_descriptor(session: Any, bulk_type: str, api: str | None = None,
-                     timeout: float = 30.0) -> dict[str, Any]:
-    """GET /bulk-data/<type> and return the bulk data object."""
+                     timeout: float = 30.0, limits: DownloadLimits | None = None) -> dict[str, Any]:
+    """GET /bulk-data/<type> and return the bulk data object.
+
+    The whole answer must arrive within `limits.request_timeout` seconds and hold at most
+    `limits.index_max_bytes` bytes (it is about 1 KB)."""
+    limits = limits or DownloadLimits()
     url = f"{api or api_base()}/bulk-data/{bulk_type.replace('_', '-')}"
-    resp = _get(session, url, f"GET {url}", timeout=timeout)
+    resp = _get(session, url, f"GET {url}", timeout=timeout, deadline=limits.request_timeout,
+                max_bytes=limits.index_max_bytes)
     if resp.status_code != 200:
         raise SyncError(_describe_http_error(resp, f"GET {url}"))
     try:
@@ -418,60 +641,87 @@ def download(session: Any, uri: str, dest: Path, expected_size: int | None = Non
     """Stream `uri` to `dest`. Besides `_get`'s retries, the whole download is tried again
     when the connection drops or stalls mid-body, or fewer bytes arrive than Scryfall announced.
 
-    Every attempt ends: no byte for `limits.stall_timeout` seconds is a stall (the socket's read
-    timeout), and an average below `limits.min_rate` after that grace is too slow (checked as
-    each piece arrives, so a trickle of one byte a minute ends too)."""
-    import requests
-
+    Every attempt ends: the answer's headers arrive within `limits.request_timeout` seconds; no
+    byte for `limits.stall_timeout` seconds is a stall (the socket's read timeout), and an
+    average below `limits.min_rate` after that grace is too slow (checked as each piece
+    arrives, so a trickle of one byte a minute ends too); and a body of known size is cut off
+    when `limits.deadline(size)` has passed however its bytes arrive (a watchdog: the rate is
+    only checked when the decoder hands a piece over)."""
     limits = limits or DownloadLimits()
     timeout = timeout or (30.0, limits.stall_timeout)
     policy = _policy(session)
     attempts = attempts or min(policy.attempts, 3)  # whole downloads: 25 MB each
     what = f"download {uri}"
-    last_error = ""
+    last_error: str | None = ""
     for attempt in range(1, attempts + 1):
-        # Two tries per whole attempt: with three attempts, a server that accepts connections
-        # and never answers ends the sync after 6 stall timeouts, not 18.
-        resp = _get(session, uri, what, stream=True, timeout=timeout, api=False, attempts=2)
-        try:
-            if resp.status_code != 200:
-                raise SyncError(_describe_http_error(resp, what))
-            total = resp.headers.get("Content-Length")
-            total_n = int(total) if total and total.isdigit() else None
-            encoded = "gzip" in (resp.headers.get("Content-Encoding") or "").lower()
-            with open(dest, "wb") as out:
-                # decode_content: a legacy .json file comes with Content-Encoding gzip; a
-                # .jsonl.gz file is stored gzip and stays as it is (sniffed on import).
-                for chunk in _body(resp.raw, limits, total_n or expected_size):
-                    out.write(chunk)
-                    if progress:
-                        progress(len(chunk), total_n)
-            size = dest.stat().st_size
-            if expected_size and not encoded and size != expected_size:
-                last_error = (f"got {size} bytes, Scryfall announced {expected_size}: "
-                              "the download is truncated")
-            else:
-                return
-        except SyncError:
-            raise
-        except _TooSlow as exc:
-            raise SyncError(f"{what}: {exc}") from None
-        except (requests.RequestException, OSError) as exc:
-            if isinstance(exc, OSError) and not _is_network_error(exc):
-                raise SyncError(f"{what}: cannot write {dest}: {exc}") from exc
-            last_error = _network_failure(exc, limits)
-        except Exception as exc:  # urllib3 errors raised while streaming the body
-            if not type(exc).__module__.startswith(("urllib3", "http.client")):
-                raise
-            last_error = _network_failure(exc, limits)
-        finally:
-            resp.close()
+        dog = _Watchdog(limits.request_timeout)
+        with dog:
+            last_error = _download_once(session, uri, dest, what, dog, expected_size, progress,
+                                        timeout, limits)
+        if last_error is None:
+            return
         if attempt < attempts:
             wait = policy.backoff_for(attempt)
             log.warning("%s failed (%s); retrying in %.0f s (attempt %d of %d)",
                         what, last_error, wait, attempt, attempts)
             policy.wait(wait)
     raise SyncError(f"{what} failed after {attempts} attempts: {last_error}")
+
+
+def _download_once(session: Any, uri: str, dest: Path, what: str, dog: _Watchdog,
+                   expected_size: int | None, progress: Callable[[int, int | None], None] | None,
+                   timeout: Any, limits: DownloadLimits) -> str | None:
+    """One attempt of `download`, under `dog`: None when done, else why it failed (worth
+    another attempt); SyncError when another attempt would not help."""
+    import requests
+
+    # Two tries: with three attempts, a server that accepts connections and never answers
+    # ends the sync after 6 stall timeouts, not 18.
+    resp = _get(session, uri, what, stream=True, timeout=timeout, api=False, attempts=2,
+                watchdog=dog)
+    try:
+        if resp.status_code != 200:
+            raise SyncError(_describe_http_error(resp, what))
+        total = resp.headers.get("Content-Length")
+        total_n = int(total) if total and total.isdigit() else None
+        encoded = "gzip" in (resp.headers.get("Content-Encoding") or "").lower()
+        body_deadline = limits.deadline(total_n or expected_size)
+        # The rate check ends a download of S bytes by deadline(S) whenever pieces arrive; the
+        # watchdog (with a stall timeout's slack) ends it even when none is handed over.
+        dog.rearm(None if body_deadline is None else body_deadline + limits.stall_timeout)
+        with open(dest, "wb") as out:
+            # decode_content: a legacy .json file comes with Content-Encoding gzip; a
+            # .jsonl.gz file is stored gzip and stays as it is (sniffed on import).
+            for chunk in _body(resp.raw, limits, total_n or expected_size):
+                out.write(chunk)
+                if progress:
+                    progress(len(chunk), total_n)
+        size = dest.stat().st_size
+        if expected_size and not encoded and size != expected_size:
+            return (f"got {size} bytes, Scryfall announced {expected_size}: "
+                    "the download is truncated")
+        return None
+    except SyncError:
+        raise
+    except _TooSlow as exc:
+        raise SyncError(f"{what}: {exc}") from None
+    except Exception as exc:
+        if dog.expired:  # the watchdog shut the connection: the deadline passed
+            raise SyncError(
+                f"{what}: not finished within its deadline of {dog.seconds or 0:.0f} s "
+                f"({limits.stall_timeout:g} s + the size at the minimum rate of "
+                f"{limits.min_rate / 1024:g} KiB/s, + {limits.stall_timeout:g} s); on a slow "
+                f"line lower --min-rate (or ${ENV_MIN_RATE}, KiB/s)") from exc
+        if isinstance(exc, OSError) and not isinstance(exc, requests.RequestException) \
+                and not _is_network_error(exc):
+            raise SyncError(f"{what}: cannot write {dest}: {exc}") from exc
+        if not isinstance(exc, (requests.RequestException, OSError)) and \
+                not type(exc).__module__.startswith(("urllib3", "http.client")):
+            raise
+        # urllib3 errors raised while streaming the body, dropped connections, stalls
+        return _network_failure(exc, limits)
+    finally:
+        resp.close()
 
 
 def _body(raw: Any, limits: DownloadLimits, size: int | None) -> Iterator[bytes]:
@@ -913,7 +1163,7 @@ def _sync_one(db: str | None, kind: str, session: Any, api: str | None, force: b
               echo: Callable[[str], None], allow_shrink: bool = False,
               limits: DownloadLimits | None = None,
               lock_timeout: float | None = None) -> SyncResult:
-    descriptor = fetch_descriptor(session, kind, api)
+    descriptor = fetch_descriptor(session, kind, api, limits=limits)
     uri = download_uri(descriptor, f"the {kind} bulk data")
     updated_at = descriptor.get("updated_at")
     if not isinstance(updated_at, str):
