@@ -36,8 +36,10 @@ class StandIn:
     """A Scryfall stand-in: /bulk-data/oracle-cards answers with a descriptor pointing at
     /file, which `body` serves (a function writing to the handler)."""
 
-    def __init__(self, body: Callable[[BaseHTTPRequestHandler, "StandIn"], None]):
+    def __init__(self, body: Callable[[BaseHTTPRequestHandler, "StandIn"], None],
+                 index: Callable[[BaseHTTPRequestHandler, "StandIn", bytes], None] | None = None):
         self.body = body
+        self.index = index  # serves the bulk-data object (default: at once, whole)
         self.stop = threading.Event()
         self.requests: list[str] = []
         stand_in = self
@@ -54,6 +56,9 @@ class StandIn:
                             "object": "bulk_data", "type": "oracle_cards", "updated_at": UPDATED,
                             "jsonl_download_uri": f"{stand_in.base}/file/oracle-cards.jsonl.gz",
                         }).encode()
+                        if stand_in.index is not None:
+                            stand_in.index(self, stand_in, data)
+                            return
                         self.send_response(200)
                         self.send_header("Content-Type", "application/json")
                         self.send_header("Content-Length", str(len(data)))
@@ -107,6 +112,41 @@ def stall_body(h: BaseHTTPRequestHandler, s: StandIn) -> None:
     h.wfile.write(b"\x1f\x8b" + b"\0" * 98)
     h.wfile.flush()
     s.stop.wait(60)
+
+
+def trickled_headers(h: BaseHTTPRequestHandler, s: StandIn, *_: Any) -> None:
+    """A status line, then a header one byte a second: never a stall, never an end."""
+    h.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+    h.wfile.flush()
+    while not s.stop.wait(1.0):
+        h.wfile.write(b"a")
+        h.wfile.flush()
+
+
+def trickled_index(h: BaseHTTPRequestHandler, s: StandIn, data: bytes) -> None:
+    """The bulk-data object's headers at once, then its body a byte every 50 ms."""
+    h.send_response(200)
+    h.send_header("Content-Type", "application/json")
+    h.send_header("Content-Length", str(len(data)))
+    h.end_headers()
+    for byte in data:
+        if s.stop.wait(0.05):
+            return
+        h.wfile.write(bytes([byte]))
+        h.wfile.flush()
+
+
+def big_index(announce: bool) -> Callable[[BaseHTTPRequestHandler, StandIn, bytes], None]:
+    """The bulk-data object padded to 64 KiB (valid JSON), with or without Content-Length."""
+    def index(h: BaseHTTPRequestHandler, s: StandIn, data: bytes) -> None:
+        padded = data[:-1] + b", " + json.dumps({"padding": "x" * (64 << 10)}).encode()[1:]
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        if announce:
+            h.send_header("Content-Length", str(len(padded)))
+        h.end_headers()
+        h.wfile.write(padded)
+    return index
 
 
 def run_bounded(fn: Callable[[], Any], limit: float) -> tuple[Any, BaseException | None, float]:
@@ -169,11 +209,93 @@ def test_a_stalled_download_ends_at_the_stall_timeout(tmp_path: Path) -> None:
     assert not Path(db).exists()
 
 
+#: Small limits for the tests: a deadline of 1.5 s for every answer, stalls far longer.
+QUICK = DownloadLimits(min_rate=1024, stall_timeout=5, request_timeout=1.5, index_max_bytes=4096)
+
+
+@pytest.mark.parametrize("where", ["index", "file"])
+def test_headers_trickled_a_byte_a_second_end_at_the_request_timeout(tmp_path: Path,
+                                                                     where: str) -> None:
+    """Before: every byte restarted the read timeout, so the sync never ended (on the bulk-data
+    index or on the download). Now the watchdog shuts the connection at the deadline."""
+    db = str(tmp_path / "cards.sqlite3")
+    if where == "index":
+        stand_in = StandIn(good_body(b""), index=trickled_headers)
+    else:
+        stand_in = StandIn(trickled_headers)
+    with stand_in as s:
+        _, error, took = run_bounded(
+            lambda: sync(db, api=s.base, session=session(retries=2), limits=QUICK), 20)
+    assert isinstance(error, SyncError), error
+    assert f"{s.base}/" in str(error)  # names the URL
+    assert "did not arrive within 1.5 s" in str(error) and "--request-timeout" in str(error)
+    assert "headers" in str(error) if where == "file" else "whole answer" in str(error)
+    assert 1.4 < took < 5
+    # a deadline that passed is not retried: the server would trickle again
+    path = "/bulk-data/" if where == "index" else "/file"
+    assert sum(r.startswith(path) for r in s.requests) == 1
+    assert not Path(db).exists()
+
+
+def test_a_trickled_index_reply_ends_at_the_request_timeout(tmp_path: Path) -> None:
+    """Before: the ~200-byte index reply, a byte every 50 ms, was read inside requests'
+    get() with no deadline (10 s here; a byte a minute: hours)."""
+    db = str(tmp_path / "cards.sqlite3")
+    with StandIn(good_body(b""), index=trickled_index) as s:
+        _, error, took = run_bounded(
+            lambda: sync(db, api=s.base, session=session(retries=2), limits=QUICK), 20)
+    assert isinstance(error, SyncError), error
+    assert f"GET {s.base}/bulk-data/oracle-cards: the whole answer did not arrive within 1.5 s" \
+        in str(error)
+    assert 1.4 < took < 5
+    assert s.requests == ["/bulk-data/oracle-cards"]
+
+
+@pytest.mark.parametrize("announce", [True, False], ids=["content-length", "until-close"])
+def test_an_index_reply_larger_than_its_cap_is_refused(tmp_path: Path, announce: bool) -> None:
+    """Before: any size was read into memory and, being valid JSON, accepted."""
+    db = str(tmp_path / "cards.sqlite3")
+    data = gzip.compress(jsonl_bytes(fixture_objects()))
+    with StandIn(good_body(data), index=big_index(announce)) as s:
+        _, error, took = run_bounded(
+            lambda: sync(db, api=s.base, session=session(retries=2), limits=QUICK), 20)
+    assert isinstance(error, SyncError), error
+    assert f"GET {s.base}/bulk-data/oracle-cards: the answer is larger than 4096 bytes" \
+        in str(error)
+    assert s.requests == ["/bulk-data/oracle-cards"]  # not retried, nothing downloaded
+    # the same reply within a larger cap is a good index
+    with StandIn(good_body(data), index=big_index(announce)) as s:
+        [result] = sync(db, api=s.base, session=session(),
+                        limits=DownloadLimits(min_rate=1024, stall_timeout=5,
+                                              index_max_bytes=1 << 20))
+    assert result.card_count == N_FIXTURE
+
+
+def test_the_cli_ends_a_trickle_with_exit_2_and_no_traceback(tmp_path: Path) -> None:
+    with StandIn(good_body(b""), index=trickled_headers) as s:
+        proc = _start_sync(["--db", str(tmp_path / "cards.sqlite3"), "--request-timeout", "1"],
+                           env={"DECKCHECK_SCRYFALL_API": s.base})
+        try:
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err
+    assert f"sync failed: GET {s.base}/bulk-data/oracle-cards: the whole answer did not " \
+        "arrive within 1 s" in err and "--request-timeout" in err
+
+
 def test_limits_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DECKCHECK_SYNC_MIN_RATE", "8")
     monkeypatch.setenv("DECKCHECK_SYNC_STALL_TIMEOUT", "12.5")
     assert DownloadLimits.from_env() == DownloadLimits(min_rate=8 * 1024, stall_timeout=12.5)
     assert DownloadLimits.from_env(4, 3) == DownloadLimits(min_rate=4 * 1024, stall_timeout=3)
+    monkeypatch.setenv("DECKCHECK_SYNC_REQUEST_TIMEOUT", "7")
+    assert DownloadLimits.from_env().request_timeout == 7
+    assert DownloadLimits.from_env(request_timeout=2).request_timeout == 2
+    monkeypatch.delenv("DECKCHECK_SYNC_REQUEST_TIMEOUT")
     monkeypatch.setenv("DECKCHECK_SYNC_MIN_RATE", "fast")
     with pytest.raises(SyncError, match="DECKCHECK_SYNC_MIN_RATE='fast' is not a number"):
         DownloadLimits.from_env()

@@ -547,6 +547,10 @@ def _get_once(session: Any, url: str, what: str, dog: _Watchdog, *, stream: bool
                 resp._content_consumed = True
             finally:
                 resp.close()
+        if dog.expired:
+            # A shut-down socket reads as the end of the data: http.client then takes a
+            # half-sent header line or body for the whole answer.
+            raise RequestDeadline()
         return resp
     except SyncError:
         raise
@@ -696,6 +700,8 @@ def _download_once(session: Any, uri: str, dest: Path, what: str, dog: _Watchdog
                 out.write(chunk)
                 if progress:
                     progress(len(chunk), total_n)
+        if dog.expired:  # the shut-down socket read as the end of the file
+            raise RequestDeadline()
         size = dest.stat().st_size
         if expected_size and not encoded and size != expected_size:
             return (f"got {size} bytes, Scryfall announced {expected_size}: "
