@@ -1,10 +1,14 @@
 """Sync under faults, through the CLI as a user runs it: figures for issue 11's sync items.
 
-    python bench/bench_sync_faults.py [--runs 10] [--cap 240] [--only trickle,stall,dns,orphan,concurrent]
+    python bench/bench_sync_faults.py [--runs 10] [--cap 240]
+        [--only trickle,stall,headers,slowindex,bigindex,dns,orphan,concurrent]
 
 - trickle: a local Scryfall stand-in announces the file, then sends one byte every second;
   prints how long `deckcheck sync` takes to end (default limits), or "still running" at --cap.
 - stall: the stand-in sends 100 bytes, then nothing; time to end.
+- headers: the bulk-data index answer's status line, then a header one byte a second.
+- slowindex: the index answer's headers at once, then its (~200-byte) body one byte a second.
+- bigindex: an index answer padded to 20 MB (valid JSON); the file it names is a 404.
 - dns: host names do not resolve (getaddrinfo fails, as offline); time to fail and the hint.
 - orphan: kill -9 of a sync importing the full-size file; runs whose reading process is still
   alive 5 s later (of --runs).
@@ -44,14 +48,35 @@ def serve(mode: str, stop: threading.Event) -> ThreadingHTTPServer:
             try:
                 if self.path.startswith("/bulk-data/"):
                     port = self.server.server_address[1]
-                    data = json.dumps({"object": "bulk_data", "type": "oracle_cards",
-                                       "updated_at": "2026-09-08T09:01:57.053+00:00",
-                                       "jsonl_download_uri":
-                                           f"http://127.0.0.1:{port}/file/x.jsonl.gz"}).encode()
+                    index = {"object": "bulk_data", "type": "oracle_cards",
+                             "updated_at": "2026-09-08T09:01:57.053+00:00",
+                             "jsonl_download_uri": f"http://127.0.0.1:{port}/file/x.jsonl.gz"}
+                    if mode == "bigindex":
+                        index["padding"] = "x" * 20_000_000
+                    data = json.dumps(index).encode()
+                    if mode == "headers":
+                        self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                        self.wfile.flush()
+                        while not stop.wait(1.0):
+                            self.wfile.write(b"a")
+                            self.wfile.flush()
+                        return
                     self.send_response(200)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
+                    if mode == "slowindex":
+                        for byte in data:
+                            if stop.wait(1.0):
+                                return
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                        return
                     self.wfile.write(data)
+                    return
+                if mode == "bigindex":
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                     return
                 self.send_response(200)
                 self.send_header("Content-Length", str(25_000_000))
@@ -191,7 +216,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--cap", type=float, default=240.0, help="give up waiting after this many s")
-    ap.add_argument("--only", default="trickle,stall,dns,orphan,concurrent")
+    ap.add_argument("--only",
+                    default="trickle,stall,headers,slowindex,bigindex,dns,orphan,concurrent")
     args = ap.parse_args()
     only = set(args.only.split(","))
     if "dns" in only:
@@ -204,6 +230,9 @@ def main() -> None:
         network_case("stall", args.cap)
     if "trickle" in only:
         network_case("trickle", args.cap)
+    for mode in ("headers", "slowindex", "bigindex"):
+        if mode in only:
+            network_case(mode, args.cap)
 
 
 if __name__ == "__main__":

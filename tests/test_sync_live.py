@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from validator.db import CardDB, DatabaseError
-from validator.sync import DownloadLimits, SyncError, make_session, sync
+from validator.sync import DownloadLimits, SyncError, fetch_descriptor, make_session, sync
 
 from test_sync import N_FIXTURE, assert_intact, fixture_objects, jsonl_bytes, synthetic_cards
 
@@ -269,6 +269,37 @@ def test_an_index_reply_larger_than_its_cap_is_refused(tmp_path: Path, announce:
                         limits=DownloadLimits(min_rate=1024, stall_timeout=5,
                                               index_max_bytes=1 << 20))
     assert result.card_count == N_FIXTURE
+
+
+def test_a_trickled_tls_handshake_ends_at_the_request_timeout() -> None:
+    """The watchdog holds the socket from before the TLS handshake: a server that accepts and
+    then sends a byte every 0.3 s (never a whole TLS record) is cut off too."""
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            while not stop.wait(0.3):
+                try:
+                    conn.send(b"\x16")
+                except OSError:
+                    return
+
+    threading.Thread(target=serve, daemon=True).start()
+    api = f"https://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        _, error, took = run_bounded(
+            lambda: fetch_descriptor(session(), "oracle_cards", api, limits=QUICK), 20)
+    finally:
+        stop.set()
+        server.close()
+    assert isinstance(error, SyncError), error
+    assert f"GET {api}/bulk-data/oracle-cards: the whole answer did not arrive within 1.5 s" \
+        in str(error)
+    assert 1.4 < took < 5
 
 
 def test_the_cli_ends_a_trickle_with_exit_2_and_no_traceback(tmp_path: Path) -> None:
