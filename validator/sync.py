@@ -291,7 +291,7 @@ class _Throttle:
 _throttle = _Throttle()
 
 
-class RequestDeadline(Exception):
+class _DeadlinePassed(Exception):
     """A request's watchdog fired: the answer did not arrive in time (not retried: a server
     that trickles keeps trickling)."""
 
@@ -352,9 +352,14 @@ class _Watchdog:
     def watch(self, sock: Any) -> None:
         """Shut `sock` down when the deadline passes (at once when it has passed)."""
         try:
-            dup = socket.socket(fileno=os.dup(sock.fileno()))
+            fd = os.dup(sock.fileno())
         except (OSError, AttributeError, ValueError):
             return  # already closed (or not a socket): nothing left to cut off
+        try:
+            dup = socket.socket(fileno=fd)
+        except OSError:
+            os.close(fd)
+            return
         with self._lock:
             self._socks.append(dup)
             if self.expired:
@@ -550,7 +555,7 @@ def _get_once(session: Any, url: str, what: str, dog: _Watchdog, *, stream: bool
         if dog.expired:
             # A shut-down socket reads as the end of the data: http.client then takes a
             # half-sent header line or body for the whole answer.
-            raise RequestDeadline()
+            raise _DeadlinePassed()
         return resp
     except SyncError:
         raise
@@ -701,7 +706,7 @@ def _download_once(session: Any, uri: str, dest: Path, what: str, dog: _Watchdog
                 if progress:
                     progress(len(chunk), total_n)
         if dog.expired:  # the shut-down socket read as the end of the file
-            raise RequestDeadline()
+            raise _DeadlinePassed()
         size = dest.stat().st_size
         if expected_size and not encoded and size != expected_size:
             return (f"got {size} bytes, Scryfall announced {expected_size}: "
