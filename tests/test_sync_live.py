@@ -197,6 +197,34 @@ def test_a_trickle_ends_at_the_minimum_rate(tmp_path: Path) -> None:
     assert not Path(db).exists()
 
 
+def gzip_header_trickle(h: BaseHTTPRequestHandler, s: StandIn) -> None:
+    """Content-Encoding gzip, no length, a gzip header whose file name never ends: bytes keep
+    coming, the decoder never yields one (urllib3's read1 keeps reading until it does)."""
+    h.send_response(200)
+    h.send_header("Content-Encoding", "gzip")
+    h.end_headers()
+    h.wfile.write(b"\x1f\x8b\x08\x08\0\0\0\0\0\x03")  # FNAME flag: a name follows
+    h.wfile.flush()
+    while not s.stop.wait(0.05):
+        h.wfile.write(b"a")
+        h.wfile.flush()
+
+
+def test_a_trickle_the_decoder_swallows_ends_at_the_minimum_rate(tmp_path: Path) -> None:
+    """Before: never ended (the rate was only checked on decoded pieces, and none came)."""
+    db = str(tmp_path / "cards.sqlite3")
+    with StandIn(gzip_header_trickle) as s:
+        _, error, took = run_bounded(
+            lambda: sync(db, api=s.base, session=session(retries=2),
+                         limits=DownloadLimits(min_rate=1024, stall_timeout=0.5)), 20)
+    assert isinstance(error, SyncError), error
+    assert f"download {s.base}/file/oracle-cards.jsonl.gz: the data arrived slower than the " \
+        "minimum rate of 1 KiB/s (counted on the wire" in str(error)
+    assert "--min-rate" in str(error)
+    assert took < 5
+    assert sum(r.startswith("/file") for r in s.requests) == 1
+
+
 def test_a_stalled_download_ends_at_the_stall_timeout(tmp_path: Path) -> None:
     db = str(tmp_path / "cards.sqlite3")
     with StandIn(stall_body) as s:

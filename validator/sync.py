@@ -317,6 +317,7 @@ class _Watchdog:
         self._socks: list[socket.socket] = []
         self._timer: threading.Timer | None = None
         self._outer: _Watchdog | None = None
+        self._closed = False
 
     @classmethod
     def current(cls) -> "_Watchdog | None":
@@ -331,6 +332,7 @@ class _Watchdog:
     def __exit__(self, *exc: object) -> None:
         self._local.current = self._outer
         with self._lock:
+            self._closed = True
             if self._timer is not None:
                 self._timer.cancel()
             for sock in self._socks:
@@ -348,6 +350,33 @@ class _Watchdog:
                 self._timer = threading.Timer(seconds, self._fire)
                 self._timer.daemon = True
                 self._timer.start()
+
+    def watch_rate(self, received: Callable[[], int], min_rate: float, grace: float) -> None:
+        """From now on, instead of a fixed deadline: fire when, after `grace` seconds, fewer
+        than `min_rate` bytes a second have arrived on average by `received()`. Checked in the
+        watchdog's thread, so a read that never returns is cut off too (urllib3's `read1` keeps
+        reading while its decoder yields nothing: a gzip header trickled without end)."""
+        started = time.monotonic()
+        step = min(max(grace / 4, 0.05), 1.0)
+
+        def check() -> None:
+            elapsed = time.monotonic() - started
+            if elapsed > grace and received() < min_rate * (elapsed - grace):
+                self._fire()
+                return
+            schedule()
+
+        def schedule() -> None:
+            with self._lock:
+                if self._closed or self.expired:
+                    return
+                self._timer = threading.Timer(step, check)
+                self._timer.daemon = True
+                self._timer.start()
+
+        self.rearm(None)
+        self.seconds = None
+        schedule()
 
     def watch(self, sock: Any) -> None:
         """Shut `sock` down when the deadline passes (at once when it has passed)."""
@@ -653,9 +682,8 @@ def download(session: Any, uri: str, dest: Path, expected_size: int | None = Non
     Every attempt ends: the answer's headers arrive within `limits.request_timeout` seconds; no
     byte for `limits.stall_timeout` seconds is a stall (the socket's read timeout), and an
     average below `limits.min_rate` after that grace is too slow (checked as each piece
-    arrives, so a trickle of one byte a minute ends too); and a body of known size is cut off
-    when `limits.deadline(size)` has passed however its bytes arrive (a watchdog: the rate is
-    only checked when the decoder hands a piece over)."""
+    arrives, so a trickle of one byte a minute ends too), and checked again by a watchdog on
+    the bytes off the wire (which ends a body whose decoder never hands a piece over)."""
     limits = limits or DownloadLimits()
     timeout = timeout or (30.0, limits.stall_timeout)
     policy = _policy(session)
@@ -694,10 +722,12 @@ def _download_once(session: Any, uri: str, dest: Path, what: str, dog: _Watchdog
         total = resp.headers.get("Content-Length")
         total_n = int(total) if total and total.isdigit() else None
         encoded = "gzip" in (resp.headers.get("Content-Encoding") or "").lower()
-        body_deadline = limits.deadline(total_n or expected_size)
-        # The rate check ends a download of S bytes by deadline(S) whenever pieces arrive; the
-        # watchdog (with a stall timeout's slack) ends it even when none is handed over.
-        dog.rearm(None if body_deadline is None else body_deadline + limits.stall_timeout)
+        # `_body` checks the rate as decoded pieces arrive; the watchdog checks it on the
+        # bytes off the wire (urllib3's `tell`), so it ends a body whose pieces never come.
+        if hasattr(resp.raw, "tell"):
+            dog.watch_rate(resp.raw.tell, limits.min_rate, limits.stall_timeout)
+        else:
+            dog.rearm(None)
         with open(dest, "wb") as out:
             # decode_content: a legacy .json file comes with Content-Encoding gzip; a
             # .jsonl.gz file is stored gzip and stays as it is (sniffed on import).
@@ -717,12 +747,14 @@ def _download_once(session: Any, uri: str, dest: Path, what: str, dog: _Watchdog
     except _TooSlow as exc:
         raise SyncError(f"{what}: {exc}") from None
     except Exception as exc:
-        if dog.expired:  # the watchdog shut the connection: the deadline passed
+        if dog.expired:  # the watchdog shut the connection
+            if dog.seconds is not None:  # still waiting for the headers
+                raise _deadline_error(what, dog.seconds, "the answer's headers") from exc
             raise SyncError(
-                f"{what}: not finished within its deadline of {dog.seconds or 0:.0f} s "
-                f"({limits.stall_timeout:g} s + the size at the minimum rate of "
-                f"{limits.min_rate / 1024:g} KiB/s, + {limits.stall_timeout:g} s); on a slow "
-                f"line lower --min-rate (or ${ENV_MIN_RATE}, KiB/s)") from exc
+                f"{what}: the data arrived slower than the minimum rate of "
+                f"{limits.min_rate / 1024:g} KiB/s (counted on the wire, after "
+                f"{limits.stall_timeout:g} s of grace); on a slow line lower --min-rate "
+                f"(or ${ENV_MIN_RATE}, KiB/s)") from None
         if isinstance(exc, OSError) and not isinstance(exc, requests.RequestException) \
                 and not _is_network_error(exc):
             raise SyncError(f"{what}: cannot write {dest}: {exc}") from exc
