@@ -16,7 +16,8 @@
   codes and how many times a ban was recorded.
 
 Every server is on 127.0.0.1. To measure another checkout (e.g. before a change), point
-PYTHONPATH at its tree: the script runs `python -m validator` in subprocesses.
+PYTHONPATH at its tree and run this script from outside any checkout (`python -c` puts the
+current directory first on sys.path): the script runs deckcheck in subprocesses.
 """
 
 from __future__ import annotations

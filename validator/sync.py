@@ -375,7 +375,6 @@ class _Watchdog:
                 self._timer.start()
 
         self.rearm(None)
-        self.seconds = None
         schedule()
 
     def watch(self, sock: Any) -> None:
