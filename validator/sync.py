@@ -6,7 +6,8 @@ back: the previous database stays intact and readable throughout (SQLite runs in
 validation running meanwhile keeps seeing the last committed cards).
 
 A sync always ends: each download has a deadline derived from a minimum transfer rate and a
-stall timeout (`DownloadLimits`), and two syncs against one database wait for each other on a
+stall timeout, every answer from the server a deadline of its own however its bytes trickle
+(`DownloadLimits`, enforced by a `_Watchdog` that shuts the connection down), and two syncs against one database wait for each other on a
 lock in the database itself for a bounded time (`import_file`).
 """
 
