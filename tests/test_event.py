@@ -186,12 +186,23 @@ def test_html_is_self_contained_escaped_and_ordered(folder, core_db, capsys, tmp
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
     assert page.index("<h2>Summary</h2>") < page.index("Illegal decks (3)")
-    # Illegal decks sorted by player; decks without one (bob's file) last.
+    # Illegal decks sorted by player; decks without one (bob's file, shown by id) last.
     order = re.findall(r"<h3>(.*?) &mdash;", page)
-    assert order == ["&lt;script&gt;alert(1)&lt;/script&gt;", "amy", "(no player)"]
+    assert order == ["&lt;script&gt;alert(1)&lt;/script&gt;", "amy", "bob/deck.txt"]
     assert "line 1: 5 Lightning Bolt" in page  # the offending line as written
     assert "5 Lightning Bolt (main)" in page  # event decks: the entries naming the card
     assert "card data synced" in page and "legality as of" in page
+
+
+def test_html_lists_legal_decks_whose_date_is_near_a_change(folder, core_db, capsys, tmp_path):
+    out = tmp_path / "r.html"
+    (folder / "bob" / "deck.txt").write_text(
+        "4 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n", encoding="utf-8")
+    run(capsys, "validate", str(folder / "bob"), "--format", "modern", "--db", core_db,
+        "--as-of", "2022-03-10", "--report", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert "Legal decks with a legality date to check (1)" in page
+    assert "changed between 2022-01-18 and 2022-06-09" in page
 
 
 def test_cost_model_has_no_cliff():

@@ -14,6 +14,9 @@ from .model import Severity
 from .provenance import provenance_line
 from .report import SCHEMA
 
+#: Notes the HTML page shows although they are information: the verdict rests on a date.
+DATE_NOTES = frozenset({"legality-date-uncertain"})
+
 CSV_FIELDS = ("id", "player", "format", "verdict", "code", "severity", "citation", "cards",
               "lines", "message", "source", "as_of", "deckcheck", "card_data_synced_at",
               "scryfall_updated_at")
@@ -175,7 +178,7 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
     for r in illegal:
         report = r.report
         assert report is not None
-        who = r.player or "(no player)"
+        who = r.player or r.id
         out.append('<section class="deck">')
         out.append(f"<h3>{_e(who)} &mdash; {_e(report.format_name)}</h3>")
         meta = [f"deck {_e(r.id)}"]
@@ -186,7 +189,7 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
             meta.append("commander " + _e(", ".join(report.commanders)))
         out.append(f'<div class="meta">{" &middot; ".join(meta)}</div><ul class="problems">')
         for p, lines in zip(report.sorted_problems(), r.offending or [[]] * len(report.problems)):
-            if p.severity == Severity.INFO:
+            if p.severity == Severity.INFO and p.code not in DATE_NOTES:
                 continue
             out.append(f'<li><span class="sev-{p.severity.value}">{_e(p.severity.value)}</span> '
                        f'{_e(p.message)} <span class="cite">[{_e(p.citation)}; {_e(p.code)}]'
@@ -197,6 +200,19 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
                 out.append(f'<div class="meta">&hellip; {len(lines) - 12} more line(s)</div>')
             out.append("</li>")
         out.append("</ul></section>")
+
+    noted = sorted((r for r in result.results if r.verdict == "legal" and any(
+        p.code in DATE_NOTES for p in r.report.problems)), key=by_player)
+    if noted:
+        out.append(f"<h2>Legal decks with a legality date to check ({len(noted)})</h2>"
+                   "<table><thead><tr><th>deck</th><th>player</th><th>note</th></tr></thead>"
+                   "<tbody>")
+        for r in noted:
+            for p in r.report.problems:
+                if p.code in DATE_NOTES:
+                    out.append(f"<tr><td>{_e(r.id)}</td><td>{_e(r.player)}</td>"
+                               f"<td>{_e(p.message)}</td></tr>")
+        out.append("</tbody></table>")
 
     unreadable = [r for r in result.results if r.verdict == "unreadable"]
     if unreadable:
