@@ -36,7 +36,8 @@ TOURNAMENTS = SHARED_DATA / "decklists" / "tournaments"
 TARGET = 1.2
 
 
-def write_manifest(path: Path) -> int:
+def write_manifest(path: Path) -> tuple[int, int]:
+    """A manifest of every event file; returns (decks, event files)."""
     items = json.loads((TOURNAMENTS / "MANIFEST.json").read_text(encoding="utf-8"))
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -44,7 +45,7 @@ def write_manifest(path: Path) -> int:
         for item in items:
             w.writerow([str(TOURNAMENTS.parent / item["file"]),
                         format_key(item["format"], item["file"]), item["date"][:10]])
-    return sum(item["decks"] for item in items)
+    return sum(item["decks"] for item in items), len(items)
 
 
 def children_cpu() -> float:
@@ -120,8 +121,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         manifest = out / "manifest.csv"
-        decks = write_manifest(manifest)
-        print(f"{decks} decks in {len(list(TOURNAMENTS.rglob('*.json'))) - 1} event files; "
+        decks, files = write_manifest(manifest)
+        print(f"{decks} decks in {files} event files; "
               f"database {db}; {os.cpu_count()} cores; loadavg {os.getloadavg()[0]:.1f}")
         cli1, clin, api, bare = [], [], [], []
         for i in range(args.repeat):

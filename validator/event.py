@@ -46,12 +46,6 @@ INDEX_LOAD_S = 3.0
 MIN_DECKS_PER_PROCESS = 150
 
 
-class EventError(DeckcheckError):
-    """An event input that cannot be used (no such file, a manifest without `file`...)."""
-
-    code = "bad-event-input"
-
-
 # ---------------------------------------------------------------------------- jobs
 
 @dataclass
@@ -89,10 +83,17 @@ def is_event_file(obj: Any) -> bool:
         isinstance(d, dict) and ("Mainboard" in d or "Sideboard" in d) for d in decks)
 
 
-def _is_json_deck(obj: Any) -> bool:
-    from .decklist.jsondeck import _SECTION_KEYS
+#: Top-level keys of the JSON decks deckcheck reads (its own JSON deck, and the deck-site
+#: exports: Moxfield "boards"/"mainboard", Archidekt "cards", MTGJSON "data"). JSON without
+#: any of them is no decklist: in a directory walk it is skipped (a MANIFEST.json), named
+#: on the command line it is an input error, never an empty deck.
+JSON_DECK_KEYS = frozenset({"main", "mainboard", "mainBoard", "sideboard", "sideBoard",
+                            "commander", "commanders", "companion", "maybeboard", "boards",
+                            "cards", "data", "deck"})
 
-    return isinstance(obj, dict) and any(k in obj for k in _SECTION_KEYS)
+
+def _is_json_deck(obj: Any) -> bool:
+    return isinstance(obj, dict) and not JSON_DECK_KEYS.isdisjoint(obj)
 
 
 def _event_format_key(label: Any, formats: Mapping[str, Any] | None) -> str | None:
@@ -133,7 +134,7 @@ class _Collector:
     def argument(self, arg: str) -> None:
         if arg == "-":
             data = self.read_stdin() if self.read_stdin else b""
-            self.out.jobs.append(DeckJob(source="-", data=data))
+            self.content(data, "-", None, explicit=True, row={})
             return
         path = Path(arg)
         if path.is_dir():
@@ -223,6 +224,12 @@ class _Collector:
                 self.error(source, f"event file larger than {EVENT_MAX_BYTES:,} bytes",
                            **_job_fields(row))
                 return
+        self.content(data, source, path.name, explicit=explicit, row=row)
+
+    def content(self, data: bytes, source: str, filename: str | None, *, explicit: bool,
+                row: Mapping[str, Any]) -> None:
+        """A decklist, or an event file (one job per player), or JSON that is neither."""
+        head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         if head in (b"{", b"["):
             try:
                 obj = json.loads(data.decode("utf-8-sig"))
@@ -239,7 +246,7 @@ class _Collector:
                 else:
                     self.out.skipped.append(Skipped(source, f"JSON {reason}"))
                 return
-        self.out.jobs.append(DeckJob(source=source, data=data, filename=path.name,
+        self.out.jobs.append(DeckJob(source=source, data=data, filename=filename,
                                      **_job_fields(row)))
 
     def manifest(self, path: Path, data: bytes) -> None:
