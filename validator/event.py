@@ -75,25 +75,18 @@ class EventInputs:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def is_event_file(obj: Any) -> bool:
-    """An event file: `{"Decks": [{"Mainboard"/"Sideboard": [...]}, ...]}` (MTGO, Melee,
-    Topdeck, CardsRealm results as fbettega/MTG_decklistcache publishes them)."""
-    decks = obj.get("Decks") if isinstance(obj, dict) else None
-    return isinstance(decks, list) and all(
-        isinstance(d, dict) and ("Mainboard" in d or "Sideboard" in d) for d in decks)
+def _json_kind(obj: Any) -> tuple[str, str]:
+    """("event", "") for many decks, ("deck", "") for a JSON deck shape the parsers read, or
+    ("neither", why), as the decklist detector decides (validator/decklist/detect.py)."""
+    from .decklist import DecklistError, is_event_file, json_shape
 
-
-#: Top-level keys of the JSON decks deckcheck reads (its own JSON deck, and the deck-site
-#: exports: Moxfield "boards"/"mainboard", Archidekt "cards", MTGJSON "data"). JSON without
-#: any of them is no decklist: in a directory walk it is skipped (a MANIFEST.json), named
-#: on the command line it is an input error, never an empty deck.
-JSON_DECK_KEYS = frozenset({"main", "mainboard", "mainBoard", "sideboard", "sideBoard",
-                            "commander", "commanders", "companion", "maybeboard", "boards",
-                            "cards", "data", "deck"})
-
-
-def _is_json_deck(obj: Any) -> bool:
-    return isinstance(obj, dict) and not JSON_DECK_KEYS.isdisjoint(obj)
+    if is_event_file(obj):
+        return "event", ""
+    try:
+        json_shape(obj)
+    except DecklistError as exc:
+        return "neither", str(exc)
+    return "deck", ""
 
 
 def _event_format_key(label: Any, formats: Mapping[str, Any] | None) -> str | None:
@@ -235,16 +228,17 @@ class _Collector:
                 obj = json.loads(data.decode("utf-8-sig"))
             except (ValueError, UnicodeDecodeError):
                 obj = None  # malformed JSON: the parser says what is wrong with it
-            if obj is not None and is_event_file(obj):
+            kind, why = _json_kind(obj) if obj is not None else ("deck", "")
+            if kind == "event":
                 self.event_file(obj, source, row)
                 return
-            if obj is not None and not _is_json_deck(obj):
-                reason = ("neither a decklist nor an event file (a JSON deck has \"main\"/"
-                          "\"sideboard\"; an event file has \"Decks\")")
-                if explicit:
-                    self.error(source, reason, **_job_fields(row))
+            if kind == "neither":
+                if explicit:  # the detector's message: the shapes it tried, how to force one
+                    self.error(source, f"neither a decklist nor an event file: {why}",
+                               **_job_fields(row))
                 else:
-                    self.out.skipped.append(Skipped(source, f"JSON {reason}"))
+                    self.out.skipped.append(Skipped(
+                        source, "JSON that is neither a decklist nor an event file"))
                 return
         self.out.jobs.append(DeckJob(source=source, data=data, filename=filename,
                                      **_job_fields(row)))
@@ -284,16 +278,22 @@ class _Collector:
                                        self.formats)
         want_player = row.get("player")
         players: dict[str, int] = {}
-        for i, d in enumerate(obj["Decks"]):
-            player = _as_text(d.get("Player"))
+        # The MTGO/Melee shape (`Player`, `Mainboard`/`Sideboard` of `Count`/`CardName`) and
+        # python-mtg's (`decks` of `name`, `format`, `date`, `cards` {name: count}).
+        for i, d in enumerate(obj.get("Decks", obj.get("decks"))):
+            player = _as_text(d.get("Player")) or _as_text(d.get("player"))
             if want_player and player != want_player:
                 continue
-            deck = {"main": _cards(d.get("Mainboard")), "sideboard": _cards(d.get("Sideboard"))}
+            deck = {"main": _cards(d.get("Mainboard", d.get("cards"))),
+                    "sideboard": _cards(d.get("Sideboard"))}
+            if _as_text(d.get("name")):
+                deck["name"] = d["name"]
             fields = _job_fields(row)
             fields["player"] = player
-            fields["format"] = row.get("format") or own_format
+            fields["format"] = (row.get("format") or own_format
+                                or _event_format_key(d.get("format"), self.formats))
             if not fields.get("as_of") and self.event_dates:
-                fields["as_of"] = (_as_text(d.get("Date")) or
+                fields["as_of"] = (_as_text(d.get("Date")) or _as_text(d.get("date")) or
                                    _as_text(tournament.get("Date")) or "")[:10] or None
             players[player or ""] = players.get(player or "", 0) + 1
             self.out.jobs.append(DeckJob(
@@ -315,8 +315,10 @@ def _job_fields(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _cards(items: Any) -> list:
-    """An event file's [{"Count", "CardName"}] as JSON-deck items; anything else is passed
-    through so that the JSON deck parser reports it."""
+    """An event file's [{"Count", "CardName"}] (or {name: count}) as JSON-deck items; anything
+    else is passed through so that the JSON deck parser reports it."""
+    if isinstance(items, dict):
+        return [[count, name] for name, count in items.items()]
     if not isinstance(items, list):
         return []
     out = []
@@ -599,5 +601,5 @@ def iter_reports(result: EventResult) -> Iterator[Report]:
 
 
 __all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "RunOptions", "Skipped",
-           "collect", "is_event_file", "judge", "run_event", "run_jobs", "use_index",
+           "collect", "judge", "run_event", "run_jobs", "use_index",
            "processes_for"]
