@@ -32,11 +32,17 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def cli_cpu(files: list[Path], db: Path) -> float:
+def cli_cpu(files: list[Path], db: Path, source: str | None = None) -> float:
+    import os
+
+    env = dict(os.environ)
+    env.pop("DECKCHECK_CARD_SOURCE", None)
+    if source:
+        env["DECKCHECK_CARD_SOURCE"] = source  # force one path (validator/event.py)
     c0 = children_cpu()
     proc = subprocess.run([sys.executable, "-m", "validator", "validate", *map(str, files),
                            "--format", "modern", "--db", str(db), "--jobs", "1"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     if proc.returncode not in (0, 1):
         raise SystemExit(proc.stderr[-2000:])
     return children_cpu() - c0
@@ -82,22 +88,32 @@ def main() -> None:
                               [[c["Count"], c["CardName"]] for c in d.get("Sideboard") or []])
              for d in decks]
     measured = constants(texts[:100], db)
-    print("cost model constants, measured now vs validator/event.py:")
+    print("in-process figures (for reference), vs validator/event.py:")
     for key, value in measured.items():
         print(f"  {key:<13} {value:8.4f} s   (event.py: {getattr(event, key):.4f} s)")
-    even = measured["INDEX_LOAD_S"] / (measured["DB_DECK_S"] - measured["WARM_DECK_S"])
-    coded = event.INDEX_LOAD_S / (event.DB_DECK_S - event.WARM_DECK_S)
-    print(f"break-even: {even:.0f} decks measured, {coded:.0f} in event.py "
-          f"(first size using the index: {next(n for n in range(1, 10**5) if event.use_index(n))})")
     b = next(n for n in range(1, 10**5) if event.use_index(n))
     sizes = ([int(s) for s in args.sizes.split(",") if s] or
              [24, 25, 26, 27, b - 2, b - 1, b, b + 1])
+    small, large = 50, 800
     with tempfile.TemporaryDirectory() as tmp:
         files = []
-        for i in range(max(sizes)):
+        for i in range(max(sizes + [large])):
             path = Path(tmp) / f"deck{i:04d}.txt"
             path.write_text(texts[i % len(texts)], encoding="utf-8")
             files.append(path)
+        # Both paths forced at two sizes: a line each (fixed + per deck) fits the constants.
+        fit = {(src, n): min(cli_cpu(files[:n], db, src) for _ in range(args.repeat))
+               for src in ("database", "index") for n in (small, large)}
+        db_deck = (fit["database", large] - fit["database", small]) / (large - small)
+        warm = (fit["index", large] - fit["index", small]) / (large - small)
+        load = (fit["index", small] - warm * small) - (fit["database", small] - db_deck * small)
+        print("cost model fitted from cold CLI runs (both paths forced at "
+              f"{small} and {large} files), vs validator/event.py:")
+        for key, value in (("DB_DECK_S", db_deck), ("WARM_DECK_S", warm), ("INDEX_LOAD_S", load)):
+            print(f"  {key:<13} {value:8.4f} s   (event.py: {getattr(event, key):.4f} s)")
+        print(f"break-even: {load / (db_deck - warm):.0f} decks fitted, "
+              f"{event.INDEX_LOAD_S / (event.DB_DECK_S - event.WARM_DECK_S):.0f} in event.py "
+              f"(first size using the index: {b})")
         cpu: dict[int, list[float]] = {n: [] for n in sizes}
         for _ in range(args.repeat):
             for n in sizes:  # interleaved: machine load hits every size alike

@@ -39,9 +39,9 @@ EVENT_MAX_BYTES = 64 * 1024 * 1024
 #: querying the database costs DB_DECK_S per deck; loading the in-memory index costs
 #: INDEX_LOAD_S once, then WARM_DECK_S per deck. Taking the cheaper one keeps the cost of N
 #: decks continuous in N: no cliff at a fixed file count (it was 25 files, 0.6 s -> 2.8 s).
-DB_DECK_S = 0.0060
-WARM_DECK_S = 0.0006
-INDEX_LOAD_S = 3.0
+DB_DECK_S = 0.0040
+WARM_DECK_S = 0.0005
+INDEX_LOAD_S = 2.8
 #: Fewer decks than this per extra process do not repay starting it.
 MIN_DECKS_PER_PROCESS = 150
 
@@ -576,7 +576,10 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
 
             history = history_for(database)
         if cards is None:
-            if use_index(len(to_judge)):
+            # DECKCHECK_CARD_SOURCE=index|database forces a path: bench/bench_batch.py measures
+            # both at the same size to fit the cost model's constants.
+            forced = os.environ.get("DECKCHECK_CARD_SOURCE")
+            if forced == "index" or (forced != "database" and use_index(len(to_judge))):
                 from .resolve import CardIndex
 
                 cards = CardIndex.from_db(database)
