@@ -337,8 +337,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError(f"--jobs {args.jobs}: give 1 or more processes")
     for path in args.report:
         _check_report_path(path)
+    from .decklist import read_limited
+
     inputs = collect(args.files, formats=formats, default_as_of=args.as_of,
-                     read_stdin=lambda: sys.stdin.buffer.read())
+                     read_stdin=lambda: read_limited(sys.stdin.buffer))
     options = RunOptions(default_format=args.format, formats=formats,
                          commanders=tuple(args.commander), rules=tuple(args.rule),
                          bracket=args.bracket, input_format=args.input_format, as_of=args.as_of)

@@ -126,7 +126,13 @@ class _Collector:
     # -- inputs
     def argument(self, arg: str) -> None:
         if arg == "-":
-            data = self.read_stdin() if self.read_stdin else b""
+            from .decklist import DecklistError
+
+            try:  # read_stdin reads at most the size limit + 1 bytes (an endless pipe fails)
+                data = self.read_stdin() if self.read_stdin else b""
+            except DecklistError as exc:
+                self.error("-", f"cannot read: {exc}")
+                return
             self.content(data, "-", None, explicit=True, row={})
             return
         path = Path(arg)
@@ -216,6 +222,14 @@ class _Collector:
             if len(data) > EVENT_MAX_BYTES:
                 self.error(source, f"event file larger than {EVENT_MAX_BYTES:,} bytes",
                            **_job_fields(row))
+                return
+        elif len(data) > self.max_bytes:
+            from .decklist import DecklistError, read_limited
+
+            try:  # the decklist readers' own words for an input over the limit
+                read_limited(io.BytesIO(data), self.max_bytes)
+            except DecklistError as exc:
+                self.error(source, str(exc), **_job_fields(row))
                 return
         self.content(data, source, path.name, explicit=explicit, row=row)
 
