@@ -543,7 +543,6 @@ def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes:
         chunk = max(1, len(jobs) // (processes * 8))
         if "fork" in multiprocessing.get_all_start_methods():
             _WORKER.update(cards=cards, options=options, history=history)
-            _release_connections(cards)
             try:
                 with ProcessPoolExecutor(processes,
                                          mp_context=multiprocessing.get_context("fork")) as pool:
@@ -556,14 +555,6 @@ def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes:
                 results = list(pool.map(_work, jobs, chunksize=chunk))
     _ids(results, jobs)
     return results
-
-
-def _release_connections(cards: Any) -> None:
-    """Close pooled database connections before forking: a child must open its own."""
-    for source in (cards, getattr(cards, "database", None), getattr(cards, "inner", None)):
-        engine = getattr(source, "engine", None)
-        if engine is not None:
-            engine.dispose()
 
 
 def use_index(decks: int) -> bool:
@@ -600,6 +591,10 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
             else:
                 cards = database
         processes = processes_for(jobs, len(to_judge)) if cards is not database else 1
+        if processes > 1:
+            # A forked child must not use the parent's open connections (SQLite forbids
+            # carrying one across fork): close them; both processes reopen on demand.
+            database.close()
         results = run_jobs(inputs.jobs, cards, options, processes=processes, history=history,
                            db=db)
         prov = provenance(database, options.as_of if options.as_of != "event" else None)
