@@ -39,9 +39,11 @@ EVENT_MAX_BYTES = 64 * 1024 * 1024
 #: querying the database costs DB_DECK_S per deck; loading the in-memory index costs
 #: INDEX_LOAD_S once, then WARM_DECK_S per deck. Taking the cheaper one keeps the cost of N
 #: decks continuous in N: no cliff at a fixed file count (it was 25 files, 0.6 s -> 2.8 s).
-DB_DECK_S = 0.0040
-WARM_DECK_S = 0.0005
-INDEX_LOAD_S = 2.8
+#: Fitted 2026-12-01 on a database synced by this version (with the compact index; a database
+#: synced before it loads its index in ~3 s instead: re-sync it).
+DB_DECK_S = 0.0027
+WARM_DECK_S = 0.0007
+INDEX_LOAD_S = 0.25
 #: Fewer decks than this per extra process do not repay starting it.
 MIN_DECKS_PER_PROCESS = 150
 
