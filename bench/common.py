@@ -21,7 +21,7 @@ from typing import Iterable, Iterator, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
-DERIVED_FILE = SHARED_DATA / "scryfall" / "oracle-cards-derived-20260609.jsonl.gz"
+DERIVED_FILE = SHARED_DATA / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
 BULK_DECKS = SHARED_DATA / "decklists" / "bulk" / "mtgo_2026-01_to_2026-08_all_decks.jsonl.gz"
 CACHE_DIR = Path(os.environ.get("DECKCHECK_BENCH_CACHE", "/tmp/deckcheck-bench"))
 

@@ -72,9 +72,11 @@ def test_many_files_summary_and_csv_report_one_bad_file_does_not_stop_others(db,
     assert "missing.txt" in err
     assert "1 of 2 decks legal" in out
     rows = list(csv.DictReader(out_csv.open(encoding="utf-8")))
-    assert [r["source"] for r in rows][:2] == ["a.txt", "b.txt"]
-    assert rows[0]["legal"] == "True" and rows[1]["legal"] == "False"
-    assert rows[2]["first_problem"].startswith("unreadable")
+    # One row per problem plus one per legal deck and per unreadable input, in input order.
+    assert [(r["id"], r["verdict"]) for r in rows] == [
+        (files[0], "legal"), (files[1], "unreadable"), (files[2], "illegal"), (files[2], "illegal")]
+    assert rows[1]["message"] == "no such file or directory"
+    assert {r["code"] for r in rows[2:]} == {"too-many-copies", "banned"}
 
 
 def test_unknown_format_is_a_usage_error(db, tmp_path, capsys):

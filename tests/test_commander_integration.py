@@ -26,7 +26,7 @@ from validator.model import (Card, Deck, DeckEntry, Problem, ResolvedDeck, Resol
                              Severity)
 from validator.names import fold_name
 
-DERIVED = ("scryfall", "oracle-cards-derived-20260609.jsonl.gz")
+DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 #: MTGO calls Duel Commander "Commander"; the two MTGmelee "Commander" events are cEDH
 #: (multiplayer Commander) events.
 DUEL_FORMATS = {"Duel Commander"}

@@ -33,7 +33,7 @@ from validator.names import fold_name
 pytestmark = pytest.mark.integration
 
 DECKS = ("decklists", "companions", "companion_decks_mtgo_melee_2024-2026.json")
-DERIVED = ("scryfall", "oracle-cards-derived-20260609.jsonl.gz")
+DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 COMMANDER_EVENTS = {"Commander", "Duel Commander"}  # commanders are listed in the sideboard
 
 # --- what the investigation found ("companion @ source_path#deck_index" -> why) -------------

@@ -157,15 +157,20 @@ def test_event_file_is_not_one_deck():
         parse_decklist(json.dumps(event), "json")  # forcing the format does not make it a deck
 
 
-def test_cli_event_file_exits_two_without_traceback(core_db, tmp_path, capsys):
+def test_event_file_is_not_one_deck_but_the_cli_reads_each_players(core_db, tmp_path, capsys):
+    from validator.api import parse_decklist
     from validator.cli import main
 
+    event = json.dumps({"Decks": [{"Player": "amy", "Mainboard": []}]})
+    with pytest.raises(DecklistError, match="event file .* one deck per player"):
+        parse_decklist(event)
     path = tmp_path / "event.json"
-    path.write_text(json.dumps({"Decks": [{"Mainboard": []}]}), encoding="utf-8")
+    path.write_text(event, encoding="utf-8")
     code = main(["validate", str(path), "--format", "modern", "--db", core_db])
     out, err = capsys.readouterr()
-    assert code == 2 and "Traceback" not in out + err
-    assert "event file" in out + err
+    # The CLI reads event files (README "Events"): amy's empty deck is judged, not refused.
+    assert code == 1 and "Traceback" not in out + err
+    assert "event.json#amy: NOT LEGAL in Modern" in out and "main deck has 0 cards" in out
 
 
 def test_cli_unknown_json_shape_exits_two(core_db, tmp_path, capsys):

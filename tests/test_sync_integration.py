@@ -13,7 +13,7 @@ from validator.sync import sync
 
 from conftest import shared_data
 
-DERIVED = ("scryfall", "oracle-cards-derived-20260609.jsonl.gz")
+DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 LINES = 34_632
 #: The 70 reversible_card objects share their side card's oracle id.
 DISTINCT_ORACLE_CARDS = 34_562

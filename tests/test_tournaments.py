@@ -7,13 +7,18 @@ raises, and every problem carries a code, a message and a citation; text and JSO
 the same deck get the same verdict. Legal rates are only asserted where the derived data is
 known to agree with the decks (DERIVED.md: constructed formats, decks without unknown names),
 and verdicts listed in DATA_LIMITS (the data is wrong, with evidence) are left out of that rate:
-without that, Vintage is 213/229 (93.0%) because the derived data still restricts Ponder.
+none are needed with the real 2026-08-22 legalities.
 
 Statistics (legal per format, commonest problems, unknown names, illegal-deck groups with
 examples) go to `tournament_stats.json` in the pytest tmp dir and to stdout (`pytest -s`).
 
-The derived card file's legalities are partly INFERRED (DERIVED.md): a surprising verdict is a
-question about the data first, then about the code.
+The card file (oracle-cards-derived-20260822) has REAL 2026-08-22 legalities for standard,
+pioneer, modern, legacy, vintage and pauper (../shared/data/legalities/README.md); other keys
+are derived (DERIVED.md). With those legalities many decks are illegal only because of later
+bans (Phlage in Modern, The Fantasticar in Legacy and Vintage, three Standard bans of
+2026-08-12), so every deck is judged as of its event date (README "Legality as of a date"):
+then, in the formats the shipped history covers, the only illegal decks are those with unknown
+cards (newer than the card file) or real list errors (LIST_ERRORS).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from validator.model import Section, Severity
 
 pytestmark = pytest.mark.integration
 
-DERIVED = ("scryfall", "oracle-cards-derived-20260609.jsonl.gz")
+DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 FORMAT_KEYS = {
     "Standard": "standard", "Pioneer": "pioneer", "Modern": "modern", "Legacy": "legacy",
     "Vintage": "vintage", "Pauper": "pauper", "Premodern": "premodern",
@@ -41,10 +46,18 @@ MIN_LEGAL_RATE = 0.95
 #: Verdicts the derived card data gets wrong, with the evidence. Decks whose only errors are
 #: these (or unknown cards) are left out of the plausibility rate, never out of the statistics.
 #: (format, problem code, card) -> why it is the data, not the code.
-DATA_LIMITS = {
-    ("vintage", "restricted", "Ponder"): (
-        "derived from Forge's Vintage Restricted list (~late 2023, DERIVED.md rule 4); 2026 "
-        "MTGO Vintage Challenges (MTGO enforces the restricted list) accept 4 Ponder"),
+#: (The 20260609 file restricted Ponder in Vintage; the real 2026-08-22 legalities do not.)
+DATA_LIMITS: dict[tuple[str, str, str], str] = {}
+#: Formats whose legality history ships with deckcheck (pauper: legalities, no history).
+HISTORY_FORMATS = ("standard", "pioneer", "modern", "legacy", "vintage", "pauper")
+#: Card-pool verdicts: as of the event date none may remain in HISTORY_FORMATS.
+POOL_CODES = {"banned", "not-legal", "restricted", "unreleased-card", "unknown-legality"}
+#: Real list errors in HISTORY_FORMATS (the decks as published break the deck rules):
+#: (file name start, player) -> the error codes.
+LIST_ERRORS = {
+    ("legacy-elmq-buden-brawl-open-2025", "Dennis Dr\u00e4ger"): {"deck-too-small", "sideboard-too-large"},
+    ("legacy-elmq-buden-brawl-open-2025", "Tassilo Arenz"): {"sideboard-too-large"},
+    ("legacy-elmq-buden-brawl-open-2025", "Leif"): {"deck-too-small"},
 }
 #: Every JSON_EVERY-th deck (and every deck of a non-MTGO file) is also parsed as a JSON deck.
 JSON_EVERY = 4
@@ -193,7 +206,8 @@ def test_validate_every_tournament_deck(tournament_decks, card_index, tmp_path_f
     for n, td in enumerate(tournament_decks):
         text, _ = render_text(td.main, td.side)
         try:
-            report = validate(parse_decklist(text), td.fmt, cards=card_index, source=td.where)
+            report = validate(parse_decklist(text), td.fmt, cards=card_index, source=td.where,
+                              as_of=td.date)
         except Exception as exc:  # noqa: BLE001 - the invariant under test
             crashes.append(f"{td.where} [{td.fmt}]: {type(exc).__name__}: {exc}")
             continue
@@ -202,7 +216,7 @@ def test_validate_every_tournament_deck(tournament_decks, card_index, tmp_path_f
         if n % JSON_EVERY == 0 or td.source != "MTGO":
             try:
                 other = validate(parse_decklist(render_json(td.main, td.side)[0]), td.fmt,
-                                 cards=card_index)
+                                 cards=card_index, as_of=td.date)
             except Exception as exc:  # noqa: BLE001
                 crashes.append(f"{td.where} [{td.fmt}, json]: {type(exc).__name__}: {exc}")
                 continue
@@ -227,6 +241,48 @@ def test_validate_every_tournament_deck(tournament_decks, card_index, tmp_path_f
         "legal rate below {:.0%} (decks with unknown cards or only DATA_LIMITS verdicts "
         "excluded) where the derived data agrees with 2026 play: {}".format(
             MIN_LEGAL_RATE, json.dumps(low, indent=1)))
+
+
+def test_as_of_event_dates_only_unknown_cards_and_list_errors_remain(tournament_decks,
+                                                                      card_index):
+    """Today's legalities make decks illegal through later bans; as of their event dates the
+    same decks are legal in every history format, except decks with unknown cards and the
+    real list errors of LIST_ERRORS. Per-format figures go to stdout (`pytest -s`)."""
+    from validator.api import parse_decklist, validate
+
+    figures: dict[str, Counter] = defaultdict(Counter)
+    leftovers, list_errors = [], {}
+    for td in tournament_decks:
+        if td.fmt not in HISTORY_FORMATS:
+            continue
+        deck = parse_decklist(render_json(td.main, td.side)[0])
+        today = validate(deck, td.fmt, cards=card_index)
+        then = validate(deck, td.fmt, cards=card_index, as_of=td.date)
+        f = figures[td.fmt]
+        f["decks"] += 1
+        f["legal today"] += today.legal
+        f["legal as of event"] += then.legal
+        f["illegal today by card pool"] += any(p.code in POOL_CODES for p in today.errors)
+        codes = {p.code for p in then.errors}
+        if codes & POOL_CODES:
+            leftovers.append(f"{td.where} [{td.fmt}, {td.date}]: "
+                             + "; ".join(p.message for p in then.errors if p.code in POOL_CODES))
+        elif codes - {"unknown-card"}:
+            key = (Path(td.file).name[:len("legacy-elmq-buden-brawl-open-2025")], td.player)
+            list_errors[key] = codes - {"unknown-card"}
+        elif codes:
+            f["unknown cards"] += 1
+    print("\nformat     decks  legal today  legal as of event  (illegal today by card pool, "
+          "as of: unknown cards)")
+    for fmt, f in sorted(figures.items()):
+        print(f"{fmt:<10} {f['decks']:>5}  {f['legal today']:>11}  {f['legal as of event']:>17}"
+              f"  ({f['illegal today by card pool']}, {f['unknown cards']})")
+    assert not leftovers, "card-pool errors as of the event date:\n" + "\n".join(leftovers[:30])
+    assert list_errors == LIST_ERRORS
+    # The later bans did make decks illegal today: the as-of date is what changed the verdicts.
+    for fmt in ("standard", "modern", "legacy", "vintage"):
+        assert figures[fmt]["illegal today by card pool"] > 0, fmt
+        assert figures[fmt]["legal as of event"] > figures[fmt]["legal today"], fmt
 
 
 # ---------------------------------------------------------------------------- statistics

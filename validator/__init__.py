@@ -51,6 +51,7 @@ _EXPORTS = {
     "BulkFileError": "validator.bulkfile",
     "CardDataError": "validator.cardfacts",
     "UsageError": "validator.errors",
+    "AsOfError": "validator.history",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

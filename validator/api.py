@@ -18,6 +18,8 @@ from .report import Report, summarize_deck
 from .resolve import CardSource, can_look_up, choose, meld_result_problem, resolve, suggestions
 from .names import fold_name
 
+from datetime import date
+
 
 def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
     """The synced card database: a path, a SQLAlchemy URL, `DECKCHECK_DB`, or the default.
@@ -152,10 +154,15 @@ def _prepare(deck: Deck | str | bytes, cards: CardSource, commanders: Sequence[s
 
 
 def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: str | None,
-            **options) -> Report:
+            as_of: "_AsOf | None" = None, **options) -> Report:
     problems = check_resolved(
         deck, fmt, commanders=prepared.commanders, rarities=prepared.rarities, **options)
-    report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source)
+    if as_of is not None:
+        from .asof import as_of_problems
+
+        problems = as_of_problems(deck, fmt, as_of.history, as_of.date, problems)
+    report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source,
+                    as_of=as_of.date.isoformat() if as_of is not None else None)
     summarize_deck(report, deck)
     return report
 
@@ -169,38 +176,101 @@ def check_bracket(fmt: FormatRules, bracket: int | None) -> None:
                          "brackets (drop --bracket, or validate with --format commander)")
 
 
+@dataclass
+class _AsOf:
+    """A validation as of a past date: the date, the history, the overlaid card source."""
+
+    date: "date"
+    history: object  # history.LegalityHistory
+    cards: CardSource
+
+
+#: (id(card source), history id, date) -> _AsOf, so that many decks of one event and date share
+#: one overlay (each card's past legality is computed once). Small: events have few dates.
+_AS_OF_CACHE: dict[tuple[int, int, object], tuple[CardSource, _AsOf]] = {}
+_HISTORY_CACHE: dict[int, tuple[CardSource, object]] = {}
+
+
+def legality_history(cards: CardSource | None = None):
+    """The legality history for a card source: the shipped history plus, when the source is a
+    card database (or an index that knows its database), the database's change log."""
+    from .history import history_for
+
+    db = cards if hasattr(cards, "last_sync") else getattr(cards, "database", None)
+    key = id(cards)
+    hit = _HISTORY_CACHE.get(key)
+    if hit is None or hit[0] is not cards:
+        if len(_HISTORY_CACHE) > 8:
+            _HISTORY_CACHE.clear()
+        hit = _HISTORY_CACHE[key] = (cards, history_for(db))
+    return hit[1]
+
+
+def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
+    """Resolve `as_of=` (a date or ISO string) into the overlay for `cards`, or None."""
+    from .history import parse_date
+
+    day = parse_date(value)
+    if day is None:
+        return None
+    from .asof import AsOfCards
+
+    history = history if history is not None else legality_history(cards)
+    key = (id(cards), id(history), day)
+    hit = _AS_OF_CACHE.get(key)
+    if hit is None or hit[0] is not cards:
+        if len(_AS_OF_CACHE) > 256:
+            _AS_OF_CACHE.clear()
+        hit = _AS_OF_CACHE[key] = (cards, _AsOf(day, history, AsOfCards(cards, history, day)))
+    return hit[1]
+
+
 def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
              db: str | os.PathLike[str] | None = None, cards: CardSource | None = None,
              commanders: Sequence[str] = (), rules: Sequence[str] = (),
              bracket: int | None = None, formats: Mapping[str, FormatRules] | None = None,
-             source: str | None = None) -> Report:
+             source: str | None = None, as_of: "date | str | None" = None,
+             history=None) -> Report:
     """Validate one deck against one format and return its `Report`.
 
     `deck` is a parsed `Deck` or decklist text. `cards` is a card source (`CardDB`, or a
-    `CardIndex` for many decks); without it the database at `db` is opened.
+    `CardIndex` for many decks); without it the database at `db` is opened. `as_of` (a `date`
+    or an ISO string) judges the deck by the legalities of that date (README "Legality as of a
+    date"); `history` is the `LegalityHistory` to use (default: the shipped one plus the card
+    database's change log).
 
     Raises the DeckcheckError family when no verdict can be given: FormatError (unknown
     format), DatabaseError (no usable card database), DecklistError (text that is no
     decklist), UsageError (a `commanders` name that is no card, `bracket` outside the
-    Commander family). An illegal deck is a Report with `legal` False, never an exception.
+    Commander family), AsOfError (an `as_of` that is no date or is before the history).
+    An illegal deck is a Report with `legal` False, never an exception.
     """
     fmt = _format(format, formats)
     check_bracket(fmt, bracket)
+    if not isinstance(deck, Deck):
+        deck = parse_decklist(deck)
     with _card_source(cards, db) as card_source:
-        prepared = _prepare(deck, card_source, commanders)
-        return _report(prepared, prepared.resolved, fmt, source, rules=rules, bracket=bracket)
+        when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
+        prepared = _prepare(deck, when.cards if when else card_source, commanders)
+        return _report(prepared, prepared.resolved, fmt, source, when, rules=rules,
+                       bracket=bracket)
 
 
 def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None = None,
                   cards: CardSource | None = None,
                   formats: Mapping[str, FormatRules] | None = None,
-                  commanders: Sequence[str] = (), source: str | None = None) -> list[Report]:
-    """Validate one deck against every known format (the deck is read and resolved once)."""
+                  commanders: Sequence[str] = (), source: str | None = None,
+                  as_of: "date | str | None" = None, history=None) -> list[Report]:
+    """Validate one deck against every known format (the deck is read and resolved once);
+    `as_of` as in `validate`."""
     formats = formats if formats is not None else load_formats()
+    if not isinstance(deck, Deck):
+        deck = parse_decklist(deck)
     with _card_source(cards, db) as card_source:
-        prepared = _prepare(deck, card_source, commanders)
+        when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
+        prepared = _prepare(deck, when.cards if when else card_source, commanders)
         # Commander designation moves cards between sections: each format gets its own copy.
-        return [_report(prepared, prepared.resolved.clone(), fmt, source)
+        return [_report(prepared, prepared.resolved.clone(), fmt, source, when)
                 for fmt in formats.values()]
 
 

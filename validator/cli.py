@@ -17,8 +17,6 @@ from typing import Sequence
 from .errors import DeckcheckError, UsageError
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
-#: Above this many decks, load every card into memory once instead of querying per deck.
-WARM_INDEX_THRESHOLD = 25
 #: Set to print the traceback of an internal error (a bug) after its one-line message.
 DEBUG_ENV = "DECKCHECK_DEBUG"
 #: Schemas of the JSON that `info --json` and `changes --json` print (README "CLI reference").
@@ -115,19 +113,34 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: $DECKCHECK_SYNC_LOCK_TIMEOUT or 600)")
 
     p = _command(sub, "validate", "Check decklists against a format.", EXITS_JUDGING,
-                 details="With several files, prints one summary line per deck; a file that "
-                         "cannot be read is reported and the others are still checked.")
+                 details="Inputs are decklist files, directories (walked recursively; files "
+                         "that are no decklists are skipped and reported), glob patterns, "
+                         "FILE:FORMAT, manifests (a CSV with a file column and optional player, "
+                         "format, commander, as_of columns) and event files (one deck per "
+                         "player). With several decks, prints one line per deck, a summary per "
+                         "format and the card data's provenance; an input that cannot be read "
+                         "is reported and the others are still checked.")
     _add_db(p)
-    p.add_argument("files", nargs="+", metavar="FILE", help="decklist files, or - for stdin")
-    p.add_argument("--format", "-f", required=True,
+    p.add_argument("files", nargs="+", metavar="INPUT",
+                   help="decklist files, directories, glob patterns, FILE:FORMAT, manifests, "
+                        "event files, or - for stdin")
+    p.add_argument("--format", "-f",
                    help="format name, e.g. modern, commander, standard-brawl (see `deckcheck "
-                        "formats`; case, hyphens and underscores do not matter)")
+                        "formats`; case, hyphens and underscores do not matter): the default "
+                        "for inputs that do not name their own")
     _add_input_format(p)
     p.add_argument("--json", action="store_true",
                    help="print the JSON report (schema deckcheck.report/1) instead of text")
-    p.add_argument("--report", type=Path, metavar="OUT",
-                   help="also write every deck's result to OUT, as CSV (.csv) or JSON (.json); "
+    p.add_argument("--report", type=Path, metavar="OUT", action="append", default=[],
+                   help="also write every deck's result to OUT: CSV (.csv, a row per "
+                        "problem), JSON (.json) or a printable page (.html); repeatable; "
                         "checked before any deck is validated")
+    p.add_argument("--as-of", metavar="DATE",
+                   help="judge legality as of DATE (YYYY-MM-DD), or 'event' for each event "
+                        "file's own date (default: the card data's current legality)")
+    p.add_argument("--jobs", "-j", type=int, metavar="N",
+                   help="validate in N processes (default: the number of cores; used only "
+                        "when the batch is large enough to repay it)")
     p.add_argument("--commander", action="append", default=[], metavar="NAME",
                    help="the deck's commander (repeat for partners, or an oathbreaker and its "
                         "signature spell)")
@@ -151,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_formats_file(p)
     p.add_argument("--json", action="store_true",
                    help="print JSON (schema deckcheck.check-formats/1) instead of text")
+    p.add_argument("--as-of", metavar="DATE", help="judge legality as of DATE (YYYY-MM-DD)")
 
     p = _command(sub, "formats", "List the formats and their deck rules.")
     _add_db(p)
@@ -168,10 +182,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help=f"print JSON (schema {INFO_SCHEMA}) instead of text")
 
-    p = _command(sub, "changes", "List the legality changes recorded between syncs.")
+    p = _command(sub, "changes", "List the legality changes recorded between syncs.",
+                 details="With --format or --since: bans, unbans, restrictions, rotations and "
+                         "releases from deckcheck's shipped legality history (2015-02-24 to "
+                         "2026-08-22) and the database's change log, oldest first.")
     _add_db(p)
     p.add_argument("--limit", type=int, default=200, metavar="N",
                    help="show the N most recent changes (default 200; 0 for all)")
+    p.add_argument("--format", dest="format_name", metavar="F",
+                   help="only changes in format F, from the shipped history and the change log")
+    p.add_argument("--since", metavar="DATE",
+                   help="only changes on or after DATE (YYYY-MM-DD), from both sources")
     p.add_argument("--json", action="store_true",
                    help=f"print JSON (schema {CHANGES_SCHEMA}) instead of text")
 
@@ -263,7 +284,7 @@ def _check_rules(rules: Sequence[str]) -> None:
 
 
 #: Report files `--report` writes, by extension.
-REPORT_SUFFIXES = (".csv", ".json")
+REPORT_SUFFIXES = (".csv", ".json", ".html", ".htm")
 
 
 def _check_report_path(path: Path) -> None:
@@ -288,64 +309,76 @@ def _check_report_path(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def _check_as_of(value: str | None) -> None:
+    """A bad --as-of is a usage error before any deck is read."""
+    if not value or value == "event":
+        return
+    from .history import AsOfError, parse_date, shipped_history
+
+    day = parse_date(value, "--as-of")
+    start = shipped_history().start
+    if day < start:
+        raise AsOfError(f"--as-of {day.isoformat()} is before the legality history begins "
+                        f"({start.isoformat()}); use a date on or after it")
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .api import check_bracket, parse_decklist, validate
-    from .decklist import DecklistError
+    import json
+
+    from .api import check_bracket
+    from .event import RunOptions, collect, run_event
+    from .eventreport import event_dict, render_event_text, write_event_report
     from .formats import get_format, load_formats
-    from .report import render_json, render_summary_table, render_text
+    from .provenance import provenance_line
+    from .report import render_text
 
     # Everything that would stop the run is checked before the first deck is read.
-    fmt = get_format(args.format, load_formats(args.formats_file))
-    check_bracket(fmt, args.bracket)
+    formats = load_formats(args.formats_file)
+    if args.format:
+        check_bracket(get_format(args.format, formats), args.bracket)
     _check_rules(args.rule)
-    if args.report:
-        _check_report_path(args.report)
-    cards = _open_cards(args.db, many=len(args.files) > WARM_INDEX_THRESHOLD)
-    reports, failed = [], []
-    for name in args.files:
-        try:
-            data, label = _read_input(name)
-            deck = parse_decklist(data, input_format=args.input_format, filename=label)
-        except (UsageError, DecklistError) as exc:
-            # A file that cannot be read or is no decklist: say so and go on with the others.
-            message = f"{name}: {exc}" if isinstance(exc, DecklistError) else str(exc)
-            failed.append((name, message))
-            _err(_one_line(message))
-            continue
-        reports.append(validate(deck, fmt, cards=cards, commanders=args.commander,
-                                rules=args.rule, bracket=args.bracket, source=label))
+    _check_as_of(args.as_of)
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give 1 or more processes")
+    for path in args.report:
+        _check_report_path(path)
+    from .decklist import read_limited
+
+    inputs = collect(args.files, formats=formats, default_as_of=args.as_of,
+                     read_stdin=lambda: read_limited(sys.stdin.buffer))
+    options = RunOptions(default_format=args.format, formats=formats,
+                         commanders=tuple(args.commander), rules=tuple(args.rule),
+                         bracket=args.bracket, input_format=args.input_format, as_of=args.as_of)
+    result = run_event(inputs, db=args.db, options=options, jobs=args.jobs)
+    reports = [r.report for r in result.results if r.report is not None]
+    failed = [r for r in result.results if r.report is None]
+    for r in failed:
+        # An input that cannot be read or is no decklist: say so; the others were checked.
+        _err(_one_line(f"{r.id}: {r.error}"))
+    single = len(result.results) == 1 and len(args.files) == 1 and not result.skipped
     if args.json:
-        print(render_json(reports[0] if len(reports) == 1 and len(args.files) == 1 else reports))
-    elif len(args.files) == 1 and reports:
-        print(render_text(reports[0], verbose=args.verbose))
-    elif reports:
-        print(render_summary_table(reports))
-    if args.report:
-        _write_report(args.report, reports, failed)
+        if single and reports:
+            print(json.dumps(dict(reports[0].to_dict(), provenance=result.provenance),
+                             indent=2, ensure_ascii=False))
+        else:
+            print(json.dumps(event_dict(result), indent=2, ensure_ascii=False))
+    elif single and reports:
+        from dataclasses import replace
+
+        # Headed by the deck's id: an event file's one deck is "file#player", not the file.
+        print(render_text(replace(reports[0], source=reports[0].deck_id or reports[0].source),
+                          verbose=args.verbose))
+        print(f"  ({provenance_line(result.provenance)})")
+    elif reports or len(result.results) > 1 or result.skipped:
+        print(render_event_text(result, verbose=args.verbose))
+    for path in args.report:
+        try:
+            write_event_report(path, result)
+        except OSError as exc:  # checked before validating; a full disk can still fail here
+            raise UsageError(f"cannot write --report {path}: {exc.strerror or exc}") from exc
     if failed:
         return EXIT_USAGE
     return EXIT_OK if all(r.legal for r in reports) else EXIT_ILLEGAL
-
-
-def _write_report(path: Path, reports, failed) -> None:
-    import csv
-
-    from .report import CSV_FIELDS, csv_row, render_json
-
-    try:
-        if path.suffix.lower() == ".json":
-            path.write_text(render_json(reports), encoding="utf-8")
-            return
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-            writer.writeheader()
-            for report in reports:
-                writer.writerow(csv_row(report))
-            for name, message in failed:
-                writer.writerow({"source": name, "legal": "",
-                                 "first_problem": f"unreadable: {message}"})
-    except OSError as exc:  # checked before validating; a full disk can still fail here
-        raise UsageError(f"cannot write --report {path}: {exc.strerror or exc}") from exc
 
 
 def cmd_check_formats(args: argparse.Namespace) -> int:
@@ -356,7 +389,10 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
     from .formats import load_formats
     from .report import check_formats_dict, render_check_formats
 
+    from .provenance import provenance, provenance_line
+
     formats = load_formats(args.formats_file)
+    _check_as_of(args.as_of)
     cards = _open_cards(args.db, many=False)
     data, label = _read_input(args.file)
     try:
@@ -364,11 +400,14 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
     except DecklistError as exc:
         raise UsageError(f"{args.file}: {exc}") from exc
     reports = check_formats(deck, cards=cards, formats=formats, commanders=args.commander,
-                            source=label)
+                            source=label, as_of=args.as_of)
+    prov = provenance(cards, args.as_of or deck.as_of)
     if args.json:
-        print(json.dumps(check_formats_dict(reports, label), indent=2, ensure_ascii=False))
+        out = dict(check_formats_dict(reports, label), provenance=prov)
+        print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         print(render_check_formats(reports, label))
+        print(f"  ({provenance_line(prov)})")
     return EXIT_OK if any(r.legal for r in reports) else EXIT_ILLEGAL
 
 
@@ -469,6 +508,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
+    if args.format_name or args.since:
+        return _changes_history(args)
     changes = _open_cards(args.db, many=False).changes(args.limit)
     if args.json:
         _print_json({"schema": CHANGES_SCHEMA, "changes": changes})
@@ -479,6 +520,28 @@ def cmd_changes(args: argparse.Namespace) -> int:
     for ch in changes:
         when = ch["changed_at"].strftime("%Y-%m-%d") if hasattr(ch["changed_at"], "strftime") else ch["changed_at"]
         print(f"{when}  {ch['format']:<16} {ch['name']}: {ch['old_status']} -> {ch['new_status']}")
+    return EXIT_OK
+
+
+def _changes_history(args: argparse.Namespace) -> int:
+    """`changes --format F --since DATE`: bans, unbans, restrictions, rotations and releases
+    from the shipped history and the database's change log, oldest first."""
+    from .formats import get_format, load_formats
+    from .history import history_for, parse_date
+
+    key = get_format(args.format_name, load_formats(None)).legality if args.format_name else None
+    since = parse_date(args.since, "--since")
+    changes = history_for(_open_cards(args.db, many=False)).changes(key, since)
+    if args.json:
+        _print_json({"schema": CHANGES_SCHEMA, "changes": [c.to_dict() for c in changes]})
+        return EXIT_OK
+    if not changes:
+        print("no legality changes" + (f" in {key}" if key else "")
+              + (f" since {since.isoformat()}" if since else ""))
+        return EXIT_OK
+    for c in changes:
+        print(f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
+              f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {c.source})")
     return EXIT_OK
 
 

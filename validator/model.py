@@ -180,6 +180,8 @@ class Deck:
     input_format: str | None = None  # "text", "arena", "mtgo-dek", "cockatrice", "json", ...
     #: How commanders were marked, when they were ("arena-section", "cmdr-marker", "json", ...).
     commander_source: str | None = None
+    #: The date the deck is to be judged as of, when the input says (a JSON deck's "as_of").
+    as_of: str | None = None
 
     def section(self, section: Section) -> list[DeckEntry]:
         return [e for e in self.entries if e.section == section]

@@ -34,6 +34,11 @@ class Report:
     #: Supplementary decks, apart from the deck (CR 717.2a, 123.2a).
     attractions: int = 0
     sticker_sheets: int = 0
+    #: The date legality was judged as of (ISO), None for the card data's current legality.
+    as_of: str | None = None
+    #: Event runs: the deck's stable id and its player (validator/event.py).
+    deck_id: str | None = None
+    player: str | None = None
 
     @property
     def legal(self) -> bool:
@@ -72,6 +77,8 @@ class Report:
             },
             "counts": {s.value: sum(1 for p in self.problems if p.severity == s) for s in Severity},
             "problems": [p.to_dict() for p in self.sorted_problems()],
+            "as_of": self.as_of,
+            **({"id": self.deck_id, "player": self.player} if self.deck_id is not None else {}),
         }
 
 

@@ -307,7 +307,23 @@ class SqliteCards:
         return self._full().info()
 
     def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
-        return self._full().last_sync(bulk_type)
+        """The last sync of `bulk_type`, as `CardDB.last_sync` gives it, read without
+        SQLAlchemy: every report's provenance asks for it, the cold CLI included."""
+        from datetime import datetime
+
+        with self._snapshot() as conn:
+            cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? "
+                               "ORDER BY id DESC LIMIT 1", (bulk_type,))
+            row = cur.fetchone()
+            if row is None:
+                return None
+            found = dict(zip((d[0] for d in cur.description), row))
+        if isinstance(found.get("finished_at"), str):  # SQLAlchemy's SQLite DateTime text
+            try:
+                found["finished_at"] = datetime.fromisoformat(found["finished_at"])
+            except ValueError:
+                pass
+        return found
 
     def changes(self, limit: int | None = None) -> list[dict[str, Any]]:
         return self._full().changes(limit)

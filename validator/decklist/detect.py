@@ -55,8 +55,8 @@ def json_shape(obj: Any) -> str:
     if is_event_file(obj):
         raise DecklistError(
             "this JSON is a tournament event file (\"Decks\": a list of decks), not one deck; "
-            "validate each deck on its own (save it as a decklist) or use a deckcheck that "
-            "reads event files")
+            "`deckcheck validate FILE` reads it as one deck per player (in Python: "
+            "validator.event.collect and run_event)")
     if isinstance(obj, dict):
         if isinstance(obj.get("boards"), dict) or any(
                 _moxfield_board(obj.get(key)) for key in _MOXFIELD_BOARDS):

@@ -42,7 +42,7 @@ _SECTION_KEYS = {
 # ("sidebaord") would otherwise drop its cards without a word.
 _INFO_KEYS = frozenset({
     "name", "format", "description", "author", "source", "url", "id", "version", "$schema",
-    "comment", "comments", "notes", "date",
+    "comment", "comments", "notes", "date", "player", "as_of",
 })
 
 
@@ -91,6 +91,7 @@ def read_deckcheck_json(data: Any) -> Deck:
             f"{type(data).__name__}")
     deck = Deck(input_format="json")
     _read_name(deck, data.get("name"))
+    _read_as_of(deck, data.get("as_of"))
     sections = [(key, _SECTION_KEYS[key], value) for key, value in data.items()
                 if key in _SECTION_KEYS]
     check_entry_count(sum(len(v) if isinstance(v, list) else 1 for _, _, v in sections))
@@ -104,6 +105,16 @@ def read_deckcheck_json(data: Any) -> Deck:
     if deck.count(Section.COMMANDER):
         deck.commander_source = "json"
     return deck
+
+
+def _read_as_of(deck: Deck, value: Any) -> None:
+    """"as_of": the date to judge the deck at (README "Legality as of a date"); checked when
+    the deck is validated, so a bad date is an error there, not a silent default."""
+    if isinstance(value, str) and value.strip():
+        deck.as_of = value.strip()
+    elif value is not None:
+        deck.issues.append(ParseIssue(None, "as_of: must be a date string (YYYY-MM-DD)",
+                                      _dump(value)))
 
 
 def _read_name(deck: Deck, name: Any) -> None:

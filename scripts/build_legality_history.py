@@ -1,0 +1,183 @@
+"""Build deckcheck's shipped legality history, `data/legality-history.json.gz`, from
+`../shared/data/legalities/` (see its README: 49,213 legality changes 2015-2026 for standard,
+pioneer, modern, legacy and vintage, and each card name's first-seen date).
+
+    python scripts/build_legality_history.py [--source ../shared/data/legalities] [--out data/...]
+
+Re-runnable and deterministic (same input, same bytes). The output is compact: names are stored
+once (sorted) and referred to by index, changes are grouped by (format, date window, from, to)
+with delta-coded name indexes, first-seen dates are run-length coded, then gzipped.
+
+The source does not tell "banned" from "not legal" (`not_legal_or_banned`); this script
+classifies each change (documented with `classify` below) so that undoing a change restores
+the status a validator reports: a ban's previous status is `legal`, an unban's is `banned`,
+a rotation's next status is `not_legal`, a release's or reprint's previous is `not_legal`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "legalities"
+DEFAULT_OUT = ROOT / "data" / "legality-history.json.gz"
+HISTORY = "legality-history-spmlv-2015-2026.jsonl.gz"
+FIRST_SEEN = "first-seen-2015-2026.jsonl.gz"
+FORGE = ROOT.parent / "shared" / "data" / "formats" / "forge"
+
+SCHEMA = "deckcheck.legality-history/1"
+STATUSES = ("legal", "restricted", "banned", "not_legal")
+#: A group of more than this many cards leaving a format on one date is a rotation or a data
+#: clean-up (planes leaving Legacy in 2015), not a ban announcement (the largest real one, the
+#: 2025-06-30 Standard announcement, names 7 cards).
+MAX_BAN_GROUP = 12
+#: More changes than this in one format and window are a glitch of the source, not history: in
+#: Pioneer about 12,900 cards (the whole card pool, Lightning Bolt included) flip to legal and
+#: back three times in 2019-2020. Real windows hold at most ~1,600 (a Standard rotation).
+GLITCH_GROUP = 5000
+#: A card becoming legal within this many days of its first sighting was released (previews
+#: appear a few days to weeks before release), not unbanned.
+RELEASE_DAYS = 60
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _forge_banned() -> dict[str, set[str]]:
+    """Forge's ban lists (late 2023..2025): evidence that an old card's return is an unban."""
+    out: dict[str, set[str]] = {}
+    for fmt, file in (("standard", "Standard.txt"), ("pioneer", "Pioneer.txt"),
+                      ("modern", "Modern.txt"), ("legacy", "Legacy.txt"),
+                      ("vintage", "Vintage.txt")):
+        path = FORGE / file
+        if not path.is_file():
+            continue
+        m = re.search(r"^Banned:(.*)$", path.read_text(encoding="utf-8"), re.M)
+        out[fmt] = {n.strip() for n in m.group(1).split(";")} if m else set()
+    return out
+
+
+def classify(changes: list[dict], first_seen: dict[str, str]) -> list[tuple[dict, str, str, str]]:
+    """Each change with its kind and precise (from, to) statuses.
+
+    - legal -> restricted / restricted -> legal: restriction, unrestriction (Vintage).
+    - legal -> out: a ban when few cards leave the format that day, else a rotation (not_legal).
+    - out -> legal: an unban when the card was banned earlier in this history, when Forge's ban
+      list names it, or (Legacy/Vintage, where every old card is legal unless banned) when the
+      card is older than RELEASE_DAYS; otherwise a release or reprint (it was not legal).
+    """
+    groups: dict[tuple, int] = defaultdict(int)
+    for r in changes:
+        groups[(r["format"], r["seen"], r["from"], r["to"])] += 1
+    forge = _forge_banned()
+    banned_before: set[tuple[str, str]] = set()
+    out = []
+    for r in changes:
+        fmt, name, frm, to = r["format"], r["name"], r["from"], r["to"]
+        key = (fmt, name)
+        if frm == "legal" and to == "restricted":
+            out.append((r, "restricted", "legal", "restricted"))
+        elif frm == "restricted" and to == "legal":
+            out.append((r, "unrestricted", "restricted", "legal"))
+        elif frm == "restricted":
+            out.append((r, "banned", "restricted", "banned"))
+        elif to == "not_legal_or_banned":
+            if groups[(fmt, r["seen"], frm, to)] <= MAX_BAN_GROUP:
+                banned_before.add(key)
+                out.append((r, "banned", frm, "banned"))
+            else:
+                out.append((r, "rotated-out", frm, "not_legal"))
+        else:  # not_legal_or_banned -> legal (or restricted)
+            seen = date.fromisoformat(r["seen"])
+            first = first_seen.get(name)
+            young = first is not None and (seen - date.fromisoformat(first)).days <= RELEASE_DAYS
+            if key in banned_before or name in forge.get(fmt, ()) or (
+                    fmt in ("legacy", "vintage") and not young):
+                banned_before.discard(key)
+                out.append((r, "unbanned", "banned", to))
+            else:
+                out.append((r, "became-legal", "not_legal", to))
+    return out
+
+
+def build(source: Path) -> dict:
+    changes = _read_jsonl(source / HISTORY)
+    size: dict[tuple, int] = defaultdict(int)
+    for r in changes:
+        size[(r["format"], r["previous_snapshot"], r["seen"])] += 1
+    glitches = sum(1 for r in changes
+                   if size[(r["format"], r["previous_snapshot"], r["seen"])] > GLITCH_GROUP)
+    changes = [r for r in changes
+               if size[(r["format"], r["previous_snapshot"], r["seen"])] <= GLITCH_GROUP]
+    changes.sort(key=lambda r: (r["seen"], r["format"], r["name"]))
+    first = {r["name"]: r["first_seen"] for r in _read_jsonl(source / FIRST_SEEN)}
+    names = sorted(set(first) | {r["name"] for r in changes})
+    index = {n: i for i, n in enumerate(names)}
+    formats = sorted({r["format"] for r in changes})
+    windows = sorted({(r["previous_snapshot"], r["seen"]) for r in changes}, key=lambda w: (w[1], w[0]))
+    kinds = ("banned", "unbanned", "restricted", "unrestricted", "rotated-out", "became-legal")
+    grouped: dict[tuple, list[int]] = defaultdict(list)
+    for r, kind, frm, to in classify(changes, first):
+        grouped[(formats.index(r["format"]), windows.index((r["previous_snapshot"], r["seen"])),
+                 kinds.index(kind), STATUSES.index(frm), STATUSES.index(to))].append(index[r["name"]])
+    groups = []
+    for key in sorted(grouped):
+        ids = sorted(grouped[key])
+        groups.append(list(key) + [[ids[0]] + [b - a for a, b in zip(ids, ids[1:])]])
+    # First-seen dates: a table of distinct dates and, per name in order, runs of
+    # [date index, run length] (-1 for a name never seen, i.e. only in the change list).
+    dates = sorted(set(first.values()))
+    date_index = {d: i for i, d in enumerate(dates)}
+    runs: list[list[int]] = []
+    for n in names:
+        d = date_index.get(first.get(n), -1)
+        if runs and runs[-1][0] == d:
+            runs[-1][1] += 1
+        else:
+            runs.append([d, 1])
+    snapshots = [w[1] for w in windows]
+    return {
+        "schema": SCHEMA,
+        "source": "shared/data/legalities (MTGJSON legalities as rebuilt by Fryyyyy/decklist; "
+                  "448 builds diffed)",
+        "start": min(dates),
+        "end": "2026-08-22",
+        "last_change": max(snapshots),
+        "formats": formats,
+        "statuses": list(STATUSES),
+        "kinds": list(kinds),
+        "windows": [list(w) for w in windows],
+        "groups": groups,
+        "names": names,
+        "first_seen_dates": dates,
+        "first_seen_runs": [x for run in runs for x in run],
+        "change_count": len(changes),
+        "dropped_glitches": glitches,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = ap.parse_args()
+    data = build(args.source)
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # mtime=0: the same input gives the same bytes (a reproducible wheel).
+    packed = gzip.compress(raw, compresslevel=9, mtime=0)
+    args.out.write_bytes(packed)
+    print(f"{args.out}: {data['change_count']} changes ({data['dropped_glitches']} glitch "
+          f"changes dropped), {len(data['names'])} names, "
+          f"{data['start']}..{data['end']}; {len(raw):,} bytes JSON, {len(packed):,} bytes gzip")
+
+
+if __name__ == "__main__":
+    main()

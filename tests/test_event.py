@@ -1,0 +1,232 @@
+"""A whole event in one run: inputs (directories, globs, manifests, FILE:FORMAT, event files),
+stable deck ids, --jobs, and the CSV / JSON / HTML reports."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+import pytest
+
+from validator import event
+from validator.cli import main
+
+LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\n3 Counterspell\n"
+ILLEGAL_MODERN = "5 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n"
+
+
+def event_file(*decks: tuple[str, list, list], fmt: str | None = "Modern",
+               day: str = "2026-02-22") -> str:
+    return json.dumps({
+        "Tournament": {"Date": day, "Name": "Test Open", "Formats": fmt},
+        "Decks": [{"Player": p, "Date": f"{day}T00:00:00+00:00",
+                   "Mainboard": [{"Count": n, "CardName": c} for n, c in main],
+                   "Sideboard": [{"Count": n, "CardName": c} for n, c in side]}
+                  for p, main, side in decks]})
+
+
+GOOD = [(4, "Lightning Bolt"), (56, "Mountain")]
+BAD = [(5, "Lightning Bolt"), (55, "Mountain")]
+
+
+@pytest.fixture
+def folder(tmp_path):
+    root = tmp_path / "event"
+    (root / "alice").mkdir(parents=True)
+    (root / "bob").mkdir()
+    (root / ".git").mkdir()
+    (root / "alice" / "deck.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    (root / "bob" / "deck.txt").write_text(ILLEGAL_MODERN, encoding="utf-8")
+    (root / ".hidden.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    (root / ".git" / "config").write_text("[core]", encoding="utf-8")
+    (root / "photo.png").write_bytes(b"\x89PNG\r\n")
+    (root / "MANIFEST.json").write_text('[{"file": "x"}]', encoding="utf-8")
+    (root / "open.json").write_text(event_file(("Zed <b>", GOOD, []), ("amy", BAD, [])),
+                                    encoding="utf-8")
+    return root
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_directory_walk_skips_and_reports_non_decklists(folder):
+    inputs = event.collect([str(folder)])
+    assert [(j.source, j.player) for j in inputs.jobs] == [
+        ("alice/deck.txt", None), ("bob/deck.txt", None), ("open.json", "Zed <b>"),
+        ("open.json", "amy")]
+    assert {s.source: s.reason for s in inputs.skipped} == {
+        ".git": "hidden directory", ".hidden.txt": "hidden file", "photo.png": "not a decklist (.png file)",
+        "MANIFEST.json": "JSON that is neither a decklist nor an event file"}
+    assert all(j.format == "modern" for j in inputs.jobs[2:])  # the event file's own format
+
+
+def test_event_file_of_python_mtg_shape_names_format_and_deck(tmp_path):
+    path = tmp_path / "meta.json"
+    path.write_text(json.dumps({"decks": [
+        {"name": "Burn", "format": "Modern", "date": "2026-03-01",
+         "cards": {"Lightning Bolt": 4, "Mountain": 56}}]}), encoding="utf-8")
+    inputs = event.collect([str(path)], default_as_of="event")
+    [job] = inputs.jobs
+    assert (job.format, job.as_of, job.player) == ("modern", "2026-03-01", None)
+    assert json.loads(job.data) == {"main": [[4, "Lightning Bolt"], [56, "Mountain"]],
+                                    "sideboard": [], "name": "Burn"}
+
+
+def test_named_file_that_is_neither_deck_nor_event_is_an_input_error(folder, core_db, capsys):
+    code, _, err = run(capsys, "validate", str(folder / "MANIFEST.json"), "--format", "modern",
+                       "--db", core_db)
+    assert code == 2 and "neither a decklist nor an event file" in err and "tried:" in err
+
+
+def test_event_directory_one_deck_per_player_with_stable_ids(folder, core_db, capsys, tmp_path):
+    out_json = tmp_path / "r.json"
+    code, out, err = run(capsys, "validate", str(folder), "--format", "modern", "--db", core_db,
+                         "--report", str(out_json))
+    assert code == 1 and not err
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    ids = [r["id"] for r in data["reports"]]
+    assert ids == ["alice/deck.txt", "bob/deck.txt", "open.json#Zed <b>", "open.json#amy"]
+    assert [r["legal"] for r in data["reports"]] == [True, False, True, False]
+    assert data["reports"][2]["player"] == "Zed <b>"
+    # The summary counts are the terminal's.
+    s = data["summary"]
+    assert (s["decks"], s["legal"], s["illegal"], s["unreadable"], s["skipped"]) == (4, 2, 2, 0, 4)
+    row = re.search(r"^modern\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M).groups()
+    assert row == ("4", "2", "2", "0")
+    assert "2 of 4 decks legal" in out
+    assert data["provenance"]["card_data"]["synced_at"] and data["provenance"]["deckcheck"]
+
+
+def test_globs_file_format_and_unreadable_inputs_accounted_for(folder, core_db, capsys, tmp_path):
+    out_json = tmp_path / "r.json"
+    code, out, err = run(capsys, "validate", str(folder / "*" / "deck.txt"),
+                         f"{folder / 'alice' / 'deck.txt'}:legacy", str(folder / "nope.txt"),
+                         "--format", "modern", "--db", core_db, "--report", str(out_json))
+    assert code == 2
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    assert [(r["id"].split("/")[-2], r["format"]) for r in data["reports"]] == [
+        ("alice", "modern"), ("bob", "modern"), ("alice", "legacy")]
+    assert [u["error"] for u in data["unreadable"]] == ["no such file or directory"]
+    assert data["summary"]["unreadable"] == 1 and "nope.txt: no such file" in err
+    # Two inputs naming the same file get distinct ids.
+    assert len({r["id"] for r in data["reports"]}) == 3
+
+
+def test_manifest_columns_relative_paths_and_player_selection(folder, core_db, capsys, tmp_path):
+    manifest = folder / "players.csv"
+    manifest.write_text(
+        "file,player,format,commander,as_of\n"
+        "alice/deck.txt,Alice,,,\n"
+        "bob/deck.txt,Bob,modern,,2021-12-01\n"
+        "open.json,amy,legacy,,\n"
+        "missing.txt,Carl,,,\n", encoding="utf-8")
+    out_json = tmp_path / "r.json"
+    code, _, err = run(capsys, "validate", str(manifest), "--format", "modern", "--db", core_db,
+                       "--report", str(out_json))
+    assert code == 2 and "missing.txt" in err
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    got = [(r["id"], r["player"], r["format"], r["as_of"]) for r in data["reports"]]
+    assert got == [("alice/deck.txt#Alice", "Alice", "modern", None),
+                   ("bob/deck.txt#Bob", "Bob", "modern", "2021-12-01"),
+                   ("open.json#amy", "amy", "legacy", None)]
+    # Bob's Lurrus was legal in Modern on 2021-12-01; his 5 Bolts were not.
+    bob = data["reports"][1]
+    assert [p["code"] for p in bob["problems"] if p["severity"] == "error"] == ["too-many-copies"]
+    assert data["unreadable"][0]["player"] == "Carl"
+
+
+def test_duplicate_players_and_names_get_distinct_ids(tmp_path):
+    path = tmp_path / "league.json"
+    path.write_text(event_file(("amy", GOOD, []), ("amy", GOOD, [])), encoding="utf-8")
+    inputs = event.collect([str(path)])
+    results = [event.DeckResult(id="", source=j.source, player=j.player, format=None)
+               for j in inputs.jobs]
+    event._ids(results, inputs.jobs)
+    assert [r.id for r in results] == [f"{path}#amy", f"{path}#amy~2"]
+
+
+def test_jobs_give_the_same_report_as_one_process(folder, core_db, capsys, tmp_path,
+                                                  monkeypatch):
+    monkeypatch.setattr(event, "MIN_DECKS_PER_PROCESS", 1)
+    monkeypatch.setattr(event, "INDEX_LOAD_S", 0.0)  # use the in-memory index: forkable
+    spawned = []
+    real = event.run_jobs
+
+    def spy(jobs, cards, options, *, processes=1, **kw):
+        spawned.append(processes)
+        return real(jobs, cards, options, processes=processes, **kw)
+
+    monkeypatch.setattr(event, "run_jobs", spy)
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"r{jobs}.json"
+        run(capsys, "validate", str(folder), "--format", "modern", "--db", core_db,
+            "--jobs", jobs, "--report", str(out))
+        outputs.append(out.read_text(encoding="utf-8"))
+    assert spawned == [1, 2]
+    assert outputs[0] == outputs[1]
+
+
+def test_csv_one_row_per_problem_and_per_legal_deck(folder, core_db, capsys, tmp_path):
+    out_csv = tmp_path / "r.csv"
+    run(capsys, "validate", str(folder), "--format", "modern", "--db", core_db,
+        "--report", str(out_csv))
+    rows = list(csv.DictReader(out_csv.open(encoding="utf-8")))
+    errors = [(r["id"], r["code"]) for r in rows if r["severity"] == "error"]
+    assert errors == [("bob/deck.txt", "too-many-copies"), ("bob/deck.txt", "banned"),
+                      ("open.json#amy", "too-many-copies")]
+    legal = [r["id"] for r in rows if r["verdict"] == "legal" and r["code"] == ""]
+    assert legal == ["alice/deck.txt", "open.json#Zed <b>"]
+    bob = next(r for r in rows if r["code"] == "banned")
+    assert (bob["player"], bob["format"], bob["citation"], bob["cards"], bob["lines"]) == (
+        "", "modern", "format:modern", "Lurrus of the Dream-Den", "3")
+    assert all(r["deckcheck"] and r["card_data_synced_at"] for r in rows)
+
+
+def test_html_is_self_contained_escaped_and_ordered(folder, core_db, capsys, tmp_path):
+    (folder / "evil.json").write_text(event_file(("<script>alert(1)</script>", BAD, [])),
+                                      encoding="utf-8")
+    out = tmp_path / "r.html"
+    run(capsys, "validate", str(folder), "--format", "modern", "--db", core_db,
+        "--report", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+    assert page.index("<h2>Summary</h2>") < page.index("Illegal decks (3)")
+    # Illegal decks sorted by player; decks without one (bob's file, shown by id) last.
+    order = re.findall(r"<h3>(.*?) &mdash;", page)
+    assert order == ["&lt;script&gt;alert(1)&lt;/script&gt;", "amy", "bob/deck.txt"]
+    assert "line 1: 5 Lightning Bolt" in page  # the offending line as written
+    assert "5 Lightning Bolt (main)" in page  # event decks: the entries naming the card
+    assert "card data synced" in page and "legality as of" in page
+
+
+def test_html_lists_legal_decks_whose_date_is_near_a_change(folder, core_db, capsys, tmp_path):
+    out = tmp_path / "r.html"
+    (folder / "bob" / "deck.txt").write_text(
+        "4 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n", encoding="utf-8")
+    run(capsys, "validate", str(folder / "bob"), "--format", "modern", "--db", core_db,
+        "--as-of", "2022-03-10", "--report", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert "Legal decks with a legality date to check (1)" in page
+    assert "changed between 2022-01-18 and 2022-06-09" in page
+
+
+def test_cost_model_has_no_cliff():
+    """The card source is chosen by cost: N decks never cost much more than N-1."""
+    def cost(n: int) -> float:
+        return (event.INDEX_LOAD_S + n * event.WARM_DECK_S if event.use_index(n)
+                else n * event.DB_DECK_S)
+
+    assert not event.use_index(1) and event.use_index(10_000)
+    assert all(cost(n + 1) <= cost(n) * (n + 1) / n + 1e-9 for n in range(1, 5000))
+
+
+def test_processes_are_used_only_when_the_batch_repays_them():
+    assert event.processes_for(8, 10) == 1
+    assert event.processes_for(2, 10_000) == 2
+    assert event.processes_for(None, 10_000) >= 1

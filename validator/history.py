@@ -1,0 +1,252 @@
+"""Legality history: when each card's legality changed, from two sources.
+
+- the shipped history `data/legality-history.json.gz` (built by
+  `scripts/build_legality_history.py`): bans, unbans, restrictions, rotations and releases for
+  standard, pioneer, modern, legacy and vintage from 2015-02-24, and each card's first-seen date;
+- the card database's own change log (`legality_changes`), which every sync extends, so the
+  history keeps growing after the shipped file's end.
+
+`AsOf` (validator/asof.py) uses it to judge a deck as of a past date; `deckcheck changes
+--format F --since DATE` lists it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import lru_cache
+from typing import Any, Iterable
+
+from .errors import DeckcheckError
+from .names import fold_name
+from .resources import resource_path
+
+HISTORY_FILE = "legality-history.json.gz"
+
+
+class AsOfError(DeckcheckError, ValueError):
+    """An --as-of date that cannot be used: not a date, or before the history begins."""
+
+    code = "bad-as-of"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change of a card's legality in one format. It took effect after `after` and on or
+    before `on` (the two snapshots or syncs that bracket it)."""
+
+    on: date
+    after: date
+    format: str
+    name: str
+    old: str
+    new: str
+    kind: str  # banned, unbanned, restricted, unrestricted, rotated-out, became-legal, changed
+    source: str  # "shipped" or "database"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields of `deckcheck changes --json` (schema deckcheck.changes/1), plus the
+        window the change took effect in, its kind and its source."""
+        return {"changed_at": self.on.isoformat(), "name": self.name, "format": self.format,
+                "old_status": self.old, "new_status": self.new,
+                "after": self.after.isoformat(), "kind": self.kind, "source": self.source}
+
+
+def parse_date(value: date | datetime | str | None, what: str = "as_of") -> date | None:
+    """A `date`, `datetime` or ISO string (YYYY-MM-DD, or a full ISO timestamp) as a date."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return date.fromisoformat(text[:10]) if len(text) >= 10 else date.fromisoformat(text)
+        except ValueError:
+            pass
+    raise AsOfError(f"{what} {value!r} is not a date; write it as YYYY-MM-DD (e.g. 2026-02-22)")
+
+
+@dataclass(frozen=True)
+class ShippedHistory:
+    start: date  # the first snapshot: first-seen dates equal to it mean "on or before"
+    end: date
+    changes: dict[str, tuple[Change, ...]]  # folded name -> changes in date order
+    first_seen: dict[str, date]  # folded name -> first-seen date
+    formats: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def shipped_history() -> ShippedHistory:
+    """The shipped file, decoded once per process (about 0.1 s)."""
+    with gzip.open(resource_path("data", HISTORY_FILE), "rb") as f:
+        raw = json.loads(f.read())
+    names, statuses, kinds, formats = raw["names"], raw["statuses"], raw["kinds"], raw["formats"]
+    windows = [(date.fromisoformat(a), date.fromisoformat(b)) for a, b in raw["windows"]]
+    folded = [fold_name(n) for n in names]
+    by_name: dict[str, list[Change]] = {}
+    for fmt_i, win_i, kind_i, old_i, new_i, deltas in raw["groups"]:
+        after, on = windows[win_i]
+        index = 0
+        for step in deltas:
+            index += step
+            name = names[index]
+            by_name.setdefault(folded[index], []).append(Change(
+                on, after, formats[fmt_i], name, statuses[old_i], statuses[new_i],
+                kinds[kind_i], "shipped"))
+    dates = [date.fromisoformat(d) for d in raw["first_seen_dates"]]
+    first_seen: dict[str, date] = {}
+    runs, position = raw["first_seen_runs"], 0
+    for i in range(0, len(runs), 2):
+        d, count = runs[i], runs[i + 1]
+        if d >= 0:
+            for name in folded[position:position + count]:
+                first_seen.setdefault(name, dates[d])
+        position += count
+    return ShippedHistory(
+        start=date.fromisoformat(raw["start"]), end=date.fromisoformat(raw["end"]),
+        changes={k: tuple(sorted(v, key=lambda c: c.on)) for k, v in by_name.items()},
+        first_seen=first_seen, formats=tuple(formats))
+
+
+def _as_date(value: Any) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value)[:10])
+
+
+def _db_kind(old: str, new: str) -> str:
+    if new == "banned":
+        return "banned"
+    if old == "banned":
+        return "unbanned"
+    if new == "restricted":
+        return "restricted"
+    if old == "restricted":
+        return "unrestricted"
+    if new == "not_legal":
+        return "rotated-out"
+    if new == "legal":
+        return "became-legal"
+    return "changed"
+
+
+class LegalityHistory:
+    """The shipped history plus a card database's change log, for one card data snapshot.
+
+    `card_data_date` is the date of the legalities the card source holds (Scryfall's
+    `updated_at`, else the sync's date): shipped changes after it are not in the card data yet,
+    so they are not undone.
+    """
+
+    def __init__(self, db_changes: Iterable[dict[str, Any]] = (),
+                 card_data_date: date | None = None, sync_dates: Iterable[date] = ()):
+        self.shipped = shipped_history()
+        self.card_data_date = card_data_date
+        self._by_oracle: dict[str, list[Change]] = {}
+        self._db: list[Change] = []
+        syncs = sorted(set(sync_dates))
+        for row in db_changes:
+            if row.get("format") in (None, "*") or row.get("new_status") is None:
+                continue  # a card that left the data entirely: not a legality
+            on = _as_date(row["changed_at"])
+            earlier = [d for d in syncs if d < on]
+            old, new = row.get("old_status") or "not_legal", row["new_status"]
+            change = Change(on, earlier[-1] if earlier else on, row["format"], row["name"],
+                            old, new, _db_kind(old, new), "database")
+            self._db.append(change)
+            self._by_oracle.setdefault(row["oracle_id"], []).append(change)
+        for changes in self._by_oracle.values():
+            changes.sort(key=lambda c: c.on)
+        # Per oracle id: an event asks about the same few thousand cards again and again.
+        self._card_changes: dict[str, list[Change]] = {}
+        self._first_seen: dict[str, date | None] = {}
+
+    @property
+    def start(self) -> date:
+        return self.shipped.start
+
+    def check_date(self, as_of: date) -> None:
+        if as_of < self.start:
+            raise AsOfError(
+                f"as-of date {as_of.isoformat()} is before the legality history begins "
+                f"({self.start.isoformat()}); use a date on or after it")
+
+    def _names(self, card: Any) -> list[str]:
+        names = [fold_name(card.name)]
+        front = getattr(card, "front_name", card.name)
+        if front != card.name:
+            names.append(fold_name(front))
+        return names
+
+    def card_changes(self, card: Any) -> list[Change]:
+        """Every change of this card (shipped ones up to the card data's date), by date."""
+        found = self._card_changes.get(card.oracle_id)
+        if found is None:
+            found = self._card_changes[card.oracle_id] = self._find_changes(card)
+        return found
+
+    def _find_changes(self, card: Any) -> list[Change]:
+        shipped: tuple[Change, ...] = ()
+        for name in self._names(card):
+            shipped = self.shipped.changes.get(name, ())
+            if shipped:
+                break
+        if self.card_data_date is not None:
+            shipped = tuple(c for c in shipped if c.on <= self.card_data_date)
+        return sorted(shipped + tuple(self._by_oracle.get(card.oracle_id, ())),
+                      key=lambda c: c.on)
+
+    def first_seen(self, card: Any) -> date | None:
+        """The date the card was first seen (the shipped history's start: on or before it)."""
+        if card.oracle_id in self._first_seen:
+            return self._first_seen[card.oracle_id]
+        found = None
+        for name in self._names(card):
+            found = self.shipped.first_seen.get(name)
+            if found is not None:
+                break
+        self._first_seen[card.oracle_id] = found
+        return found
+
+    def changes(self, format: str | None = None, since: date | None = None) -> list[Change]:
+        """Bans, unbans, restrictions and rotations (both sources) on or after `since`."""
+        out: list[Change] = []
+        for changes in self.shipped.changes.values():
+            out += [c for c in changes if (format is None or c.format == format)
+                    and (since is None or c.on >= since)]
+        out += [c for c in self._db if (format is None or c.format == format)
+                and (since is None or c.on >= since)]
+        return sorted(out, key=lambda c: (c.on, c.format, c.name))
+
+
+def history_for(db: Any) -> LegalityHistory:
+    """The history for a card database (a `CardDB`): its change log and its sync dates."""
+    changes: list[dict[str, Any]] = []
+    syncs: list[date] = []
+    card_data_date = None
+    if db is not None:
+        try:
+            changes = list(db.changes(None))
+        except Exception:  # noqa: BLE001 - an old database without a change log: shipped only
+            changes = []
+        last = card_data_sync(db)
+        if last:
+            card_data_date = (parse_date(last.get("updated_at"))
+                              if last.get("updated_at") else _as_date(last["finished_at"]))
+        syncs = sorted({_as_date(c["changed_at"]) for c in changes})
+    return LegalityHistory(changes, card_data_date, syncs)
+
+
+def card_data_sync(db: Any) -> dict[str, Any] | None:
+    """The last oracle-cards sync of `db` (when and from what the card data came)."""
+    try:
+        return db.last_sync("oracle_cards")
+    except Exception:  # noqa: BLE001 - provenance is best effort, never a reason to fail
+        return None

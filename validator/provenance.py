@@ -1,0 +1,53 @@
+"""Where a verdict came from: deckcheck's version, the card data (sync time, Scryfall's
+`updated_at`) and the date legality was judged as of. Every report carries it."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+
+def _iso(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return str(value)
+
+
+def provenance(db: Any = None, as_of: date | str | None = None) -> dict[str, Any]:
+    """The provenance block of reports (`db`: a `CardDB`, or None when unknown)."""
+    from . import __version__
+    from .history import card_data_sync, parse_date
+
+    last = card_data_sync(db) if db is not None else None
+    synced = last.get("finished_at") if last else None
+    updated = last.get("updated_at") if last else None
+    day = parse_date(as_of)
+    data_day = (updated or _iso(synced) or "")[:10] or None
+    return {
+        "deckcheck": __version__,
+        "card_data": {
+            "synced_at": _iso(synced),
+            "scryfall_updated_at": _iso(updated),
+            "source": last.get("source_uri") if last else None,
+            "cards": last.get("card_count") if last else None,
+        },
+        # The date legality was judged as of: the --as-of date, else the card data's own date.
+        "legality_as_of": day.isoformat() if day else data_day,
+        "legality_basis": "history" if day else "card data",
+    }
+
+
+def provenance_line(prov: dict[str, Any]) -> str:
+    """One line for terminal output."""
+    data = prov["card_data"]
+    synced = (data["synced_at"] or "unknown")[:19].replace("T", " ")
+    updated = data["scryfall_updated_at"] or "unknown"
+    when = prov["legality_as_of"]
+    when = "each deck's date" if when == "per deck" else when
+    basis = ("as of " + when + " (legality history)"
+             if prov["legality_basis"] == "history"
+             else f"current card data ({prov['legality_as_of'] or 'unknown date'})")
+    return (f"deckcheck {prov['deckcheck']}; card data synced {synced}, Scryfall updated_at "
+            f"{updated}; legality {basis}")
