@@ -104,6 +104,7 @@ async function check(event) {
       return;
     }
     checkedLines = body.decklist.split(/\r\n|\r|\n/);
+    if (checkedLines.length > 1 && checkedLines[checkedLines.length - 1] === "") checkedLines.pop();
     render(data);
   } catch (e) {
     showError(`Could not reach the server (${e.message}).`);
