@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from .. import CardDB, CardIndex
 
-log = logging.getLogger("deckcheck.service")
+log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
 
 #: The bulk file whose sync record says "the cards changed" (sync.py writes one per import).
 ORACLE_BULK = "oracle_cards"

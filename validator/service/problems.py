@@ -22,7 +22,7 @@ from ..errors import DeckcheckError
 MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:deckcheck:problem:"
 
-log = logging.getLogger("deckcheck.service")
+log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
 
 #: code -> (HTTP status, title). The README's "Error types" table lists the same codes.
 PROBLEM_TYPES: dict[str, tuple[int, str]] = {
