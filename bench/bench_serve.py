@@ -240,6 +240,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="workers for the load test")
     parser.add_argument("--rss-workers", default="1,2,3",
                         help="worker counts to measure memory at (default 1,2,3)")
+    parser.add_argument("--decks", default=",".join(DECKS),
+                        help=f"which decks to drive (default {','.join(DECKS)})")
     parser.add_argument("--time-limit", type=float, default=120.0,
                         help="seconds at most per load run (default 120)")
     args = parser.parse_args()
@@ -249,7 +251,11 @@ def main() -> int:
         print(f"shared data not available: {', '.join(missing)}", file=sys.stderr)
         return 2
     db = args.db or derived_db()
-    decks = {name: (path.read_text(encoding="utf-8"), fmt) for name, (path, fmt) in DECKS.items()}
+    wanted = [d.strip() for d in args.decks.split(",") if d.strip()]
+    unknown = set(wanted) - set(DECKS)
+    if unknown:
+        parser.error(f"--decks: unknown {', '.join(sorted(unknown))}; choose from {', '.join(DECKS)}")
+    decks = {name: (DECKS[name][0].read_text(encoding="utf-8"), DECKS[name][1]) for name in wanted}
     print(f"database: {db}\nmachine: {os.cpu_count()} CPUs; client and server share them (loopback)")
 
     server = Server(db, args.workers)

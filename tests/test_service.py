@@ -351,9 +351,12 @@ def test_a_new_sync_is_swapped_in_and_old_snapshots_keep_working(tmp_path):
         report = c.post("/v1/validate", json=body).json()
         assert report["legal"] is False and [p["code"] for p in report["problems"]] == ["banned"]
         assert c.get("/healthz").json()["sync"]["id"] == old.sync["id"] + 1
-        # A request that took the old snapshot before the swap finishes on the old data.
+        # A request that took the old snapshot before the swap finishes on the old data; its
+        # database stays open until the snapshot is retired.
         assert validator.validate(LEGAL_MODERN, "modern", cards=old.index).legal is True
-        assert old.db.card("Lightning Bolt") is not None  # its closed engine reconnects
+        assert old.db.card("Lightning Bolt") is not None
+        assert holder.close_retired() == 0  # too recent
+        assert holder.close_retired(older_than=0) == 1
 
 
 def test_a_failed_reload_keeps_serving_the_loaded_data(core_db, caplog):
@@ -379,3 +382,15 @@ def test_a_failed_reload_keeps_serving_the_loaded_data(core_db, caplog):
         holder.stop()
     assert len(calls) >= 3 and holder.current.index is snapshot.index
     assert "still serving the loaded card data" in caplog.text
+
+
+def test_card_data_that_cannot_be_loaded_is_a_database_error(core_db, monkeypatch):
+    """`deckcheck serve` turns any failure loading the cards into one line and exit 2."""
+    from validator.service.server import preloaded_holder
+
+    def broken(self):
+        raise RuntimeError("no such table: card_index")
+
+    monkeypatch.setattr(CardHolder, "load", broken)
+    with pytest.raises(validator.DatabaseError, match="deckcheck sync"):
+        preloaded_holder(ServiceConfig(db=core_db))

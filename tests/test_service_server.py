@@ -147,12 +147,23 @@ def test_sync_while_serving_fails_no_request_and_swaps_in_the_new_data(tmp_path)
         assert card["legalities"]["modern"] == "banned"
 
 
-def test_serve_refuses_to_start_without_a_database(tmp_path):
-    result = subprocess.run(deckcheck("serve", "--db", str(tmp_path / "none.sqlite3"),
-                                      "--port", str(free_port())),
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2
-    assert "deckcheck sync" in result.stderr and "Traceback" not in result.stderr
+def test_serve_refuses_to_start_without_a_usable_database(tmp_path):
+    import sqlite3
+
+    other = tmp_path / "other.sqlite3"
+    with sqlite3.connect(other) as conn:
+        conn.execute("create table notes (text)")
+    for db in (tmp_path / "none.sqlite3", other):
+        result = subprocess.run(deckcheck("serve", "--db", str(db), "--port", str(free_port())),
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2, result.stderr
+        assert "deckcheck sync" in result.stderr and "Traceback" not in result.stderr
+    bad = tmp_path / "house.toml"
+    bad.write_text("[house\n")
+    result = subprocess.run(deckcheck("serve", "--db", str(other), "--formats-file", str(bad),
+                                      "--port", str(free_port())), capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2 and "house.toml" in result.stderr
 
 
 def test_serve_binds_loopback_by_default(core_db, tmp_path):

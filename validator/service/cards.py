@@ -24,6 +24,10 @@ log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's ow
 
 #: The bulk file whose sync record says "the cards changed" (sync.py writes one per import).
 ORACLE_BULK = "oracle_cards"
+#: A replaced snapshot's database is closed this long after the swap, once no request can
+#: still be using it (a request takes milliseconds; closing a reader under a running query
+#: would fail that request).
+RETIRE_SECONDS = 60.0
 
 
 def sync_key(record: dict[str, Any] | None) -> tuple[Any, ...] | None:
@@ -84,6 +88,7 @@ class CardHolder:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._refresh_lock = threading.Lock()
+        self._retired: list[tuple[float, Snapshot]] = []  # (when swapped out, snapshot)
         self.swaps = 0
 
     @property
@@ -116,10 +121,19 @@ class CardHolder:
             self.swaps += 1
             log.info("new card data (sync %s): %d cards loaded in %.2f s, swapped in",
                      new.updated_at, new.card_count, new.load_seconds)
-            # Requests still holding `old` keep working: disposing an engine only closes its
-            # idle pooled connections, and a later query on it opens a fresh one.
-            old.db.close()
+            # Requests still holding `old` finish on it; its database is closed later.
+            self._retired.append((time.monotonic(), old))
             return True
+
+    def close_retired(self, older_than: float = RETIRE_SECONDS) -> int:
+        """Close the databases of snapshots swapped out more than `older_than` seconds ago."""
+        now = time.monotonic()
+        with self._refresh_lock:
+            done = [snap for when, snap in self._retired if now - when >= older_than]
+            self._retired = [(w, snap) for w, snap in self._retired if now - w < older_than]
+        for snap in done:
+            snap.db.close()
+        return len(done)
 
     def start_polling(self) -> None:
         if self.poll_seconds <= 0 or self._thread is not None:
@@ -133,12 +147,14 @@ class CardHolder:
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+        self.close_retired(older_than=0)
         if self._current is not None:
             self._current.db.close()
 
     def _poll(self) -> None:
         while not self._stop.wait(self.poll_seconds):
             try:
+                self.close_retired()
                 self.refresh()
             except Exception:  # noqa: BLE001 - keep serving the loaded data; retry next poll
                 log.exception("checking the card database for a new sync failed; "

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from .. import CardDB, DatabaseError, load_formats
+from .. import CardDB, DatabaseError, DeckcheckError, load_formats
+
+if TYPE_CHECKING:
+    from .app import ServiceConfig
+    from .cards import CardHolder
 
 DEFAULT_HOST = "127.0.0.1"  # loopback: binding elsewhere is the operator's explicit choice
 DEFAULT_PORT = 8000
@@ -17,11 +21,31 @@ def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
     load_formats(formats_file)
     cards = CardDB(db)
     try:
-        if cards.last_sync("oracle_cards") is None:
-            raise DatabaseError(f"the card database {cards.url} has never been synced; run "
-                                "`deckcheck sync` (or `deckcheck sync --from FILE`) first")
+        record = cards.last_sync("oracle_cards")
+    except DeckcheckError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a driver error: not a readable card database
+        raise DatabaseError(f"{cards.url} is not a readable deckcheck card database ({exc}); "
+                            "run `deckcheck sync` to build one") from exc
     finally:
         cards.close()
+    if record is None:
+        raise DatabaseError(f"the card database {cards.url} has never been synced; run "
+                            "`deckcheck sync` (or `deckcheck sync --from FILE`) first")
+
+
+def preloaded_holder(config: "ServiceConfig") -> "CardHolder":
+    from .cards import CardHolder
+
+    holder = CardHolder(config.db, poll_seconds=config.poll_seconds)
+    try:
+        holder.load()
+    except DeckcheckError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure here means the data is unusable
+        raise DatabaseError(f"cannot load the card data from {config.db or 'the default database'}: "
+                            f"{exc}; run `deckcheck sync` to rebuild it") from exc
+    return holder
 
 
 def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 1,
@@ -40,7 +64,9 @@ def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 
     common = dict(host=host, port=port, access_log=access_log, root_path=root_path,
                   log_level=log_level, server_header=False, timeout_graceful_shutdown=10)
     if workers <= 1:
-        uvicorn.run(create_app(config), **common)
+        # One process: load the cards before binding the port, so that data that cannot be
+        # loaded is a one-line error (exit 2), not a failed server start-up.
+        uvicorn.run(create_app(config, holder=preloaded_holder(config)), **common)
         return
     # Several worker processes import the app by name; they read the configuration from the
     # environment they inherit.
