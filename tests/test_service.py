@@ -247,6 +247,11 @@ def test_card_and_unknown_card_with_suggestions(client):
     problem = assert_problem(client.get("/v1/cards/Lightnig%20Bolt"), 404, "unknown-card")
     assert problem["suggestions"] == ["Lightning Bolt"] and problem["name"] == "Lightnig Bolt"
     assert assert_problem(client.get("/v1/cards/zzzzzzzz"), 404, "unknown-card")["suggestions"] == []
+    for hostile in ("%00", "a" * 20_000, "..%2F..%2Fetc", "%ED%A0%80", "%FF"):
+        response = client.get("/v1/cards/" + hostile)
+        assert_problem(response, 404, "unknown-card")
+        assert len(response.content) < 2_000
+    assert_problem(client.get("/static/../pyproject.toml"), 404, "not-found")
 
 
 def test_healthz(client, core_db):

@@ -199,6 +199,10 @@ def card_facts(card: Any, format_keys: list[str]) -> dict[str, Any]:
     }
 
 
+#: Longer than any card name (the longest are about 140 characters): not looked up.
+MAX_CARD_NAME = 200
+
+
 class Service:
     """One worker's state: the configuration, the formats, the card holder."""
 
@@ -252,6 +256,9 @@ class Service:
 
     def card(self, name: str) -> dict[str, Any]:
         snap = self.snapshot()
+        if len(name) > MAX_CARD_NAME:
+            raise ProblemError("unknown-card", f"no card has a name of {len(name)} characters "
+                               f"(the longest are under {MAX_CARD_NAME})", suggestions=[])
         card = snap.db.card(name)
         if card is None:
             hint = suggestions(name, snap.index)

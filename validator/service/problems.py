@@ -59,7 +59,7 @@ def problem_body(code: str, detail: str, instance: str | None = None, **extra: A
     status, title = PROBLEM_TYPES[code]
     body: dict[str, Any] = {"type": TYPE_PREFIX + code, "title": title, "status": status,
                             "detail": detail, "code": code}
-    if instance:
+    if instance and len(instance) <= 256:  # a request path is echoed back only when short
         body["instance"] = instance
     body.update(extra)
     return body
