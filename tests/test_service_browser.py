@@ -15,6 +15,7 @@ pytest.importorskip("uvicorn", reason="the service needs the serve extra: pip in
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
                                 "(pip install '.[test]')")
 
+from conftest import FIXTURES  # noqa: E402
 from test_service import ILLEGAL_MODERN, LEGAL_MODERN  # noqa: E402
 from test_service_server import Server  # noqa: E402
 
@@ -119,6 +120,16 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
         suggestion.click()
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "li.problem[data-code=unknown-card]"))
         assert "1 Lightning Bolt" in browser.find_element(By.ID, "decklist").get_attribute("value")
+
+        # A file from the picker (an MTGO .dek) fills the list and is checked as that format.
+        dek = FIXTURES / "decklists" / "burn.dek"
+        browser.find_element(By.ID, "file").send_keys(str(dek))
+        wait.until(lambda d: "<Deck" in d.find_element(By.ID, "decklist").get_attribute("value"))
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Not legal in Modern" in d.find_element(By.ID, "verdict").text
+                   and "61 main deck" not in d.find_element(By.ID, "summary").text
+                   and "sideboard" in d.find_element(By.ID, "summary").text)
+        assert "60 main deck" in browser.find_element(By.ID, "summary").text
     for name in ("serve-legal.png", "serve-illegal.png", "serve-phone.png"):
         assert (tmp_path / name).stat().st_size > 10_000
     if os.environ.get("DECKCHECK_SCREENSHOTS"):  # keep copies to look at
