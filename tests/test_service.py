@@ -399,3 +399,13 @@ def test_card_data_that_cannot_be_loaded_is_a_database_error(core_db, monkeypatc
     monkeypatch.setattr(CardHolder, "load", broken)
     with pytest.raises(validator.DatabaseError, match="deckcheck sync"):
         preloaded_holder(ServiceConfig(db=core_db))
+
+
+def test_library_errors_keep_their_stable_code(client, monkeypatch):
+    def refuse(self, options, content):
+        raise validator.DeckcheckError("as-of date 1990-01-01 is before the history", code="bad-as-of")
+
+    monkeypatch.setattr(service_app.Service, "validate", refuse)
+    problem = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
+                             400, "bad-as-of")
+    assert problem["detail"].startswith("as-of date 1990-01-01")

@@ -56,7 +56,8 @@ class ProblemError(Exception):
 
 
 def problem_body(code: str, detail: str, instance: str | None = None, **extra: Any) -> dict[str, Any]:
-    status, title = PROBLEM_TYPES[code]
+    # A library error code the table does not list yet (they are stable too) is a 400.
+    status, title = PROBLEM_TYPES.get(code, PROBLEM_TYPES["bad-input"])
     body: dict[str, Any] = {"type": TYPE_PREFIX + code, "title": title, "status": status,
                             "detail": detail, "code": code}
     if instance and len(instance) <= 256:  # a request path is echoed back only when short
@@ -72,11 +73,10 @@ def problem_response(code: str, detail: str, instance: str | None = None, *,
 
 
 def from_library_error(exc: DeckcheckError) -> ProblemError:
-    """A library error about the client's input as a problem (the message names what to fix).
+    """A library error about the client's input as a problem (the message names what to fix),
+    keeping the library's stable code (e.g. `bad-as-of`) as the problem's code.
     DatabaseError is the server's trouble, not the client's: 503."""
-    code = _LIBRARY_CODES.get(exc.code, exc.code)
-    if code not in PROBLEM_TYPES:
-        code = "bad-input"
+    code = _LIBRARY_CODES.get(exc.code, exc.code) or "bad-input"
     return ProblemError(code, str(exc) or code)
 
 
