@@ -229,6 +229,11 @@ def test_check_formats_reports_every_format(client, core_db):
     expected = validator.check_formats(LEGAL_MODERN, db=core_db)
     assert data["reports"] == [r.to_dict() for r in expected]
     assert data["legal_in"] == [r.format for r in expected if r.legal] and "modern" in data["legal_in"]
+    assert data["schema"] == "deckcheck.check-formats/1" and data["source"] is None
+    assert data["formats"]["standard"]["legal"] is False
+    assert data["formats"]["standard"]["problems"] == [
+        p.to_dict() for p in expected[0].sorted_problems() if p.severity.value == "error"]
+    assert list(data["formats"]) == [r.format for r in expected]
     assert_problem(client.post("/v1/check-formats", json={"decklist": "1 Island", "format": "x"}),
                    422, "invalid-field")
 

@@ -42,6 +42,10 @@ CONFIG_ENV = "DECKCHECK_SERVE_CONFIG"
 #: Checked once: `validate(as_of=...)` arrives with the as-of issue; until then the field is
 #: accepted by the schema and answered with an `as-of-unavailable` problem.
 AS_OF_SUPPORTED = "as_of" in inspect.signature(validator.validate).parameters
+try:  # `deckcheck check-formats --json`'s object (deckcheck.check-formats/1), where it exists
+    from validator.report import check_formats_dict as _check_formats_dict
+except ImportError:  # older library: the service builds the same keys itself
+    _check_formats_dict = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +207,22 @@ def card_facts(card: Any, format_keys: list[str]) -> dict[str, Any]:
 MAX_CARD_NAME = 200
 
 
+def check_formats_answer(reports: list[Any], source: str | None) -> dict[str, Any]:
+    """What `deckcheck check-formats --json` prints (`legal_in`, and per format its errors),
+    plus `reports`: the full deckcheck.report/1 object for every format."""
+    if _check_formats_dict is not None:
+        answer = dict(_check_formats_dict(reports, source))
+    else:
+        answer = {"schema": "deckcheck.check-formats/1", "source": source,
+                  "legal_in": [r.format for r in reports if r.legal],
+                  "formats": {r.format: {"format_name": r.format_name, "legal": r.legal,
+                                         "problems": [p.to_dict() for p in r.sorted_problems()
+                                                      if p.severity.value == "error"]}
+                              for r in reports}}
+    answer["reports"] = [r.to_dict() for r in reports]
+    return answer
+
+
 class Service:
     """One worker's state: the configuration, the formats, the card holder."""
 
@@ -250,9 +270,7 @@ class Service:
         reports = validator.check_formats(deck, cards=snap.index, formats=self.formats,
                                           commanders=options.commanders,
                                           source=options.filename, **extra)
-        return {"schema": reports[0].to_dict()["schema"] if reports else "deckcheck.report/1",
-                "legal_in": [r.format for r in reports if r.legal],
-                "reports": [r.to_dict() for r in reports]}
+        return check_formats_answer(reports, options.filename)
 
     def card(self, name: str) -> dict[str, Any]:
         snap = self.snapshot()
