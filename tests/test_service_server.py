@@ -91,11 +91,12 @@ class Server:
         self.log.close()
 
 
-def test_sync_while_serving_fails_no_request_and_swaps_in_the_new_data(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sync_while_serving_fails_no_request_and_swaps_in_the_new_data(tmp_path, workers):
     db = str(tmp_path / "cards.sqlite3")
     subprocess.run(deckcheck("sync", "--db", db, "--from", str(FIXTURES / "cards_core.json")),
                    check=True, capture_output=True, timeout=120)
-    with Server(db, tmp_path, "--poll", "0.2") as server:
+    with Server(db, tmp_path, "--poll", "0.2", "--workers", str(workers)) as server:
         health = server.wait_ready()
         assert health["cards"] == 28
         body = {"decklist": LEGAL_MODERN, "format": "modern"}
@@ -124,10 +125,11 @@ def test_sync_while_serving_fails_no_request_and_swaps_in_the_new_data(tmp_path)
                                   capture_output=True, timeout=120)
             assert sync.returncode == 0, sync.stderr.decode()
             deadline = time.monotonic() + SWAP_TIMEOUT
-            while time.monotonic() < deadline:
-                if get_json(server.base + "/healthz")[1]["sync"]["id"] == health["sync"]["id"] + 1:
-                    break
-                time.sleep(0.05)
+            streak = 0  # every worker has swapped: 20 answers in a row from the new data
+            while time.monotonic() < deadline and streak < 20:
+                new = get_json(server.base + "/healthz")[1]["sync"]["id"] == health["sync"]["id"] + 1
+                streak = streak + 1 if new else 0
+                time.sleep(0.01 if new else 0.05)
             swapped_at = time.monotonic()
             time.sleep(0.5)  # keep requesting after the swap
         finally:
