@@ -32,12 +32,13 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SHARED_DATA, derived_db, percentile  # noqa: E402
+from common import DERIVED_FILE, SHARED_DATA, derived_db, percentile  # noqa: E402
 
 RENDERED = SHARED_DATA / "decklists" / "text" / "rendered_from_tournament_json"
 DECKS = {  # name -> (file, format): a 75-card deck (60 + 15) and a 100-card Commander deck
@@ -64,12 +65,12 @@ def deckcheck_cmd() -> list[str]:
 # ---------------------------------------------------------------------------- the server
 
 class Server:
-    def __init__(self, db: Path, workers: int) -> None:
+    def __init__(self, db: Path, workers: int, poll: float = 0) -> None:
         self.port = free_port()
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             deckcheck_cmd() + ["serve", "--db", str(db), "--host", "127.0.0.1", "--port",
-                               str(self.port), "--workers", str(workers), "--poll", "0"],
+                               str(self.port), "--workers", str(workers), "--poll", str(poll)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.workers = workers
 
@@ -93,7 +94,7 @@ class Server:
             time.sleep(0.02)
         raise SystemExit(f"deckcheck serve not ready after {timeout} s")
 
-    def settled_memory_mb(self, timeout: float = 60.0) -> tuple[float, float]:
+    def settled_memory_mb(self, timeout: float = 60.0) -> tuple[float, float, float]:
         """(RSS, PSS) once every worker has loaded its index: two readings a second apart
         within 2 MB of each other."""
         deadline = time.monotonic() + timeout
@@ -131,19 +132,23 @@ class Server:
                 pass
         return total / ticks
 
-    def memory_mb(self) -> tuple[float, float]:
-        """(RSS, PSS) summed over the server's processes, in MB."""
-        rss = pss = 0
+    def memory_mb(self) -> tuple[float, float, float]:
+        """(RSS, PSS, USS) summed over the server's processes, in MB. RSS counts a page shared
+        by forked workers once per process; PSS splits it between them; USS is private pages."""
+        rss = pss = uss = 0
         for pid in self.pids():
             try:
                 for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-                    if line.startswith("Rss:"):
-                        rss += int(line.split()[1])
-                    elif line.startswith("Pss:"):
-                        pss += int(line.split()[1])
+                    key, _, rest = line.partition(":")
+                    if key == "Rss":
+                        rss += int(rest.split()[0])
+                    elif key == "Pss":
+                        pss += int(rest.split()[0])
+                    elif key in ("Private_Clean", "Private_Dirty"):
+                        uss += int(rest.split()[0])
             except OSError:
                 pass
-        return rss / 1024, pss / 1024
+        return rss / 1024, pss / 1024, uss / 1024
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -228,6 +233,27 @@ def in_process(db: Path, decks: dict[str, tuple[str, str]], repeat: int) -> dict
     return out
 
 
+def healthz(port: int) -> dict:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/healthz")
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+def after_sync(server: Server, db: Path, timeout: float = 300.0) -> tuple[float, float, float]:
+    """Memory once every worker has swapped in new data: `db` is a copy of the database, and a
+    forced `deckcheck sync --from` re-imports the card file into it."""
+    subprocess.run(deckcheck_cmd() + ["sync", "--db", str(db), "--from", str(DERIVED_FILE),
+                                      "--force"], check=True, capture_output=True, timeout=timeout)
+    deadline, streak = time.monotonic() + timeout, 0
+    while time.monotonic() < deadline and streak < 30:  # 30 answers in a row from new data
+        streak = streak + 1 if healthz(server.port)["swaps"] >= 1 else 0
+        time.sleep(0.02)
+    return server.settled_memory_mb()
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -242,6 +268,9 @@ def main() -> int:
                         help="worker counts to measure memory at (default 1,2,3)")
     parser.add_argument("--decks", default=",".join(DECKS),
                         help=f"which decks to drive (default {','.join(DECKS)})")
+    parser.add_argument("--no-after-sync", dest="after_sync", action="store_false",
+                        help="skip re-measuring memory after a sync (it imports the card file "
+                             "into a copy of the database)")
     parser.add_argument("--time-limit", type=float, default=120.0,
                         help="seconds at most per load run (default 120)")
     args = parser.parse_args()
@@ -290,24 +319,33 @@ def main() -> int:
 
     counts = sorted({int(n) for n in args.rss_workers.split(",") if n.strip()})
     memory = {}
+    scratch = Path(tempfile.mkdtemp(prefix="deckcheck-bench-serve-"))
+    copy = scratch / "cards.sqlite3"  # the after-sync measure writes to a copy, not the cache
+    shutil.copy(db, copy)
     for n in counts:
-        s = Server(db, n)
+        s = Server(copy, n, poll=1.0)
         try:
             ready_n = s.wait_ready()
             memory[n] = s.settled_memory_mb()
             print(f"\n{n} worker{'s' * (n > 1)}: ready in {ready_n:.2f} s; server RSS "
-                  f"{memory[n][0]:.0f} MB, PSS {memory[n][1]:.0f} MB ({len(s.pids())} processes)",
-                  end="")
+                  f"{memory[n][0]:.0f} MB, PSS {memory[n][1]:.0f} MB, USS {memory[n][2]:.0f} MB "
+                  f"({len(s.pids())} processes)", end="")
+            if n == counts[-1] and args.after_sync:
+                after = after_sync(s, copy)
+                print(f"\n{n} workers after a sync swapped new data in: RSS {after[0]:.0f} MB, "
+                      f"PSS {after[1]:.0f} MB, USS {after[2]:.0f} MB (each worker now holds its "
+                      f"own copy of the new index)", end="")
         finally:
             s.stop()
     print()
+    shutil.rmtree(scratch, ignore_errors=True)
     multi = [n for n in counts if n >= 2]
     if len(multi) >= 2:
         lo, hi = multi[0], multi[-1]
-        rss = (memory[hi][0] - memory[lo][0]) / (hi - lo)
-        pss = (memory[hi][1] - memory[lo][1]) / (hi - lo)
-        print(f"per added worker ({lo} -> {hi}): RSS {rss:.0f} MB, PSS {pss:.0f} MB "
-              f"[target < {WORKER_RSS_TARGET_MB:.0f} MB: {verdict(rss < WORKER_RSS_TARGET_MB)}]")
+        rss, pss, uss = ((memory[hi][i] - memory[lo][i]) / (hi - lo) for i in range(3))
+        print(f"per added worker ({lo} -> {hi}): PSS {pss:.0f} MB, USS {uss:.0f} MB, RSS {rss:.0f} MB "
+              f"(RSS counts the pages the workers share once per worker) "
+              f"[target < {WORKER_RSS_TARGET_MB:.0f} MB: {verdict(pss < WORKER_RSS_TARGET_MB)} on PSS]")
     failed = any(r["errors"] for r in results.values())
     return 1 if failed else 0
 
