@@ -292,6 +292,11 @@ def test_openapi_describes_the_api(client):
     content = spec["paths"]["/v1/validate"]["post"]["requestBody"]["content"]
     assert {"application/json", "multipart/form-data", "text/plain"} <= set(content)
     assert "format" in content["application/json"]["schema"]["required"]
+    responses = spec["paths"]["/v1/validate"]["post"]["responses"]
+    assert {"200", "400", "413", "415", "422"} <= set(responses)
+    assert set(responses["422"]["content"]) == {"application/problem+json"}
+    assert "detail" in responses["422"]["content"]["application/problem+json"]["schema"]["properties"]
+    assert "404" in spec["paths"]["/v1/cards/{name}"]["get"]["responses"]
 
 
 def test_page_and_its_local_assets(client):

@@ -93,6 +93,33 @@ class CheckFormatsRequest(DeckRequest):
     pass
 
 
+class ProblemDoc(BaseModel):
+    """An RFC 9457 problem (`application/problem+json`); `errors` only on 422."""
+
+    type: str = Field(examples=["urn:deckcheck:problem:unknown-format"])
+    title: str
+    status: int
+    detail: str
+    code: str = Field(description="the stable code the type ends with")
+    instance: str | None = None
+    errors: list[dict[str, str]] | None = None
+
+
+def _problems_doc(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    described = {400: "unknown format, malformed body, unreadable decklist or house rule",
+                 404: "no card by that name (`suggestions` lists close names)",
+                 413: "body over 1 MB", 415: "content type not accepted",
+                 422: "a field of the wrong type or value", 503: "card data not loaded yet"}
+    schema = ProblemDoc.model_json_schema()
+    return {status: {"description": described[status],
+                     "content": {problems.MEDIA_TYPE: {"schema": schema}}} for status in statuses}
+
+
+_REPORT_DOC = {"description": "the deckcheck.report/1 object `deckcheck validate --json` "
+                              "prints (README \"JSON report\"); an illegal deck is a 200 too",
+               "content": {"application/json": {"schema": {"type": "object"}}}}
+
+
 def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
     """OpenAPI for a body read by hand: JSON, a multipart upload, or text/plain."""
     schema = model.model_json_schema()
@@ -338,12 +365,14 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
                            allow_methods=["GET", "POST"], allow_headers=["Content-Type"])
 
     @app.post("/v1/validate", openapi_extra=_body_doc(ValidateRequest),
+              responses={200: _REPORT_DOC, **_problems_doc(400, 413, 415, 422, 503)},
               summary="Validate a deck against one format: the deckcheck.report/1 object")
     async def post_validate(request: Request) -> Response:
         options, content = await read_deck_request(request, ValidateRequest)
         return _json(await run_in_threadpool(service.validate, options, content))
 
     @app.post("/v1/check-formats", openapi_extra=_body_doc(CheckFormatsRequest),
+              responses=_problems_doc(400, 413, 415, 422, 503),
               summary="Validate a deck against every format")
     async def post_check_formats(request: Request) -> Response:
         options, content = await read_deck_request(request, CheckFormatsRequest)
@@ -353,11 +382,13 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     async def get_formats() -> Response:
         return _json({k: f.to_dict() for k, f in service.formats.items()})
 
-    @app.get("/v1/cards/{name:path}", summary="A card as the validator sees it")
+    @app.get("/v1/cards/{name:path}", summary="A card as the validator sees it",
+             responses=_problems_doc(404, 503))
     async def get_card(name: str) -> Response:
         return _json(await run_in_threadpool(service.card, name))
 
-    @app.get("/healthz", summary="Ready: card count, the sync's updated_at, version")
+    @app.get("/healthz", summary="Ready: card count, the sync's updated_at, version",
+             responses=_problems_doc(503))
     async def healthz() -> Response:
         return _json(service.health())
 
