@@ -244,13 +244,20 @@ def test_formats_matches_the_library(client):
     assert data["commander"]["kind"] == "commander" and data["modern"]["min_deck"] == 60
 
 
-def test_card_and_unknown_card_with_suggestions(client):
+def test_card_and_unknown_card_with_suggestions(client, core_db):
     card = client.get("/v1/cards/lightning bolt").json()
     assert card["name"] == "Lightning Bolt" and card["legalities"]["modern"] == "legal"
     split = client.get("/v1/cards/Fire%20%2F%2F%20Ice")
     assert split.status_code == 200 and split.json()["name"] == "Fire // Ice"
     problem = assert_problem(client.get("/v1/cards/Lightnig%20Bolt"), 404, "unknown-card")
     assert problem["suggestions"] == ["Lightning Bolt"] and problem["name"] == "Lightnig Bolt"
+    short = assert_problem(client.get("/v1/cards/Minsc"), 404, "unknown-card")  # a first name
+    assert short["suggestions"] == ["Minsc & Boo, Timeless Heroes"]
+    db = validator.CardDB(core_db)
+    try:
+        assert set(card["legalities"]) >= set(db.formats())  # as `deckcheck card --json`
+    finally:
+        db.close()
     assert assert_problem(client.get("/v1/cards/zzzzzzzz"), 404, "unknown-card")["suggestions"] == []
     for hostile in ("%00", "a" * 20_000, "..%2F..%2Fetc", "%ED%A0%80", "%FF"):
         response = client.get("/v1/cards/" + hostile)

@@ -306,11 +306,11 @@ class Service:
                                f"(the longest are under {MAX_CARD_NAME})", suggestions=[])
         card = snap.db.card(name)
         if card is None:
-            hint = suggestions(name, snap.index)
+            hint = suggestions(name, snap.index, short_names=True)  # as `deckcheck card`
             did = f"; did you mean {' or '.join(hint)}?" if hint else ""
             raise ProblemError("unknown-card", f"no card named {name!r}{did}", name=name,
                                suggestions=hint)
-        return card_facts(card, sorted({f.legality for f in self.formats.values()}))
+        return card_facts(card, snap.db.formats())
 
     def health(self) -> dict[str, Any]:
         snap = self.snapshot()
