@@ -304,6 +304,7 @@ def test_openapi_describes_the_api(client):
     assert set(responses["422"]["content"]) == {"application/problem+json"}
     assert "detail" in responses["422"]["content"]["application/problem+json"]["schema"]["properties"]
     assert "404" in spec["paths"]["/v1/cards/{name}"]["get"]["responses"]
+    assert client.get("/docs").status_code == 404  # Swagger UI would come from a CDN
 
 
 def test_page_and_its_local_assets(client):

@@ -68,6 +68,11 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
         server.wait_ready()
         browser.get(server.base + "/")
         wait.until(lambda d: len(Select(d.find_element(By.ID, "format")).options) > 10)
+        unlabelled = browser.execute_script(
+            "return [...document.querySelectorAll('input, select, textarea, button')]"
+            ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')"
+            " && !e.textContent.trim()).map(e => e.id || e.outerHTML)")
+        assert unlabelled == []  # every control has a name for screen readers
         fmt = Select(browser.find_element(By.ID, "format"))
         assert not browser.find_element(By.ID, "commander-fields").is_displayed()
         fmt.select_by_value("commander")  # the Commander family shows its fields

@@ -349,7 +349,8 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     app = FastAPI(title="deckcheck", version=validator.__version__, lifespan=lifespan,
                   description="Magic: The Gathering deck legality: the `deckcheck validate "
                               "--json` report over HTTP. Errors are RFC 9457 problem details.",
-                  docs_url="/docs", redoc_url=None)
+                  # /docs would load Swagger UI from a CDN: nothing served may need the network.
+                  docs_url=None, redoc_url=None)
     app.state.service = service
     problems.install(app)
 
