@@ -236,6 +236,11 @@ def test_check_formats_reports_every_format(client, core_db):
     assert list(data["formats"]) == [r.format for r in expected]
     assert_problem(client.post("/v1/check-formats", json={"decklist": "1 Island", "format": "x"}),
                    422, "invalid-field")
+    assert_problem(client.post("/v1/check-formats?format=modern", content=b"1 Island",
+                               headers={"content-type": "text/plain"}), 422, "invalid-field")
+    text = client.post("/v1/check-formats", content=LEGAL_MODERN.encode(),
+                       headers={"content-type": "text/plain"})
+    assert text.status_code == 200 and text.json()["legal_in"] == data["legal_in"]
 
 
 def test_formats_matches_the_library(client):

@@ -14,9 +14,9 @@ import inspect
 import json
 import os
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Mapping
+from typing import Any, AsyncIterator
 
 import orjson
 from fastapi import FastAPI, Request
@@ -142,7 +142,7 @@ def _fields_from(multi: Any, model: type[BaseModel]) -> dict[str, Any]:
     """Options from form fields or query parameters (lists repeat the key)."""
     data: dict[str, Any] = {}
     for name in _SCALAR_FIELDS:
-        if name in model.model_fields and multi.get(name) not in (None, ""):
+        if multi.get(name) not in (None, ""):  # one the model lacks is refused (422)
             data[name] = multi.get(name)
     for name, keys in _LIST_FIELDS.items():
         values = [v for k in keys for v in multi.getlist(k) if isinstance(v, str) and v.strip()]
