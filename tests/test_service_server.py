@@ -174,3 +174,39 @@ def test_serve_binds_loopback_by_default(core_db, tmp_path):
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.port == 8000 and args.workers == 1
     assert args.cors_origin == []
+
+
+def children_of(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/task").is_dir(),
+                    reason="forked workers and /proc are Linux/Unix only")
+def test_forked_workers_are_replaced_and_stopped_with_the_server(core_db, tmp_path):
+    import signal
+
+    with Server(core_db, tmp_path, "--poll", "0", "--workers", "2") as server:
+        server.wait_ready()
+        deadline = time.monotonic() + START_TIMEOUT
+        while len(children_of(server.proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first, second = children_of(server.proc.pid)[:2]
+        os.kill(first, signal.SIGKILL)  # a worker dies: the supervisor starts another
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            now = children_of(server.proc.pid)
+            if len(now) == 2 and first not in now:
+                break
+            time.sleep(0.05)
+        now = children_of(server.proc.pid)
+        assert len(now) == 2 and first not in now and second in now, server.output()
+        for _ in range(10):  # both workers answer
+            assert get_json(server.base + "/healthz")[0] == 200
+        server.proc.terminate()
+        assert server.proc.wait(timeout=30) == 0
+        for pid in now:  # no worker outlives the server
+            assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+        assert "starting another" in server.output()
