@@ -16,7 +16,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not in
                                 "(pip install '.[test]')")
 
 from conftest import FIXTURES  # noqa: E402
-from test_service import ILLEGAL_MODERN, LEGAL_MODERN  # noqa: E402
+from test_service import COMMANDER, ILLEGAL_MODERN, LEGAL_MODERN  # noqa: E402
 from test_service_server import Server  # noqa: E402
 
 CHROMIUM = os.environ.get("DECKCHECK_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -78,6 +78,13 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
         fmt.select_by_value("commander")  # the Commander family shows its fields
         assert browser.find_element(By.ID, "commander-fields").is_displayed()
         assert browser.find_element(By.ID, "commander1").get_attribute("id") == "commander1"
+        paste(browser, COMMANDER)
+        browser.find_element(By.ID, "commander1").send_keys("Minsc & Boo, Timeless Heroes")
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Legal in Commander" in d.find_element(By.ID, "verdict").text)
+        assert "commander: Minsc & Boo, Timeless Heroes" in browser.find_element(By.ID, "summary").text
+        browser.save_screenshot(str(tmp_path / "serve-commander.png"))
+        browser.find_element(By.ID, "commander1").clear()
         fmt.select_by_value("modern")
         assert not browser.find_element(By.ID, "commander-fields").is_displayed()
 

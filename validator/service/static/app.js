@@ -132,7 +132,7 @@ function render(report) {
   const notes = report.problems.filter((p) => p.severity === "info");
   $("problems").replaceChildren(...problems.map(problemItem));
   if (!problems.length) $("problems").append(el("li", { class: "none", text: "No problems." }));
-  $("problems-help").hidden = !report.problems.some((p) => p.lines && p.lines.length);
+  $("problems-help").hidden = !problems.some((p) => p.lines && p.lines.length);
   $("notes").replaceChildren(...notes.map(problemItem));
   $("notes-box").hidden = !notes.length;
   $("notes-heading").textContent = `Notes (${notes.length})`;
