@@ -203,6 +203,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sentence", metavar="SENTENCE",
                    help='a companion condition, e.g. "Each permanent card in your starting deck '
                         'has mana value 2 or less.", or with --db a companion\'s card name')
+
+    p = _command(sub, "serve", "Run the upload-check web service and its page (install "
+                 "deckcheck[serve]).",
+                 details="Serves the JSON API under /v1 and the paste-a-deck page at / until "
+                         "interrupted. The card data is loaded once at start-up and swapped "
+                         "when a `deckcheck sync` has finished against the same database.")
+    _add_db(p)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="worker processes sharing the loaded card data (default 1)")
+    p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                   help="allow browser requests from ORIGIN (repeatable; default: CORS off)")
+    _add_formats_file(p)
+    p.add_argument("--poll", type=float, default=5.0, metavar="SECONDS",
+                   help="how often to look for a new sync to load (default 5; 0: never)")
+    p.add_argument("--root-path", default="",
+                   help="the path prefix when served behind a reverse proxy under one")
+    p.add_argument("--access-log", action="store_true", help="log every request")
     return parser
 
 
@@ -560,10 +580,27 @@ def cmd_companion(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from .service.server import serve
+    except ImportError as exc:
+        raise UsageError(f"the service needs its extra: pip install 'deckcheck[serve]' "
+                         f"({exc})") from exc
+    if args.workers < 1 or not 0 < args.port < 65536 or args.poll < 0:
+        raise UsageError("--workers must be at least 1, --port 1-65535, --poll 0 or more")
+    try:
+        serve(host=args.host, port=args.port, workers=args.workers, db=args.db,
+              cors_origins=args.cors_origin, formats_file=args.formats_file,
+              poll_seconds=args.poll, access_log=args.access_log, root_path=args.root_path)
+    except DeckcheckError as exc:
+        raise UsageError(str(exc)) from exc
+    return EXIT_OK
+
+
 COMMANDS = {
     "sync": cmd_sync, "validate": cmd_validate, "check-formats": cmd_check_formats,
     "formats": cmd_formats, "card": cmd_card, "info": cmd_info, "changes": cmd_changes,
-    "companion": cmd_companion,
+    "companion": cmd_companion, "serve": cmd_serve,
 }
 
 

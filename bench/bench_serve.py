@@ -1,0 +1,353 @@
+"""Benchmark: `deckcheck serve` under load, next to in-process `validate` in the same run.
+
+    python bench/bench_serve.py                      # 2,000 requests per deck at concurrency 16
+    python bench/bench_serve.py --requests 500 --workers 1 --rss-workers 1,2
+    python bench/bench_serve.py --db cards.sqlite3
+
+Starts `deckcheck serve` on a free 127.0.0.1 port (loopback only) against the full-size derived
+card database (built once and cached, see bench/common.py), and prints:
+
+* start-up to ready: from starting the process to the first 200 from /healthz;
+* for a 75-card Modern deck and a 100-card Commander deck, POSTed as JSON to /v1/validate by
+  CONCURRENCY client threads on keep-alive connections for a fixed number of requests (bounded
+  by --time-limit too): requests/s, p50 and p99 latency;
+* the in-process `validator.validate` throughput on the same decks with a warm CardIndex, and
+  the service's throughput as a ratio of it (the cost of HTTP + JSON);
+* resident memory of the whole server (supervisor + workers) at each --rss-workers count, and
+  the growth per added worker (RSS and PSS: PSS splits shared pages between processes).
+
+Targets (issue 8), on this 2-core machine: p99 under 25 ms at concurrency 16; start-up to ready
+under 3 s; each added worker under 100 MB resident. The load client runs on the same cores as
+the server (loopback only), so its own CPU is part of every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import DERIVED_FILE, SHARED_DATA, derived_db, percentile  # noqa: E402
+
+RENDERED = SHARED_DATA / "decklists" / "text" / "rendered_from_tournament_json"
+DECKS = {  # name -> (file, format): a 75-card deck (60 + 15) and a 100-card Commander deck
+    "modern-75": (RENDERED / "modern_2026-08-08_nahuel10_1st-place.mtgo.txt", "modern"),
+    "commander-100": (RENDERED / "cedh_2026-05-30_ayyydani_partners.arena-style.txt", "commander"),
+}
+P99_TARGET_MS = 25.0
+READY_TARGET_S = 3.0
+WORKER_RSS_TARGET_MB = 100.0
+WARMUP = 50
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def deckcheck_cmd() -> list[str]:
+    exe = shutil.which("deckcheck", path=str(Path(sys.executable).parent))
+    return [exe] if exe else [sys.executable, "-m", "validator"]
+
+
+# ---------------------------------------------------------------------------- the server
+
+class Server:
+    def __init__(self, db: Path, workers: int, poll: float = 0) -> None:
+        self.port = free_port()
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            deckcheck_cmd() + ["serve", "--db", str(db), "--host", "127.0.0.1", "--port",
+                               str(self.port), "--workers", str(workers), "--poll", str(poll)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.workers = workers
+
+    def wait_ready(self, timeout: float = 120.0) -> float:
+        """Seconds from start to the first 200 from /healthz."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"deckcheck serve exited {self.proc.returncode}: "
+                                 f"{self.proc.stderr.read().decode(errors='replace')}")
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                conn.request("GET", "/healthz")
+                response = conn.getresponse()
+                response.read()
+                conn.close()
+                if response.status == 200:
+                    return time.perf_counter() - self.started
+            except OSError:
+                pass
+            time.sleep(0.02)
+        raise SystemExit(f"deckcheck serve not ready after {timeout} s")
+
+    def settled_memory_mb(self, timeout: float = 60.0) -> tuple[float, float, float]:
+        """(RSS, PSS) once every worker has loaded its index: two readings a second apart
+        within 2 MB of each other."""
+        deadline = time.monotonic() + timeout
+        last = self.memory_mb()
+        while time.monotonic() < deadline:
+            time.sleep(1.0)
+            now = self.memory_mb()
+            if abs(now[0] - last[0]) < 2:
+                return now
+            last = now
+        return last
+
+    def pids(self) -> list[int]:
+        """The server process and its descendants (uvicorn's worker processes)."""
+        pids, frontier = [], [self.proc.pid]
+        while frontier:
+            pid = frontier.pop()
+            pids.append(pid)
+            try:
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            except OSError:
+                children = []
+            frontier += [int(c) for c in children]
+        return pids
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the server's processes so far."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for pid in self.pids():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+            except (OSError, IndexError, ValueError):
+                pass
+        return total / ticks
+
+    def memory_mb(self) -> tuple[float, float, float]:
+        """(RSS, PSS, USS) summed over the server's processes, in MB. RSS counts a page shared
+        by forked workers once per process; PSS splits it between them; USS is private pages."""
+        rss = pss = uss = 0
+        for pid in self.pids():
+            try:
+                for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                    key, _, rest = line.partition(":")
+                    if key == "Rss":
+                        rss += int(rest.split()[0])
+                    elif key == "Pss":
+                        pss += int(rest.split()[0])
+                    elif key in ("Private_Clean", "Private_Dirty"):
+                        uss += int(rest.split()[0])
+            except OSError:
+                pass
+        return rss / 1024, pss / 1024, uss / 1024
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+
+
+# ---------------------------------------------------------------------------- the load
+
+def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: float) -> dict:
+    """`requests` POSTs by `concurrency` threads on keep-alive connections (after a warm-up),
+    stopping early at `time_limit` seconds. Latencies in seconds; errors counted."""
+    lock = threading.Lock()
+    remaining = [requests + WARMUP]
+    latencies: list[float] = []
+    errors: list[str] = []
+    deadline = time.monotonic() + time_limit
+    headers = {"content-type": "application/json", "content-length": str(len(body))}
+
+    def worker() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        while time.monotonic() < deadline:
+            with lock:
+                if remaining[0] <= 0:
+                    break
+                remaining[0] -= 1
+                n = remaining[0]
+            started = time.perf_counter()
+            try:
+                conn.request("POST", "/v1/validate", body=body, headers=headers)
+                response = conn.getresponse()
+                response.read()
+                ok = response.status == 200
+            except (OSError, http.client.HTTPException) as exc:
+                ok = False
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                errors.append(repr(exc))
+            elapsed = time.perf_counter() - started
+            if not ok and len(errors) < 5:
+                errors.append(f"status {response.status}")
+            if n < requests:  # the first WARMUP requests are not counted
+                with lock:
+                    latencies.append(elapsed)
+        conn.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    latencies.sort()
+    return {"count": len(latencies), "wall": wall, "rps": len(latencies) / wall if wall else 0,
+            "p50": percentile(latencies, 50), "p99": percentile(latencies, 99),
+            "errors": errors, "timed_out": time.monotonic() >= deadline}
+
+
+def in_process(db: Path, decks: dict[str, tuple[str, str]], repeat: int) -> dict[str, float]:
+    """Decks/s of `validator.validate` on decklist text with a warm CardIndex."""
+    import validator
+
+    import gc
+
+    cards = validator.CardDB(db)
+    index = validator.CardIndex.from_db(cards)
+    gc.freeze()  # as the service does after loading: no GC passes over the index's objects
+    out = {}
+    for name, (text, fmt) in decks.items():
+        for _ in range(20):
+            validator.validate(text, fmt, cards=index)
+        started, cpu = time.perf_counter(), time.process_time()
+        for _ in range(repeat):
+            validator.validate(text, fmt, cards=index)
+        out[name] = (repeat / (time.perf_counter() - started),
+                     (time.process_time() - cpu) * 1000 / repeat)
+    cards.close()
+    return out
+
+
+def healthz(port: int) -> dict:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/healthz")
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+def after_sync(server: Server, db: Path, timeout: float = 300.0) -> tuple[float, float, float]:
+    """Memory once every worker has swapped in new data: `db` is a copy of the database, and a
+    forced `deckcheck sync --from` re-imports the card file into it."""
+    subprocess.run(deckcheck_cmd() + ["sync", "--db", str(db), "--from", str(DERIVED_FILE),
+                                      "--force"], check=True, capture_output=True, timeout=timeout)
+    deadline, streak = time.monotonic() + timeout, 0
+    while time.monotonic() < deadline and streak < 30:  # 30 answers in a row from new data
+        streak = streak + 1 if healthz(server.port)["swaps"] >= 1 else 0
+        time.sleep(0.02)
+    return server.settled_memory_mb()
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, help="card database (default: the cached derived one)")
+    parser.add_argument("--requests", type=int, default=2000, help="requests per deck (default 2000)")
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=1, help="workers for the load test")
+    parser.add_argument("--rss-workers", default="1,2,3",
+                        help="worker counts to measure memory at (default 1,2,3)")
+    parser.add_argument("--decks", default=",".join(DECKS),
+                        help=f"which decks to drive (default {','.join(DECKS)})")
+    parser.add_argument("--no-after-sync", dest="after_sync", action="store_false",
+                        help="skip re-measuring memory after a sync (it imports the card file "
+                             "into a copy of the database)")
+    parser.add_argument("--time-limit", type=float, default=120.0,
+                        help="seconds at most per load run (default 120)")
+    args = parser.parse_args()
+
+    missing = [str(f) for f, _ in DECKS.values() if not f.is_file()]
+    if missing:
+        print(f"shared data not available: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    db = args.db or derived_db()
+    wanted = [d.strip() for d in args.decks.split(",") if d.strip()]
+    unknown = set(wanted) - set(DECKS)
+    if unknown:
+        parser.error(f"--decks: unknown {', '.join(sorted(unknown))}; choose from {', '.join(DECKS)}")
+    decks = {name: (DECKS[name][0].read_text(encoding="utf-8"), DECKS[name][1]) for name in wanted}
+    print(f"database: {db}\nmachine: {os.cpu_count()} CPUs; client and server share them (loopback)")
+
+    server = Server(db, args.workers)
+    try:
+        ready = server.wait_ready()
+        print(f"\nstart-up to ready ({args.workers} worker{'s' * (args.workers > 1)}): {ready:.2f} s "
+              f"[target < {READY_TARGET_S:.0f} s: {verdict(ready < READY_TARGET_S)}]")
+        results = {}
+        for name, (text, fmt) in decks.items():
+            body = json.dumps({"decklist": text, "format": fmt}).encode()
+            cpu_before = server.cpu_seconds()
+            r = results[name] = drive(server.port, body, args.requests, args.concurrency,
+                                      args.time_limit)
+            r["cpu_ms"] = (server.cpu_seconds() - cpu_before) * 1000 / max(1, r["count"] + WARMUP)
+            note = " (stopped at the time limit)" if r["timed_out"] else ""
+            print(f"{name:<14} c={args.concurrency}: {r['count']} requests in {r['wall']:.2f} s{note}: "
+                  f"{r['rps']:.0f} req/s, p50 {r['p50'] * 1000:.1f} ms, p99 {r['p99'] * 1000:.1f} ms "
+                  f"[p99 target < {P99_TARGET_MS:.0f} ms: {verdict(r['p99'] * 1000 < P99_TARGET_MS)}]; "
+                  f"server CPU {r['cpu_ms']:.2f} ms/request"
+                  + (f"; ERRORS: {r['errors'][:3]}" if r["errors"] else ""))
+    finally:
+        server.stop()
+
+    repeat = max(200, args.requests // 4)
+    local = in_process(db, decks, repeat)
+    print("\nin-process validate (warm CardIndex, same decks, same run):")
+    for name, (rate, cpu_ms) in local.items():
+        r = results[name]
+        print(f"{name:<14} {rate:.0f} decks/s ({cpu_ms:.2f} ms CPU each); service/in-process: "
+              f"throughput ratio {r['rps'] / rate:.2f}, CPU per deck ratio {r['cpu_ms'] / cpu_ms:.2f} "
+              f"(HTTP + JSON overhead {r['cpu_ms'] - cpu_ms:.2f} ms CPU)")
+
+    counts = sorted({int(n) for n in args.rss_workers.split(",") if n.strip()})
+    memory = {}
+    scratch = Path(tempfile.mkdtemp(prefix="deckcheck-bench-serve-"))
+    copy = scratch / "cards.sqlite3"  # the after-sync measure writes to a copy, not the cache
+    shutil.copy(db, copy)
+    for n in counts:
+        s = Server(copy, n, poll=1.0)
+        try:
+            ready_n = s.wait_ready()
+            memory[n] = s.settled_memory_mb()
+            print(f"\n{n} worker{'s' * (n > 1)}: ready in {ready_n:.2f} s; server RSS "
+                  f"{memory[n][0]:.0f} MB, PSS {memory[n][1]:.0f} MB, USS {memory[n][2]:.0f} MB "
+                  f"({len(s.pids())} processes)", end="")
+            if n == counts[-1] and args.after_sync:
+                after = after_sync(s, copy)
+                print(f"\n{n} workers after a sync swapped new data in: RSS {after[0]:.0f} MB, "
+                      f"PSS {after[1]:.0f} MB, USS {after[2]:.0f} MB (each worker now holds its "
+                      f"own copy of the new index)", end="")
+        finally:
+            s.stop()
+    print()
+    shutil.rmtree(scratch, ignore_errors=True)
+    multi = [n for n in counts if n >= 2]
+    if len(multi) >= 2:
+        lo, hi = multi[0], multi[-1]
+        rss, pss, uss = ((memory[hi][i] - memory[lo][i]) / (hi - lo) for i in range(3))
+        print(f"per added worker ({lo} -> {hi}): PSS {pss:.0f} MB, USS {uss:.0f} MB, RSS {rss:.0f} MB "
+              f"(RSS counts the pages the workers share once per worker) "
+              f"[target < {WORKER_RSS_TARGET_MB:.0f} MB: {verdict(pss < WORKER_RSS_TARGET_MB)} on PSS]")
+    failed = any(r["errors"] for r in results.values())
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

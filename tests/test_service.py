@@ -1,0 +1,434 @@
+"""The upload-check service's API (FastAPI's TestClient): every endpoint, every error status,
+the verdict identical to `validator.validate`, and the card data swapped when a sync lands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
+pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+import validator  # noqa: E402
+from conftest import FIXTURES  # noqa: E402
+from validator.service import app as service_app  # noqa: E402
+from validator.service.app import ServiceConfig, create_app  # noqa: E402
+from validator.service.bodylimit import MAX_BODY_BYTES  # noqa: E402
+from validator.service.cards import CardHolder  # noqa: E402
+
+PROBLEM_JSON = "application/problem+json"
+LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\n2 Counterspell\n"
+ILLEGAL_MODERN = "4 Lightning Bolt\n1 Lurrus of the Dream-Den\n55 Mountain\n1 Lightnig Bolt\n"
+COMMANDER = "1 Minsc & Boo, Timeless Heroes\n99 Mountain\n"
+
+
+@pytest.fixture(scope="module")
+def client(core_db):
+    with TestClient(create_app(ServiceConfig(db=core_db, poll_seconds=0))) as c:
+        yield c
+
+
+def assert_problem(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM_JSON)
+    body = response.json()
+    assert body["type"] == f"urn:deckcheck:problem:{code}" and body["code"] == code
+    assert body["status"] == status and body["title"] and body["detail"]
+    assert "Traceback" not in response.text
+    return body
+
+
+# ---------------------------------------------------------------------------- validate
+
+def test_validate_json_is_exactly_the_library_report(client, core_db):
+    for text, fmt in ((LEGAL_MODERN, "modern"), (ILLEGAL_MODERN, "modern"), (COMMANDER, "commander")):
+        response = client.post("/v1/validate", json={"decklist": text, "format": fmt,
+                                                     "filename": "deck.txt"})
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"] == "application/json"
+        expected = validator.validate(validator.parse_decklist(text, filename="deck.txt"), fmt,
+                                      db=core_db, source="deck.txt").to_dict()
+        assert response.json() == expected
+
+
+def test_illegal_deck_is_a_200_with_legal_false_and_cited_problems(client):
+    report = client.post("/v1/validate", json={"decklist": ILLEGAL_MODERN, "format": "modern"}).json()
+    assert report["schema"] == "deckcheck.report/1" and report["legal"] is False
+    by_code = {p["code"]: p for p in report["problems"]}
+    assert by_code["banned"]["cards"] == ["Lurrus of the Dream-Den"] and by_code["banned"]["lines"] == [2]
+    assert by_code["unknown-card"]["lines"] == [4]
+    assert "Lightning Bolt" in by_code["unknown-card"]["message"]  # did you mean
+    assert all(p["citation"] for p in report["problems"])
+
+
+def test_validate_commander_options(client, core_db):
+    body = {"decklist": "99 Mountain\n1 Minsc & Boo, Timeless Heroes\n", "format": "commander",
+            "commanders": ["Minsc & Boo, Timeless Heroes"], "bracket": 5}
+    report = client.post("/v1/validate", json=body).json()
+    assert report["deck"]["commanders"] == ["Minsc & Boo, Timeless Heroes"]
+    assert report == validator.validate(body["decklist"], "commander", db=core_db,
+                                        commanders=body["commanders"], bracket=5).to_dict()
+    ruled = client.post("/v1/validate", json={
+        "decklist": LEGAL_MODERN, "format": "modern",
+        "rules": ["Each nonland card in your starting deck has mana value 0."]}).json()
+    assert [p["code"] for p in ruled["problems"] if p["severity"] == "error"] == ["house-rule-failed"]
+
+
+def test_validate_multipart_file_upload(client, core_db):
+    dek = (FIXTURES / "decklists" / "burn.dek").read_bytes()
+    response = client.post("/v1/validate", files={"file": ("burn.dek", dek)},
+                           data={"format": "modern"})
+    assert response.status_code == 200, response.text
+    expected = validator.validate(validator.parse_decklist(dek, filename="burn.dek"), "modern",
+                                  db=core_db, source="burn.dek").to_dict()
+    assert response.json() == expected and expected["deck"]["input_format"] == "mtgo-dek"
+
+
+def test_validate_text_plain_with_query_options(client, core_db):
+    response = client.post("/v1/validate?format=commander&commander=Minsc%20%26%20Boo,%20Timeless%20Heroes",
+                           content=COMMANDER.encode(), headers={"content-type": "text/plain; charset=utf-8"})
+    assert response.status_code == 200, response.text
+    assert response.json() == validator.validate(
+        COMMANDER, "commander", db=core_db, commanders=["Minsc & Boo, Timeless Heroes"]).to_dict()
+
+
+# ---------------------------------------------------------------------------- errors
+
+def test_400_unknown_format_and_malformed_bodies(client):
+    body = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "modren"}),
+                          400, "unknown-format")
+    assert "modern" in body["detail"]
+    assert_problem(client.post("/v1/validate", content=b'{"decklist": ', headers={
+        "content-type": "application/json"}), 400, "malformed-body")
+    assert_problem(client.post("/v1/validate", json=["1 Island"]), 400, "malformed-body")
+    assert_problem(client.post("/v1/validate", json={"decklist": "<?xml version='1.0'?><Deck><Cards",
+                                                     "format": "modern", "filename": "d.dek"}),
+                   400, "bad-decklist")
+    assert_problem(client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
+                                                     "rules": ["Cards must be nice."]}),
+                   400, "bad-condition")
+    assert_problem(client.post("/v1/validate", content=b"\xff\xfe\x00\xd8", headers={
+        "content-type": "text/plain"}, params={"format": "modern"}), 400, "bad-decklist")
+
+
+def test_422_wrong_field_types_name_the_field(client):
+    for body, field in (({"decklist": 5, "format": "modern"}, "decklist"),
+                        ({"decklist": "1 Island", "format": "commander", "bracket": "three"}, "bracket"),
+                        ({"decklist": "1 Island", "format": "commander", "bracket": 9}, "bracket"),
+                        ({"decklist": "1 Island", "format": "modern", "commanders": "Sol Ring"}, "commanders"),
+                        ({"decklist": "1 Island", "format": "modern", "as_of": "last week"}, "as_of"),
+                        ({"decklist": "1 Island"}, "format"),
+                        ({"decklist": "1 Island", "format": "modern", "comanders": []}, "comanders")):
+        problem = assert_problem(client.post("/v1/validate", json=body), 422, "invalid-field")
+        assert field in [e["field"] for e in problem["errors"]], problem
+        assert "1 Island" not in json.dumps(problem)  # submitted values are not echoed
+    assert_problem(client.post("/v1/validate", data={"format": "modern"}, files={"other": ("x", b"")}),
+                   422, "invalid-field")
+
+
+def test_413_body_over_one_megabyte_is_refused_while_reading(client):
+    big = b"1 Island\n" * (MAX_BODY_BYTES // 9 + 10)
+    assert_problem(client.post("/v1/validate", content=big, headers={"content-type": "text/plain"},
+                               params={"format": "modern"}), 413, "body-too-large")
+
+    def chunks():  # no Content-Length: counted as it arrives
+        for _ in range(300):
+            yield b"1 Island\n" * 500
+    assert_problem(client.post("/v1/validate", content=chunks(), headers={"content-type": "text/plain"},
+                               params={"format": "modern"}), 413, "body-too-large")
+    assert_problem(client.post("/v1/validate", files={"file": ("big.txt", big)},
+                               data={"format": "modern"}), 413, "body-too-large")
+
+
+def test_413_limit_counts_streamed_bytes_not_the_declared_length():
+    """A body that declares a small Content-Length but sends more is still cut off."""
+    import asyncio
+
+    from validator.service.bodylimit import BodyLimitMiddleware
+
+    received = []
+
+    async def app(scope, receive, send):
+        while True:
+            message = await receive()
+            received.append(len(message.get("body", b"")))
+            if not message.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    chunks = [{"type": "http.request", "body": b"x" * 600, "more_body": True}] * 3
+    sent = []
+
+    async def receive():
+        return chunks.pop(0)
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "path": "/v1/validate", "headers": [(b"content-length", b"10")]}
+    asyncio.run(BodyLimitMiddleware(app, max_bytes=1000)(scope, receive, send))
+    assert sent[0]["status"] == 413 and sum(received) == 600  # the second chunk was refused
+
+
+def test_415_wrong_content_type(client):
+    for ctype in ("application/xml", "image/png", ""):
+        assert_problem(client.post("/v1/validate", content=b"1 Island",
+                                   headers={"content-type": ctype}), 415, "unsupported-media-type")
+    assert_problem(client.post("/v1/check-formats", content=b"1 Island",
+                               headers={"content-type": "application/yaml"}), 415,
+                   "unsupported-media-type")
+
+
+def test_as_of_is_accepted_by_the_schema(client, core_db):
+    response = client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
+                                                 "as_of": "2026-01-01"})
+    if service_app.AS_OF_SUPPORTED:
+        assert response.status_code == 200
+    else:
+        assert_problem(response, 400, "as-of-unavailable")
+
+
+def test_404_unknown_route_and_405_method(client):
+    assert_problem(client.get("/v2/validate"), 404, "not-found")
+    assert_problem(client.get("/v1/validate"), 405, "method-not-allowed")
+
+
+def test_no_500_for_hostile_client_input(client):
+    bodies = [{"decklist": "\x00" * 100, "format": "modern"},
+              {"decklist": "4 " + "A" * 100_000, "format": "modern"},
+              {"decklist": "99999999999999999999 Island", "format": "modern"},
+              {"decklist": "{\"main\": [[\"x\", 1]]}", "format": "modern"},
+              {"decklist": "1 Island", "format": "modern", "input_format": "nope"},
+              {"decklist": "1 Island", "format": "vintage", "filename": "../../etc/passwd"},
+              {"decklist": "1 Island", "format": "commander", "commanders": ["Nobody", "", "x"]},
+              {"decklist": "", "format": "modern"}]
+    for body in bodies:
+        response = client.post("/v1/validate", json=body)
+        assert response.status_code in (200, 400, 422), (body, response.text)
+        assert "Traceback" not in response.text
+    for raw in (b"\xff\xfe", b"null", b"1e999999", b'{"decklist": "\\ud800", "format": "modern"}',
+                b'{"decklist": "1 Island", "format": "\\ud800"}'):
+        response = client.post("/v1/validate", content=raw, headers={"content-type": "application/json"})
+        assert response.status_code in (200, 400, 422), (raw, response.text)
+    response = client.post("/v1/validate", content=b"--x\r\nbroken", headers={
+        "content-type": "multipart/form-data; boundary=x"})
+    assert response.status_code in (400, 422), response.text
+
+
+# ---------------------------------------------------------------------------- other endpoints
+
+def test_check_formats_reports_every_format(client, core_db):
+    response = client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    expected = validator.check_formats(LEGAL_MODERN, db=core_db)
+    assert data["reports"] == [r.to_dict() for r in expected]
+    assert data["legal_in"] == [r.format for r in expected if r.legal] and "modern" in data["legal_in"]
+    assert data["schema"] == "deckcheck.check-formats/1" and data["source"] is None
+    assert data["formats"]["standard"]["legal"] is False
+    assert data["formats"]["standard"]["problems"] == [
+        p.to_dict() for p in expected[0].sorted_problems() if p.severity.value == "error"]
+    assert list(data["formats"]) == [r.format for r in expected]
+    assert_problem(client.post("/v1/check-formats", json={"decklist": "1 Island", "format": "x"}),
+                   422, "invalid-field")
+    assert_problem(client.post("/v1/check-formats?format=modern", content=b"1 Island",
+                               headers={"content-type": "text/plain"}), 422, "invalid-field")
+    text = client.post("/v1/check-formats", content=LEGAL_MODERN.encode(),
+                       headers={"content-type": "text/plain"})
+    assert text.status_code == 200 and text.json()["legal_in"] == data["legal_in"]
+
+
+def test_formats_matches_the_library(client):
+    data = client.get("/v1/formats").json()
+    assert data == {k: f.to_dict() for k, f in validator.load_formats().items()}
+    assert data["commander"]["kind"] == "commander" and data["modern"]["min_deck"] == 60
+
+
+def test_card_and_unknown_card_with_suggestions(client, core_db):
+    card = client.get("/v1/cards/lightning bolt").json()
+    assert card["name"] == "Lightning Bolt" and card["legalities"]["modern"] == "legal"
+    split = client.get("/v1/cards/Fire%20%2F%2F%20Ice")
+    assert split.status_code == 200 and split.json()["name"] == "Fire // Ice"
+    problem = assert_problem(client.get("/v1/cards/Lightnig%20Bolt"), 404, "unknown-card")
+    assert problem["suggestions"] == ["Lightning Bolt"] and problem["name"] == "Lightnig Bolt"
+    short = assert_problem(client.get("/v1/cards/Minsc"), 404, "unknown-card")  # a first name
+    assert short["suggestions"] == ["Minsc & Boo, Timeless Heroes"]
+    db = validator.CardDB(core_db)
+    try:
+        assert set(card["legalities"]) >= set(db.formats())  # as `deckcheck card --json`
+    finally:
+        db.close()
+    assert assert_problem(client.get("/v1/cards/zzzzzzzz"), 404, "unknown-card")["suggestions"] == []
+    for hostile in ("%00", "a" * 20_000, "..%2F..%2Fetc", "%ED%A0%80", "%FF"):
+        response = client.get("/v1/cards/" + hostile)
+        assert_problem(response, 404, "unknown-card")
+        assert len(response.content) < 2_000
+    assert_problem(client.get("/static/../pyproject.toml"), 404, "not-found")
+
+
+def test_healthz(client, core_db):
+    health = client.get("/healthz").json()
+    db = validator.CardDB(core_db)
+    try:
+        record = db.last_sync("oracle_cards")
+    finally:
+        db.close()
+    assert health["status"] == "ok" and health["version"] == validator.__version__
+    assert health["cards"] == 28 and health["sync"]["id"] == record["id"]
+    assert health["updated_at"] == (record["updated_at"] or record["finished_at"].isoformat())
+
+
+def test_healthz_and_requests_wait_for_the_card_data(core_db):
+    """Before the index is loaded nothing answers from half-loaded data: 503 not-ready."""
+    app = create_app(ServiceConfig(db=core_db, poll_seconds=0))
+    with TestClient(app) as c:
+        holder = app.state.service.holder
+        snapshot, holder._current = holder._current, None
+        try:
+            assert_problem(c.get("/healthz"), 503, "not-ready")
+            assert_problem(c.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
+                           503, "not-ready")
+        finally:
+            holder._current = snapshot
+        assert c.get("/healthz").status_code == 200
+
+
+def test_openapi_describes_the_api(client):
+    spec = client.get("/openapi.json").json()
+    assert {"/v1/validate", "/v1/check-formats", "/v1/formats", "/v1/cards/{name}", "/healthz"} <= set(spec["paths"])
+    content = spec["paths"]["/v1/validate"]["post"]["requestBody"]["content"]
+    assert {"application/json", "multipart/form-data", "text/plain"} <= set(content)
+    assert "format" in content["application/json"]["schema"]["required"]
+    responses = spec["paths"]["/v1/validate"]["post"]["responses"]
+    assert {"200", "400", "413", "415", "422"} <= set(responses)
+    assert set(responses["422"]["content"]) == {"application/problem+json"}
+    assert "detail" in responses["422"]["content"]["application/problem+json"]["schema"]["properties"]
+    assert "404" in spec["paths"]["/v1/cards/{name}"]["get"]["responses"]
+    assert client.get("/docs").status_code == 404  # Swagger UI would come from a CDN
+
+
+def test_page_and_its_local_assets(client):
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    html = page.text
+    assert "http://" not in html and "https://" not in html  # no CDN: venues are often offline
+    for asset in ("static/app.js", "static/style.css"):
+        assert asset in html
+        response = client.get("/" + asset)
+        assert response.status_code == 200 and "https://" not in response.text
+    for label in ('for="decklist"', 'for="file"', 'for="format"', 'accept=".txt,.dek,.cod,.dck,.json'):
+        assert label in html
+
+
+def test_cors_is_off_unless_origins_are_listed(core_db, client):
+    preflight = {"origin": "https://decks.example", "access-control-request-method": "POST"}
+    assert "access-control-allow-origin" not in client.options("/v1/validate", headers=preflight).headers
+    assert "access-control-allow-origin" not in client.get("/v1/formats", headers={
+        "origin": "https://decks.example"}).headers
+    app = create_app(ServiceConfig(db=core_db, poll_seconds=0, cors_origins=("https://decks.example",)))
+    with TestClient(app) as c:
+        allowed = c.options("/v1/validate", headers=preflight)
+        assert allowed.headers["access-control-allow-origin"] == "https://decks.example"
+        other = c.get("/v1/formats", headers={"origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in other.headers
+
+
+def test_no_endpoint_writes_the_database(core_db, client):
+    before = Path(core_db).read_bytes()
+    client.post("/v1/validate", json={"decklist": ILLEGAL_MODERN, "format": "modern"})
+    client.get("/v1/cards/Lightnig Bolt")
+    client.get("/healthz")
+    assert Path(core_db).read_bytes() == before
+    methods = {m for route in client.app.routes for m in getattr(route, "methods", ())}
+    assert methods <= {"GET", "HEAD", "POST"}  # POSTs only compute a report
+
+
+# ---------------------------------------------------------------------------- hot swap
+
+def banned_bolt_file(tmp_path: Path) -> Path:
+    """cards_core.json with Lightning Bolt banned in Modern: new data a sync brings."""
+    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    for card in cards:
+        if card["name"] == "Lightning Bolt":
+            card["legalities"]["modern"] = "banned"
+    path = tmp_path / "cards_banned_bolt.json"
+    path.write_text(json.dumps(cards), encoding="utf-8")
+    return path
+
+
+def test_a_new_sync_is_swapped_in_and_old_snapshots_keep_working(tmp_path):
+    from validator.sync import import_file
+
+    db = str(tmp_path / "cards.sqlite3")
+    import_file(FIXTURES / "cards_core.json", db)
+    app = create_app(ServiceConfig(db=db, poll_seconds=0))
+    with TestClient(app) as c:
+        holder: CardHolder = app.state.service.holder
+        body = {"decklist": LEGAL_MODERN, "format": "modern"}
+        assert c.post("/v1/validate", json=body).json()["legal"] is True
+        assert holder.refresh() is False  # no new sync: nothing loaded
+        old = holder.current
+        import_file(banned_bolt_file(tmp_path), db)
+        assert holder.refresh() is True and holder.swaps == 1 and holder.current is not old
+        report = c.post("/v1/validate", json=body).json()
+        assert report["legal"] is False and [p["code"] for p in report["problems"]] == ["banned"]
+        assert c.get("/healthz").json()["sync"]["id"] == old.sync["id"] + 1
+        # A request that took the old snapshot before the swap finishes on the old data; its
+        # database stays open until the snapshot is retired.
+        assert validator.validate(LEGAL_MODERN, "modern", cards=old.index).legal is True
+        assert old.db.card("Lightning Bolt") is not None
+        assert holder.close_retired() == 0  # too recent
+        assert holder.close_retired(older_than=0) == 1
+
+
+def test_a_failed_reload_keeps_serving_the_loaded_data(core_db, caplog):
+    calls = []
+
+    def loader(url):
+        from validator.service.cards import load_snapshot
+        calls.append(url)
+        if len(calls) > 1:
+            raise validator.DatabaseError("database is locked")
+        return load_snapshot(url)
+
+    holder = CardHolder(core_db, poll_seconds=0.01, loader=loader)
+    snapshot = holder.load()
+    holder._current = type(snapshot)(index=snapshot.index, db=snapshot.db, sync=None)  # looks stale
+    holder.start_polling()
+    try:
+        import time
+        deadline = time.monotonic() + 5
+        while len(calls) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        holder.stop()
+    assert len(calls) >= 3 and holder.current.index is snapshot.index
+    assert "still serving the loaded card data" in caplog.text
+
+
+def test_card_data_that_cannot_be_loaded_is_a_database_error(core_db, monkeypatch):
+    """`deckcheck serve` turns any failure loading the cards into one line and exit 2."""
+    from validator.service.server import preloaded_holder
+
+    def broken(self):
+        raise RuntimeError("no such table: card_index")
+
+    monkeypatch.setattr(CardHolder, "load", broken)
+    with pytest.raises(validator.DatabaseError, match="deckcheck sync"):
+        preloaded_holder(ServiceConfig(db=core_db))
+
+
+def test_library_errors_keep_their_stable_code(client, monkeypatch):
+    def refuse(self, options, content):
+        raise validator.DeckcheckError("as-of date 1990-01-01 is before the history", code="bad-as-of")
+
+    monkeypatch.setattr(service_app.Service, "validate", refuse)
+    problem = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
+                             400, "bad-as-of")
+    assert problem["detail"].startswith("as-of date 1990-01-01")

@@ -1,0 +1,150 @@
+"""The page in a real headless browser (Debian's chromium + chromedriver, driven by selenium):
+paste a legal and an illegal deck, check the verdicts, click a problem and see its lines
+highlighted; screenshots (desktop and phone width) go to the test's tmp dir. Skips, saying why,
+when there is no browser."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the service needs the serve extra: pip install '.[serve]'")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
+                                "(pip install '.[test]')")
+
+from conftest import FIXTURES  # noqa: E402
+from test_service import COMMANDER, ILLEGAL_MODERN, LEGAL_MODERN  # noqa: E402
+from test_service_server import Server  # noqa: E402
+
+CHROMIUM = os.environ.get("DECKCHECK_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = os.environ.get("DECKCHECK_CHROMEDRIVER") or shutil.which("chromedriver")
+WAIT = 20  # seconds, for any one thing to appear
+
+
+@pytest.fixture
+def browser(tmp_path):
+    if not CHROMIUM or not CHROMEDRIVER:
+        pytest.skip("no browser: the page test needs chromium and chromedriver "
+                    "(Debian: apt-get install chromium chromium-driver)")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}",
+                 "--window-size=1280,1000"):
+        options.add_argument(flag)
+    try:
+        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    except Exception as exc:  # noqa: BLE001 - a browser that cannot start is a skip, said why
+        pytest.skip(f"chromium did not start: {str(exc).splitlines()[0]}")
+    driver.set_page_load_timeout(WAIT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def paste(driver, text: str) -> None:
+    """Put `text` into the decklist as a paste does (value set, input event fired)."""
+    driver.execute_script(
+        "const t = document.getElementById('decklist'); t.value = arguments[0];"
+        "t.dispatchEvent(new Event('input', {bubbles: true}));", text)
+
+
+def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, WAIT)
+    with Server(core_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        browser.get(server.base + "/")
+        wait.until(lambda d: len(Select(d.find_element(By.ID, "format")).options) > 10)
+        unlabelled = browser.execute_script(
+            "return [...document.querySelectorAll('input, select, textarea, button')]"
+            ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')"
+            " && !e.textContent.trim()).map(e => e.id || e.outerHTML)")
+        assert unlabelled == []  # every control has a name for screen readers
+        fmt = Select(browser.find_element(By.ID, "format"))
+        assert not browser.find_element(By.ID, "commander-fields").is_displayed()
+        fmt.select_by_value("commander")  # the Commander family shows its fields
+        assert browser.find_element(By.ID, "commander-fields").is_displayed()
+        assert browser.find_element(By.ID, "commander1").get_attribute("id") == "commander1"
+        paste(browser, COMMANDER)
+        browser.find_element(By.ID, "commander1").send_keys("Minsc & Boo, Timeless Heroes")
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Legal in Commander" in d.find_element(By.ID, "verdict").text)
+        assert "commander: Minsc & Boo, Timeless Heroes" in browser.find_element(By.ID, "summary").text
+        browser.save_screenshot(str(tmp_path / "serve-commander.png"))
+        browser.find_element(By.ID, "commander1").clear()
+        fmt.select_by_value("modern")
+        assert not browser.find_element(By.ID, "commander-fields").is_displayed()
+
+        paste(browser, LEGAL_MODERN)
+        browser.find_element(By.ID, "check").click()
+        verdict = wait.until(EC.visibility_of_element_located((By.ID, "verdict")))
+        wait.until(lambda d: "Legal in Modern" in verdict.text)
+        assert "legal" in verdict.get_attribute("class").split()
+        assert browser.switch_to.active_element == verdict  # focus moves to the verdict
+        browser.save_screenshot(str(tmp_path / "serve-legal.png"))
+
+        # The illegal deck, checked from the keyboard (Ctrl+Enter in the list).
+        paste(browser, ILLEGAL_MODERN)
+        browser.find_element(By.ID, "decklist").send_keys(Keys.CONTROL, Keys.ENTER)
+        wait.until(lambda d: "Not legal in Modern" in d.find_element(By.ID, "verdict").text)
+        assert "illegal" in browser.find_element(By.ID, "verdict").get_attribute("class").split()
+        banned = browser.find_element(By.CSS_SELECTOR, "li.problem[data-code=banned] button")
+        assert "Lurrus of the Dream-Den" in banned.text and "line 2" in banned.text
+        assert browser.find_elements(By.CSS_SELECTOR, "#listing li.hl") == []
+        banned.send_keys(Keys.ENTER)  # a problem is a button: keyboard-usable
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#listing li.hl"))
+        lit = browser.find_elements(By.CSS_SELECTOR, "#listing li.hl")
+        assert [li.get_attribute("data-line") for li in lit] == ["2"]
+        assert "Lurrus of the Dream-Den" in lit[0].text
+        assert banned.get_attribute("aria-pressed") == "true"
+        # The unknown name offers its suggestion.
+        suggestion = wait.until(EC.visibility_of_element_located(
+            (By.CSS_SELECTOR, "li.problem[data-code=unknown-card] .suggest button")))
+        assert suggestion.text == "Lightning Bolt"
+        browser.save_screenshot(str(tmp_path / "serve-illegal.png"))
+
+        browser.set_window_size(390, 844)  # a phone
+        wait.until(lambda d: d.execute_script("return window.innerWidth") <= 400)
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0  # nothing wider than the screen
+        browser.execute_script("window.scrollTo(0, 0)")
+        browser.save_screenshot(str(tmp_path / "serve-phone-top.png"))
+        browser.execute_script("document.getElementById('verdict').scrollIntoView()")
+        browser.save_screenshot(str(tmp_path / "serve-phone.png"))
+
+        # Clicking the suggestion fixes the line and checks again.
+        browser.set_window_size(1280, 1000)
+        suggestion = browser.find_element(By.CSS_SELECTOR, "li.problem[data-code=unknown-card] .suggest button")
+        suggestion.click()
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "li.problem[data-code=unknown-card]"))
+        assert "1 Lightning Bolt" in browser.find_element(By.ID, "decklist").get_attribute("value")
+
+        # A file from the picker (an MTGO .dek) fills the list and is checked as that format.
+        dek = FIXTURES / "decklists" / "burn.dek"
+        browser.find_element(By.ID, "file").send_keys(str(dek))
+        wait.until(lambda d: "<Deck" in d.find_element(By.ID, "decklist").get_attribute("value"))
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Not legal in Modern" in d.find_element(By.ID, "verdict").text
+                   and "61 main deck" not in d.find_element(By.ID, "summary").text
+                   and "sideboard" in d.find_element(By.ID, "summary").text)
+        assert "60 main deck" in browser.find_element(By.ID, "summary").text
+    for name in ("serve-legal.png", "serve-illegal.png", "serve-phone.png"):
+        assert (tmp_path / name).stat().st_size > 10_000
+    if os.environ.get("DECKCHECK_SCREENSHOTS"):  # keep copies to look at
+        out = Path(os.environ["DECKCHECK_SCREENSHOTS"])
+        for png in tmp_path.glob("serve-*.png"):
+            shutil.copy(png, out / png.name)

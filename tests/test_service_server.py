@@ -1,0 +1,212 @@
+"""The real server: `deckcheck serve` in a subprocess on a free 127.0.0.1 port, a `deckcheck
+sync --from` into its database while requests are being made: zero failed requests, and the
+new data served afterwards. Bounded in time throughout."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the service needs the serve extra: pip install '.[serve]'")
+
+from conftest import FIXTURES  # noqa: E402
+from test_service import LEGAL_MODERN, banned_bolt_file  # noqa: E402
+
+START_TIMEOUT = 30.0
+SWAP_TIMEOUT = 30.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def deckcheck(*args: str) -> list[str]:
+    exe = shutil.which("deckcheck", path=str(Path(sys.executable).parent))
+    return [exe, *args] if exe else [sys.executable, "-m", "validator", *args]
+
+
+def get_json(url: str, body: dict | None = None, timeout: float = 10.0) -> tuple[int, dict]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+class Server:
+    """`deckcheck serve` on a free port; stopped (and waited for) on exit."""
+
+    def __init__(self, db: str, tmp_path: Path, *extra: str) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = open(tmp_path / "serve.log", "w+b")
+        self.proc = subprocess.Popen(
+            deckcheck("serve", "--db", db, "--port", str(self.port), *extra),
+            stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+    def wait_ready(self, timeout: float = START_TIMEOUT) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"deckcheck serve exited {self.proc.returncode}:\n{self.output()}")
+            try:
+                status, health = get_json(self.base + "/healthz", timeout=1)
+                if status == 200:
+                    return health
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError(f"not ready after {timeout} s:\n{self.output()}")
+
+    def output(self) -> str:
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        self.log.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sync_while_serving_fails_no_request_and_swaps_in_the_new_data(tmp_path, workers):
+    db = str(tmp_path / "cards.sqlite3")
+    subprocess.run(deckcheck("sync", "--db", db, "--from", str(FIXTURES / "cards_core.json")),
+                   check=True, capture_output=True, timeout=120)
+    with Server(db, tmp_path, "--poll", "0.2", "--workers", str(workers)) as server:
+        health = server.wait_ready()
+        assert health["cards"] == 28
+        body = {"decklist": LEGAL_MODERN, "format": "modern"}
+        assert get_json(server.base + "/v1/validate", body)[1]["legal"] is True
+        results: list[tuple[float, int, bool | None]] = []
+        failures: list[str] = []
+        stop = threading.Event()
+
+        def client() -> None:
+            while not stop.is_set():
+                try:
+                    status, report = get_json(server.base + "/v1/validate", body)
+                    results.append((time.monotonic(), status, report.get("legal")))
+                    if status != 200:
+                        failures.append(f"{status}: {report}")
+                except Exception as exc:  # noqa: BLE001 - a failed request is what we count
+                    failures.append(repr(exc))
+
+        threads = [threading.Thread(target=client) for _ in range(4)]
+        for t in threads:
+            t.start()
+        try:
+            time.sleep(0.5)
+            sync_started = time.monotonic()
+            sync = subprocess.run(deckcheck("sync", "--db", db, "--from", str(banned_bolt_file(tmp_path))),
+                                  capture_output=True, timeout=120)
+            assert sync.returncode == 0, sync.stderr.decode()
+            deadline = time.monotonic() + SWAP_TIMEOUT
+            streak = 0  # every worker has swapped: 20 answers in a row from the new data
+            while time.monotonic() < deadline and streak < 20:
+                new = get_json(server.base + "/healthz")[1]["sync"]["id"] == health["sync"]["id"] + 1
+                streak = streak + 1 if new else 0
+                time.sleep(0.01 if new else 0.05)
+            swapped_at = time.monotonic()
+            time.sleep(0.5)  # keep requesting after the swap
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=30)
+        assert not failures, failures[:5]
+        before = [legal for when, _, legal in results if when < sync_started]
+        after = [legal for when, _, legal in results if when > swapped_at + 0.1]
+        assert len(before) > 5 and after, (len(results), server.output())
+        assert all(before) and not any(after)  # old data, then Lightning Bolt banned
+        new_health = get_json(server.base + "/healthz")[1]
+        assert new_health["swaps"] == 1 and new_health["cards"] == 28
+        status, report = get_json(server.base + "/v1/validate", body)
+        assert status == 200 and [p["code"] for p in report["problems"]] == ["banned"]
+        status, card = get_json(server.base + "/v1/cards/Lightning%20Bolt")
+        assert card["legalities"]["modern"] == "banned"
+
+
+def test_serve_refuses_to_start_without_a_usable_database(tmp_path):
+    import sqlite3
+
+    other = tmp_path / "other.sqlite3"
+    with sqlite3.connect(other) as conn:
+        conn.execute("create table notes (text)")
+    for db in (tmp_path / "none.sqlite3", other):
+        result = subprocess.run(deckcheck("serve", "--db", str(db), "--port", str(free_port())),
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2, result.stderr
+        assert "deckcheck sync" in result.stderr and "Traceback" not in result.stderr
+    bad = tmp_path / "house.toml"
+    bad.write_text("[house\n")
+    result = subprocess.run(deckcheck("serve", "--db", str(other), "--formats-file", str(bad),
+                                      "--port", str(free_port())), capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2 and "house.toml" in result.stderr
+
+
+def test_serve_binds_loopback_by_default(core_db, tmp_path):
+    from validator.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1" and args.port == 8000 and args.workers == 1
+    assert args.cors_origin == []
+
+
+def children_of(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/task").is_dir(),
+                    reason="forked workers and /proc are Linux/Unix only")
+def test_forked_workers_are_replaced_and_stopped_with_the_server(core_db, tmp_path):
+    import signal
+
+    with Server(core_db, tmp_path, "--poll", "0", "--workers", "2") as server:
+        server.wait_ready()
+        deadline = time.monotonic() + START_TIMEOUT
+        while len(children_of(server.proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first, second = children_of(server.proc.pid)[:2]
+        os.kill(first, signal.SIGKILL)  # a worker dies: the supervisor starts another
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            now = children_of(server.proc.pid)
+            if len(now) == 2 and first not in now:
+                break
+            time.sleep(0.05)
+        now = children_of(server.proc.pid)
+        assert len(now) == 2 and first not in now and second in now, server.output()
+        for _ in range(10):  # both workers answer
+            assert get_json(server.base + "/healthz")[0] == 200
+        server.proc.terminate()
+        assert server.proc.wait(timeout=30) == 0
+        for pid in now:  # no worker outlives the server
+            assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+        assert "starting another" in server.output()

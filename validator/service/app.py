@@ -1,0 +1,413 @@
+"""The upload-check service: a JSON API under /v1 and the paste-a-deck page at /.
+
+Routes are thin: read the request (JSON, a multipart file upload, or text/plain), call the
+public library API (`validator.parse_decklist`, `validator.validate`, `validator.check_formats`,
+`validator.load_formats`, `CardDB.card`, `validator.resolve.suggestions`) on the worker's
+current card snapshot, and answer with exactly what the CLI's `--json` prints. Nothing here
+writes: sync stays a CLI job.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+import json
+import os
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import FileResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from fastapi.exceptions import RequestValidationError
+from starlette.concurrency import run_in_threadpool
+
+import validator
+from validator.resolve import suggestions
+
+from . import problems
+from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES
+from .cards import CardHolder, Snapshot
+from .problems import ProblemError
+
+STATIC = Path(__file__).parent / "static"
+#: How a multi-worker server passes its configuration to each worker process (uvicorn imports
+#: the app by name in every worker).
+CONFIG_ENV = "DECKCHECK_SERVE_CONFIG"
+#: Checked once: `validate(as_of=...)` arrives with the as-of issue; until then the field is
+#: accepted by the schema and answered with an `as-of-unavailable` problem.
+AS_OF_SUPPORTED = "as_of" in inspect.signature(validator.validate).parameters
+try:  # `deckcheck check-formats --json`'s object (deckcheck.check-formats/1), where it exists
+    from validator.report import check_formats_dict as _check_formats_dict
+except ImportError:  # older library: the service builds the same keys itself
+    _check_formats_dict = None
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    db: str | None = None  # a path or SQLAlchemy URL; None: $DECKCHECK_DB or the default
+    poll_seconds: float = 5.0  # how often each worker looks for a new sync (0: never)
+    cors_origins: tuple[str, ...] = ()  # CORS is off unless origins are listed
+    formats_file: str | None = None  # house formats, as `--formats-file`
+
+    def to_env(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_env(cls, value: str) -> "ServiceConfig":
+        data = json.loads(value)
+        data["cors_origins"] = tuple(data.get("cors_origins") or ())
+        return cls(**data)
+
+
+# ---------------------------------------------------------------------------- request bodies
+
+class DeckRequest(BaseModel):
+    """A deck to check. Unknown fields are refused (422): a misspelt option is never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decklist: str = Field(description="the decklist as pasted or exported (any supported format)")
+    filename: str | None = Field(None, max_length=255,
+                                 description="the file's name: helps detection, becomes `source`")
+    input_format: str | None = Field(None, max_length=32,
+                                     description="force a decklist format (default: detected)")
+    commanders: list[str] = Field(default_factory=list, max_length=4,
+                                  description="designate commanders (partners: two names)")
+    rules: list[str] = Field(default_factory=list, max_length=20,
+                             description="house rules in companion English")
+    bracket: int | None = Field(None, ge=1, le=5, description="Commander Brackets: check bracket N")
+    as_of: dt.date | None = Field(None, description="legality as of this date (YYYY-MM-DD)")
+
+
+class ValidateRequest(DeckRequest):
+    format: str = Field(max_length=64, description="format key (see GET /v1/formats)")
+
+
+class CheckFormatsRequest(DeckRequest):
+    pass
+
+
+class ProblemDoc(BaseModel):
+    """An RFC 9457 problem (`application/problem+json`); `errors` only on 422."""
+
+    type: str = Field(examples=["urn:deckcheck:problem:unknown-format"])
+    title: str
+    status: int
+    detail: str
+    code: str = Field(description="the stable code the type ends with")
+    instance: str | None = None
+    errors: list[dict[str, str]] | None = None
+
+
+def _problems_doc(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    described = {400: "unknown format, malformed body, unreadable decklist or house rule",
+                 404: "no card by that name (`suggestions` lists close names)",
+                 413: "body over 1 MB", 415: "content type not accepted",
+                 422: "a field of the wrong type or value", 503: "card data not loaded yet"}
+    schema = ProblemDoc.model_json_schema()
+    return {status: {"description": described[status],
+                     "content": {problems.MEDIA_TYPE: {"schema": schema}}} for status in statuses}
+
+
+_REPORT_DOC = {"description": "the deckcheck.report/1 object `deckcheck validate --json` "
+                              "prints (README \"JSON report\"); an illegal deck is a 200 too",
+               "content": {"application/json": {"schema": {"type": "object"}}}}
+
+
+def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
+    """OpenAPI for a body read by hand: JSON, a multipart upload, or text/plain."""
+    schema = model.model_json_schema()
+    form = {"type": "object", "properties": {
+        "file": {"type": "string", "format": "binary", "description": "the decklist file"},
+        **{k: v for k, v in schema["properties"].items() if k != "decklist"}}}
+    return {"requestBody": {"required": True, "content": {
+        "application/json": {"schema": schema},
+        "multipart/form-data": {"schema": form},
+        "text/plain": {"schema": {"type": "string", "description":
+                                  "the decklist; options as query parameters (?format=modern)"}},
+    }}}
+
+
+_LIST_FIELDS = {"commanders": ("commanders", "commander"), "rules": ("rules", "rule")}
+_SCALAR_FIELDS = ("format", "filename", "input_format", "bracket", "as_of")
+
+
+def _fields_from(multi: Any, model: type[BaseModel]) -> dict[str, Any]:
+    """Options from form fields or query parameters (lists repeat the key)."""
+    data: dict[str, Any] = {}
+    for name in _SCALAR_FIELDS:
+        if multi.get(name) not in (None, ""):  # one the model lacks is refused (422)
+            data[name] = multi.get(name)
+    for name, keys in _LIST_FIELDS.items():
+        values = [v for k in keys for v in multi.getlist(k) if isinstance(v, str) and v.strip()]
+        if values:
+            data[name] = values
+    unknown = set(multi.keys()) - set(_SCALAR_FIELDS) - {k for ks in _LIST_FIELDS.values()
+                                                          for k in ks} - {"file", "decklist"}
+    for key in sorted(unknown):
+        data[key] = multi.get(key)  # refused by the model (extra="forbid"): a 422 naming it
+    return data
+
+
+def _checked(model: type[BaseModel], data: dict[str, Any]) -> BaseModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors()) from None
+
+
+async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[BaseModel, str | bytes]:
+    """The options and the decklist (text, or a file's raw bytes: .dek files may be UTF-16)."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media == "application/json" or (media.startswith("application/") and media.endswith("+json")):
+        raw = await request.body()
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ProblemError("malformed-body", f"the body is not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ProblemError("malformed-body", "the body must be a JSON object "
+                               '({"decklist": "...", "format": "modern"})')
+        options = _checked(model, data)
+        return options, options.decklist  # type: ignore[attr-defined]
+    if media in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        try:
+            form = await request.form(max_files=1, max_fields=50)
+        except BodyTooLarge:
+            raise
+        except Exception as exc:  # noqa: BLE001 - python-multipart/Starlette parse errors
+            raise ProblemError("malformed-body", f"the form could not be read: "
+                               f"{getattr(exc, 'detail', None) or exc}") from None
+        upload = form.get("file")
+        data = _fields_from(form, model)
+        if upload is not None and not isinstance(upload, str):
+            content: str | bytes = await upload.read()
+            data.setdefault("filename", upload.filename or None)
+        elif isinstance(form.get("decklist"), str):
+            content = form.get("decklist")  # type: ignore[assignment]
+        else:
+            raise RequestValidationError([{"type": "missing", "loc": ("body", "file"),
+                                           "msg": "a `file` field (or a `decklist` text field) "
+                                                  "is required", "input": None}])
+        options = _checked(model, {**data, "decklist": ""})
+        return options, content
+    if media == "text/plain":
+        content = await request.body()
+        options = _checked(model, {**_fields_from(request.query_params, model), "decklist": ""})
+        return options, content
+    raise ProblemError("unsupported-media-type", f"content type {media or '(none)'!r} is not "
+                       "accepted; send application/json, multipart/form-data (a `file` field) "
+                       "or text/plain with ?format=")
+
+
+# ---------------------------------------------------------------------------- answers
+
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(data), status_code=status, media_type="application/json")
+
+
+def card_facts(card: Any, format_keys: list[str]) -> dict[str, Any]:
+    """A card as the validator sees it (the same fields as `deckcheck card --json`)."""
+    limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic
+             else str(card.copy_limit) if card.copy_limit else "format's limit")
+    return {
+        "name": card.name, "oracle_id": card.oracle_id, "layout": card.layout,
+        "faces": [f.name for f in card.faces], "mana_cost": card.mana_cost,
+        "mana_value": card.mana_value, "type_line": card.type_line,
+        "types": sorted(card.types), "subtypes": sorted(card.subtypes),
+        "supertypes": sorted(card.supertypes), "color_identity": card.color_identity or "colorless",
+        "copy_limit": limit, "commander_eligible": card.commander_eligible,
+        "partner": card.partner, "companion_condition": card.companion_condition,
+        "game_changer": card.game_changer, "reserved": card.reserved,
+        "deck_card": card.is_deck_card,
+        "legalities": {f: card.legality(f) for f in sorted(set(format_keys) | set(card.legalities))},
+    }
+
+
+#: Longer than any card name (the longest are about 140 characters): not looked up.
+MAX_CARD_NAME = 200
+
+
+def check_formats_answer(reports: list[Any], source: str | None) -> dict[str, Any]:
+    """What `deckcheck check-formats --json` prints (`legal_in`, and per format its errors),
+    plus `reports`: the full deckcheck.report/1 object for every format."""
+    if _check_formats_dict is not None:
+        answer = dict(_check_formats_dict(reports, source))
+    else:
+        answer = {"schema": "deckcheck.check-formats/1", "source": source,
+                  "legal_in": [r.format for r in reports if r.legal],
+                  "formats": {r.format: {"format_name": r.format_name, "legal": r.legal,
+                                         "problems": [p.to_dict() for p in r.sorted_problems()
+                                                      if p.severity.value == "error"]}
+                              for r in reports}}
+    answer["reports"] = [r.to_dict() for r in reports]
+    return answer
+
+
+class Service:
+    """One worker's state: the configuration, the formats, the card holder."""
+
+    def __init__(self, config: ServiceConfig, holder: CardHolder | None = None) -> None:
+        self.config = config
+        self.formats = validator.load_formats(config.formats_file)
+        self.holder = holder or CardHolder(config.db, poll_seconds=config.poll_seconds)
+
+    def snapshot(self) -> Snapshot:
+        snap = self.holder.current
+        if snap is None:
+            raise ProblemError("not-ready", "the card data is still loading; retry shortly")
+        return snap
+
+    def _options(self, options: DeckRequest) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if options.as_of is not None:
+            if not AS_OF_SUPPORTED:
+                raise ProblemError("as-of-unavailable", "this deckcheck version validates against "
+                                   "the current card data only; leave out `as_of`")
+            extra["as_of"] = options.as_of
+        return extra
+
+    def _deck(self, options: DeckRequest, content: str | bytes) -> Any:
+        return validator.parse_decklist(content, input_format=options.input_format,
+                                        filename=options.filename)
+
+    def validate(self, options: ValidateRequest, content: str | bytes) -> dict[str, Any]:
+        extra = self._options(options)
+        snap = self.snapshot()  # this request's data, start to finish, even across a swap
+        deck = self._deck(options, content)
+        report = validator.validate(deck, options.format, cards=snap.index,
+                                    commanders=options.commanders, rules=options.rules,
+                                    bracket=options.bracket, formats=self.formats,
+                                    source=options.filename, **extra)
+        return report.to_dict()
+
+    def check_formats(self, options: CheckFormatsRequest, content: str | bytes) -> dict[str, Any]:
+        extra = self._options(options)
+        if options.rules or options.bracket is not None:
+            raise ProblemError("bad-input", "`rules` and `bracket` apply to one format: "
+                               "use POST /v1/validate")
+        snap = self.snapshot()
+        deck = self._deck(options, content)
+        reports = validator.check_formats(deck, cards=snap.index, formats=self.formats,
+                                          commanders=options.commanders,
+                                          source=options.filename, **extra)
+        return check_formats_answer(reports, options.filename)
+
+    def card(self, name: str) -> dict[str, Any]:
+        snap = self.snapshot()
+        if len(name) > MAX_CARD_NAME:
+            raise ProblemError("unknown-card", f"no card has a name of {len(name)} characters "
+                               f"(the longest are under {MAX_CARD_NAME})", suggestions=[])
+        card = snap.db.card(name)
+        if card is None:
+            hint = suggestions(name, snap.index, short_names=True)  # as `deckcheck card`
+            did = f"; did you mean {' or '.join(hint)}?" if hint else ""
+            raise ProblemError("unknown-card", f"no card named {name!r}{did}", name=name,
+                               suggestions=hint)
+        return card_facts(card, snap.db.formats())
+
+    def health(self) -> dict[str, Any]:
+        snap = self.snapshot()
+        sync = snap.sync or {}
+        return {"status": "ok", "version": validator.__version__, "cards": snap.card_count,
+                "updated_at": snap.updated_at,
+                "sync": {"id": sync.get("id"), "sha256": sync.get("sha256"),
+                         "finished_at": _iso(sync.get("finished_at"))},
+                "loaded_at": dt.datetime.fromtimestamp(snap.loaded_at, dt.timezone.utc).isoformat(),
+                "load_seconds": round(snap.load_seconds, 3), "swaps": self.holder.swaps,
+                "as_of_supported": AS_OF_SUPPORTED}
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if hasattr(value, "isoformat") else (str(value) if value else None)
+
+
+# ---------------------------------------------------------------------------- the app
+
+def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None = None) -> FastAPI:
+    """The ASGI app. The card index is loaded once per worker at start-up (lifespan): the
+    server accepts no request before it is ready."""
+    config = config or ServiceConfig()
+    service = Service(config, holder)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if service.holder.current is None:
+            await run_in_threadpool(service.holder.load)
+        service.holder.start_polling()
+        try:
+            yield
+        finally:
+            service.holder.stop()
+
+    app = FastAPI(title="deckcheck", version=validator.__version__, lifespan=lifespan,
+                  description="Magic: The Gathering deck legality: the `deckcheck validate "
+                              "--json` report over HTTP. Errors are RFC 9457 problem details.",
+                  # /docs would load Swagger UI from a CDN: nothing served may need the network.
+                  docs_url=None, redoc_url=None)
+    app.state.service = service
+    problems.install(app)
+
+    @app.exception_handler(BodyTooLarge)
+    async def _too_large(request: Request, exc: BodyTooLarge) -> Response:
+        return problems.problem_response(
+            "body-too-large", f"the request body is over {MAX_BODY_BYTES} bytes (1 MB)",
+            request.url.path, headers={"connection": "close"})
+
+    app.add_middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)
+    if config.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
+                           allow_methods=["GET", "POST"], allow_headers=["Content-Type"])
+
+    @app.post("/v1/validate", openapi_extra=_body_doc(ValidateRequest),
+              responses={200: _REPORT_DOC, **_problems_doc(400, 413, 415, 422, 503)},
+              summary="Validate a deck against one format: the deckcheck.report/1 object")
+    async def post_validate(request: Request) -> Response:
+        options, content = await read_deck_request(request, ValidateRequest)
+        return _json(await run_in_threadpool(service.validate, options, content))
+
+    @app.post("/v1/check-formats", openapi_extra=_body_doc(CheckFormatsRequest),
+              responses=_problems_doc(400, 413, 415, 422, 503),
+              summary="Validate a deck against every format")
+    async def post_check_formats(request: Request) -> Response:
+        options, content = await read_deck_request(request, CheckFormatsRequest)
+        return _json(await run_in_threadpool(service.check_formats, options, content))
+
+    @app.get("/v1/formats", summary="The formats and their deck rules (as `deckcheck formats --json`)")
+    async def get_formats() -> Response:
+        return _json({k: f.to_dict() for k, f in service.formats.items()})
+
+    @app.get("/v1/cards/{name:path}", summary="A card as the validator sees it",
+             responses=_problems_doc(404, 503))
+    async def get_card(name: str) -> Response:
+        return _json(await run_in_threadpool(service.card, name))
+
+    @app.get("/healthz", summary="Ready: card count, the sync's updated_at, version",
+             responses=_problems_doc(503))
+    async def healthz() -> Response:
+        return _json(service.health())
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> Response:
+        response = FileResponse(STATIC / "index.html", media_type="text/html")
+        # Every asset is local (venues are often offline): the page may load nothing else.
+        response.headers["content-security-policy"] = (
+            "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+            "frame-ancestors 'none'")
+        response.headers["x-content-type-options"] = "nosniff"
+        return response
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """uvicorn's factory in each worker of a multi-worker server."""
+    value = os.environ.get(CONFIG_ENV)
+    return create_app(ServiceConfig.from_env(value) if value else ServiceConfig())

@@ -1,0 +1,161 @@
+"""The card data a service worker answers from, swapped in whole when a sync lands.
+
+A `Snapshot` is immutable: the in-memory `CardIndex`, the `CardDB` it came from (for card
+pages and printings) and the sync record it was loaded after. A request takes the current
+snapshot once and uses only it, so a request in flight when new data arrives finishes on the
+old data. `CardHolder.refresh()` (run by a polling thread) reads the database's latest sync
+record; when it differs from the loaded one, it loads a new index beside the old one and
+replaces the reference in one assignment (atomic under the GIL). No request waits for a load
+and none fails during it. Nothing here writes to the database.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import CardDB, CardIndex
+
+log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
+
+#: The bulk file whose sync record says "the cards changed" (sync.py writes one per import).
+ORACLE_BULK = "oracle_cards"
+#: A replaced snapshot's database is closed this long after the swap, once no request can
+#: still be using it (a request takes milliseconds; closing a reader under a running query
+#: would fail that request).
+RETIRE_SECONDS = 60.0
+
+
+def sync_key(record: dict[str, Any] | None) -> tuple[Any, ...] | None:
+    """What identifies a sync: its record id, finish time and file hash (a `--force` re-import
+    of the same file is a new record, hence new data to load)."""
+    if record is None:
+        return None
+    return (record.get("id"), str(record.get("finished_at")), record.get("sha256"))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    index: CardIndex
+    db: CardDB
+    sync: dict[str, Any] | None
+    loaded_at: float = field(default_factory=time.time)
+    load_seconds: float = 0.0
+
+    @property
+    def card_count(self) -> int:
+        return len(self.index)
+
+    @property
+    def updated_at(self) -> str | None:
+        """The sync's Scryfall `updated_at` (or, for a `--from` import, when it finished)."""
+        if not self.sync:
+            return None
+        value = self.sync.get("updated_at") or self.sync.get("finished_at")
+        return value.isoformat() if hasattr(value, "isoformat") else (str(value) if value else None)
+
+
+def load_snapshot(db_url: str | None) -> Snapshot:
+    """Open the database and load every card into memory. The sync record is read first: if a
+    sync lands during the load, the next poll sees a newer record and loads again (a redundant
+    load, never a missed one). Raises `DatabaseError` when there is no usable database."""
+    started = time.perf_counter()
+    db = CardDB(db_url)
+    try:
+        record = db.last_sync(ORACLE_BULK)
+        index = CardIndex.from_db(db)
+    except BaseException:
+        db.close()
+        raise
+    # The index is some 300,000 long-lived objects: a full cyclic-GC pass over them takes
+    # ~0.3 s, a latency spike for whichever request triggers it. Frozen objects are skipped by
+    # the collector (and still freed by reference counting when a swap drops them).
+    gc.freeze()
+    return Snapshot(index=index, db=db, sync=record, load_seconds=time.perf_counter() - started)
+
+
+class CardHolder:
+    """The current snapshot of one worker, and the poller that replaces it."""
+
+    def __init__(self, db_url: str | None, *, poll_seconds: float = 5.0,
+                 loader: Callable[[str | None], Snapshot] = load_snapshot) -> None:
+        self.db_url, self.poll_seconds, self._loader = db_url, poll_seconds, loader
+        self._current: Snapshot | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._refresh_lock = threading.Lock()
+        self._retired: list[tuple[float, Snapshot]] = []  # (when swapped out, snapshot)
+        self.swaps = 0
+
+    @property
+    def current(self) -> Snapshot | None:
+        return self._current
+
+    @property
+    def ready(self) -> bool:
+        return self._current is not None
+
+    def load(self) -> Snapshot:
+        """The start-up load (blocking: the worker accepts no request before it is done)."""
+        self._current = self._loader(self.db_url)
+        log.info("card index ready: %d cards in %.2f s", self._current.card_count,
+                 self._current.load_seconds)
+        return self._current
+
+    def refresh(self) -> bool:
+        """One poll: load and swap when the database has a newer sync. True when swapped."""
+        with self._refresh_lock:
+            old = self._current
+            if old is None:
+                self.load()
+                return True
+            latest = old.db.last_sync(ORACLE_BULK)
+            if sync_key(latest) == sync_key(old.sync):
+                return False
+            new = self._loader(self.db_url)
+            self._current = new  # the swap: one reference assignment
+            self.swaps += 1
+            log.info("new card data (sync %s): %d cards loaded in %.2f s, swapped in",
+                     new.updated_at, new.card_count, new.load_seconds)
+            # Requests still holding `old` finish on it; its database is closed later.
+            self._retired.append((time.monotonic(), old))
+            return True
+
+    def close_retired(self, older_than: float = RETIRE_SECONDS) -> int:
+        """Close the databases of snapshots swapped out more than `older_than` seconds ago."""
+        now = time.monotonic()
+        with self._refresh_lock:
+            done = [snap for when, snap in self._retired if now - when >= older_than]
+            self._retired = [(w, snap) for w, snap in self._retired if now - w < older_than]
+        for snap in done:
+            snap.db.close()
+        return len(done)
+
+    def start_polling(self) -> None:
+        if self.poll_seconds <= 0 or self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._poll, name="deckcheck-sync-poll", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+        self.close_retired(older_than=0)
+        if self._current is not None:
+            self._current.db.close()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self.poll_seconds):
+            try:
+                self.close_retired()
+                self.refresh()
+            except Exception:  # noqa: BLE001 - keep serving the loaded data; retry next poll
+                log.exception("checking the card database for a new sync failed; "
+                              "still serving the loaded card data")

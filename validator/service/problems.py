@@ -1,0 +1,129 @@
+"""HTTP errors as RFC 9457 problem details (`application/problem+json`).
+
+Every error the service answers has a stable `type` (a URN built from a code that is only ever
+added, never renamed, like problem codes in reports), a `title`, the HTTP `status` and a
+`detail` saying what was wrong and what to do next. Client input never produces a 500, and no
+response ever carries a stack trace: unexpected exceptions are logged on the server and answered
+with a bare `internal-error` problem.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..errors import DeckcheckError
+
+MEDIA_TYPE = "application/problem+json"
+TYPE_PREFIX = "urn:deckcheck:problem:"
+
+log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
+
+#: code -> (HTTP status, title). The README's "Error types" table lists the same codes.
+PROBLEM_TYPES: dict[str, tuple[int, str]] = {
+    "malformed-body": (400, "The request body could not be read"),
+    "unknown-format": (400, "Unknown format"),
+    "bad-decklist": (400, "The input is not a decklist"),
+    "bad-condition": (400, "A house rule could not be read"),
+    "bad-input": (400, "Bad input"),
+    "as-of-unavailable": (400, "Validation as of a date is not available in this version"),
+    "unknown-card": (404, "No card by that name"),
+    "not-found": (404, "No such resource"),
+    "method-not-allowed": (405, "Method not allowed"),
+    "body-too-large": (413, "Request body too large"),
+    "unsupported-media-type": (415, "Unsupported content type"),
+    "invalid-field": (422, "A field has the wrong type or value"),
+    "not-ready": (503, "The card data is not loaded yet"),
+    "database-unavailable": (503, "The card database is unavailable"),
+    "internal-error": (500, "Internal error"),
+}
+
+#: Library error codes (validator.errors) -> service problem codes, where they differ.
+_LIBRARY_CODES = {"bad-format": "unknown-format"}
+
+
+class ProblemError(Exception):
+    """Raise in a route to answer with a problem: `ProblemError("unknown-card", "...")`."""
+
+    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code, self.detail, self.extra = code, detail, extra
+
+
+def problem_body(code: str, detail: str, instance: str | None = None, **extra: Any) -> dict[str, Any]:
+    # A library error code the table does not list yet (they are stable too) is a 400.
+    status, title = PROBLEM_TYPES.get(code, PROBLEM_TYPES["bad-input"])
+    body: dict[str, Any] = {"type": TYPE_PREFIX + code, "title": title, "status": status,
+                            "detail": detail, "code": code}
+    if instance and len(instance) <= 256:  # a request path is echoed back only when short
+        body["instance"] = instance
+    body.update(extra)
+    return body
+
+
+def problem_response(code: str, detail: str, instance: str | None = None, *,
+                     headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    body = problem_body(code, detail, instance, **extra)
+    return JSONResponse(body, status_code=body["status"], media_type=MEDIA_TYPE, headers=headers)
+
+
+def from_library_error(exc: DeckcheckError) -> ProblemError:
+    """A library error about the client's input as a problem (the message names what to fix),
+    keeping the library's stable code (e.g. `bad-as-of`) as the problem's code.
+    DatabaseError is the server's trouble, not the client's: 503."""
+    code = _LIBRARY_CODES.get(exc.code, exc.code) or "bad-input"
+    return ProblemError(code, str(exc) or code)
+
+
+def _field_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    """Pydantic's errors without the submitted values (they can be a megabyte of decklist)."""
+    return [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
+             "message": e.get("msg", "")} for e in exc.errors()]
+
+
+_HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 413: "body-too-large",
+               415: "unsupported-media-type", 400: "malformed-body", 422: "invalid-field"}
+
+
+def install(app: FastAPI) -> None:
+    """Route every error through problem+json."""
+
+    @app.exception_handler(ProblemError)
+    async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
+        return problem_response(exc.code, exc.detail, request.url.path, **exc.extra)
+
+    @app.exception_handler(DeckcheckError)
+    async def _library(request: Request, exc: DeckcheckError) -> JSONResponse:
+        if exc.code == "database-unavailable":
+            log.error("card database: %s", exc)
+            return problem_response("database-unavailable", str(exc), request.url.path)
+        problem = from_library_error(exc)
+        return problem_response(problem.code, problem.detail, request.url.path)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = _field_errors(exc)
+        where = "; ".join(f"{e['field'] or 'body'}: {e['message']}" for e in errors[:5])
+        return problem_response("invalid-field", where or "invalid request", request.url.path,
+                                errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code)
+        if code is None:
+            body = {"type": "about:blank", "title": str(exc.detail), "status": exc.status_code}
+            return JSONResponse(body, status_code=exc.status_code, media_type=MEDIA_TYPE)
+        detail = exc.detail if isinstance(exc.detail, str) else PROBLEM_TYPES[code][1]
+        return problem_response(code, detail, request.url.path, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Logged with its traceback on the server; the client gets no internals.
+        log.exception("unexpected error answering %s %s", request.method, request.url.path)
+        return problem_response("internal-error", "the server failed to answer; the error is "
+                                "logged on the server", request.url.path)

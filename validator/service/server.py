@@ -1,0 +1,175 @@
+"""Run the service under uvicorn: `deckcheck serve` calls `serve()`.
+
+The card data is loaded once, before the port is bound, so that a database that cannot be
+read is a one-line error (exit 2) and the first connection is already answered from a ready
+index. With several workers (where the platform can fork), the loaded process binds the port
+and forks the workers: they share the loaded index and every imported module copy-on-write
+(the index is frozen out of the cyclic GC, so the collector never touches its pages), which is
+what keeps each added worker small and makes N workers ready as fast as one. Each worker then
+polls for new syncs and swaps its own data in (cards.py). Without fork, uvicorn's own
+multi-process mode starts the workers and each loads its index.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .. import CardDB, DatabaseError, DeckcheckError, load_formats
+
+if TYPE_CHECKING:
+    from .app import ServiceConfig
+    from .cards import CardHolder
+
+DEFAULT_HOST = "127.0.0.1"  # loopback: binding elsewhere is the operator's explicit choice
+DEFAULT_PORT = 8000
+log = logging.getLogger("uvicorn.error.deckcheck")
+
+
+def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
+    """Fail before binding a port when the service could not answer: no card database, a
+    database that was never synced, or a bad formats file (DeckcheckError, exit 2)."""
+    load_formats(formats_file)
+    cards = CardDB(db)
+    try:
+        record = cards.last_sync("oracle_cards")
+    except DeckcheckError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a driver error: not a readable card database
+        raise DatabaseError(f"{cards.url} is not a readable deckcheck card database ({exc}); "
+                            "run `deckcheck sync` to build one") from exc
+    finally:
+        cards.close()
+    if record is None:
+        raise DatabaseError(f"the card database {cards.url} has never been synced; run "
+                            "`deckcheck sync` (or `deckcheck sync --from FILE`) first")
+
+
+def preloaded_holder(config: "ServiceConfig") -> "CardHolder":
+    from .cards import CardHolder
+
+    holder = CardHolder(config.db, poll_seconds=config.poll_seconds)
+    try:
+        holder.load()
+    except DeckcheckError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure here means the data is unusable
+        raise DatabaseError(f"cannot load the card data from {config.db or 'the default database'}: "
+                            f"{exc}; run `deckcheck sync` to rebuild it") from exc
+    return holder
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, or a DeckcheckError naming the address (port in use...)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        raise DeckcheckError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
+                             "another --port or --host", code="usage") from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 1,
+          db: str | None = None, cors_origins: Sequence[str] = (),
+          formats_file: str | None = None, poll_seconds: float = 5.0,
+          access_log: bool = False, root_path: str = "", log_level: str = "info") -> None:
+    """Serve until interrupted. Each worker answers from an in-memory card index and polls
+    the database every `poll_seconds` for a new sync."""
+    import uvicorn
+
+    from .app import CONFIG_ENV, ServiceConfig, create_app
+
+    check_ready_to_serve(db, formats_file)
+    config = ServiceConfig(db=db, poll_seconds=poll_seconds, cors_origins=tuple(cors_origins),
+                           formats_file=str(formats_file) if formats_file else None)
+    common: dict[str, Any] = dict(access_log=access_log, root_path=root_path, log_level=log_level,
+                                  server_header=False, timeout_graceful_shutdown=10)
+    if workers > 1 and not hasattr(os, "fork"):
+        # Each worker process imports the app by name and reads its configuration from the
+        # environment it inherits; each loads its own index.
+        os.environ[CONFIG_ENV] = config.to_env()
+        uvicorn.run("validator.service.app:app_from_env", factory=True, workers=workers,
+                    host=host, port=port, **common)
+        return
+    started = time.perf_counter()
+    holder = preloaded_holder(config)
+    app = create_app(config, holder=holder)
+    uv_config = uvicorn.Config(app, host=host, port=port, **common)  # configures logging
+    sock = listen(host, port)
+    log.info("card data loaded in %.2f s; listening on http://%s:%d", time.perf_counter() - started,
+             host if ":" not in host else f"[{host}]", port)
+    if workers <= 1:
+        uvicorn.Server(uv_config).run(sockets=[sock])
+        return
+    _run_forked(uv_config, sock, holder, workers)
+
+
+def _run_forked(uv_config: Any, sock: socket.socket, holder: "CardHolder", workers: int) -> None:
+    """Fork `workers` uvicorn servers on the shared socket; replace any that dies; on SIGTERM
+    or SIGINT stop them all (each finishes its requests in flight) and return."""
+    import uvicorn
+
+    snapshot = holder.current
+    if snapshot is not None:
+        snapshot.db.close()  # no database connection crosses a fork; each worker opens its own
+    stopping = False
+    children: dict[int, int] = {}  # pid -> worker number
+
+    def start(number: int) -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = 0
+            try:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                uvicorn.Server(uv_config).run(sockets=[sock])
+            except BaseException:  # noqa: BLE001 - logged; the parent starts another
+                log.exception("worker %d failed", number)
+                code = 1
+            finally:
+                os._exit(code)
+        children[pid] = number
+        log.info("started worker %d (pid %d)", number, pid)
+
+    def stop(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in list(children):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        for number in range(1, workers + 1):
+            start(number)
+        while children:
+            try:
+                pid, status = os.wait()
+            except ChildProcessError:
+                break
+            except InterruptedError:
+                continue
+            number = children.pop(pid, None)
+            if number is not None and not stopping:
+                log.warning("worker %d (pid %d) exited (%s); starting another", number, pid,
+                            os.waitstatus_to_exitcode(status))
+                time.sleep(0.5)  # no busy loop if workers die at once
+                start(number)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        sock.close()
+    sys.stdout.flush()
