@@ -170,7 +170,10 @@ class Selection:
     adjectives: tuple[Adjective, ...] = ()
 
     def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
-        return all(a.holds(card, types) for a in self.adjectives)
+        for adjective in self.adjectives:  # a loop, not all(): this runs for every card
+            if not adjective.holds(card, types):
+                return False
+        return True
 
     def noun(self, plural: bool = False) -> str:
         words = [a.describe() for a in self.adjectives] + ["cards" if plural else "card"]
@@ -299,7 +302,10 @@ class KindOf:
     kinds: tuple[Kind, ...]
 
     def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
-        return any(k.holds(card, types) for k in self.kinds)
+        for kind in self.kinds:  # a loop, not any(): this runs for every card
+            if kind.holds(card, types):
+                return True
+        return False
 
     def describe(self) -> str:
         names = [k.describe() for k in self.kinds]
@@ -331,19 +337,21 @@ class TypesOf:
 
     Several tests ask about the same card ("creature card", then five creature types for
     Kaheera), and reading a card's types off the battlefield (113.6c, 702.73a) costs more than
-    the tests themselves. Each entry holds its card, so an id is never reused while cached.
+    the tests themselves.
     """
 
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "_held")
 
     def __init__(self) -> None:
-        self._known: dict[int, tuple[Card, DeckTypes]] = {}
+        self._known: dict[int, DeckTypes] = {}
+        self._held: list[Card] = []  # keeps each card alive, so its id stays its own
 
     def __call__(self, card: Card) -> DeckTypes:
-        known = self._known.get(id(card))
-        if known is None or known[0] is not card:
-            known = self._known[id(card)] = (card, deck_types(card))
-        return known[1]
+        found = self._known.get(id(card))
+        if found is None:
+            found = self._known[id(card)] = deck_types(card)
+            self._held.append(card)
+        return found
 
 
 #: One offense as found: the card's name ("" for the deck as a whole) and a function that
