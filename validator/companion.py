@@ -548,8 +548,11 @@ class SharesCardType(Predicate):
         counts: Counter[str] = Counter()
         for _, qty, own in held:
             counts.update({t: qty for t in own})
-        best = max(sorted(counts), key=lambda t: counts[t]) if counts else None
-        found = ", ".join(f"{t} \u00d7{n}" for t, n in counts.most_common())
+        # Most copies first, ties by name: a frozenset's order changes from run to run (string
+        # hashing), so Counter.most_common() alone would word the same deck differently.
+        ranked = sorted(counts.items(), key=lambda tn: (-tn[1], tn[0]))
+        best = ranked[0][0] if ranked else None
+        found = ", ".join(f"{t} \u00d7{n}" for t, n in ranked)
         noun = self.selection.noun(plural=True)
         yield "", lambda: f"no card type is shared by all {noun} (found: {found or 'none'})"
         if best is None:
