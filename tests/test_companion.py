@@ -330,6 +330,16 @@ def test_umori_fails_when_no_single_type_is_common_and_says_which_types_were_fou
     assert found[1:] == [Offense("Sol Ring", "Artifact card, not a Creature card")]
 
 
+def test_umori_types_found_as_often_are_listed_by_name_whatever_the_deck_order() -> None:
+    # Most copies first, ties by name: the wording must not depend on the order of a set of
+    # types (which changes between runs with string hashing) nor on the deck order.
+    found = offenses("Umori, the Collector", (4, "Grizzly Bears"), (4, "Sol Ring"))
+    assert "(found: Artifact \u00d74, Creature \u00d74)" in found[0].reason
+    assert found[1:] == [Offense("Grizzly Bears", "Creature card, not an Artifact card")]
+    again = offenses("Umori, the Collector", (4, "Sol Ring"), (4, "Grizzly Bears"))
+    assert again[0] == found[0]
+
+
 # --- Yorion: twenty more than the minimum deck size ------------------------------------------
 
 

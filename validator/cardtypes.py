@@ -15,7 +15,7 @@ conditions) asks `deck_types` and nothing else, so that the rules below apply ev
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .abilities import strip_reminder_text
 from .model import Card
@@ -52,11 +52,18 @@ class DeckTypes:
     subtypes: frozenset[str]
     #: Changeling / "is every creature type": every creature type (205.3m), not listed.
     every_creature_type: bool = False
+    #: `subtypes` in lower case, made on the first `has_subtype` (a condition naming five
+    #: creature types asks five times about the same card).
+    _folded: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def has_subtype(self, name: str) -> bool:
         """Whether the card has this subtype; a changeling has every creature type."""
+        folded = self._folded
+        if folded is None:
+            folded = frozenset(s.lower() for s in self.subtypes)
+            object.__setattr__(self, "_folded", folded)  # a cache, not a change of value
         wanted = name.lower()
-        if any(s.lower() == wanted for s in self.subtypes):
+        if wanted in folded:
             return True
         return self.every_creature_type and wanted not in NON_CREATURE_SUBTYPES
 
@@ -80,7 +87,9 @@ def is_changeling(card: Card) -> bool:
 def creature_off_battlefield(oracle_text: str) -> frozenset[str] | None:
     """The creature subtypes text like Grist's gives the card outside the battlefield (CR
     113.6c), or None when it has no such text. `oracle_text` is the front face's text."""
-    if "battlefield" not in oracle_text:  # cheap test first: most cards never get here
+    # Cheap test first: most cards never get here. Every text the pattern reads has this
+    # piece ("isn't" / "isn’t" both end in "t"); many more say "the battlefield".
+    if "t on the battlefield, it" not in oracle_text:
         return None
     match = _OFF_BATTLEFIELD_CREATURE.search(strip_reminder_text(oracle_text))
     if match is None:

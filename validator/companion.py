@@ -23,9 +23,9 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .cardtypes import deck_types
+from .cardtypes import DeckTypes, deck_types
 from .model import CARD_TYPES, PERMANENT_TYPES, Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from .names import fold_name
 from .resources import resource_path
@@ -36,6 +36,9 @@ if TYPE_CHECKING:  # imported lazily: `import validator.companion` must stay che
     from .formats import FormatRules
 
 CardCounts = Sequence[tuple[Card, int]]
+#: How a test reads a card's types off the battlefield (113.6c): `deck_types`, or `TypesOf`,
+#: which reads each card once for a whole evaluation.
+TypesFn = Callable[[Card], DeckTypes]
 
 #: The rule the companion problems of constructed formats cite (702.139a: reveal only if the
 #: starting deck fulfils the condition).
@@ -125,19 +128,19 @@ class Adjective:
         negated = word.startswith("non")
         return cls(word[3:] if negated else word, negated)
 
-    def _positive(self, card: Card) -> bool:
+    def _positive(self, card: Card, types: TypesFn) -> bool:
         if self.word in _SUPERTYPES:
             return _SUPERTYPES[self.word] in card.supertypes
         # CR 113.6c: the card's types off the battlefield (Grist is a creature card there).
-        found = deck_types(card)
+        found = types(card)
         if self.word == "permanent":  # CR 110.4a
             return bool(found.types & PERMANENT_TYPES)
         if self.word == "historic":  # CR 700.6: artifacts, legendaries and Sagas
             return "Artifact" in found.types or card.is_legendary or "Saga" in found.subtypes
         return _TYPES[self.word] in found.types
 
-    def holds(self, card: Card) -> bool:
-        return self._positive(card) != self.negated
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
+        return self._positive(card, types) != self.negated
 
     def describe(self) -> str:
         return ("non" if self.negated else "") + ("kindred" if self.word == "tribal" else self.word)
@@ -149,9 +152,9 @@ class Subtype:
 
     name: str
 
-    def holds(self, card: Card) -> bool:
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
         # 113.6c (Grist is an Insect off the battlefield), 702.73a (changelings).
-        return deck_types(card).has_subtype(self.name)
+        return types(card).has_subtype(self.name)
 
     def describe(self) -> str:
         return self.name
@@ -166,15 +169,20 @@ class Selection:
 
     adjectives: tuple[Adjective, ...] = ()
 
-    def holds(self, card: Card) -> bool:
-        return all(a.holds(card) for a in self.adjectives)
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
+        for adjective in self.adjectives:  # a loop, not all(): this runs for every card
+            if not adjective.holds(card, types):
+                return False
+        return True
 
     def noun(self, plural: bool = False) -> str:
         words = [a.describe() for a in self.adjectives] + ["cards" if plural else "card"]
         return " ".join(words)
 
-    def pick(self, cards: CardCounts) -> list[tuple[Card, int]]:
-        return [(c, q) for c, q in cards if self.holds(c)]
+    def pick(self, cards: CardCounts, types: TypesFn = deck_types) -> list[tuple[Card, int]]:
+        if not self.adjectives:  # "each card": every card, no test to run
+            return list(cards)
+        return [(c, q) for c, q in cards if self.holds(c, types)]
 
 
 _COMPARE = {
@@ -194,13 +202,13 @@ class ManaValue:
     op: str
     value: int
 
-    def holds(self, card: Card) -> bool:
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
         return _COMPARE[self.op][0](card.mana_value, self.value)
 
     def describe(self) -> str:
         return "mana value " + _COMPARE[self.op][1].format(n=self.value)
 
-    def fact(self, card: Card) -> str:
+    def fact(self, card: Card, types: TypesFn = deck_types) -> str:
         return f"with mana value {_number(card.mana_value)}"
 
 
@@ -210,14 +218,14 @@ class Parity:
 
     even: bool
 
-    def holds(self, card: Card) -> bool:
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
         mv = card.mana_value
         return mv.is_integer() and (int(mv) % 2 == 0) == self.even
 
     def describe(self) -> str:
         return "an even mana value" if self.even else "an odd mana value"
 
-    def fact(self, card: Card) -> str:
+    def fact(self, card: Card, types: TypesFn = deck_types) -> str:
         mv = card.mana_value
         if not mv.is_integer():
             return f"with mana value {_number(mv)}"
@@ -229,24 +237,33 @@ class ActivatedAbility:
     """ "an activated ability": Card.has_activated_ability, computed at sync time by
     abilities.has_activated_ability (mana, loyalty and keyword abilities included)."""
 
-    def holds(self, card: Card) -> bool:
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
         return card.has_activated_ability
 
     def describe(self) -> str:
         return "an activated ability"
 
-    def fact(self, card: Card) -> str:
+    def fact(self, card: Card, types: TypesFn = deck_types) -> str:
         return ("with" if card.has_activated_ability else "without") + " an activated ability"
 
 
 _SYMBOL = re.compile(r"\{[^{}]+\}")
 
 
-def _repeated_symbols(card: Card, more_than: int) -> list[tuple[str, int]]:
+def _repeated_symbols(card: Card, more_than: int) -> tuple[tuple[str, int], ...]:
     """Mana symbols appearing more than `more_than` times in the card's mana cost. Exact
     symbols are compared ({R/G} is not {R}); a split card's cost is both halves (709.4b)."""
-    counts = Counter(_SYMBOL.findall(card.mana_cost))
-    return [(s, n) for s, n in counts.items() if n > more_than]
+    return _repeated_in_cost(card.mana_cost, more_than)
+
+
+@functools.lru_cache(maxsize=4096)
+def _repeated_in_cost(cost: str, more_than: int) -> tuple[tuple[str, int], ...]:
+    """`_repeated_symbols` of one mana cost, in the order the symbols first appear. Cached:
+    a deck of thousands of cards has far fewer distinct costs."""
+    symbols = _SYMBOL.findall(cost)
+    if len(symbols) <= more_than or len(set(symbols)) == len(symbols):
+        return ()  # too few symbols, or no symbol twice
+    return tuple((s, n) for s, n in Counter(symbols).items() if n > more_than)
 
 
 def _article(noun: str) -> str:
@@ -263,14 +280,14 @@ class RepeatedManaSymbol:
 
     more_than: int = 1
 
-    def holds(self, card: Card) -> bool:
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
         return bool(_repeated_symbols(card, self.more_than))
 
     def describe(self) -> str:
         count = "one" if self.more_than == 1 else str(self.more_than)
         return f"more than {count} of the same mana symbol in its mana cost"
 
-    def fact(self, card: Card) -> str:
+    def fact(self, card: Card, types: TypesFn = deck_types) -> str:
         repeated = _repeated_symbols(card, self.more_than)
         if not repeated:
             return "with no repeated mana symbol"
@@ -284,8 +301,11 @@ class KindOf:
 
     kinds: tuple[Kind, ...]
 
-    def holds(self, card: Card) -> bool:
-        return any(k.holds(card) for k in self.kinds)
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
+        for kind in self.kinds:  # a loop, not any(): this runs for every card
+            if kind.holds(card, types):
+                return True
+        return False
 
     def describe(self) -> str:
         names = [k.describe() for k in self.kinds]
@@ -295,8 +315,8 @@ class KindOf:
             listed = ", ".join(names[:-1]) + ", or " + names[-1]
         return f"{_article(listed)} {listed} card"
 
-    def fact(self, card: Card) -> str:
-        verdict = "" if self.holds(card) else f", not {self.describe()}"
+    def fact(self, card: Card, types: TypesFn = deck_types) -> str:
+        verdict = "" if self.holds(card, types) else f", not {self.describe()}"
         return f"({_deck_type_line(card)}){verdict}"
 
 
@@ -312,14 +332,76 @@ def _verb(feature: Feature) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+class TypesOf:
+    """`deck_types` read once per card for one evaluation (or one deck's companion checks).
+
+    Several tests ask about the same card ("creature card", then five creature types for
+    Kaheera), and reading a card's types off the battlefield (113.6c, 702.73a) costs more than
+    the tests themselves.
+    """
+
+    __slots__ = ("_known", "_held")
+
+    def __init__(self) -> None:
+        self._known: dict[int, DeckTypes] = {}
+        self._held: list[Card] = []  # keeps each card alive, so its id stays its own
+
+    def __call__(self, card: Card) -> DeckTypes:
+        found = self._known.get(id(card))
+        if found is None:
+            found = self._known[id(card)] = deck_types(card)
+            self._held.append(card)
+        return found
+
+
+#: One offense as found: the card's name ("" for the deck as a whole) and a function that
+#: writes the reason, called only for the offenses a message spells out.
+Found = tuple[str, Callable[[], str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Findings:
+    """What a condition found, written out only as far as a report shows it.
+
+    `listed`: the first offenses with their reasons (MAX_LISTED for a one-line message);
+    `cards`: the name of every offending card, in order (a problem names them all, with their
+    lines); `total`: how many offenses there are (for "; and N more").
+    """
+
+    listed: tuple[Offense, ...]
+    cards: tuple[str, ...]
+    total: int
+
+
 class Predicate:
-    """A parsed condition. `evaluate` returns the offenses (an empty list: the condition is
-    met); `describe` reads the tree back in plain words."""
+    """A parsed condition. `findings` says what fails (total 0: the condition is met),
+    writing reasons only for the offenses a message lists; `evaluate` returns every offense
+    with its reason; `describe` reads the tree back in plain words."""
 
     __slots__ = ()
 
-    def evaluate(self, cards: CardCounts, ctx: StartingDeck) -> list[Offense]:
+    def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
+        """Each offense in report order, its reason not yet written."""
         raise NotImplementedError
+
+    def findings(self, cards: CardCounts, ctx: StartingDeck, listed: int | None = MAX_LISTED,
+                 types: TypesFn | None = None) -> Findings:
+        """Every offense counted and named; the first `listed` (all with None) with reasons.
+        Every card is still tested: the count and the names are exact."""
+        shown: list[Offense] = []
+        names: list[str] = []
+        total = 0
+        for name, reason in self.offenses(cards, ctx, types or TypesOf()):
+            if listed is None or total < listed:
+                shown.append(Offense(name, reason()))
+            if name:
+                names.append(name)
+            total += 1
+        return Findings(tuple(shown), tuple(names), total)
+
+    def evaluate(self, cards: CardCounts, ctx: StartingDeck) -> list[Offense]:
+        """Every offense with its reason (an empty list: the condition is met)."""
+        return list(self.findings(cards, ctx, listed=None).listed)
 
     def describe(self) -> str:
         raise NotImplementedError
@@ -328,12 +410,14 @@ class Predicate:
 def _merged(cards: CardCounts) -> list[tuple[Card, int]]:
     """One (card, total copies) per card name, in first-seen order: a deck may list the same
     card on several lines, and copies count together (Lutri)."""
-    first: dict[str, Card] = {}
-    copies: Counter[str] = Counter()
+    merged: dict[str, list] = {}  # name -> [first card, copies]
     for card, qty in cards:
-        first.setdefault(card.name, card)
-        copies[card.name] += qty
-    return [(card, copies[name]) for name, card in first.items()]
+        seen = merged.get(card.name)
+        if seen is None:
+            merged[card.name] = [card, qty]
+        else:
+            seen[1] += qty
+    return [(card, copies) for card, copies in merged.values()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,10 +429,11 @@ class EachCard(Predicate):
     feature: Feature
     negated: bool = False
 
-    def evaluate(self, cards: CardCounts, ctx: StartingDeck) -> list[Offense]:
-        return [Offense(c.name, f"{self.selection.noun()} {self.feature.fact(c)}")
-                for c, _ in _merged(self.selection.pick(cards))
-                if self.feature.holds(c) == self.negated]
+    def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
+        noun, feature = self.selection.noun(), self.feature
+        for c, _ in _merged(self.selection.pick(cards, types)):
+            if feature.holds(c, types) == self.negated:
+                yield c.name, lambda c=c: f"{noun} {feature.fact(c, types)}"
 
     def describe(self) -> str:
         if self.negated:
@@ -364,8 +449,9 @@ class CardClass:
     selection: Selection
     feature: Feature | None = None
 
-    def holds(self, card: Card) -> bool:
-        return self.selection.holds(card) and (self.feature is None or self.feature.holds(card))
+    def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
+        return self.selection.holds(card, types) and (self.feature is None
+                                                      or self.feature.holds(card, types))
 
     def describe(self) -> str:
         noun = self.selection.noun(plural=True)
@@ -375,17 +461,17 @@ class CardClass:
             return f"{noun} that are {self.feature.describe()}"
         return f"{noun} with {self.feature.describe()}"
 
-    def why_not(self, card: Card) -> str:
+    def why_not(self, card: Card, types: TypesFn = deck_types) -> str:
         """Why `card` is not in this class (the card's own fact, or the missing type)."""
-        if not self.selection.holds(card) or self.feature is None:
+        if not self.selection.holds(card, types) or self.feature is None:
             noun = self.selection.noun()
             return f"not {_article(noun)} {noun}"
-        return self.feature.fact(card)
+        return self.feature.fact(card, types)
 
-    def why(self, card: Card) -> str:
+    def why(self, card: Card, types: TypesFn = deck_types) -> str:
         """What puts `card` in this class: "creature card with mana value 5"."""
         noun = self.selection.noun()
-        return f"{noun} {self.feature.fact(card)}" if self.feature else noun
+        return f"{noun} {self.feature.fact(card, types)}" if self.feature else noun
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,16 +480,14 @@ class ContainsOnly(Predicate):
 
     allowed: tuple[CardClass, ...]
 
-    def evaluate(self, cards: CardCounts, ctx: StartingDeck) -> list[Offense]:
-        offenses = []
+    def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
         for card, _ in _merged(cards):
-            if not any(a.holds(card) for a in self.allowed):
-                offenses.append(Offense(card.name, self._why_not(card)))
-        return offenses
+            if not any(a.holds(card, types) for a in self.allowed):
+                yield card.name, lambda card=card: self._why_not(card, types)
 
-    def _why_not(self, card: Card) -> str:
+    def _why_not(self, card: Card, types: TypesFn) -> str:
         """ "card with mana value 1, not a land card": the card's facts, then missing types."""
-        reasons = list(dict.fromkeys(a.why_not(card) for a in self.allowed))
+        reasons = list(dict.fromkeys(a.why_not(card, types) for a in self.allowed))
         facts = [r for r in reasons if not r.startswith("not ")]
         missing = [r for r in reasons if r.startswith("not ")]
         return ("card " if facts else "") + ", ".join(facts + missing)
@@ -418,9 +502,10 @@ class ContainsNo(Predicate):
 
     forbidden: CardClass
 
-    def evaluate(self, cards: CardCounts, ctx: StartingDeck) -> list[Offense]:
-        return [Offense(c.name, self.forbidden.why(c))
-                for c, _ in _merged(cards) if self.forbidden.holds(c)]
+    def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
+        for c, _ in _merged(cards):
+            if self.forbidden.holds(c, types):
+                yield c.name, lambda c=c: self.forbidden.why(c, types)
 
     def describe(self) -> str:
         return f"the deck may contain no {self.forbidden.describe()}"
@@ -433,10 +518,12 @@ class DifferentNames(Predicate):
 
     selection: Selection
 
-    def evaluate(self, cards: CardCounts, ctx: StartingDeck) -> list[Offense]:
+    def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
         noun = self.selection.noun()
-        return [Offense(c.name, f"{q} copies of {_article(noun)} {noun}; each needs a different name")
-                for c, q in _merged(self.selection.pick(cards)) if q > 1]
+        for c, q in _merged(self.selection.pick(cards, types)):
+            if q > 1:
+                yield c.name, lambda q=q: (f"{q} copies of {_article(noun)} {noun}; "
+                                           "each needs a different name")
 
     def describe(self) -> str:
         return f"no two {self.selection.noun(plural=True)} may have the same name (copies count)"
@@ -449,28 +536,32 @@ class SharesCardType(Predicate):
 
     selection: Selection
 
-    def evaluate(self, cards: CardCounts, ctx: StartingDeck) -> list[Offense]:
-        picked = _merged(self.selection.pick(cards))
+    def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
+        picked = _merged(self.selection.pick(cards, types))
         if not picked:
-            return []
+            return
         # CR 113.6c: types in the library (Grist is a creature card there).
-        types = {id(c): deck_types(c).types for c, _ in picked}
-        common = frozenset.intersection(*(types[id(c)] for c, _ in picked))
+        held = [(card, qty, types(card).types) for card, qty in picked]
+        common = frozenset.intersection(*(own for _, _, own in held))
         if common:
-            return []
+            return
         counts: Counter[str] = Counter()
-        for card, qty in picked:
-            counts.update({t: qty for t in types[id(card)]})
-        best = max(sorted(counts), key=lambda t: counts[t]) if counts else None
-        found = ", ".join(f"{t} \u00d7{n}" for t, n in counts.most_common())
+        for _, qty, own in held:
+            counts.update({t: qty for t in own})
+        # Most copies first, ties by name: a frozenset's order changes from run to run (string
+        # hashing), so Counter.most_common() alone would word the same deck differently.
+        ranked = sorted(counts.items(), key=lambda tn: (-tn[1], tn[0]))
+        best = ranked[0][0] if ranked else None
+        found = ", ".join(f"{t} \u00d7{n}" for t, n in ranked)
         noun = self.selection.noun(plural=True)
-        offenses = [Offense("", f"no card type is shared by all {noun} (found: {found or 'none'})")]
-        for card, _ in picked:
-            if best is not None and best not in types[id(card)]:
-                mine = "/".join(sorted(types[id(card)])) or "typeless"
+        yield "", lambda: f"no card type is shared by all {noun} (found: {found or 'none'})"
+        if best is None:
+            return
+        for card, _, own in held:
+            if best not in own:
                 # Named against the most common type; the summary above lists them all.
-                offenses.append(Offense(card.name, f"{mine} card, not {_article(best)} {best} card"))
-        return offenses
+                yield card.name, lambda own=own: (f"{'/'.join(sorted(own)) or 'typeless'} card, "
+                                                  f"not {_article(best)} {best} card")
 
     def describe(self) -> str:
         return f"all {self.selection.noun(plural=True)} must share at least one card type"
@@ -489,17 +580,18 @@ class DeckSize(Predicate):
     count: int
     relative: bool  # count is on top of the minimum deck size
 
-    def evaluate(self, cards: CardCounts, ctx: StartingDeck) -> list[Offense]:
+    def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
         size = sum(q for _, q in cards)
         needed = self.count + (ctx.minimum_deck_size if self.relative else 0)
         if self.relative and ctx.exact_size and self.bound != "at_most" and self.count > 0:
-            return [Offense("", f"the deck must have exactly {ctx.minimum_deck_size} cards, so it "
-                                f"can never have {self.count} more than the minimum")]
+            yield "", lambda: (f"the deck must have exactly {ctx.minimum_deck_size} cards, so "
+                               f"it can never have {self.count} more than the minimum")
+            return
         if _COMPARE[_SIZE_OPS[self.bound]][0](size, needed):
-            return []
+            return
         how = {"at_least": "at least", "at_most": "at most", "exactly": "exactly"}[self.bound]
         base = f" (minimum {ctx.minimum_deck_size} + {self.count})" if self.relative else ""
-        return [Offense("", f"deck has {size} cards, needs {how} {needed}{base}")]
+        yield "", lambda: f"deck has {size} cards, needs {how} {needed}{base}"
 
     def describe(self) -> str:
         how = self.bound.replace("_", " ")
@@ -763,14 +855,16 @@ def _lines_by_name(deck: ResolvedDeck, *sections: Section) -> dict[str, tuple[in
     return {k: tuple(v) for k, v in lines.items()}
 
 
-def _listing(offenses: Sequence[Offense]) -> str:
-    shown = "; ".join(o.render() for o in offenses[:MAX_LISTED])
-    more = len(offenses) - MAX_LISTED
+def _listing(found: Findings) -> str:
+    """The first MAX_LISTED offenses, then how many more there are."""
+    shown = "; ".join(o.render() for o in found.listed[:MAX_LISTED])
+    more = found.total - MAX_LISTED
     return shown + (f"; and {more} more" if more > 0 else "")
 
 
-def _involved(first: Sequence[str], offenses: Sequence[Offense]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys([*first, *(o.card for o in offenses if o.card)]))
+def _involved(first: Sequence[str], found: Findings) -> tuple[str, ...]:
+    """Every card a problem is about: the companion, then every offender (listed or not)."""
+    return tuple(dict.fromkeys([*first, *found.cards]))
 
 
 def _lines_of(names: Iterable[str], lines: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
@@ -780,12 +874,13 @@ def _lines_of(names: Iterable[str], lines: Mapping[str, tuple[int, ...]]) -> tup
 def companion_condition_problems(companion: Card, starting: CardCounts, ctx: StartingDeck,
                                  citation: str, *, declared: bool = True,
                                  lines: Mapping[str, tuple[int, ...]] | None = None,
-                                 ) -> list[Problem]:
+                                 types: TypesFn | None = None) -> list[Problem]:
     """Whether `companion`'s condition holds for the starting deck (702.139a), as problems.
 
     Declared companions get an error when the condition fails and a WARNING when it cannot be
     read; undeclared ones (a companion card sitting in the sideboard) get INFO either way.
-    `starting` must already include the commander(s) in Commander games (702.139b).
+    `starting` must already include the commander(s) in Commander games (702.139b). `types`:
+    a `TypesOf` to share between the checks of one deck.
     """
     sentence = companion.companion_condition
     if sentence is None:
@@ -801,8 +896,8 @@ def companion_condition_problems(companion: Card, starting: CardCounts, ctx: Sta
                         f'{name}{where}: {check} its companion condition "{sentence}" '
                         f"(not in the condition grammar: {exc.detail})",
                         citation, severity, (name,), _lines_of([name], lines))]
-    offenses = predicate.evaluate(starting, ctx)
-    if not offenses:
+    offenses = predicate.findings(starting, ctx, MAX_LISTED, types)
+    if not offenses.total:
         return [Problem("companion-condition-met",
                         f'{name}{where}: companion condition met ("{sentence}")',
                         citation, Severity.INFO, (name,), _lines_of([name], lines))]
@@ -864,6 +959,7 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
     starting = starting_deck(deck, fmt)
     ctx = StartingDeck.for_format(fmt)
     starting_lines = _lines_by_name(deck, *_starting_sections(fmt))
+    types = TypesOf()  # each card's types read once for all the conditions checked
     # One companion at most (103.2b): with more declared, that error says it at once, and a
     # hostile list's every companion is not weighed against the deck (issue 11). Likewise the
     # sideboard's notes are for the few companion cards a real sideboard holds.
@@ -881,7 +977,7 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
         # Offenders are pointed at in the starting deck, the companion where it is listed.
         own = {**starting_lines, e.card.name: lines.get(e.card.name, ())}
         problems += companion_condition_problems(e.card, starting, ctx, COMPANION_CITATION,
-                                                 declared=declared, lines=own)
+                                                 declared=declared, lines=own, types=types)
     return problems
 
 
@@ -890,8 +986,8 @@ def house_rule_problems(deck: ResolvedDeck, fmt: "FormatRules", sentence: str) -
     deck, plus the commanders in Commander formats). An unreadable sentence raises
     ConditionError (the CLI reports it as a usage error)."""
     predicate = parse_condition(sentence)
-    offenses = predicate.evaluate(starting_deck(deck, fmt), StartingDeck.for_format(fmt))
-    if not offenses:
+    offenses = predicate.findings(starting_deck(deck, fmt), StartingDeck.for_format(fmt))
+    if not offenses.total:
         return []
     cards = _involved([], offenses)
     return [Problem("house-rule-failed",
