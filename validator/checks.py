@@ -113,6 +113,9 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     cite = fmt.cite("copies")
     for entries in _by_card(deck_and_sideboard(deck, fmt)).values():
         card = entries[0].card
+        if len(entries) == 1 and entries[0].entry.quantity == 1 and (
+                card.copy_limit is None or card.copy_limit >= 1):
+            continue  # one copy: within every limit (formats allow at least 1, formats.py)
         limit = copy_limit(card, fmt)
         if limit is None:
             continue
@@ -142,9 +145,10 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     entries = deck_and_sideboard(deck, fmt)
     if fmt.is_commander:  # the companion is outside the 100 but must be legal too
         entries += deck.cards_in(Section.COMPANION)
+    key = fmt.legality
     for group in _by_card(entries).values():
         card = group[0].card
-        status = card.legality(fmt.legality)
+        status = card.legalities.get(key, "not_legal")  # Card.legality, inlined: every card
         if status == "legal":
             continue  # most cards: nothing more to compute
         total = sum(e.quantity for e in group)

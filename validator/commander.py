@@ -395,6 +395,8 @@ def _choose_leaders(deck: ResolvedDeck, fmt: FormatRules, candidates: list[Resol
     options = _leader_options(candidates, fmt)
     if not options:
         return (), False
+    if len(options) == 1:  # nothing to narrow (the usual MTGO list: the commander alone)
+        return options[0], False
     colors = set("".join(e.card.color_identity for e in deck.cards_in(Section.MAIN)))
     options = [o for o in options if _covers(o, colors)] or options
     if slots in (1, 2):
