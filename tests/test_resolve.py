@@ -161,3 +161,22 @@ def test_entries_by_section_follow_moves_between_sections(index):
     returned = deck.cards_in(Section.SIDEBOARD)
     returned.clear()  # callers may change the list they get
     assert len(deck.cards_in(Section.SIDEBOARD)) == 1
+
+
+def test_section_index_sees_reassigned_entries_and_new_lists(index):
+    """The section index is checked in O(1) (issue 12): an entry given a new DeckEntry (as
+    `commander_section_as_deck` does), a new `entries` list, and the same-length list after a
+    reassignment are all seen, for both `cards_in` and the cached `count`."""
+    from dataclasses import replace
+
+    deck = resolve(Deck(entries=[DeckEntry(3, "Lightning Bolt", Section.COMMANDER, 1),
+                                 DeckEntry(1, "Black Lotus", Section.MAIN, 2)]), index)
+    assert deck.count(Section.MAIN) == 1 and deck.count(Section.COMMANDER) == 3
+    bolt = deck.cards_in(Section.COMMANDER)[0]
+    bolt.entry = replace(bolt.entry, section=Section.MAIN)  # same list, same length
+    assert deck.count(Section.MAIN) == 4 and deck.cards_in(Section.COMMANDER) == []
+    assert [e.card.name for e in deck.cards_in(Section.MAIN, Section.COMMANDER)] == \
+        ["Lightning Bolt", "Black Lotus"]
+    deck.entries = deck.entries[1:]  # a new list
+    assert deck.count(Section.MAIN) == 1
+    assert deck.count(Section.MAIN, Section.SIDEBOARD) == 1

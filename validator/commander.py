@@ -759,7 +759,7 @@ def _identity_problems(fmt: FormatRules, leaders: Sequence[Card],
     if fmt.colorless_basics and not colors:
         entries, basics = _colorless_basics(entries, fmt)
         problems += basics
-    off = [e for e in distinct_cards(entries) if not set(e.card.color_identity) <= colors]
+    off = [e for e in distinct_cards(entries) if not colors.issuperset(e.card.color_identity)]
     if off:
         off_ids = {e.card.oracle_id for e in off}
         listed = ", ".join(f"{e.card.name} ({identity_text(e.card.color_identity)})" for e in off)

@@ -304,6 +304,7 @@ class ResolvedDeck:
     _key: tuple | None = field(default=None, init=False, repr=False, compare=False)
     _by_sections: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _list: list | None = field(default=None, init=False, repr=False, compare=False)
+    _counts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _sections(self, sections: tuple[Section, ...]) -> list[ResolvedEntry]:
         entries = self.entries
@@ -318,7 +319,7 @@ class ResolvedDeck:
                     by_one[(e.entry.section,)] = by_one[e.entry.section] = [e]
                 else:
                     found.append(e)
-            self._key, self._list, self._by_sections = key, entries, by_one
+            self._key, self._list, self._by_sections, self._counts = key, entries, by_one, {}
         found = self._by_sections.get(sections)
         if found is None:
             present = [s for s in dict.fromkeys(sections) if s in self._by_sections]
@@ -335,4 +336,8 @@ class ResolvedDeck:
         return list(self._sections(sections))
 
     def count(self, *sections: Section) -> int:
-        return sum(e.entry.quantity for e in self._sections(sections))
+        found = self._sections(sections)  # first: it drops stale counts with stale lists
+        total = self._counts.get(sections)
+        if total is None:
+            total = self._counts[sections] = sum(e.entry.quantity for e in found)
+        return total

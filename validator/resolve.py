@@ -253,7 +253,10 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     folded_names = [fold_name(e.name) for e in wanted]  # once per entry
     lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
     if lookup_folded is not None:
-        found = lookup_folded({f for e, f in zip(wanted, folded_names) if can_look_up(e.name)})
+        # can_look_up, its common case (ASCII, no NUL) inlined: a call per line otherwise.
+        found = lookup_folded({f for e, f in zip(wanted, folded_names)
+                               if (e.name.isascii() and "\x00" not in e.name)
+                               or can_look_up(e.name)})
     else:
         found = source.lookup(e.name for e in wanted if can_look_up(e.name))
     suggested = 0
