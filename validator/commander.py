@@ -759,7 +759,8 @@ def _identity_problems(fmt: FormatRules, leaders: Sequence[Card],
     if fmt.colorless_basics and not colors:
         entries, basics = _colorless_basics(entries, fmt)
         problems += basics
-    off = [e for e in distinct_cards(entries) if not colors.issuperset(e.card.color_identity)]
+    # Filtered first: the test is the card's, so this is the first entry of each card outside.
+    off = distinct_cards([e for e in entries if not colors.issuperset(e.card.color_identity)])
     if off:
         off_ids = {e.card.oracle_id for e in off}
         listed = ", ".join(f"{e.card.name} ({identity_text(e.card.color_identity)})" for e in off)

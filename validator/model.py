@@ -332,6 +332,21 @@ class ResolvedDeck:
             self._by_sections[sections] = found
         return found
 
+    def by_card(self, *sections: Section) -> dict[str, list[ResolvedEntry]]:
+        """The entries of `sections` grouped by oracle card, in listing order (201.3b:
+        interchangeable names are one name). Cached like `cards_in`: do not change it."""
+        found = self._sections(sections)  # first: it drops stale groups with stale lists
+        groups = self._counts.get(("by_card", sections))
+        if groups is None:
+            groups = self._counts[("by_card", sections)] = {}
+            for e in found:
+                group = groups.get(e.card.oracle_id)
+                if group is None:
+                    groups[e.card.oracle_id] = [e]
+                else:
+                    group.append(e)
+        return groups
+
     def cards_in(self, *sections: Section) -> list[ResolvedEntry]:
         return list(self._sections(sections))
 
