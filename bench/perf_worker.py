@@ -109,6 +109,7 @@ def cmd_warm(args) -> dict:
             "p99_ms": percentile(times, 99) * 1000, "max_ms": times[-1] * 1000,
             "median_75_ms": med75 * 1000, "decks_75": len(t75),
             "median_cmd100_ms": medcmd * 1000, "decks_cmd100": len(tcmd),
+            "p99_75_ms": percentile(t75, 99) * 1000, "p99_cmd100_ms": percentile(tcmd, 99) * 1000,
             "cmd100_over_75": medcmd / med75 if med75 else float("nan"),
             "digest": digest.hexdigest(), "peak_mb": _peak_mb()}
 

@@ -161,3 +161,37 @@ def test_entries_by_section_follow_moves_between_sections(index):
     returned = deck.cards_in(Section.SIDEBOARD)
     returned.clear()  # callers may change the list they get
     assert len(deck.cards_in(Section.SIDEBOARD)) == 1
+
+
+def test_section_index_sees_reassigned_entries_and_new_lists(index):
+    """The section index is checked in O(1) (issue 12): an entry given a new DeckEntry (as
+    `commander_section_as_deck` does), a new `entries` list, and the same-length list after a
+    reassignment are all seen, for both `cards_in` and the cached `count`."""
+    from dataclasses import replace
+
+    deck = resolve(Deck(entries=[DeckEntry(3, "Lightning Bolt", Section.COMMANDER, 1),
+                                 DeckEntry(1, "Black Lotus", Section.MAIN, 2)]), index)
+    assert deck.count(Section.MAIN) == 1 and deck.count(Section.COMMANDER) == 3
+    bolt = deck.cards_in(Section.COMMANDER)[0]
+    bolt.entry = replace(bolt.entry, section=Section.MAIN)  # same list, same length
+    assert deck.count(Section.MAIN) == 4 and deck.cards_in(Section.COMMANDER) == []
+    assert [e.card.name for e in deck.cards_in(Section.MAIN, Section.COMMANDER)] == \
+        ["Lightning Bolt", "Black Lotus"]
+    deck.entries = deck.entries[1:]  # a new list
+    assert deck.count(Section.MAIN) == 1
+    assert deck.count(Section.MAIN, Section.SIDEBOARD) == 1
+
+
+def test_by_card_groups_lines_of_one_card_and_follows_moves(index):
+    """`ResolvedDeck.by_card` (the copies and card-pool checks' shared grouping) sums lines
+    naming one card however spelled (201.3b) and is rebuilt after an entry moves."""
+    from validator.commander import _move
+
+    deck = resolve(Deck(entries=[DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
+                                 DeckEntry(1, "Black Lotus", Section.MAIN, 2),
+                                 DeckEntry(2, "lightning bolt", Section.SIDEBOARD, 3)]), index)
+    groups = deck.by_card(Section.MAIN, Section.SIDEBOARD)
+    assert [[e.entry.line for e in g] for g in groups.values()] == [[1, 3], [2]]
+    _move(deck, deck.cards_in(Section.SIDEBOARD)[0], Section.IGNORED, 2)
+    assert [[e.entry.line for e in g] for g in deck.by_card(Section.MAIN, Section.SIDEBOARD)
+            .values()] == [[1], [2]]

@@ -106,13 +106,26 @@ def _by_card(entries: Iterable[ResolvedEntry]) -> dict[str, list[ResolvedEntry]]
     return grouped
 
 
+def _deck_groups(deck: ResolvedDeck, fmt: FormatRules) -> dict[str, list[ResolvedEntry]]:
+    """`_by_card(deck_and_sideboard(deck, fmt))`, shared by the checks when no companion is
+    declared apart (the usual case), since the deck's grouping is then cached."""
+    if deck.cards_in(Section.COMPANION):
+        return _by_card(deck_and_sideboard(deck, fmt))
+    if fmt.is_commander:
+        return deck.by_card(Section.MAIN, Section.COMMANDER)
+    return deck.by_card(Section.MAIN, Section.SIDEBOARD)
+
+
 def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.2a / 100.4a: at most four of a card by English name over deck and sideboard;
     903.5b: Commander decks are singleton."""
     problems = []
     cite = fmt.cite("copies")
-    for entries in _by_card(deck_and_sideboard(deck, fmt)).values():
+    for entries in _deck_groups(deck, fmt).values():
         card = entries[0].card
+        if len(entries) == 1 and entries[0].entry.quantity == 1 and (
+                card.copy_limit is None or card.copy_limit >= 1):
+            continue  # one copy: within every limit (formats allow at least 1, formats.py)
         limit = copy_limit(card, fmt)
         if limit is None:
             continue
@@ -139,12 +152,15 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """
     problems = []
     cite = fmt.cite("card_pool")
-    entries = deck_and_sideboard(deck, fmt)
-    if fmt.is_commander:  # the companion is outside the 100 but must be legal too
-        entries += deck.cards_in(Section.COMPANION)
-    for group in _by_card(entries).values():
+    if fmt.is_commander and deck.cards_in(Section.COMPANION):
+        # the companion is outside the 100 but must be legal too
+        groups = _by_card(deck_and_sideboard(deck, fmt) + deck.cards_in(Section.COMPANION))
+    else:
+        groups = _deck_groups(deck, fmt)
+    key = fmt.legality
+    for group in groups.values():
         card = group[0].card
-        status = card.legality(fmt.legality)
+        status = card.legalities.get(key, "not_legal")  # Card.legality, inlined: every card
         if status == "legal":
             continue  # most cards: nothing more to compute
         total = sum(e.quantity for e in group)

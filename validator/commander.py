@@ -395,6 +395,8 @@ def _choose_leaders(deck: ResolvedDeck, fmt: FormatRules, candidates: list[Resol
     options = _leader_options(candidates, fmt)
     if not options:
         return (), False
+    if len(options) == 1:  # nothing to narrow (the usual MTGO list: the commander alone)
+        return options[0], False
     colors = set("".join(e.card.color_identity for e in deck.cards_in(Section.MAIN)))
     options = [o for o in options if _covers(o, colors)] or options
     if slots in (1, 2):
@@ -757,7 +759,8 @@ def _identity_problems(fmt: FormatRules, leaders: Sequence[Card],
     if fmt.colorless_basics and not colors:
         entries, basics = _colorless_basics(entries, fmt)
         problems += basics
-    off = [e for e in distinct_cards(entries) if not set(e.card.color_identity) <= colors]
+    # Filtered first: the test is the card's, so this is the first entry of each card outside.
+    off = distinct_cards([e for e in entries if not colors.issuperset(e.card.color_identity)])
     if off:
         off_ids = {e.card.oracle_id for e in off}
         listed = ", ".join(f"{e.card.name} ({identity_text(e.card.color_identity)})" for e in off)

@@ -253,12 +253,25 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     folded_names = [fold_name(e.name) for e in wanted]  # once per entry
     lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
     if lookup_folded is not None:
-        found = lookup_folded({f for e, f in zip(wanted, folded_names) if can_look_up(e.name)})
+        # can_look_up, its common case (ASCII, no NUL) inlined: a call per line otherwise.
+        found = lookup_folded({f for e, f in zip(wanted, folded_names)
+                               if (e.name.isascii() and "\x00" not in e.name)
+                               or can_look_up(e.name)})
     else:
         found = source.lookup(e.name for e in wanted if can_look_up(e.name))
     suggested = 0
+    entries, supplementary = resolved.entries, (Section.STICKER, Section.ATTRACTION)
     for entry, folded in zip(wanted, folded_names):
         candidates = found.get(folded, ())
+        if len(candidates) == 1:
+            card = candidates[0]
+            # Most lines: one card that is no meld result (CR 712.4b), sticker sheet (123.2)
+            # or Attraction (717.2), in no supplementary section: the last branch below, with
+            # the facts those properties read tested inline (a 100-card deck has 100 lines).
+            if not (card.meld_from or card.layout == "meld" or card.type_line == "Stickers"
+                    or "Attraction" in card.subtypes or entry.section in supplementary):
+                entries.append(ResolvedEntry(entry, card))
+                continue
         cards = candidates if len(candidates) == 1 else choose(folded, candidates)
         if (not cards and entry.set_code and entry.collector_number
                 and can_look_up(entry.set_code + entry.collector_number)):
