@@ -196,8 +196,8 @@ def best_of(label: str, repeat: int, make_cmd, env: dict[str, str],
 
 def resync(path: Path, env: dict[str, str], repeat: int, cwd: Path = ROOT) -> tuple[float, float]:
     """(fresh CPU, --force re-sync CPU), best of `repeat`: import the file into a new database,
-    then import the same file again with --force (every card deleted and rewritten, changes
-    computed) into that database."""
+    then import the same file again with --force (every card read and compared, changes
+    computed; only cards whose rows changed are rewritten) into that database."""
     fresh, again = [], []
     for _ in range(repeat):
         with tempfile.TemporaryDirectory(prefix="deckcheck-bench-") as tmp:

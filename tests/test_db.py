@@ -255,3 +255,83 @@ def test_card_prefers_the_deck_card_with_that_exact_name(engine) -> None:
     assert db.card("Lightning Bolt").name == "Lightning Bolt"
     assert db.card("lightning bolt").is_deck_card
     assert db.card("No Such Card") is None
+
+
+# ---------------------------------------------------------------------------- sync write path (issue 12)
+
+def _dump(engine) -> dict[str, list[tuple]]:
+    """Every row of the card tables, sorted (insertion order and rowids aside)."""
+    with engine.connect() as conn:
+        return {t: sorted(tuple(r) for r in conn.exec_driver_sql(f"SELECT * FROM {t}"))
+                for t in ("cards", "legalities", "card_names", "card_index", "meta")}
+
+
+def _changes_while(engine, write_fn) -> int:
+    """Rows inserted, updated or deleted by `write_fn(conn)` (SQLite's change counter)."""
+    with engine.begin() as conn:
+        raw = conn.connection.driver_connection
+        before = raw.total_changes
+        write_fn(conn)
+        return raw.total_changes - before
+
+
+def test_resync_of_unchanged_cards_writes_no_card_rows(engine) -> None:
+    cards = fixture_cards()
+    write(engine, cards)
+    stored = _dump(engine)
+    deck, other = [c for c in cards if c.is_deck_card], [c for c in cards if not c.is_deck_card]
+    assert deck and other
+    changed = _changes_while(engine, lambda conn: write_cards(conn, cards))
+    # Only the non-deck objects (no card_index row to compare) and the meta row are rewritten:
+    # deleting and reinserting every card (as before) changes more rows than there are cards.
+    assert changed < len(cards)
+    assert _dump(engine) == stored
+
+
+def test_resync_rewrites_exactly_what_changed_like_a_fresh_import(engine, tmp_path: Path) -> None:
+    cards = fixture_cards()
+    write(engine, cards)
+    bolt, rats = by_name(cards, "Lightning Bolt"), by_name(cards, "Relentless Rats")
+    dropped = next(c for c in cards if c.is_deck_card and c not in (bolt, rats))
+    new = [replace(c, oracle_text=c.oracle_text + "\nNew text.") if c is bolt else
+           replace(c, legalities=dict(c.legalities, modern="banned")) if c is rats else c
+           for c in cards if c is not dropped]
+    with engine.begin() as conn:
+        result = write_cards(conn, new)
+    assert {(ch["name"], ch["format"], ch["new_status"]) for ch in result.changes} == {
+        (rats.name, "modern", "banned"), (dropped.name, "*", None)}
+    fresh = make_engine(database_url(tmp_path / "fresh.sqlite3"))
+    create_schema(fresh)
+    write(fresh, new)
+    assert _dump(engine) == _dump(fresh)
+    assert CardDB(engine=engine).card("Lightning Bolt").oracle_text.endswith("New text.")
+    fresh.dispose()
+
+
+def test_sync_rows_equal_the_separate_encoders() -> None:
+    """`_sync_rows` computes each card's rows in one pass: the same values as the separate
+    functions the readers' encoding is defined by."""
+    import orjson
+
+    from validator.compact import index_row, legality_text
+    from validator.db import _card_row, _sync_rows
+
+    texts: dict = {}
+    for card in fixture_cards():
+        for dumps in (orjson.dumps, None):
+            row, text, index = _sync_rows(card, dumps, texts)
+            assert row == _card_row(card, dumps)
+            assert text == legality_text(dict(card.legalities))
+            assert index == (index_row(card) if card.is_deck_card else None)
+
+
+def test_card_problem_checks_every_legality_after_caching_good_ones() -> None:
+    from validator.db import card_problem
+
+    card = fixture_cards()[0]
+    assert card_problem(card) is None  # its (format, status) pairs are now known good
+    assert "not a status" in card_problem(replace(card, legalities=dict(card.legalities,
+                                                                         modern="x" * 50)))
+    assert "not a status" in card_problem(replace(card, legalities=dict(card.legalities,
+                                                                         modern=["legal"])))
+    assert "not a format name" in card_problem(replace(card, legalities={"a\x00b": "legal"}))

@@ -233,9 +233,9 @@ def test_reads_never_tear_while_syncs_alternate(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("compact_rows", [True, False])
 def test_resync_change_log_with_and_without_compact_rows(tmp_path: Path, compact_rows) -> None:
-    """A re-sync empties the card tables at once; the change log still lists exactly what
-    changed, whether the old statuses come from card_index or (a database written before it)
-    from the legalities table."""
+    """A re-sync rewrites only the cards that changed; the change log still lists exactly
+    what changed, whether the old statuses come from card_index or (a database written before
+    it) from the legalities table."""
     import sqlite3
 
     path = tmp_path / "cards.sqlite3"

@@ -50,6 +50,8 @@ BASIC_LAND_TYPES = frozenset({"Plains", "Island", "Swamp", "Mountain", "Forest"}
 
 def strip_reminder_text(text: str) -> str:
     """Drop parenthesized reminder text (CR 207.2: reminder text has no game function)."""
+    if "(" not in text:
+        return text
     previous = None
     while previous != text:  # nested parentheses, innermost first
         previous, text = text, _REMINDER.sub("", text)

@@ -30,15 +30,21 @@ def legality_text(legalities: dict[str, str]) -> str:
     return orjson.dumps({f: s for f, s in sorted(legalities.items()) if s != "not_legal"}).decode()
 
 
-def encode_card(card: Card) -> bytes:
-    """Everything of `card` but its oracle id, name and legalities (columns of their own)."""
+def encode_card(card: Card, sorted_sets: tuple[list[str], ...] | None = None) -> bytes:
+    """Everything of `card` but its oracle id, name and legalities (columns of their own).
+
+    `sorted_sets`: (types, subtypes, supertypes, keywords) already sorted, when the caller
+    sorted them for the card's other rows (a sync sorts each once)."""
     import orjson
 
-    faces = [[getattr(f, k) for k in _FACE_KEYS] for f in card.faces]
+    faces = [[f.name, f.mana_cost, f.type_line, f.oracle_text, f.power, f.toughness, f.loyalty]
+             for f in card.faces]  # _FACE_KEYS, in order
+    types, subtypes, supertypes, keywords = sorted_sets or (
+        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), sorted(card.keywords))
     return orjson.dumps([
         ENCODING_VERSION, card.layout, faces, card.mana_cost, card.mana_value, card.type_line,
-        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), card.oracle_text,
-        card.color_identity, sorted(card.keywords), card.game_changer, card.reserved,
+        types, subtypes, supertypes, card.oracle_text,
+        card.color_identity, keywords, card.game_changer, card.reserved,
         card.copy_limit, card.any_number, card.commander_eligible, card.partner,
         card.partner_with, card.has_activated_ability, card.companion_condition,
         card.is_deck_card, list(card.meld_from),
