@@ -10,7 +10,6 @@ writes: sync stays a CLI job.
 from __future__ import annotations
 
 import datetime as dt
-import inspect
 import json
 import os
 from contextlib import asynccontextmanager
@@ -39,9 +38,6 @@ STATIC = Path(__file__).parent / "static"
 #: How a multi-worker server passes its configuration to each worker process (uvicorn imports
 #: the app by name in every worker).
 CONFIG_ENV = "DECKCHECK_SERVE_CONFIG"
-#: Checked once: `validate(as_of=...)` arrives with the as-of issue; until then the field is
-#: accepted by the schema and answered with an `as-of-unavailable` problem.
-AS_OF_SUPPORTED = "as_of" in inspect.signature(validator.validate).parameters
 try:  # `deckcheck check-formats --json`'s object (deckcheck.check-formats/1), where it exists
     from validator.report import check_formats_dict as _check_formats_dict
 except ImportError:  # older library: the service builds the same keys itself
@@ -264,22 +260,21 @@ class Service:
             raise ProblemError("not-ready", "the card data is still loading; retry shortly")
         return snap
 
-    def _options(self, options: DeckRequest) -> dict[str, Any]:
-        extra: dict[str, Any] = {}
-        if options.as_of is not None:
-            if not AS_OF_SUPPORTED:
-                raise ProblemError("as-of-unavailable", "this deckcheck version validates against "
-                                   "the current card data only; leave out `as_of`")
-            extra["as_of"] = options.as_of
-        return extra
+    @staticmethod
+    def _options(options: DeckRequest, snap: Snapshot) -> dict[str, Any]:
+        """Legality as of a date: the snapshot's history (shipped history + the change log of
+        the database the snapshot was loaded from), so the index and the history agree."""
+        if options.as_of is None:
+            return {}
+        return {"as_of": options.as_of, "history": snap.history}
 
     def _deck(self, options: DeckRequest, content: str | bytes) -> Any:
         return validator.parse_decklist(content, input_format=options.input_format,
                                         filename=options.filename)
 
     def validate(self, options: ValidateRequest, content: str | bytes) -> dict[str, Any]:
-        extra = self._options(options)
         snap = self.snapshot()  # this request's data, start to finish, even across a swap
+        extra = self._options(options, snap)
         deck = self._deck(options, content)
         report = validator.validate(deck, options.format, cards=snap.index,
                                     commanders=options.commanders, rules=options.rules,
@@ -288,11 +283,11 @@ class Service:
         return report.to_dict()
 
     def check_formats(self, options: CheckFormatsRequest, content: str | bytes) -> dict[str, Any]:
-        extra = self._options(options)
         if options.rules or options.bracket is not None:
             raise ProblemError("bad-input", "`rules` and `bracket` apply to one format: "
                                "use POST /v1/validate")
         snap = self.snapshot()
+        extra = self._options(options, snap)
         deck = self._deck(options, content)
         reports = validator.check_formats(deck, cards=snap.index, formats=self.formats,
                                           commanders=options.commanders,
@@ -320,8 +315,7 @@ class Service:
                 "sync": {"id": sync.get("id"), "sha256": sync.get("sha256"),
                          "finished_at": _iso(sync.get("finished_at"))},
                 "loaded_at": dt.datetime.fromtimestamp(snap.loaded_at, dt.timezone.utc).isoformat(),
-                "load_seconds": round(snap.load_seconds, 3), "swaps": self.holder.swaps,
-                "as_of_supported": AS_OF_SUPPORTED}
+                "load_seconds": round(snap.load_seconds, 3), "swaps": self.holder.swaps}
 
 
 def _iso(value: Any) -> str | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import CardDB, CardIndex
+from ..api import legality_history
 
 log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
 
@@ -43,6 +44,7 @@ class Snapshot:
     index: CardIndex
     db: CardDB
     sync: dict[str, Any] | None
+    history: Any = None  # history.LegalityHistory: shipped history + this database's change log
     loaded_at: float = field(default_factory=time.time)
     load_seconds: float = 0.0
 
@@ -68,6 +70,7 @@ def load_snapshot(db_url: str | None) -> Snapshot:
     try:
         record = db.last_sync(ORACLE_BULK)
         index = CardIndex.from_db(db)
+        history = legality_history(db)
     except BaseException:
         db.close()
         raise
@@ -75,7 +78,8 @@ def load_snapshot(db_url: str | None) -> Snapshot:
     # ~0.3 s, a latency spike for whichever request triggers it. Frozen objects are skipped by
     # the collector (and still freed by reference counting when a swap drops them).
     gc.freeze()
-    return Snapshot(index=index, db=db, sync=record, load_seconds=time.perf_counter() - started)
+    return Snapshot(index=index, db=db, sync=record, history=history,
+                    load_seconds=time.perf_counter() - started)
 
 
 class CardHolder:

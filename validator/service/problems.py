@@ -31,7 +31,7 @@ PROBLEM_TYPES: dict[str, tuple[int, str]] = {
     "bad-decklist": (400, "The input is not a decklist"),
     "bad-condition": (400, "A house rule could not be read"),
     "bad-input": (400, "Bad input"),
-    "as-of-unavailable": (400, "Validation as of a date is not available in this version"),
+    "bad-as-of": (400, "The as-of date is not a date, or is before the legality history"),
     "unknown-card": (404, "No card by that name"),
     "not-found": (404, "No such resource"),
     "method-not-allowed": (405, "Method not allowed"),
