@@ -19,7 +19,7 @@ from validator.service.app import ServiceConfig, create_app  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
-DERIVED = ("scryfall", "oracle-cards-derived-20260609.jsonl.gz")
+DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 FORMAT_KEYS = {"Standard": "standard", "Pioneer": "pioneer", "Modern": "modern",
                "Legacy": "legacy", "Vintage": "vintage", "Pauper": "pauper",
                "Premodern": "premodern"}
