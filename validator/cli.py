@@ -469,20 +469,9 @@ def cmd_card(args: argparse.Namespace) -> int:
         hint = suggestions(args.name, db, short_names=True)
         raise UsageError(f"no card named {args.name!r}"
                          + (f"; did you mean {' or '.join(hint)}?" if hint else ""))
-    limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic
-             else str(card.copy_limit) if card.copy_limit else "format's limit")
-    facts = {
-        "name": card.name, "oracle_id": card.oracle_id, "layout": card.layout,
-        "faces": [f.name for f in card.faces], "mana_cost": card.mana_cost,
-        "mana_value": card.mana_value, "type_line": card.type_line,
-        "types": sorted(card.types), "subtypes": sorted(card.subtypes),
-        "supertypes": sorted(card.supertypes), "color_identity": card.color_identity or "colorless",
-        "copy_limit": limit, "commander_eligible": card.commander_eligible,
-        "partner": card.partner, "companion_condition": card.companion_condition,
-        "game_changer": card.game_changer, "reserved": card.reserved,
-        "deck_card": card.is_deck_card,
-        "legalities": {f: card.legality(f) for f in sorted(set(db.formats()) | set(card.legalities))},
-    }
+    from .report import card_facts
+
+    facts = card_facts(card, db.formats())
     if args.json:
         print(json.dumps(facts, indent=2, ensure_ascii=False))
         return EXIT_OK

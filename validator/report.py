@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 from .model import Problem, Section, Severity
 
@@ -195,3 +195,22 @@ def render_summary_table(reports: list[Report]) -> str:
     legal = sum(r.legal for r in reports)
     rows.append(f"{legal} of {len(reports)} decks legal")
     return "\n".join(rows)
+
+
+def card_facts(card: Any, format_keys: Iterable[str]) -> dict[str, Any]:
+    """A card as the validator sees it: `deckcheck card --json` and the service's
+    `GET /v1/cards/{name}` (the legalities of `format_keys` and of the card's own keys)."""
+    limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic
+             else str(card.copy_limit) if card.copy_limit else "format's limit")
+    return {
+        "name": card.name, "oracle_id": card.oracle_id, "layout": card.layout,
+        "faces": [f.name for f in card.faces], "mana_cost": card.mana_cost,
+        "mana_value": card.mana_value, "type_line": card.type_line,
+        "types": sorted(card.types), "subtypes": sorted(card.subtypes),
+        "supertypes": sorted(card.supertypes), "color_identity": card.color_identity or "colorless",
+        "copy_limit": limit, "commander_eligible": card.commander_eligible,
+        "partner": card.partner, "companion_condition": card.companion_condition,
+        "game_changer": card.game_changer, "reserved": card.reserved,
+        "deck_card": card.is_deck_card,
+        "legalities": {f: card.legality(f) for f in sorted(set(format_keys) | set(card.legalities))},
+    }

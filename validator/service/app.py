@@ -28,6 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 import validator
 from validator.resolve import suggestions
+from validator.report import card_facts
 
 from . import problems
 from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES
@@ -206,24 +207,6 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
 
 def _json(data: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(data), status_code=status, media_type="application/json")
-
-
-def card_facts(card: Any, format_keys: list[str]) -> dict[str, Any]:
-    """A card as the validator sees it (the same fields as `deckcheck card --json`)."""
-    limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic
-             else str(card.copy_limit) if card.copy_limit else "format's limit")
-    return {
-        "name": card.name, "oracle_id": card.oracle_id, "layout": card.layout,
-        "faces": [f.name for f in card.faces], "mana_cost": card.mana_cost,
-        "mana_value": card.mana_value, "type_line": card.type_line,
-        "types": sorted(card.types), "subtypes": sorted(card.subtypes),
-        "supertypes": sorted(card.supertypes), "color_identity": card.color_identity or "colorless",
-        "copy_limit": limit, "commander_eligible": card.commander_eligible,
-        "partner": card.partner, "companion_condition": card.companion_condition,
-        "game_changer": card.game_changer, "reserved": card.reserved,
-        "deck_card": card.is_deck_card,
-        "legalities": {f: card.legality(f) for f in sorted(set(format_keys) | set(card.legalities))},
-    }
 
 
 #: Longer than any card name (the longest are about 140 characters): not looked up.
