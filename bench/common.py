@@ -89,10 +89,14 @@ def iter_bulk_decks(path: Path = BULK_DECKS) -> Iterator[dict]:
 # ---------------------------------------------------------------------------- card database
 
 def _cache_key(source: Path) -> str:
+    # The schema and the compact card index's encoding: a database built by older code (no
+    # card_index table, or an older encoding) would silently measure the slow fallback path.
+    from validator.compact import ENCODING_VERSION
     from validator.db import SCHEMA_VERSION
 
     st = source.stat()
-    return f"{source.stem}-{st.st_size}-{int(st.st_mtime)}-s{SCHEMA_VERSION}"
+    return (f"{source.stem}-{st.st_size}-{int(st.st_mtime)}-s{SCHEMA_VERSION}"
+            f"-e{ENCODING_VERSION}")
 
 
 def derived_db(source: Path = DERIVED_FILE, *, cache_dir: Path = CACHE_DIR,
