@@ -230,3 +230,19 @@ def test_processes_are_used_only_when_the_batch_repays_them():
     assert event.processes_for(8, 10) == 1
     assert event.processes_for(2, 10_000) == 2
     assert event.processes_for(None, 10_000) >= 1
+
+
+@pytest.mark.parametrize("label, name, expected", [
+    ("Modern", "Test Open", "modern"),                      # the label decides
+    (None, "Premodern Challenge 32", "premodern"),          # no label: the event's name
+    ("Commander", "Duel Commander Trial 16", "duel"),       # MTGO labels Duel Commander so
+    ("Commander", "Commander Celebration", "commander"),
+    (None, "Friday Night Magic", None),                     # neither: --format must say
+])
+def test_event_format_from_label_and_name(tmp_path, label, name, expected):
+    path = tmp_path / "event.json"
+    data = json.loads(event_file(("amy", GOOD, []), fmt=label))
+    data["Tournament"]["Name"] = name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    inputs = event.collect([str(path)])
+    assert [j.format for j in inputs.jobs] == [expected]

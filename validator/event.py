@@ -103,6 +103,24 @@ def _event_format_key(label: Any, formats: Mapping[str, Any] | None) -> str | No
         return None
 
 
+def _format_from_event_name(name: Any, formats: Mapping[str, Any] | None) -> str | None:
+    """The format an event's name starts with ("Duel Commander Trial 16" -> duel), the longest
+    format name that matches, or None."""
+    if not isinstance(name, str):
+        return None
+    from .formats import format_key, load_formats
+
+    words = format_key(name)
+    known = formats if formats is not None else load_formats()
+    best = None
+    for fmt in known.values():
+        for label in (fmt.name, fmt.key):
+            folded = format_key(label)
+            if folded and words.startswith(folded) and (best is None or len(folded) > best[0]):
+                best = (len(folded), fmt.key)
+    return best[1] if best else None
+
+
 def _as_text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
@@ -292,6 +310,12 @@ class _Collector:
         tournament = obj.get("Tournament") if isinstance(obj.get("Tournament"), dict) else {}
         own_format = _event_format_key(tournament.get("Formats") or tournament.get("Format"),
                                        self.formats)
+        named = _format_from_event_name(tournament.get("Name"), self.formats)
+        # The event's name decides where the label is missing ("Premodern Challenge 32" has no
+        # Formats) or coarser than the name: MTGO labels its Duel Commander events "Commander",
+        # and judged by multiplayer Commander's ban list their decks would fail.
+        if own_format is None or (own_format == "commander" and named == "duel"):
+            own_format = named or own_format
         want_player = row.get("player")
         players: dict[str, int] = {}
         # The MTGO/Melee shape (`Player`, `Mainboard`/`Sideboard` of `Count`/`CardName`) and
