@@ -63,7 +63,6 @@ def test_as_of_is_passed_only_when_given(core_db: str, monkeypatch: pytest.Monke
         return real(deck, fmt, cards=cards, source=source)
 
     monkeypatch.setattr(validator.api, "validate", fake_validate)
-    monkeypatch.setattr(scale, "_takes_as_of", lambda: True)
     rows = [{"id": 1, "format": "modern", "decklist": BOLT, "as_of": "2024-01-01"},
             {"id": 2, "format": "modern", "decklist": BOLT, "as_of": None},
             {"id": 3, "format": "modern", "decklist": BOLT, "as_of": float("nan")}]
@@ -71,11 +70,10 @@ def test_as_of_is_passed_only_when_given(core_db: str, monkeypatch: pytest.Monke
     assert seen == ["2024-01-01", None, None] and all(r["legal"] for r in out)
 
 
-def test_as_of_without_support_is_a_failure_row(core_db: str, monkeypatch) -> None:
-    monkeypatch.setattr(scale, "_takes_as_of", lambda: False)
+def test_a_bad_as_of_is_a_failure_row(core_db: str) -> None:
     out = scale.validate_partition([{"id": 1, "format": "modern", "decklist": BOLT,
-                                     "as_of": "2024-01-01"}], core_db)
-    assert out[0]["legal"] is None and "as_of" in out[0]["failure"]
+                                     "as_of": "1999-01-01"}], core_db)
+    assert out[0]["legal"] is None and "1999-01-01" in out[0]["failure"]
 
 
 def test_dataframe_partition_gives_a_dataframe(core_db: str) -> None:

@@ -6,9 +6,10 @@ The CLI is a thin layer over these functions; a site integrating deckcheck calls
 from __future__ import annotations
 
 import os
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .checks import GENERIC_CHECKS
 from .errors import UsageError
@@ -185,25 +186,34 @@ class _AsOf:
     cards: CardSource
 
 
-#: (id(card source), history id, date) -> _AsOf, so that many decks of one event and date share
-#: one overlay (each card's past legality is computed once). Small: events have few dates.
-_AS_OF_CACHE: dict[tuple[int, int, object], tuple[CardSource, _AsOf]] = {}
-_HISTORY_CACHE: dict[int, tuple[CardSource, object]] = {}
+#: Per card source (weakly held: a service that swaps in new card data drops the old index and
+#: its overlays with it): its legality history, and (history id, date) -> _AsOf, so that many
+#: decks of one event and date share one overlay (each card's past legality computed once).
+_HISTORY_CACHE: "weakref.WeakKeyDictionary[Any, object]" = weakref.WeakKeyDictionary()
+_AS_OF_CACHE: "weakref.WeakKeyDictionary[Any, dict[tuple[int, date], _AsOf]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def _cached(cache: weakref.WeakKeyDictionary, cards: Any, make: Callable[[], Any]) -> Any:
+    """cache[cards], made once; a card source that cannot be weakly referenced is not cached."""
+    try:
+        hit = cache.get(cards)
+    except TypeError:
+        return make()
+    if hit is None:
+        hit = cache[cards] = make()
+    return hit
 
 
 def legality_history(cards: CardSource | None = None):
     """The legality history for a card source: the shipped history plus, when the source is a
-    card database (or an index that knows its database), the database's change log."""
+    card database (or an index built from one), the database's change log."""
     from .history import history_for
 
     db = cards if hasattr(cards, "last_sync") else getattr(cards, "database", None)
-    key = id(cards)
-    hit = _HISTORY_CACHE.get(key)
-    if hit is None or hit[0] is not cards:
-        if len(_HISTORY_CACHE) > 8:
-            _HISTORY_CACHE.clear()
-        hit = _HISTORY_CACHE[key] = (cards, history_for(db))
-    return hit[1]
+    if cards is None:
+        return history_for(None)
+    return _cached(_HISTORY_CACHE, cards, lambda: history_for(db))
 
 
 def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
@@ -216,13 +226,14 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     from .asof import AsOfCards
 
     history = history if history is not None else legality_history(cards)
-    key = (id(cards), id(history), day)
-    hit = _AS_OF_CACHE.get(key)
-    if hit is None or hit[0] is not cards:
-        if len(_AS_OF_CACHE) > 256:
-            _AS_OF_CACHE.clear()
-        hit = _AS_OF_CACHE[key] = (cards, _AsOf(day, history, AsOfCards(cards, history, day)))
-    return hit[1]
+    overlays = _cached(_AS_OF_CACHE, cards, dict)
+    key = (id(history), day)  # the _AsOf holds its history: the id is not reused meanwhile
+    hit = overlays.get(key)
+    if hit is None:
+        if len(overlays) > 256:
+            overlays.clear()
+        hit = overlays[key] = _AsOf(day, history, AsOfCards(cards, history, day))
+    return hit
 
 
 def validate(deck: Deck | str | bytes, format: str | FormatRules, *,

@@ -109,7 +109,7 @@ def _by_card(entries: Iterable[ResolvedEntry]) -> dict[str, list[ResolvedEntry]]
 def _deck_groups(deck: ResolvedDeck, fmt: FormatRules) -> dict[str, list[ResolvedEntry]]:
     """`_by_card(deck_and_sideboard(deck, fmt))`, shared by the checks when no companion is
     declared apart (the usual case), since the deck's grouping is then cached."""
-    if deck.cards_in(Section.COMPANION):
+    if deck.count(Section.COMPANION):
         return _by_card(deck_and_sideboard(deck, fmt))
     if fmt.is_commander:
         return deck.by_card(Section.MAIN, Section.COMMANDER)
@@ -152,7 +152,7 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """
     problems = []
     cite = fmt.cite("card_pool")
-    if fmt.is_commander and deck.cards_in(Section.COMPANION):
+    if fmt.is_commander and deck.count(Section.COMPANION):
         # the companion is outside the 100 but must be legal too
         groups = _by_card(deck_and_sideboard(deck, fmt) + deck.cards_in(Section.COMPANION))
     else:

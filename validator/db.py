@@ -46,7 +46,7 @@ _SYNC_HINT = "run `deckcheck sync` (or `deckcheck sync --from FILE`) to build on
 _DRIVER_HINTS = {"postgresql": "pip install 'deckcheck[postgres]'"}
 
 
-def _where(url: str) -> str:
+def shown_location(url: str) -> str:
     """The database as a user named it: a SQLite file's path, or the URL without its password."""
     if url.startswith("sqlite:///"):
         return url[len("sqlite:///"):]
@@ -64,7 +64,7 @@ def database_error(url: str, exc: BaseException) -> DatabaseError:
     psycopg) and OSError. The original stays the new error's __cause__."""
     if isinstance(exc, DatabaseError):
         return exc
-    where = _where(url)
+    where = shown_location(url)
     scheme = url.split("://", 1)[0] if "://" in url else "sqlite"
     dialect = scheme.split("+", 1)[0]
     orig = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the DB-API error
@@ -264,8 +264,6 @@ def require_card_data(engine: Engine, url: str) -> None:
     A first sync killed outright (kill -9, power loss) can leave a database with no tables, or
     (before syncs created the schema in their import transaction) empty ones; read as is, every
     card would be "unknown" with no hint why."""
-    from sqlalchemy import inspect
-
     try:
         with engine.connect() as conn:
             found: Any = None
@@ -278,7 +276,7 @@ def require_card_data(engine: Engine, url: str) -> None:
         raise database_error(url, exc) from exc
     if found is None:
         raise DatabaseError(
-            f"no card data in {_where(url)}: run `deckcheck sync` "
+            f"no card data in {shown_location(url)}: run `deckcheck sync` "
             "(or `deckcheck sync --from FILE` with a Scryfall bulk file)")
 
 
@@ -699,12 +697,6 @@ class CardBatch:
     previous_check: dict[str, tuple[str, dict[str, str]]] | None = None
     #: `card_index` rows of the batch's deck cards (see `compact`).
     index_rows: list[tuple[str, str, str, bytes]] = field(default_factory=list)
-
-    @property
-    def legality_rows(self) -> list[tuple[str, str, str]]:
-        """The `legalities` rows, (oracle_id, format, status)."""
-        return [(oid, f, st) for oid, text in self.legality_texts
-                for f, st in json.loads(text).items()]
 
 
 _CARD_COLUMNS = [c.name for c in CardRow.__table__.columns]

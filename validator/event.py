@@ -21,7 +21,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import DeckcheckError
 from .report import Report
@@ -632,10 +632,6 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
         return EventResult(results, inputs.skipped, prov)
     finally:
         database.close()
-
-
-def iter_reports(result: EventResult) -> Iterator[Report]:
-    return (r.report for r in result.results if r.report is not None)
 
 
 __all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "RunOptions", "Skipped",

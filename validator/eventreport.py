@@ -12,7 +12,7 @@ from typing import Any
 from .event import DeckResult, EventResult
 from .model import Severity
 from .provenance import provenance_line
-from .report import SCHEMA
+from .report import SCHEMA, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
 DATE_NOTES = frozenset({"legality-date-uncertain"})
@@ -39,7 +39,7 @@ def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
             first = r.error or ""
         else:
             errors = r.report.errors
-            first = errors[0].message if errors else ""
+            first = errors[0].message + shown_lines(errors[0]) if errors else ""
         out.append(f"{r.id:<{width}}  {r.format or '-':<10} {r.verdict.upper() if r.verdict != 'legal' else 'legal':<10}  {first}")
     for s in result.skipped if verbose else ():
         out.append(f"skipped {s.source}: {s.reason}")

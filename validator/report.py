@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -114,7 +113,7 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         if p.severity == Severity.INFO and not verbose:
             continue
         cite = f" [{p.citation}]" if p.citation else ""
-        lines.append(f"  {p.severity.value}: {p.message}{_where(p)}{cite}")
+        lines.append(f"  {p.severity.value}: {p.message}{shown_lines(p)}{cite}")
     hidden = sum(1 for p in report.problems if p.severity == Severity.INFO) if not verbose else 0
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
@@ -125,7 +124,7 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
 TEXT_LINES_SHOWN = 8
 
 
-def _where(problem: Problem) -> str:
+def shown_lines(problem: Problem) -> str:
     """The decklist lines of a problem, as the JSON's `lines` has them: " (line 3, 64)".
     Messages that already start with their line ("line 2: unknown card ...") get nothing."""
     if not problem.lines or problem.message.startswith("line "):
@@ -133,13 +132,6 @@ def _where(problem: Problem) -> str:
     shown = ", ".join(str(n) for n in problem.lines[:TEXT_LINES_SHOWN])
     more = len(problem.lines) - TEXT_LINES_SHOWN
     return f" (line {shown}{f', +{more} more' if more > 0 else ''})"
-
-
-def render_json(report: Report | list[Report]) -> str:
-    if isinstance(report, list):
-        return json.dumps({"schema": SCHEMA, "reports": [r.to_dict() for r in report]},
-                          indent=2, ensure_ascii=False)
-    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
 
 
 def check_formats_dict(reports: list[Report], source: str | None = None) -> dict[str, Any]:
@@ -164,37 +156,10 @@ def render_check_formats(reports: list[Report], source: str | None = None,
     for r in reports:
         if not r.legal:
             errors = [p for p in r.sorted_problems() if p.severity == Severity.ERROR]
-            shown = "; ".join(p.message + _where(p) for p in errors[:reasons])
+            shown = "; ".join(p.message + shown_lines(p) for p in errors[:reasons])
             more = f" (+{len(errors) - reasons} more)" if len(errors) > reasons else ""
             lines.append(f"  not {r.format_name}: {shown}{more}")
     return "\n".join(lines)
-
-
-CSV_FIELDS = ("source", "format", "legal", "errors", "warnings", "main", "sideboard",
-              "commanders", "companion", "first_problem")
-
-
-def csv_row(report: Report) -> dict[str, Any]:
-    errors = report.errors
-    return {
-        "source": report.source, "format": report.format, "legal": report.legal,
-        "errors": len(errors), "warnings": len(report.warnings), "main": report.main_count,
-        "sideboard": report.sideboard_count, "commanders": "; ".join(report.commanders),
-        "companion": report.companion or "",
-        "first_problem": errors[0].message if errors else "",
-    }
-
-
-def render_summary_table(reports: list[Report]) -> str:
-    """One line per deck for an organizer checking a whole event."""
-    width = max([len(r.source or "") for r in reports] + [4])
-    rows = [f"{'deck':<{width}}  {'verdict':<9}  first problem"]
-    for r in reports:
-        first = r.errors[0].message + _where(r.errors[0]) if r.errors else ""
-        rows.append(f"{r.source or '':<{width}}  {'legal' if r.legal else 'NOT LEGAL':<9}  {first}")
-    legal = sum(r.legal for r in reports)
-    rows.append(f"{legal} of {len(reports)} decks legal")
-    return "\n".join(rows)
 
 
 def card_facts(card: Any, format_keys: Iterable[str]) -> dict[str, Any]:

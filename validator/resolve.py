@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Protocol, Sequence
 
+from .decklist.base import unusable_text
 from .compact import IndexData, LegalityInterner, SyncStamp, decode_card
 from .model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from .names import fold_name
@@ -49,6 +50,12 @@ class CardIndex:
         self._names: list[str] | None = None
         self._printings = printings  # a CardDB, or None
         self.sync: SyncStamp | None = None
+
+    @property
+    def database(self):
+        """The card database the index was built from (None for an index built by hand): its
+        printings and its legality change log (`api.legality_history`)."""
+        return self._printings
 
     @classmethod
     def from_db(cls, db) -> "CardIndex":  # db: CardDB or store_sqlite.SqliteCards
@@ -337,16 +344,9 @@ def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
 
 def can_look_up(text: str) -> bool:
     """No card name holds a NUL or a lone surrogate, and databases refuse them in a query
-    (PostgreSQL raises on NUL, SQLite cannot encode a surrogate): such a name is unknown."""
-    if "\x00" in text:
-        return False
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    (PostgreSQL raises on NUL, SQLite cannot encode a surrogate): such a name is unknown.
+    The same test as the parsers' (`decklist.base.unusable_text`), so both agree."""
+    return unusable_text(text) is None
 
 
 def _lines(entry) -> tuple[int, ...]:

@@ -15,7 +15,6 @@ to `validate` only when the row has one. Output row fields: see `REPORT_FIELDS`.
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import threading
@@ -83,12 +82,6 @@ def _blank(value: Any) -> bool:
         return False
 
 
-def _takes_as_of() -> bool:
-    from .api import validate
-
-    return "as_of" in inspect.signature(validate).parameters
-
-
 def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """One report row for one deck row (see the module doc). Input that stops deckcheck from
     judging the deck (an unreadable decklist, an unknown format) gives `legal` None and the
@@ -113,8 +106,6 @@ def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str
         options: dict[str, Any] = {}
         as_of = fields.get("as_of")
         if not _blank(as_of):
-            if not _takes_as_of():
-                raise ValueError("this deckcheck cannot validate as of a date (as_of)")
             options["as_of"] = as_of
         report = validate(parse_decklist(text), str(fmt), cards=card_index(db),
                           source=None if _blank(deck_id) else str(deck_id), **options)

@@ -132,10 +132,7 @@ class SqliteCards:
         """A DatabaseError (from `db`, imported only on this failure path) naming the file."""
         from . import db
 
-        make = getattr(db, "database_error", None)
-        if make is not None:
-            return make(self.url, exc)
-        return db.DatabaseError(f"cannot read the card database {self.path}: {exc}")
+        return db.database_error(self.url, exc)
 
     def _full(self) -> Any:
         """The SQLAlchemy `CardDB` on the same file, for the information commands."""

@@ -34,8 +34,8 @@ from .bulkfile import BulkFileError, BulkStats, iter_bulk_file
 from .cardfacts import CardDataError, card_from_scryfall
 from .db import (
     CardBatch, CardDB, LegalityChange, LockTimeout, SyncRun, card_batches, card_problem,
-    count_cards, create_schema, database_url, make_write_engine, refresh_aliases, sync_lock,
-    write_batches, write_printings,
+    count_cards, create_schema, database_url, make_write_engine, refresh_aliases,
+    shown_location, sync_lock, write_batches, write_printings,
 )
 from .model import Card
 
@@ -1042,7 +1042,7 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
         raise SyncError(str(exc)) from exc
     except (SQLAlchemyError, DatabaseError) as exc:
         detail = getattr(exc, "orig", None) or exc
-        error = SyncError(f"importing {name} into {url} failed: {detail}")
+        error = SyncError(f"importing {name} into {shown_location(url)} failed: {detail}")
         error.database_failed = True  # do not probe it again for the hint (it may hang)
         raise error from exc
     except OSError as exc:
@@ -1067,7 +1067,8 @@ def _write_transaction(engine: Any, url: str, wait: float) -> Iterator[Any]:
         transaction = conn.begin()
     except OperationalError as exc:
         if "locked" in str(exc.orig).lower() or "busy" in str(exc.orig).lower():
-            raise LockTimeout(f"another sync is writing to {url} (waited {wait:.0f} s)") from exc
+            raise LockTimeout(f"another sync is writing to {shown_location(url)} "
+                              f"(waited {wait:.0f} s)") from exc
         raise
     with conn:
         with transaction:
