@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from validator.decklist.base import DecklistError, check_entry_count
-from validator.decklist.entry import add_entry, dump
+from validator.decklist.entry import add_entry, dump, mark_commander_source
 from validator.model import Deck, Section
 
 _SPECIAL: tuple[tuple[frozenset[str], Section], ...] = (
@@ -79,6 +79,5 @@ def read_archidekt(data: Any) -> Deck:
                   edition.get("editioncode"), card.get("collectorNumber"),
                   text=dump({"quantity": item.get("quantity"), "name": name,
                              "categories": categories}))
-    if deck.count(Section.COMMANDER):
-        deck.commander_source = "archidekt"
+    mark_commander_source(deck)
     return deck

@@ -22,7 +22,7 @@ from validator.decklist.detect import (
     CSV_SET,
     csv_header_key,
 )
-from validator.decklist.entry import add_entry
+from validator.decklist.entry import add_entry, mark_commander_source
 from validator.model import Deck, ParseIssue, Section
 
 #: Section cell (lower-cased) -> section.
@@ -105,6 +105,5 @@ def parse_csv(text: str) -> Deck:
                     line, f"unknown section {written!r}; its card is read as main deck", raw))
         add_entry(deck, "", section, cell(quantity), cell(name), cell(set_col),
                   cell(number_col), text=raw, line=line)
-    if deck.count(Section.COMMANDER):
-        deck.commander_source = "csv"
+    mark_commander_source(deck)
     return deck

@@ -74,3 +74,11 @@ def add_entry(deck: Deck, where: str, section: Section, quantity: Any, name: Any
         printing.append(written_extra[:20] or None)
     assert value is not None
     deck.entries.append(DeckEntry(value, name, section, line, printing[0], printing[1], text))
+
+
+def mark_commander_source(deck: Deck) -> Deck:
+    """A deck whose export put cards in its commander zone found them there (the report's
+    `commander_source` names the export); returns the deck."""
+    if deck.count(Section.COMMANDER):
+        deck.commander_source = deck.input_format
+    return deck

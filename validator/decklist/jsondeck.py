@@ -27,6 +27,7 @@ from validator.decklist.base import (
     quantity_issue,
     unusable_text,
 )
+from validator.decklist.entry import mark_commander_source
 from validator.model import Deck, DeckEntry, ParseIssue, Section
 
 _SECTION_KEYS = {
@@ -102,8 +103,7 @@ def read_deckcheck_json(data: Any) -> Deck:
                                           "ignored-field"))
     for key, section, value in sections:
         _read_section(deck, key, section, value)
-    if deck.count(Section.COMMANDER):
-        deck.commander_source = "json"
+    mark_commander_source(deck)
     return deck
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from validator.decklist.base import DecklistError, check_entry_count
-from validator.decklist.entry import add_entry, dump
+from validator.decklist.entry import add_entry, dump, mark_commander_source
 from validator.model import Deck, ParseIssue, Section
 
 #: Moxfield board -> section. Signature spells go with the oathbreaker (Section.COMMANDER),
@@ -98,7 +98,6 @@ def read_moxfield(data: Any) -> Deck:
                       card.get("set"), card.get("cn"),
                       text=dump({"quantity": entry.get("quantity"), "name": name,
                                  "board": board}))
-    if deck.count(Section.COMMANDER):
-        deck.commander_source = "moxfield"
+    mark_commander_source(deck)
     return deck
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from validator.decklist.base import DecklistError, check_entry_count
-from validator.decklist.entry import add_entry, dump
+from validator.decklist.entry import add_entry, dump, mark_commander_source
 from validator.model import Deck, ParseIssue, Section
 
 BOARDS: dict[str, Section] = {
@@ -54,6 +54,5 @@ def read_mtgjson(document: Any) -> Deck:
             add_entry(deck, where, section, card.get("count", 1), card.get("name"),
                       card.get("setCode"), card.get("number"),
                       text=dump({"count": card.get("count"), "name": card.get("name")}))
-    if deck.count(Section.COMMANDER):
-        deck.commander_source = "mtgjson"
+    mark_commander_source(deck)
     return deck
