@@ -77,6 +77,11 @@ class AsOfCards:
         return found
 
 
+def _status(key: str | None) -> str:
+    """A legality key as a player reads it ("not_legal" -> "not legal")."""
+    return (key or "not legal").replace("_", " ")
+
+
 def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of: date,
                    problems: list[Problem]) -> list[Problem]:
     """`problems` with the as-of findings: `unreleased-card` errors (replacing the card-pool
@@ -102,7 +107,8 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
         for change in _near(history.card_changes(card), fmt.legality, as_of):
             notes.append(Problem(
                 "legality-date-uncertain",
-                f"{card.name}: {change.old} -> {change.new} in {fmt.name}, changed between "
+                f"{card.name}: {_status(change.old)} -> {_status(change.new)} in {fmt.name}, "
+                f"changed between "
                 f"{change.after.isoformat()} and {change.on.isoformat()}; the deck's date "
                 f"{as_of.isoformat()} is close to it, check the announcement's effective date",
                 cite, Severity.INFO, cards=(card.name,), lines=lines))
