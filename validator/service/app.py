@@ -28,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 import validator
 from validator.resolve import suggestions
-from validator.report import card_facts
+from validator.report import card_facts, check_formats_dict
 
 from . import problems
 from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES
@@ -39,10 +39,6 @@ STATIC = Path(__file__).parent / "static"
 #: How a multi-worker server passes its configuration to each worker process (uvicorn imports
 #: the app by name in every worker).
 CONFIG_ENV = "DECKCHECK_SERVE_CONFIG"
-try:  # `deckcheck check-formats --json`'s object (deckcheck.check-formats/1), where it exists
-    from validator.report import check_formats_dict as _check_formats_dict
-except ImportError:  # older library: the service builds the same keys itself
-    _check_formats_dict = None
 
 
 @dataclass(frozen=True)
@@ -216,15 +212,7 @@ MAX_CARD_NAME = 200
 def check_formats_answer(reports: list[Any], source: str | None) -> dict[str, Any]:
     """What `deckcheck check-formats --json` prints (`legal_in`, and per format its errors),
     plus `reports`: the full deckcheck.report/1 object for every format."""
-    if _check_formats_dict is not None:
-        answer = dict(_check_formats_dict(reports, source))
-    else:
-        answer = {"schema": "deckcheck.check-formats/1", "source": source,
-                  "legal_in": [r.format for r in reports if r.legal],
-                  "formats": {r.format: {"format_name": r.format_name, "legal": r.legal,
-                                         "problems": [p.to_dict() for p in r.sorted_problems()
-                                                      if p.severity.value == "error"]}
-                              for r in reports}}
+    answer = check_formats_dict(reports, source)
     answer["reports"] = [r.to_dict() for r in reports]
     return answer
 

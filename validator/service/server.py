@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import CardDB, DatabaseError, DeckcheckError, load_formats
+from .cards import ORACLE_BULK
 
 if TYPE_CHECKING:
     from .app import ServiceConfig
@@ -37,7 +38,7 @@ def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
     load_formats(formats_file)
     cards = CardDB(db)
     try:
-        record = cards.last_sync("oracle_cards")
+        record = cards.last_sync(ORACLE_BULK)
     except DeckcheckError:
         raise
     except Exception as exc:  # noqa: BLE001 - a driver error: not a readable card database
