@@ -4,9 +4,17 @@ pioneer, modern, legacy and vintage, and each card name's first-seen date).
 
     python scripts/build_legality_history.py [--source ../shared/data/legalities] [--out data/...]
 
-Re-runnable and deterministic (same input, same bytes). The output is compact: names are stored
-once (sorted) and referred to by index, changes are grouped by (format, date window, from, to)
-with delta-coded name indexes, first-seen dates are run-length coded, then gzipped.
+Re-runnable and deterministic (same input, same bytes; tests/test_history.py rebuilds it and
+compares). The layout is made to load fast (a cold `deckcheck validate --as-of` reads it on
+every run): lookups are by folded name (`validator.names.fold_name`, as the validator folds a
+card's name), so the folded keys are stored, sorted, and nothing is folded or decoded at load
+but the one card a deck asks about:
+
+- `keys`: every folded name, sorted; `first_seen`: per key, an index into `first_seen_dates`
+  (-1: only in the change list);
+- `events`: the distinct (format, window, kind, from, to) of the changes (one per announcement
+  or rotation); `names`: the display names of changed cards, sorted;
+- `changes`: per changed key, `[key index, event, name, event, name, ...]`, in date order.
 
 The source does not tell "banned" from "not legal" (`not_legal_or_banned`); this script
 classifies each change (documented with `classify` below) so that undoing a change restores
@@ -22,16 +30,19 @@ import json
 import re
 from collections import defaultdict
 from datetime import date
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from validator.names import fold_name  # noqa: E402 - the validator's own folding decides keys
 DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "legalities"
 DEFAULT_OUT = ROOT / "data" / "legality-history.json.gz"
 HISTORY = "legality-history-spmlv-2015-2026.jsonl.gz"
 FIRST_SEEN = "first-seen-2015-2026.jsonl.gz"
 FORGE = ROOT.parent / "shared" / "data" / "formats" / "forge"
 
-SCHEMA = "deckcheck.legality-history/1"
+SCHEMA = "deckcheck.legality-history/2"
 STATUSES = ("legal", "restricted", "banned", "not_legal")
 #: A group of more than this many cards leaving a format on one date is a rotation or a data
 #: clean-up (planes leaving Legacy in 2015), not a ban announcement (the largest real one, the
@@ -120,29 +131,34 @@ def build(source: Path) -> dict:
     changes.sort(key=lambda r: (r["seen"], r["format"], r["name"]))
     first = {r["name"]: r["first_seen"] for r in _read_jsonl(source / FIRST_SEEN)}
     names = sorted(set(first) | {r["name"] for r in changes})
-    index = {n: i for i, n in enumerate(names)}
+    keys = sorted({fold_name(n) for n in names})
+    key_index = {k: i for i, k in enumerate(keys)}
     formats = sorted({r["format"] for r in changes})
     windows = sorted({(r["previous_snapshot"], r["seen"]) for r in changes}, key=lambda w: (w[1], w[0]))
     kinds = ("banned", "unbanned", "restricted", "unrestricted", "rotated-out", "became-legal")
-    grouped: dict[tuple, list[int]] = defaultdict(list)
+    grouped: dict[tuple, list[str]] = defaultdict(list)
     for r, kind, frm, to in classify(changes, first):
         grouped[(formats.index(r["format"]), windows.index((r["previous_snapshot"], r["seen"])),
-                 kinds.index(kind), STATUSES.index(frm), STATUSES.index(to))].append(index[r["name"]])
-    groups = []
-    for key in sorted(grouped):
-        ids = sorted(grouped[key])
-        groups.append(list(key) + [[ids[0]] + [b - a for a, b in zip(ids, ids[1:])]])
-    # First-seen dates: a table of distinct dates and, per name in order, runs of
-    # [date index, run length] (-1 for a name never seen, i.e. only in the change list).
+                 kinds.index(kind), STATUSES.index(frm), STATUSES.index(to))].append(r["name"])
+    events = sorted(grouped)
+    changed_names = sorted({n for group in grouped.values() for n in group})
+    name_index = {n: i for i, n in enumerate(changed_names)}
+    # Per key, its changes in date order (a stable sort of event order, then name order: two
+    # spellings of one name, "Aether Vial" and "Æther Vial", share their key's list).
+    per_key: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for e, event in enumerate(events):
+        for n in sorted(grouped[event]):
+            per_key[key_index[fold_name(n)]].append((e, name_index[n]))
+    for refs in per_key.values():
+        refs.sort(key=lambda ref: windows[events[ref[0]][1]][1])
+    # First-seen dates: per key, the date of its first spelling (in name order) that has one.
     dates = sorted(set(first.values()))
     date_index = {d: i for i, d in enumerate(dates)}
-    runs: list[list[int]] = []
+    seen = [-1] * len(keys)
     for n in names:
-        d = date_index.get(first.get(n), -1)
-        if runs and runs[-1][0] == d:
-            runs[-1][1] += 1
-        else:
-            runs.append([d, 1])
+        k = key_index[fold_name(n)]
+        if seen[k] < 0 and n in first:
+            seen[k] = date_index[first[n]]
     snapshots = [w[1] for w in windows]
     return {
         "schema": SCHEMA,
@@ -155,10 +171,12 @@ def build(source: Path) -> dict:
         "statuses": list(STATUSES),
         "kinds": list(kinds),
         "windows": [list(w) for w in windows],
-        "groups": groups,
-        "names": names,
+        "events": [list(e) for e in events],
+        "names": changed_names,
+        "keys": keys,
         "first_seen_dates": dates,
-        "first_seen_runs": [x for run in runs for x in run],
+        "first_seen": seen,
+        "changes": [[k] + [x for ref in refs for x in ref] for k, refs in sorted(per_key.items())],
         "change_count": len(changes),
         "dropped_glitches": glitches,
     }
@@ -175,7 +193,7 @@ def main() -> None:
     packed = gzip.compress(raw, compresslevel=9, mtime=0)
     args.out.write_bytes(packed)
     print(f"{args.out}: {data['change_count']} changes ({data['dropped_glitches']} glitch "
-          f"changes dropped), {len(data['names'])} names, "
+          f"changes dropped), {len(data['keys'])} names, "
           f"{data['start']}..{data['end']}; {len(raw):,} bytes JSON, {len(packed):,} bytes gzip")
 
 
