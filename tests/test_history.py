@@ -157,3 +157,48 @@ def test_cli_as_of_and_provenance(core_db, tmp_path, capsys):
     assert main(["check-formats", str(deck), "--db", core_db, "--as-of", "2021-12-01"]) == 0
     out = capsys.readouterr().out
     assert "Modern" in out.splitlines()[0] and "legality as of 2021-12-01" in out
+
+
+def test_as_of_overlays_die_with_their_card_source(core_db):
+    """The per-source cache of as-of overlays must not keep the source alive: an overlay
+    refers back to its source, so a cache keyed weakly by the source leaked every index (and
+    every card built from it) a long-lived process validated as of a date."""
+    import gc
+    import weakref
+
+    from validator.resolve import CardIndex
+    from validator.store_sqlite import SqliteCards
+
+    with SqliteCards(core_db) as database:
+        index = CardIndex.from_db(database)
+        for day in ("2021-12-01", "2022-07-01"):
+            validate(LURRUS_MODERN, "modern", cards=index, as_of=day)
+        # Cached: a second deck of the same source and date reuses the overlay.
+        assert validate(LURRUS_MODERN, "modern", cards=index, as_of="2021-12-01").legal
+        gone = weakref.ref(index)
+        del index
+        gc.collect()
+        assert gone() is None
+
+
+def test_as_of_run_reads_the_change_log_without_sqlalchemy(tmp_path):
+    """`SqliteCards.changes` answers as `CardDB.changes` does, with sqlite3: an as-of run
+    (every event judged as of its date) no longer imports SQLAlchemy (~0.3 s of a cold CLI)."""
+    import subprocess
+    import sys
+
+    from validator.store_sqlite import SqliteCards
+
+    path = _resync_with(tmp_path, {"Lightning Bolt": {"modern": "banned"}})
+    with CardDB(path) as full, SqliteCards(path) as lean:
+        assert lean.changes(None) == full.changes(None) and len(full.changes(None)) == 1
+        assert lean.changes(1) == full.changes(1)
+    deck = tmp_path / "bolt.txt"
+    deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
+    code = ("import sys; from validator.cli import main; "
+            f"rc = main(['validate', {str(deck)!r}, '--format', 'modern', '--db', {path!r}, "
+            "'--as-of', '2026-01-01']); "
+            "print(rc, 'sqlalchemy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "0 False", out.stderr

@@ -187,11 +187,14 @@ class _AsOf:
 
 
 #: Per card source (weakly held: a service that swaps in new card data drops the old index and
-#: its overlays with it): its legality history, and (history id, date) -> _AsOf, so that many
-#: decks of one event and date share one overlay (each card's past legality computed once).
+#: its history with it): its legality history.
 _HISTORY_CACHE: "weakref.WeakKeyDictionary[Any, object]" = weakref.WeakKeyDictionary()
-_AS_OF_CACHE: "weakref.WeakKeyDictionary[Any, dict[tuple[int, date], _AsOf]]" = \
-    weakref.WeakKeyDictionary()
+#: The attribute of a card source holding its overlays, (history id, date) -> _AsOf, so that
+#: many decks of one event and date share one overlay (each card's past legality computed
+#: once). On the source itself, not in a WeakKeyDictionary: an overlay refers back to its
+#: source, so such an entry would keep the source alive for ever (it leaked every index a
+#: long-lived process validated as of a date); as an attribute the cycle dies with the source.
+_AS_OF_ATTR = "_deckcheck_as_of_overlays"
 
 
 def _cached(cache: weakref.WeakKeyDictionary, cards: Any, make: Callable[[], Any]) -> Any:
@@ -226,7 +229,10 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     from .asof import AsOfCards
 
     history = history if history is not None else legality_history(cards)
-    overlays = _cached(_AS_OF_CACHE, cards, dict)
+    try:
+        overlays = vars(cards).setdefault(_AS_OF_ATTR, {})
+    except TypeError:  # a source without attributes (__slots__): no cache
+        overlays = {}
     key = (id(history), day)  # the _AsOf holds its history: the id is not reused meanwhile
     hit = overlays.get(key)
     if hit is None:
