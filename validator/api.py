@@ -161,9 +161,11 @@ def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: s
     if as_of is not None:
         from .asof import as_of_problems
 
-        problems = as_of_problems(deck, fmt, as_of.history, as_of.date, problems)
+        problems = as_of_problems(deck, fmt, as_of.history, as_of.date, problems,
+                                  month_only=as_of.month_only)
     report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source,
-                    as_of=as_of.date.isoformat() if as_of is not None else None)
+                    as_of=as_of.date.isoformat() if as_of is not None else None,
+                    as_of_precision="month" if as_of is not None and as_of.month_only else None)
     summarize_deck(report, deck)
     return report
 
@@ -184,6 +186,7 @@ class _AsOf:
     date: "date"
     history: object  # history.LegalityHistory
     cards: CardSource
+    month_only: bool = False  # only the month is known: `date` is its last day
 
 
 #: Per card source (weakly held: a service that swaps in new card data drops the old index and
@@ -221,11 +224,12 @@ def legality_history(cards: CardSource | None = None):
 
 def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     """Resolve `as_of=` (a date or ISO string) into the overlay for `cards`, or None."""
-    from .history import parse_date
+    from .history import parse_as_of
 
-    day = parse_date(value)
-    if day is None:
+    when = parse_as_of(value)
+    if when is None:
         return None
+    day = when.day
     from .asof import AsOfCards
 
     history = history if history is not None else legality_history(cards)
@@ -233,12 +237,13 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
         overlays = vars(cards).setdefault(_AS_OF_ATTR, {})
     except TypeError:  # a source without attributes (__slots__): no cache
         overlays = {}
-    key = (id(history), day)  # the _AsOf holds its history: the id is not reused meanwhile
+    key = (id(history), day, when.month_only)  # the _AsOf holds its history: no id reuse
     hit = overlays.get(key)
     if hit is None:
         if len(overlays) > 256:
             overlays.clear()
-        hit = overlays[key] = _AsOf(day, history, AsOfCards(cards, history, day))
+        hit = overlays[key] = _AsOf(day, history, AsOfCards(cards, history, day),
+                                    when.month_only)
     return hit
 
 

@@ -83,10 +83,16 @@ def _status(key: str | None) -> str:
 
 
 def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of: date,
-                   problems: list[Problem]) -> list[Problem]:
+                   problems: list[Problem], *, month_only: bool = False) -> list[Problem]:
     """`problems` with the as-of findings: `unreleased-card` errors (replacing the card-pool
-    problem of the same card) and notes for changes near the date."""
+    problem of the same card) and notes for changes near the date.
+
+    `month_only`: only the deck's month is known and `as_of` is its last day (README "Legality
+    as of a date"): the notes name every change to the deck's cards within the month (and a
+    card first seen in it), since the event may have been on either side of it."""
     cite = fmt.cite("card_pool")
+    first_day = as_of.replace(day=1) if month_only else as_of
+    month = as_of.isoformat()[:7]
     unreleased: list[Problem] = []
     notes: list[Problem] = []
     late: set[str] = set()
@@ -104,19 +110,35 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
                 f"{as_of.isoformat()}: it was not legal on that date", cite,
                 cards=(card.name,), lines=lines))
             continue
-        for change in _near(history.card_changes(card), fmt.legality, as_of):
+        near = _near(history.card_changes(card), fmt.legality, first_day, as_of)
+        for change in near:
+            changed = (f"{card.name}: {_status(change.old)} -> {_status(change.new)} in "
+                       f"{fmt.name}, changed between {change.after.isoformat()} and "
+                       f"{change.on.isoformat()}; ")
+            notes.append(Problem(
+                "legality-date-uncertain", changed + (
+                    f"the deck's date is known only to the month ({month}) and it was judged "
+                    f"as of the month's last day, {as_of.isoformat()}: check the event's exact "
+                    "date" if month_only else
+                    f"the deck's date {as_of.isoformat()} is close to it, check the "
+                    "announcement's effective date"),
+                cite, Severity.INFO, cards=(card.name,), lines=lines))
+        if (month_only and not near and first is not None and first > history.start
+                and first_day <= first):
             notes.append(Problem(
                 "legality-date-uncertain",
-                f"{card.name}: {_status(change.old)} -> {_status(change.new)} in {fmt.name}, "
-                f"changed between "
-                f"{change.after.isoformat()} and {change.on.isoformat()}; the deck's date "
-                f"{as_of.isoformat()} is close to it, check the announcement's effective date",
-                cite, Severity.INFO, cards=(card.name,), lines=lines))
+                f"{card.name} was first seen on {first.isoformat()}, within the deck's month "
+                f"({month}); the deck was judged as of the month's last day, "
+                f"{as_of.isoformat()}: if the event was before {first.isoformat()}, the card "
+                "was not released yet", cite, Severity.INFO, cards=(card.name,), lines=lines))
     kept = [p for p in problems
             if not (p.code in _POOL_CODES and p.cards and set(p.cards) <= late)]
     return kept + unreleased + notes
 
 
-def _near(changes: list[Change], fmt_key: str, as_of: date) -> list[Change]:
+def _near(changes: list[Change], fmt_key: str, first: date, last: date) -> list[Change]:
+    """The changes in `fmt_key` whose window [after, on], widened by NEAR_DAYS, meets the
+    deck's dates [first, last] (one day, or a month known only as a month)."""
     near = timedelta(days=NEAR_DAYS)
-    return [c for c in changes if c.format == fmt_key and c.after - near <= as_of <= c.on + near]
+    return [c for c in changes
+            if c.format == fmt_key and c.after - near <= last and first <= c.on + near]

@@ -333,9 +333,9 @@ def _check_as_of(value: str | None) -> None:
     """A bad --as-of is a usage error before any deck is read."""
     if not value or value == "event":
         return
-    from .history import AsOfError, parse_date, shipped_history
+    from .history import AsOfError, parse_as_of, shipped_history
 
-    day = parse_date(value, "--as-of")
+    day = parse_as_of(value, "--as-of").day
     start = shipped_history().start
     if day < start:
         raise AsOfError(f"--as-of {day.isoformat()} is before the legality history begins "

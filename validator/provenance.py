@@ -18,12 +18,13 @@ def _iso(value: Any) -> str | None:
 def provenance(db: Any = None, as_of: date | str | None = None) -> dict[str, Any]:
     """The provenance block of reports (`db`: a `CardDB`, or None when unknown)."""
     from . import __version__
-    from .history import card_data_sync, parse_date
+    from .history import card_data_sync, parse_as_of
 
     last = card_data_sync(db) if db is not None else None
     synced = last.get("finished_at") if last else None
     updated = last.get("updated_at") if last else None
-    day = parse_date(as_of)
+    when = parse_as_of(as_of)
+    day = when.day if when else None
     data_day = (updated or _iso(synced) or "")[:10] or None
     return {
         "deckcheck": __version__,
@@ -36,7 +37,17 @@ def provenance(db: Any = None, as_of: date | str | None = None) -> dict[str, Any
         # The date legality was judged as of: the --as-of date, else the card data's own date.
         "legality_as_of": day.isoformat() if day else data_day,
         "legality_basis": "history" if day else "card data",
+        # A date known only to its month: judged as of the month's last day.
+        **({"legality_as_of_precision": "month"} if when and when.month_only else {}),
     }
+
+
+def as_of_label(as_of: str | None, precision: str | None) -> str:
+    """A judged-as-of date as reports show it: "2026-05-31 (only the month 2026-05 is
+    known)" for a date known only to its month."""
+    if not as_of:
+        return ""
+    return f"{as_of} (only the month {as_of[:7]} is known)" if precision == "month" else as_of
 
 
 def provenance_line(prov: dict[str, Any]) -> str:
@@ -46,6 +57,8 @@ def provenance_line(prov: dict[str, Any]) -> str:
     updated = data["scryfall_updated_at"] or "unknown"
     when = prov["legality_as_of"]
     when = "each deck's date" if when == "per deck" else when
+    if prov.get("legality_as_of_precision") == "month":
+        when = as_of_label(when, "month")
     basis = ("as of " + when + " (legality history)"
              if prov["legality_basis"] == "history"
              else f"current card data ({prov['legality_as_of'] or 'unknown date'})")

@@ -35,6 +35,8 @@ class Report:
     sticker_sheets: int = 0
     #: The date legality was judged as of (ISO), None for the card data's current legality.
     as_of: str | None = None
+    #: "month" when the deck's date is known only to its month (`as_of` is then its last day).
+    as_of_precision: str | None = None
     #: Event runs: the deck's stable id and its player (validator/event.py).
     deck_id: str | None = None
     player: str | None = None
@@ -77,6 +79,7 @@ class Report:
             "counts": {s.value: sum(1 for p in self.problems if p.severity == s) for s in Severity},
             "problems": [p.to_dict() for p in self.sorted_problems()],
             "as_of": self.as_of,
+            **({"as_of_precision": self.as_of_precision} if self.as_of_precision else {}),
             **({"id": self.deck_id, "player": self.player} if self.deck_id is not None else {}),
         }
 
