@@ -43,6 +43,40 @@ def test_shipped_history_is_compact_and_knows_its_range():
     assert "lightning bolt" not in h.changes
 
 
+@pytest.mark.integration
+def test_shipped_history_is_what_the_build_script_makes(tmp_path):
+    """The one builder, re-run on ../shared/data/legalities, gives the shipped file byte for
+    byte (a changed builder, source or name folding means rebuilding and shipping it)."""
+    import subprocess
+    import sys
+
+    from conftest import shared_data
+    from validator.resources import resource_path
+
+    source = shared_data("legalities")
+    out = tmp_path / "history.json.gz"
+    shipped = resource_path("data", "legality-history.json.gz")
+    script = shipped.parent.parent / "scripts" / "build_legality_history.py"
+    if not script.is_file():
+        pytest.skip(f"the build script is not beside the data: {script}")
+    subprocess.run([sys.executable, str(script), "--source", str(source), "--out", str(out)],
+                   check=True, capture_output=True, timeout=120)
+    assert out.read_bytes() == shipped.read_bytes()
+
+
+def test_shipped_history_decodes_names_lazily_and_folds_as_the_validator_does():
+    from validator.history import HISTORY_SCHEMA
+    from validator.names import fold_name
+
+    h = shipped_history()
+    # Keys are the validator's own folding of each change's name (decoding every name).
+    assert all(fold_name(c.name) == key for key, changes in h.changes.items() for c in changes)
+    assert sum(len(changes) for changes in h.changes.values()) == 10448
+    assert h.first_seen["lurrus of the dream-den"] == date(2020, 5, 21)
+    assert "no such card" not in h.first_seen and h.first_seen.get("no such card") is None
+    assert HISTORY_SCHEMA.endswith("/2")
+
+
 def test_today_banned_card_was_legal_before_the_ban(db):
     assert "banned" in codes(validate(LURRUS_MODERN, "modern", cards=db))
     report = validate(LURRUS_MODERN, "modern", cards=db, as_of="2021-12-01")

@@ -136,8 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "problem), JSON (.json) or a printable page (.html); repeatable; "
                         "checked before any deck is validated")
     p.add_argument("--as-of", metavar="DATE",
-                   help="judge legality as of DATE (YYYY-MM-DD), or 'event' for each event "
-                        "file's own date (default: the card data's current legality)")
+                   help="judge legality as of DATE (YYYY-MM-DD; a month YYYY-MM is judged as "
+                        "of its last day), or 'event' for each event file's own date (default: "
+                        "the card data's current legality)")
     p.add_argument("--jobs", "-j", type=int, metavar="N",
                    help="validate in N processes (default: the number of cores; used only "
                         "when the batch is large enough to repay it)")
@@ -164,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_formats_file(p)
     p.add_argument("--json", action="store_true",
                    help="print JSON (schema deckcheck.check-formats/1) instead of text")
-    p.add_argument("--as-of", metavar="DATE", help="judge legality as of DATE (YYYY-MM-DD)")
+    p.add_argument("--as-of", metavar="DATE", help="judge legality as of DATE (YYYY-MM-DD; a "
+                   "month YYYY-MM is judged as of its last day)")
 
     p = _command(sub, "formats", "List the formats and their deck rules.")
     _add_db(p)

@@ -45,17 +45,8 @@ class AsOfDate:
     "unreleased"; the report says the date is known only to the month and names the changes
     to the deck's cards within it (validator/asof.py)."""
 
-    day: date  # the date legality is judged as of
+    day: date  # the date legality is judged as of (a month's last day)
     month_only: bool = False
-
-    @property
-    def first_day(self) -> date:
-        """The earliest the event can have been (the day itself for a full date)."""
-        return self.day.replace(day=1) if self.month_only else self.day
-
-    @property
-    def month(self) -> str:
-        return self.day.isoformat()[:7]
 
 
 @dataclass(frozen=True, slots=True)
