@@ -318,4 +318,5 @@ def test_event_file_with_month_only_dates_is_judged_and_says_so(core_db, tmp_pat
     prov = json.loads(capsys.readouterr().out)["provenance"]
     assert (prov["legality_as_of"], prov["legality_as_of_precision"]) == ("2022-03-31", "month")
     assert main(["validate", str(path), "--db", core_db, "--as-of", "2022-03"]) == 0
-    assert "as of 2022-03-31 (only the month 2022-03 is known)" in capsys.readouterr().out
+    assert "as of 2022-03-31 (only the month 2022-03 is known; legality history)" in \
+        capsys.readouterr().out

@@ -57,9 +57,10 @@ def provenance_line(prov: dict[str, Any]) -> str:
     updated = data["scryfall_updated_at"] or "unknown"
     when = prov["legality_as_of"]
     when = "each deck's date" if when == "per deck" else when
-    if prov.get("legality_as_of_precision") == "month":
-        when = as_of_label(when, "month")
-    basis = ("as of " + when + " (legality history)"
+    source = "legality history"
+    if prov.get("legality_as_of_precision") == "month":  # "only the month 2026-05 is known"
+        source = f"only the month {when[:7]} is known; {source}"
+    basis = (f"as of {when} ({source})"
              if prov["legality_basis"] == "history"
              else f"current card data ({prov['legality_as_of'] or 'unknown date'})")
     return (f"deckcheck {prov['deckcheck']}; card data synced {synced}, Scryfall updated_at "
