@@ -70,7 +70,9 @@ def run_cli(out: Path, db: Path, jobs: int | None) -> tuple[float, float, str]:
     if jobs is not None:
         cmd += ["--jobs", str(jobs)]
     c0, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=installed_env())
+    # cwd: not a checkout, so that `-m validator` imports what this process imports (the
+    # installed package, or a checkout on PYTHONPATH to measure another version).
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=installed_env(), cwd=out)
     wall, cpu = time.perf_counter() - t0, children_cpu() - c0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"CLI failed ({proc.returncode}): {proc.stderr[-2000:]}")
