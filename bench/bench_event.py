@@ -151,11 +151,16 @@ def main() -> None:
     print(f"{'API bare validate() loop':<34} {med(bare, 0):>7.2f} {med(bare, 1):>7.2f}  "
           f"({runs_of(bare, 0)})")
     print(f"reports of the CLI and the API byte-identical: {same}")
+    def best(runs):  # load on a shared machine only ever adds CPU time: the least is cleanest
+        return min(r[0] for r in runs)
+
     ratio = med(cli1, 0) / med(api, 0)
     print(f"CLI --jobs 1 / API: CPU {ratio:.2f}x (target <= {TARGET}x) "
-          f"{'PASS' if ratio <= TARGET else 'MISS'}; wall {med(cli1, 1) / med(api, 1):.2f}x")
-    print(f"CLI default --jobs / API: CPU {med(clin, 0) / med(api, 0):.2f}x, "
-          f"wall {med(clin, 1) / med(api, 1):.2f}x (more CPU for less wall time)")
+          f"{'PASS' if ratio <= TARGET else 'MISS'}; best runs {best(cli1) / best(api):.2f}x; "
+          f"wall {med(cli1, 1) / med(api, 1):.2f}x")
+    print(f"CLI default --jobs / API: CPU {med(clin, 0) / med(api, 0):.2f}x, best runs "
+          f"{best(clin) / best(api):.2f}x, wall {med(clin, 1) / med(api, 1):.2f}x (more CPU for "
+          "less wall time)")
     summary = api[-1][3]
     print("legal as of the event dates / decks: " + ", ".join(
         f"{fmt} {c['legal']}/{c['decks']}" for fmt, c in summary["per_format"].items())
