@@ -116,12 +116,25 @@ def _deck_groups(deck: ResolvedDeck, fmt: FormatRules) -> dict[str, list[Resolve
     return deck.by_card(Section.MAIN, Section.SIDEBOARD)
 
 
+def _copy_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[ResolvedEntry]]:
+    """The card groups of `_deck_groups`, in their order. A singleton format's list (Commander,
+    CR 903.5b) names each card on one line: then each entry is its card's whole group, and
+    only entries of more than one copy (or a card whose own limit is under one) can break a
+    limit, so one pass finds them without grouping the deck."""
+    if fmt.copy_limit == 1:
+        entries = deck_and_sideboard(deck, fmt)
+        if len({e.card.oracle_id for e in entries}) == len(entries):
+            return [[e] for e in entries if e.entry.quantity != 1
+                    or (e.card.copy_limit is not None and e.card.copy_limit < 1)]
+    return _deck_groups(deck, fmt).values()
+
+
 def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.2a / 100.4a: at most four of a card by English name over deck and sideboard;
     903.5b: Commander decks are singleton."""
     problems = []
     cite = fmt.cite("copies")
-    for entries in _deck_groups(deck, fmt).values():
+    for entries in _copy_groups(deck, fmt):
         card = entries[0].card
         if len(entries) == 1 and entries[0].entry.quantity == 1 and (
                 card.copy_limit is None or card.copy_limit >= 1):
@@ -144,6 +157,23 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     return problems
 
 
+def _pool_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[ResolvedEntry]]:
+    """The card groups the card pool is checked over, in listing order. The deck's grouping
+    (`_deck_groups`) when the copies check built it; in a singleton format (Commander, CR
+    903.5b) it did not (`_copy_groups`), and only the cards not legal in the format are grouped
+    (a card's status is the same on each of its lines, so each group is still the whole card)."""
+    if fmt.is_commander and deck.count(Section.COMPANION):
+        # the companion is outside the 100 but must be legal too
+        entries = deck_and_sideboard(deck, fmt) + deck.cards_in(Section.COMPANION)
+    elif fmt.copy_limit == 1:
+        entries = deck_and_sideboard(deck, fmt)
+    else:
+        return _deck_groups(deck, fmt).values()
+    key = fmt.legality
+    return _by_card(e for e in entries
+                    if e.card.legalities.get(key, "not_legal") != "legal").values()
+
+
 def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """Banned, restricted and not-legal cards, from the database's legalities for the format.
 
@@ -152,13 +182,8 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """
     problems = []
     cite = fmt.cite("card_pool")
-    if fmt.is_commander and deck.count(Section.COMPANION):
-        # the companion is outside the 100 but must be legal too
-        groups = _by_card(deck_and_sideboard(deck, fmt) + deck.cards_in(Section.COMPANION))
-    else:
-        groups = _deck_groups(deck, fmt)
     key = fmt.legality
-    for group in groups.values():
+    for group in _pool_groups(deck, fmt):
         card = group[0].card
         status = card.legalities.get(key, "not_legal")  # Card.legality, inlined: every card
         if status == "legal":

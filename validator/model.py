@@ -315,10 +315,11 @@ class ResolvedDeck:
             # One pass buckets every entry by its section; asking for one section (most
             # asks) is then a look-up, however often designation moved entries before.
             by_one: dict = {}
-            for e in self.entries:
-                found = by_one.get(e.entry.section)
+            for e in entries:
+                section = e.entry.section
+                found = by_one.get(section)
                 if found is None:
-                    by_one[(e.entry.section,)] = by_one[e.entry.section] = [e]
+                    by_one[(section,)] = by_one[section] = [e]
                 else:
                     found.append(e)
             self._key, self._list, self._by_sections, self._counts = key, entries, by_one, {}
@@ -356,5 +357,9 @@ class ResolvedDeck:
         found = self._sections(sections)  # first: it drops stale counts with stale lists
         total = self._counts.get(sections)
         if total is None:
-            total = self._counts[sections] = sum(e.entry.quantity for e in found)
+            if len(sections) > 1:  # each section's count is kept: summed, not recounted
+                total = sum(self.count(s) for s in dict.fromkeys(sections))
+            else:
+                total = sum([e.entry.quantity for e in found])
+            self._counts[sections] = total
         return total

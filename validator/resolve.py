@@ -44,6 +44,8 @@ class CardIndex:
         #: oracle id -> (name, legalities text, compact data): cards not built yet.
         self._raw: dict[str, tuple[str, str, bytes]] = {}
         self._found: dict[str, list[Card]] = {}  # folded name -> cards, once built
+        #: Names as written that resolved to one card of a deck (see `resolve`), bounded.
+        self.deck_cards: dict[str, Card] = {}
         self._legalities: LegalityInterner | None = None
         for names, card in cards:
             self.add(card, names)
@@ -98,6 +100,7 @@ class CardIndex:
                 ids.append(card.oracle_id)
             self._found.pop(folded, None)
         self._names = None
+        self.deck_cards.clear()  # a name may now match this card too
 
     def _card(self, oracle_id: str) -> Card | None:
         card = self._by_id.get(oracle_id)
@@ -257,29 +260,44 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             lines=(issue.line,) if issue.line else ()))
     ignored = Section.IGNORED
     wanted = [e for e in deck.entries if e.section != ignored]
-    folded_names = [fold_name(e.name) for e in wanted]  # once per entry
+    # A name written the same way resolves to the same card for the same source: an index
+    # keeps the names that gave one card of a deck (`_remember`), so most lines of a deck are
+    # one dict hit. Only the other names are folded and looked up, in one batch (one query
+    # for a database).
+    known: dict[str, Card] = source.deck_cards if isinstance(source, CardIndex) else {}
+    hits = [known.get(e.name) for e in wanted]
+    folded_names = {e.name: fold_name(e.name) for e, hit in zip(wanted, hits) if hit is None}
     lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
-    if lookup_folded is not None:
+    if not folded_names:
+        found = {}
+    elif lookup_folded is not None:
         # can_look_up, its common case (ASCII, no NUL) inlined: a call per line otherwise.
-        found = lookup_folded({f for e, f in zip(wanted, folded_names)
-                               if (e.name.isascii() and "\x00" not in e.name)
-                               or can_look_up(e.name)})
+        found = lookup_folded({f for n, f in folded_names.items()
+                               if (n.isascii() and "\x00" not in n) or can_look_up(n)})
     else:
-        found = source.lookup(e.name for e in wanted if can_look_up(e.name))
+        found = source.lookup(n for n in folded_names if can_look_up(n))
     suggested = 0
     entries, supplementary = resolved.entries, (Section.STICKER, Section.ATTRACTION)
-    for entry, folded in zip(wanted, folded_names):
-        candidates = found.get(folded, ())
-        if len(candidates) == 1:
-            card = candidates[0]
-            # Most lines: one card that is no meld result (CR 712.4b), sticker sheet (123.2)
-            # or Attraction (717.2), in no supplementary section: the last branch below, with
-            # the facts those properties read tested inline (a 100-card deck has 100 lines).
-            if not (card.meld_from or card.layout == "meld" or card.type_line == "Stickers"
-                    or "Attraction" in card.subtypes or entry.section in supplementary):
+    for entry, card in zip(wanted, hits):
+        if card is not None:
+            if entry.section not in supplementary:
                 entries.append(ResolvedEntry(entry, card))
                 continue
-        cards = candidates if len(candidates) == 1 else choose(folded, candidates)
+            cards = candidates = [card]  # what its name gave before: the checks below decide
+        else:
+            folded = folded_names[entry.name]
+            candidates = found.get(folded, ())
+            if len(candidates) == 1:
+                card = candidates[0]
+                # Most lines: one card that is no meld result (CR 712.4b), sticker sheet
+                # (123.2) or Attraction (717.2), in no supplementary section: the last branch
+                # below, with the facts those properties read tested inline.
+                if not (card.meld_from or card.layout == "meld" or card.type_line == "Stickers"
+                        or "Attraction" in card.subtypes or entry.section in supplementary):
+                    entries.append(ResolvedEntry(entry, card))
+                    _remember(known, entry.name, card)
+                    continue
+            cards = candidates if len(candidates) == 1 else choose(folded, candidates)
         if (not cards and entry.set_code and entry.collector_number
                 and can_look_up(entry.set_code + entry.collector_number)):
             hit = source.printing(entry.set_code, entry.collector_number)
@@ -300,6 +318,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             resolved.attractions.append(ResolvedEntry(entry=entry, card=cards[0]))
         elif len(cards) == 1:
             resolved.entries.append(ResolvedEntry(entry=entry, card=cards[0]))
+            if candidates:  # found by its name, not by its printing
+                _remember(known, entry.name, cards[0])
         elif cards:
             resolved.unresolved.append(entry)
             names = sorted({c.name for c in cards})
@@ -321,6 +341,19 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 code="unknown-card", message=message, citation="deckcheck:input",
                 cards=(entry.name,), lines=_lines(entry)))
     return resolved
+
+
+#: Names as written kept per index (`CardIndex.deck_cards`); the dict starts over when full, so
+#: a stream of distinct names (hostile input) cannot grow it without bound.
+MAX_KNOWN_NAMES = 50_000
+
+
+def _remember(known: dict[str, Card], name: str, card: Card) -> None:
+    """Keep `name` -> `card`: the name gave this one card of a deck (no meld result, sticker
+    sheet or Attraction), and will again from the same source."""
+    if len(known) >= MAX_KNOWN_NAMES:
+        known.clear()
+    known[name] = card
 
 
 #: Parse issue codes that are notes about how the input was read, not errors in the deck

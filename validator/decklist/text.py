@@ -87,8 +87,7 @@ def split_lines(text: str) -> list[str]:
 def parse_text(text: str, input_format: str | None = None) -> Deck:
     """Read a line-oriented decklist; `input_format` forces the reported format name."""
     reader = _Reader()
-    for number, raw in enumerate(split_lines(text), 1):
-        reader.feed(number, raw)
+    reader.read(split_lines(text))
     return reader.finish(input_format)
 
 
@@ -203,25 +202,19 @@ def _apply_categories(tail: _Tail, categories: list[str]) -> None:
 
 
 #: (quantity, name, set code, collector number, section, commander source, Forge "|") of a
-#: card line that reads without any issue, by the line (after an "SB:" prefix). Decks repeat
-#: the same lines ("4 Lightning Bolt"), so each is split once per process; bounded.
+#: card line that reads without any issue.
 _Reading = tuple[int, str, "str | None", "str | None", "Section | None", "str | None", bool]
-_CLEAN: dict[str, _Reading | None] = {}
-_CLEAN_MAX = 200_000
 
-
-def _clean_reading(line: str) -> _Reading | None:
-    """The reading of a card line that gives no issue, or None: the caller then reads the line
-    step by step (`_Reader._quantity`, `split_tail`), which reports what is wrong with it."""
-    try:
-        return _CLEAN[line]
-    except KeyError:
-        pass
-    reading = _read_clean(line)
-    if len(_CLEAN) >= _CLEAN_MAX:
-        _CLEAN.clear()
-    _CLEAN[line] = reading
-    return reading
+#: Card lines that read without any issue, by their raw text: (the text kept for reports,
+#: whether it starts with "SB:", its reading). Outside a Forge [metadata] or an Arena About
+#: block, what a line is (comment, header, card line) depends on its text alone, so a raw line
+#: read once as a clean card line is one again: decks repeat the same lines ("4 Lightning
+#: Bolt", "1 Sol Ring"), and each is split once per process. Only lines of real card-line
+#: length are kept, and the cache starts over when full: hostile input cannot grow it.
+_CardLine = tuple[str, bool, _Reading]
+_LINES: dict[str, _CardLine] = {}
+_LINES_MAX = 50_000
+_CACHED_LINE_CHARS = 200
 
 
 def _read_clean(line: str) -> _Reading | None:
@@ -263,7 +256,24 @@ class _Reader:
         self.block = 0
         self.gap = False
         self.seen_card_line = False
-        self.unmarked: list[tuple[int, DeckEntry]] = []
+        self.unmarked: list[DeckEntry] = []  # main-deck lines with no header or marker
+        self.block_start = 0  # where the last block's lines begin in `unmarked`
+
+    def read(self, lines: list[str]) -> None:
+        """Feed every line; a card line read before (`_LINES`) skips straight to its entry."""
+        known = _LINES
+        for number, raw in enumerate(lines, 1):
+            hit = known.get(raw)
+            if hit is None or self.mode != "cards":
+                self.feed(number, raw)
+                continue
+            text, sb, reading = hit
+            if self.gap:  # the blank-line rule (`_card_line`)
+                self._new_block()
+            self.seen_card_line = True
+            if sb:
+                self.saw_sb_prefix = True
+            self._add_card(number, text, sb, reading)
 
     def feed(self, number: int, raw: str) -> None:
         line = " ".join(raw.split())
@@ -284,7 +294,7 @@ class _Reader:
         elif self.mode == "about":
             self._about(number, raw, line)
         else:
-            self._card_line(number, clip(raw.rstrip()), line)
+            self._card_line(number, raw, line)
 
     # --- headers, comments, metadata ---------------------------------------------------
 
@@ -352,19 +362,22 @@ class _Reader:
 
     # --- card lines -------------------------------------------------------------------
 
-    def _card_line(self, number: int, raw: str, line: str) -> None:
-        if self.gap and self.seen_card_line:
-            self.block += 1
-        self.gap = False
+    def _card_line(self, number: int, original: str, line: str) -> None:
+        raw = clip(original.rstrip())  # the text entries and issues quote
+        if self.gap:
+            self._new_block()
         self.seen_card_line = True
-        section, source = self.section, self.section_source
-        explicit = False
-        if line[:3].lower() == "sb:":
+        sb = line[:3].lower() == "sb:"
+        if sb:
             line = line[3:].lstrip()
-            section, source, explicit = _SIDE, None, True
             self.saw_sb_prefix = True
-        reading = _clean_reading(line)
-        if reading is None:  # the line has something to report: read it step by step
+        reading = _read_clean(line)
+        if reading is not None:
+            if len(original) <= _CACHED_LINE_CHARS:
+                if len(_LINES) >= _LINES_MAX:
+                    _LINES.clear()
+                _LINES[original] = (raw, sb, reading)
+        else:  # the line has something to report: read it step by step
             quantity, rest = self._quantity(number, raw, line)
             if rest is None:
                 return
@@ -382,17 +395,32 @@ class _Reader:
                 return
             reading = (quantity, tail.name, tail.set_code, tail.collector, tail.section,
                        tail.source, "|" in rest)
+        self._add_card(number, raw, sb, reading)
+
+    def _new_block(self) -> None:
+        """A card line after a blank line: MTGO .txt starts a new block (the sideboard, when it
+        is the last)."""
+        self.gap = False
+        if self.seen_card_line:
+            self.block += 1
+            self.block_start = len(self.unmarked)
+
+    def _add_card(self, number: int, raw: str, sb: bool, reading: _Reading) -> None:
         quantity, name, set_code, collector, tail_section, tail_source, forge = reading
-        if set_code is not None and not forge:
-            self.arena = True
         if tail_section is not None:
             section, source, explicit = tail_section, tail_source, True
+        elif sb:
+            section, source, explicit = _SIDE, None, True
+        else:
+            section, source, explicit = self.section, self.section_source, False
+        if set_code is not None and not forge:
+            self.arena = True
         entry = DeckEntry(quantity, name, section, number, set_code, collector, raw)
         self.deck.entries.append(entry)
         if section is _CMDR and self.deck.commander_source is None:
             self.deck.commander_source = source or "arena-section"
         if not explicit and section is _MAIN:
-            self.unmarked.append((self.block, entry))
+            self.unmarked.append(entry)
 
     def _quantity(self, number: int, raw: str, line: str) -> tuple[int, str | None]:
         """(quantity, rest of the line); rest is None when the line gave an issue instead."""
@@ -431,9 +459,8 @@ class _Reader:
     def finish(self, input_format: str | None) -> Deck:
         deck = self.deck
         if not (self.saw_header or self.saw_sb_prefix) and self.block > 0:
-            for block, entry in self.unmarked:
-                if block == self.block:
-                    entry.section = _SIDE
+            for entry in self.unmarked[self.block_start:]:
+                entry.section = _SIDE
         if input_format is not None:
             deck.input_format = input_format
         else:
