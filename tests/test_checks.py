@@ -182,3 +182,21 @@ def test_card_pool_problems_cite_the_format():
     deck = make_deck(CARDS, main=[(1, "Lurrus of the Dream-Den"), (59, "Mountain")])
     [problem] = check_card_pool(deck, MODERN)
     assert problem.citation == "format:modern"
+
+
+@pytest.mark.parametrize("main, copies, pool", [
+    # Each card on one line (the usual Commander list): found without grouping the deck.
+    ([(96, "Mountain"), (2, "Lightning Bolt"), (1, "Black Lotus"), (1, "Nazgûl")],
+     [("Lightning Bolt", (2,))], [("Black Lotus", (3,))]),
+    # A card on two lines: the lines are summed by card (201.3b), both named.
+    ([(1, "Lightning Bolt"), (95, "Mountain"), (1, "Black Lotus"), (1, "Lightning Bolt"),
+      (1, "Black Lotus"), (1, "Nazgûl")],
+     [("Lightning Bolt", (1, 4)), ("Black Lotus", (3, 5))], [("Black Lotus", (3, 5))]),
+])
+def test_singleton_copies_and_card_pool_by_card(main, copies, pool):
+    """Commander (903.5b): copies and banned cards per card, with every line naming it, whether
+    each card has one line (issue 12: the checks then need not group the deck) or several."""
+    deck = make_deck(CARDS, main=main, commanders=["Goblin Guide"])
+    assert [(p.cards[0], p.lines) for p in check_copies(deck, COMMANDER)] == copies
+    assert [(p.code, p.cards[0], p.lines) for p in check_card_pool(deck, COMMANDER)] == \
+        [("banned", name, lines) for name, lines in pool]

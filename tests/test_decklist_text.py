@@ -436,3 +436,53 @@ def test_repeated_lines_read_the_same_in_every_deck():
     assert [e.name for e in second.entries] == ["Lightning Bolt", "Fire // Ice", "Duress"]
     assert [i.line for i in second.issues] == [3]
     assert second.entries[1].set_code == "MH2" and second.entries[2].section.value == "sideboard"
+
+
+def _reading(deck):
+    return ([(e.quantity, e.name, e.section, e.line, e.set_code, e.collector_number, e.text)
+             for e in deck.entries], [(i.line, i.message, i.code) for i in deck.issues],
+            deck.input_format, deck.commander_source)
+
+
+def test_card_lines_read_before_give_the_same_deck(monkeypatch):
+    """Card lines are read once per process (issue 12): a deck whose lines were all read before
+    (the blank-line sideboard, SB: lines, *CMDR*, printings, headers) reads exactly as fresh."""
+    from validator.decklist import text
+
+    decklist = ("Commander\n1 Tymna the Weaver *CMDR*\nDeck\n4 Lightning Bolt (M11) 146\n"
+                "SB: 2 Duress\n  4   Lightning   Bolt  \n\n3 Counterspell\n4 Lightning Bolt\n")
+    mtgo = "4 Lightning Bolt\n3 Counterspell\n\n2 Duress\n4 Lightning Bolt\n"
+    for source in (decklist, mtgo):
+        monkeypatch.setattr(text, "_LINES", {})
+        fresh = _reading(parse_decklist(source))
+        assert text._LINES  # the clean card lines are kept ...
+        assert _reading(parse_decklist(source)) == fresh  # ... and read back alike
+
+
+def test_a_line_read_as_a_card_is_not_one_in_metadata_or_about_blocks(monkeypatch):
+    """What a line is depends on its text only outside Forge [metadata] and Arena About
+    blocks: a line read before as a card line is still metadata or a deck name there."""
+    from validator.decklist import text
+
+    monkeypatch.setattr(text, "_LINES", {})
+    parse_decklist("1 Sol Ring\nName Burn\n")
+    assert "1 Sol Ring" in text._LINES and "Name Burn" in text._LINES
+    forge = parse_decklist("[metadata]\n1 Sol Ring\n[Main]\n4 Lightning Bolt\n")
+    assert [e.name for e in forge.entries] == ["Lightning Bolt"]
+    assert [i.line for i in forge.issues] == [2]  # "expected 'key=value'"
+    arena = parse_decklist("About\nName Burn\n\nDeck\n1 Sol Ring\n")
+    assert arena.name == "Burn" and [e.name for e in arena.entries] == ["Sol Ring"]
+
+
+def test_card_line_cache_is_bounded(monkeypatch):
+    """Thousands of distinct lines (hostile input) cannot grow the line cache past its bound;
+    overlong lines are not kept at all."""
+    from validator.decklist import text
+
+    monkeypatch.setattr(text, "_LINES", {})
+    monkeypatch.setattr(text, "_LINES_MAX", 50)
+    deck = parse_decklist("".join(f"1 Card Number {i}\n" for i in range(500)))
+    assert len(deck.entries) == 500 and 0 < len(text._LINES) <= 50
+    monkeypatch.setattr(text, "_LINES", {})
+    parse_decklist("1 " + "x" * (text._CACHED_LINE_CHARS + 10) + "\n")
+    assert text._LINES == {}

@@ -195,3 +195,43 @@ def test_by_card_groups_lines_of_one_card_and_follows_moves(index):
     _move(deck, deck.cards_in(Section.SIDEBOARD)[0], Section.IGNORED, 2)
     assert [[e.entry.line for e in g] for g in deck.by_card(Section.MAIN, Section.SIDEBOARD)
             .values()] == [[1], [2]]
+
+
+def test_names_resolved_before_give_the_same_deck(index):
+    """An index keeps the names that gave one card of a deck (issue 12). A deck resolved from
+    them reads as from a fresh index, also where a remembered name stands in a section that
+    holds no deck cards (Stickers: reported as not a sticker sheet), next to unknown names."""
+    import json
+
+    def fresh():
+        objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+        return CardIndex(((), card_from_scryfall(o)) for o in objs)
+
+    def summary(deck):
+        return ([(e.entry.line, e.card.oracle_id) for e in deck.entries],
+                [(e.entry.line, e.card.oracle_id) for e in deck.sticker_sheets],
+                [e.line for e in deck.unresolved], [p.to_dict() for p in deck.problems])
+
+    warm = fresh()
+    resolve(deck_of("Lightning Bolt", "fire/ice", "Ancestral Recall"), warm)
+    assert {"Lightning Bolt", "fire/ice", "Ancestral Recall"} <= set(warm.deck_cards)
+    deck = Deck(entries=[DeckEntry(1, "Lightning Bolt", Section.MAIN, 1),
+                         DeckEntry(1, "Lightning Bolt", Section.STICKER, 2),
+                         DeckEntry(1, "Tundra Wol", Section.MAIN, 3),
+                         DeckEntry(1, "fire/ice", Section.SIDEBOARD, 4)])
+    assert summary(resolve(deck, warm)) == summary(resolve(deck, fresh()))
+    assert "Tundra Wol" not in warm.deck_cards
+
+
+def test_remembered_names_are_bounded_and_forgotten_when_cards_change(index, monkeypatch):
+    """Distinct names (hostile input) cannot grow the index's memory of names without bound,
+    and adding a card forgets them (a name may then match it too)."""
+    import validator.resolve as resolve_module
+
+    monkeypatch.setattr(resolve_module, "MAX_KNOWN_NAMES", 3)
+    index.deck_cards.clear()
+    resolve(deck_of("Lightning Bolt", "lightning bolt", "LIGHTNING BOLT", "Fire", "Tundra",
+                    "Ancestral Recall"), index)
+    assert 0 < len(index.deck_cards) <= 3
+    index.add(index.card_by_id(index.lookup(["Tundra"])["tundra"][0].oracle_id))
+    assert index.deck_cards == {}

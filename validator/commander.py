@@ -315,13 +315,15 @@ def _commander_also_in_main(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
     """Some exports list the commander both as commander and in the deck. Only when the deck is
     then over its exact size by just those copies is the deck's copy a repeated listing;
     otherwise the generic singleton check reports it (903.5b)."""
-    commander_ids = {e.card.oracle_id for e in deck.cards_in(Section.COMMANDER)}
-    repeats = [e for e in deck.cards_in(Section.MAIN) if e.card.oracle_id in commander_ids]
-    if not repeats or fmt.max_deck is None:
+    if fmt.max_deck is None:
         return []
     size = (deck.count(Section.MAIN, Section.COMMANDER)
             + _unknown_count(deck, Section.MAIN, Section.COMMANDER))
-    if size - sum(e.quantity for e in repeats) != fmt.max_deck:
+    if size <= fmt.max_deck:
+        return []  # not over its size (every listing holds a copy): most decks stop here
+    commander_ids = {e.card.oracle_id for e in deck.cards_in(Section.COMMANDER)}
+    repeats = [e for e in deck.cards_in(Section.MAIN) if e.card.oracle_id in commander_ids]
+    if not repeats or size - sum(e.quantity for e in repeats) != fmt.max_deck:
         return []
     problems = []
     for e in repeats:
@@ -386,11 +388,12 @@ def _leader_options(candidates: list[ResolvedEntry],
 
 
 def _choose_leaders(deck: ResolvedDeck, fmt: FormatRules, candidates: list[ResolvedEntry],
-                    slots: int | None) -> tuple[tuple[ResolvedEntry, ...], bool]:
+                    fill: bool) -> tuple[tuple[ResolvedEntry, ...], bool]:
     """The most likely commander(s) among sideboard candidates, and whether that was a choice.
 
     Narrowed in order: options whose color identity covers the main deck (903.5c), options that
-    fill the deck to its exact size, then the one listed first (exports list commanders first).
+    fill the deck to its exact size (when `fill`), then the one listed first (exports list
+    commanders first).
     """
     options = _leader_options(candidates, fmt)
     if not options:
@@ -399,6 +402,9 @@ def _choose_leaders(deck: ResolvedDeck, fmt: FormatRules, candidates: list[Resol
         return options[0], False
     colors = set("".join(e.card.color_identity for e in deck.cards_in(Section.MAIN)))
     options = [o for o in options if _covers(o, colors)] or options
+    slots = None
+    if fill and fmt.max_deck is not None:  # the commander slots the main deck leaves
+        slots = fmt.max_deck - deck.count(Section.MAIN) - _unknown_count(deck, Section.MAIN)
     if slots in (1, 2):
         options = [o for o in options if len(o) == slots] or options
     order = {id(e): i for i, e in enumerate(candidates)}
@@ -424,10 +430,7 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     candidates = [e for e in leaders if e.card.companion_condition is None] or leaders
     if len(candidates) > MAX_SIDEBOARD_CANDIDATES:
         return [_too_many_candidates(fmt, "commander", candidates)]
-    slots = None
-    if fmt.max_deck is not None:
-        slots = fmt.max_deck - deck.count(Section.MAIN) - _unknown_count(deck, Section.MAIN)
-    chosen, guessed = _choose_leaders(deck, fmt, candidates, slots)
+    chosen, guessed = _choose_leaders(deck, fmt, candidates, fill=True)
     non_companions = [e for e in sideboard if e.card.companion_condition is None]
     if not chosen and len(non_companions) == 1:
         # One card that cannot lead: designate it, so that the report says why not (903.3).
@@ -507,7 +510,7 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
                            if _is_planeswalker(e.card))
     if len(candidates) > MAX_SIDEBOARD_CANDIDATES:
         return [_too_many_candidates(fmt, "oathbreaker", candidates)]
-    chosen, guessed = _choose_leaders(deck, fmt, candidates, None)
+    chosen, guessed = _choose_leaders(deck, fmt, candidates, fill=False)
     if not chosen:
         return [Problem("oathbreaker-missing", "No oathbreaker found: an Oathbreaker deck is led "
                         f"by a planeswalker; {_HOW_TO_MARK}", _OATHBREAKER)]
@@ -760,7 +763,9 @@ def _identity_problems(fmt: FormatRules, leaders: Sequence[Card],
         entries, basics = _colorless_basics(entries, fmt)
         problems += basics
     # Filtered first: the test is the card's, so this is the first entry of each card outside.
-    off = distinct_cards([e for e in entries if not colors.issuperset(e.card.color_identity)])
+    # Most decks have none: one test of every identity at once says so.
+    off = [] if colors.issuperset("".join([e.card.color_identity for e in entries])) else \
+        distinct_cards([e for e in entries if not colors.issuperset(e.card.color_identity)])
     if off:
         off_ids = {e.card.oracle_id for e in off}
         listed = ", ".join(f"{e.card.name} ({identity_text(e.card.color_identity)})" for e in off)

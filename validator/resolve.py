@@ -265,7 +265,11 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     # one dict hit. Only the other names are folded and looked up, in one batch (one query
     # for a database).
     known: dict[str, Card] = source.deck_cards if isinstance(source, CardIndex) else {}
-    hits = [known.get(e.name) for e in wanted]
+    supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
+    hits = [known.get(e.name) if e.section not in supplementary else None for e in wanted]
+    if None not in hits:  # every line named a card it named before (most decks of a run)
+        resolved.entries = list(map(ResolvedEntry, wanted, hits))
+        return resolved
     folded_names = {e.name: fold_name(e.name) for e, hit in zip(wanted, hits) if hit is None}
     lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
     if not folded_names:
@@ -277,27 +281,24 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     else:
         found = source.lookup(n for n in folded_names if can_look_up(n))
     suggested = 0
-    entries, supplementary = resolved.entries, (Section.STICKER, Section.ATTRACTION)
+    entries = resolved.entries
     for entry, card in zip(wanted, hits):
         if card is not None:
-            if entry.section not in supplementary:
+            entries.append(ResolvedEntry(entry, card))
+            continue
+        folded = folded_names[entry.name]
+        candidates = found.get(folded, ())
+        if len(candidates) == 1:
+            card = candidates[0]
+            # Most lines: one card that is no meld result (CR 712.4b), sticker sheet (123.2)
+            # or Attraction (717.2), in no supplementary section: the last branch below, with
+            # the facts those properties read tested inline.
+            if not (card.meld_from or card.layout == "meld" or card.type_line == "Stickers"
+                    or "Attraction" in card.subtypes or entry.section in supplementary):
                 entries.append(ResolvedEntry(entry, card))
+                _remember(known, entry.name, card)
                 continue
-            cards = candidates = [card]  # what its name gave before: the checks below decide
-        else:
-            folded = folded_names[entry.name]
-            candidates = found.get(folded, ())
-            if len(candidates) == 1:
-                card = candidates[0]
-                # Most lines: one card that is no meld result (CR 712.4b), sticker sheet
-                # (123.2) or Attraction (717.2), in no supplementary section: the last branch
-                # below, with the facts those properties read tested inline.
-                if not (card.meld_from or card.layout == "meld" or card.type_line == "Stickers"
-                        or "Attraction" in card.subtypes or entry.section in supplementary):
-                    entries.append(ResolvedEntry(entry, card))
-                    _remember(known, entry.name, card)
-                    continue
-            cards = candidates if len(candidates) == 1 else choose(folded, candidates)
+        cards = candidates if len(candidates) == 1 else choose(folded, candidates)
         if (not cards and entry.set_code and entry.collector_number
                 and can_look_up(entry.set_code + entry.collector_number)):
             hit = source.printing(entry.set_code, entry.collector_number)

@@ -261,27 +261,45 @@ class _Reader:
 
     def read(self, lines: list[str]) -> None:
         """Feed every line; a card line read before (`_LINES`) skips straight to its entry."""
-        known = _LINES
+        known, entries, unmarked = _LINES, self.deck.entries, self.unmarked
         for number, raw in enumerate(lines, 1):
             hit = known.get(raw)
             if hit is None or self.mode != "cards":
-                self.feed(number, raw)
-                continue
-            text, sb, reading = hit
-            if self.gap:  # the blank-line rule (`_card_line`)
-                self._new_block()
-            self.seen_card_line = True
-            if sb:
-                self.saw_sb_prefix = True
-            self._add_card(number, text, sb, reading)
+                hit = self.feed(number, raw)
+                if hit is None:
+                    continue
+            else:
+                if self.gap:  # the blank-line rule (`_card_line`)
+                    self._new_block()
+                self.seen_card_line = True
+                if hit[1]:
+                    self.saw_sb_prefix = True
+            # The entry of a card line (`_card_line` read it, or an earlier deck did).
+            raw, sb, (quantity, name, set_code, collector, tail_section, tail_source,
+                      forge) = hit
+            if tail_section is not None:
+                section, source, explicit = tail_section, tail_source, True
+            elif sb:
+                section, source, explicit = _SIDE, None, True
+            else:
+                section, source, explicit = self.section, self.section_source, False
+            if set_code is not None and not forge:
+                self.arena = True
+            entry = DeckEntry(quantity, name, section, number, set_code, collector, raw)
+            entries.append(entry)
+            if section is _CMDR and self.deck.commander_source is None:
+                self.deck.commander_source = source or "arena-section"
+            if not explicit and section is _MAIN:
+                unmarked.append(entry)
 
-    def feed(self, number: int, raw: str) -> None:
+    def feed(self, number: int, raw: str) -> _CardLine | None:
+        """Read one line; a card line that reads is returned for `read` to add."""
         line = " ".join(raw.split())
         if not line:
             self.gap = True
             if self.mode == "about":
                 self.mode = "cards"  # Arena's About block ends at the blank line
-            return
+            return None
         first = line[0]
         if first == "#" or line.startswith("//"):
             self._comment(line)
@@ -294,7 +312,8 @@ class _Reader:
         elif self.mode == "about":
             self._about(number, raw, line)
         else:
-            self._card_line(number, raw, line)
+            return self._card_line(number, raw, line)
+        return None
 
     # --- headers, comments, metadata ---------------------------------------------------
 
@@ -362,7 +381,7 @@ class _Reader:
 
     # --- card lines -------------------------------------------------------------------
 
-    def _card_line(self, number: int, original: str, line: str) -> None:
+    def _card_line(self, number: int, original: str, line: str) -> _CardLine | None:
         raw = clip(original.rstrip())  # the text entries and issues quote
         if self.gap:
             self._new_block()
@@ -380,22 +399,22 @@ class _Reader:
         else:  # the line has something to report: read it step by step
             quantity, rest = self._quantity(number, raw, line)
             if rest is None:
-                return
+                return None
             if len(rest) > _MAX_LINE_CHARS:
                 self._issue(number, raw, f"line is {len(line):,} characters long; a card line "
                                          f"has at most {_MAX_LINE_CHARS:,}")
-                return
+                return None
             tail = split_tail(rest)
             if tail.error or not tail.name:
                 self._issue(number, raw, tail.error or "no card name on this line")
-                return
+                return None
             too_long = name_issue(tail.name, number, raw)
             if too_long is not None:
                 self.deck.issues.append(too_long)
-                return
+                return None
             reading = (quantity, tail.name, tail.set_code, tail.collector, tail.section,
                        tail.source, "|" in rest)
-        self._add_card(number, raw, sb, reading)
+        return raw, sb, reading
 
     def _new_block(self) -> None:
         """A card line after a blank line: MTGO .txt starts a new block (the sideboard, when it
@@ -404,23 +423,6 @@ class _Reader:
         if self.seen_card_line:
             self.block += 1
             self.block_start = len(self.unmarked)
-
-    def _add_card(self, number: int, raw: str, sb: bool, reading: _Reading) -> None:
-        quantity, name, set_code, collector, tail_section, tail_source, forge = reading
-        if tail_section is not None:
-            section, source, explicit = tail_section, tail_source, True
-        elif sb:
-            section, source, explicit = _SIDE, None, True
-        else:
-            section, source, explicit = self.section, self.section_source, False
-        if set_code is not None and not forge:
-            self.arena = True
-        entry = DeckEntry(quantity, name, section, number, set_code, collector, raw)
-        self.deck.entries.append(entry)
-        if section is _CMDR and self.deck.commander_source is None:
-            self.deck.commander_source = source or "arena-section"
-        if not explicit and section is _MAIN:
-            self.unmarked.append(entry)
 
     def _quantity(self, number: int, raw: str, line: str) -> tuple[int, str | None]:
         """(quantity, rest of the line); rest is None when the line gave an issue instead."""
