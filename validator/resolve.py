@@ -267,7 +267,9 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     known: dict[str, Card] = source.deck_cards if isinstance(source, CardIndex) else {}
     supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
     hits = [known.get(e.name) if e.section not in supplementary else None for e in wanted]
-    if None not in hits:  # every line named a card it named before (most decks of a run)
+    # Every line named a card it named before (most decks of a run). all(): a Card is never
+    # false, and `None in hits` would call Card.__eq__ on each.
+    if all(hits):
         resolved.entries = list(map(ResolvedEntry, wanted, hits))
         return resolved
     folded_names = {e.name: fold_name(e.name) for e, hit in zip(wanted, hits) if hit is None}
