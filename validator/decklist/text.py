@@ -275,8 +275,8 @@ class _Reader:
                 if hit[1]:
                     self.saw_sb_prefix = True
             # The entry of a card line (`_card_line` read it, or an earlier deck did).
-            raw, sb, (quantity, name, set_code, collector, tail_section, tail_source,
-                      forge) = hit
+            text, sb, (quantity, name, set_code, collector, tail_section, tail_source,
+                       forge) = hit
             if tail_section is not None:
                 section, source, explicit = tail_section, tail_source, True
             elif sb:
@@ -285,7 +285,7 @@ class _Reader:
                 section, source, explicit = self.section, self.section_source, False
             if set_code is not None and not forge:
                 self.arena = True
-            entry = DeckEntry(quantity, name, section, number, set_code, collector, raw)
+            entry = DeckEntry(quantity, name, section, number, set_code, collector, text)
             entries.append(entry)
             if section is _CMDR and self.deck.commander_source is None:
                 self.deck.commander_source = source or "arena-section"
