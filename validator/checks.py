@@ -170,8 +170,8 @@ def _pool_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[Resolved
     else:
         return _deck_groups(deck, fmt).values()
     key = fmt.legality
-    return _by_card(e for e in entries
-                    if e.card.legalities.get(key, "not_legal") != "legal").values()
+    return _by_card([e for e in entries
+                     if e.card.legalities.get(key, "not_legal") != "legal"]).values()
 
 
 def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:

@@ -303,17 +303,19 @@ class ResolvedDeck:
     #: (the length), never by assigning to a DeckEntry (the parsed Deck is shared by clones)
     #: nor by replacing an item of `entries` in place. Checked in O(1): a 100-card deck asks
     #: about 30 times, and comparing every entry each time cost more than the answers.
-    _key: tuple | None = field(default=None, init=False, repr=False, compare=False)
-    _by_sections: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _list: list | None = field(default=None, init=False, repr=False, compare=False)
+    _length: int = field(default=-1, init=False, repr=False, compare=False)
+    _stamp: int = field(default=-1, init=False, repr=False, compare=False)
+    _by_sections: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _counts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _sections(self, sections: tuple[Section, ...]) -> list[ResolvedEntry]:
         entries = self.entries
-        key = (id(entries), len(entries), _REASSIGNED[0])
-        if key != self._key or self._list is not entries:
+        if (entries is not self._list or len(entries) != self._length
+                or _REASSIGNED[0] != self._stamp):
             # One pass buckets every entry by its section; asking for one section (most
             # asks) is then a look-up, however often designation moved entries before.
+            stamp = _REASSIGNED[0]
             by_one: dict = {}
             for e in entries:
                 section = e.entry.section
@@ -322,7 +324,8 @@ class ResolvedDeck:
                     by_one[(section,)] = by_one[section] = [e]
                 else:
                     found.append(e)
-            self._key, self._list, self._by_sections, self._counts = key, entries, by_one, {}
+            self._list, self._length, self._stamp = entries, len(entries), stamp
+            self._by_sections, self._counts = by_one, {}
         found = self._by_sections.get(sections)
         if found is None:
             present = [s for s in dict.fromkeys(sections) if s in self._by_sections]
