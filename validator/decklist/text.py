@@ -206,12 +206,13 @@ def _apply_categories(tail: _Tail, categories: list[str]) -> None:
 _Reading = tuple[int, str, "str | None", "str | None", "Section | None", "str | None", bool]
 
 #: Card lines that read without any issue, by their raw text: (the text kept for reports,
-#: whether it starts with "SB:", its reading). Outside a Forge [metadata] or an Arena About
+#: whether it starts with "SB:", then its reading; one flat tuple). Outside a Forge [metadata] or an Arena About
 #: block, what a line is (comment, header, card line) depends on its text alone, so a raw line
 #: read once as a clean card line is one again: decks repeat the same lines ("4 Lightning
 #: Bolt", "1 Sol Ring"), and each is split once per process. Only lines of real card-line
 #: length are kept, and the cache starts over when full: hostile input cannot grow it.
-_CardLine = tuple[str, bool, _Reading]
+_CardLine = tuple[str, bool, int, str, "str | None", "str | None", "Section | None",
+                  "str | None", bool]
 _LINES: dict[str, _CardLine] = {}
 _LINES_MAX = 50_000
 _CACHED_LINE_CHARS = 200
@@ -275,8 +276,7 @@ class _Reader:
                 if hit[1]:
                     self.saw_sb_prefix = True
             # The entry of a card line (`_card_line` read it, or an earlier deck did).
-            text, sb, (quantity, name, set_code, collector, tail_section, tail_source,
-                       forge) = hit
+            text, sb, quantity, name, set_code, collector, tail_section, tail_source, forge = hit
             if tail_section is not None:
                 section, source, explicit = tail_section, tail_source, True
             elif sb:
@@ -392,29 +392,30 @@ class _Reader:
             self.saw_sb_prefix = True
         reading = _read_clean(line)
         if reading is not None:
+            card_line = (raw, sb, *reading)
             if len(original) <= _CACHED_LINE_CHARS:
                 if len(_LINES) >= _LINES_MAX:
                     _LINES.clear()
-                _LINES[original] = (raw, sb, reading)
-        else:  # the line has something to report: read it step by step
-            quantity, rest = self._quantity(number, raw, line)
-            if rest is None:
-                return None
-            if len(rest) > _MAX_LINE_CHARS:
-                self._issue(number, raw, f"line is {len(line):,} characters long; a card line "
-                                         f"has at most {_MAX_LINE_CHARS:,}")
-                return None
-            tail = split_tail(rest)
-            if tail.error or not tail.name:
-                self._issue(number, raw, tail.error or "no card name on this line")
-                return None
-            too_long = name_issue(tail.name, number, raw)
-            if too_long is not None:
-                self.deck.issues.append(too_long)
-                return None
-            reading = (quantity, tail.name, tail.set_code, tail.collector, tail.section,
-                       tail.source, "|" in rest)
-        return raw, sb, reading
+                _LINES[original] = card_line
+            return card_line
+        # The line has something to report: read it step by step.
+        quantity, rest = self._quantity(number, raw, line)
+        if rest is None:
+            return None
+        if len(rest) > _MAX_LINE_CHARS:
+            self._issue(number, raw, f"line is {len(line):,} characters long; a card line "
+                                     f"has at most {_MAX_LINE_CHARS:,}")
+            return None
+        tail = split_tail(rest)
+        if tail.error or not tail.name:
+            self._issue(number, raw, tail.error or "no card name on this line")
+            return None
+        too_long = name_issue(tail.name, number, raw)
+        if too_long is not None:
+            self.deck.issues.append(too_long)
+            return None
+        return (raw, sb, quantity, tail.name, tail.set_code, tail.collector, tail.section,
+                tail.source, "|" in rest)
 
     def _new_block(self) -> None:
         """A card line after a blank line: MTGO .txt starts a new block (the sideboard, when it
