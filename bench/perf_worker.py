@@ -2,6 +2,7 @@
 
     PYTHONPATH=CODE python bench/perf_worker.py index --db cards.sqlite3
     PYTHONPATH=CODE python bench/perf_worker.py warm --db cards.sqlite3 --hashes out.txt
+    PYTHONPATH=CODE python bench/perf_worker.py profile --db cards.sqlite3 --kind commander
 
 `CODE` is the source tree whose `validator` package is measured (this checkout, or an older
 one made with `git archive main | tar -x -C DIR`), so the code before and after a change run
@@ -114,8 +115,17 @@ def cmd_warm(args) -> dict:
             "digest": digest.hexdigest(), "peak_mb": _peak_mb()}
 
 
+def _kind(fmt: str, deck: dict) -> str:
+    """"commander" (a 100-card Commander deck), "75" (a 75-card deck) or "other"."""
+    size = sum(n for n, _ in deck["main"]) + sum(n for n, _ in deck["side"])
+    if fmt in COMMANDER_FORMATS:
+        return "commander" if size == 100 else "other"
+    return "75" if size == 75 else "other"
+
+
 def cmd_profile(args) -> dict:
-    """cProfile of the warm loop over the first `--sample` decks: where the time goes."""
+    """cProfile of the warm loop over the first `--sample` decks (of one `--kind`, when given):
+    where the time goes."""
     import cProfile
     import io
     import pstats
@@ -123,7 +133,9 @@ def cmd_profile(args) -> dict:
     import validator
     from validator.api import parse_decklist, validate
 
-    decks = load_decks(args.decks, args.sample)
+    decks = load_decks(args.decks, None if args.kind != "all" else args.sample)
+    if args.kind != "all":
+        decks = [(fmt, d) for fmt, d in decks if _kind(fmt, d) == args.kind][:args.sample]
     texts = [(fmt, render_mtgo_text(d["main"], d["side"])) for fmt, d in decks]
     index = validator.CardIndex.from_db(validator.open_db(args.db))
     for fmt in sorted({f for f, _ in texts}):
@@ -147,6 +159,8 @@ def main() -> int:
     ap.add_argument("--sample", type=int)
     ap.add_argument("--hashes")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--kind", choices=["all", "commander", "75"], default="all",
+                    help="profile: only 100-card Commander or only 75-card decks")
     args = ap.parse_args()
     result = {"index": cmd_index, "warm": cmd_warm, "profile": cmd_profile}[args.what](args)
     print(json.dumps(result))
