@@ -582,7 +582,8 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
         problems += _ignore_duplicates(deck, fmt, Section.COMMANDER, "commander")
         problems += _commander_also_in_main(deck, fmt)
     problems += _designate_companion(deck, fmt)
-    problems += _ignore_duplicates(deck, fmt, Section.COMPANION, "companion")
+    if deck.cards_in(Section.COMPANION):  # else nothing can repeat it
+        problems += _ignore_duplicates(deck, fmt, Section.COMPANION, "companion")
     return problems
 
 
