@@ -96,6 +96,89 @@ def test_validate_text_plain_with_query_options(client, core_db):
         COMMANDER, "commander", db=core_db, commanders=["Minsc & Boo, Timeless Heroes"]).to_dict()
 
 
+# ---------------------------------------------------------------------------- the JSON fast path
+
+def _without_date(headers) -> dict:
+    return {k: v for k, v in headers.items() if k != "date"}
+
+
+@pytest.fixture
+def routed_reads(monkeypatch) -> list:
+    """The models the framework's route was asked to read a body for (the fast path never asks)."""
+    calls: list = []
+    real = service_app.read_deck_request
+
+    async def counting(request, model):
+        calls.append(model)
+        return await real(request, model)
+
+    monkeypatch.setattr(service_app, "read_deck_request", counting)
+    return calls
+
+
+def test_json_validate_skips_the_framework_and_answers_the_same_bytes(client, routed_reads):
+    for text, fmt in ((ILLEGAL_MODERN, "modern"), (COMMANDER, "commander")):
+        fast = client.post("/v1/validate", json={"decklist": text, "format": fmt,
+                                                 "filename": "deck.txt"})
+        assert routed_reads == []  # answered below the framework
+        routed = client.post(f"/v1/validate?format={fmt}&filename=deck.txt", content=text.encode(),
+                             headers={"content-type": "text/plain"})
+        assert routed_reads == [service_app.ValidateRequest]
+        routed_reads.clear()
+        assert fast.status_code == routed.status_code == 200
+        assert fast.content == routed.content  # the same report, byte for byte
+        assert _without_date(fast.headers) == _without_date(routed.headers)
+
+
+def test_json_validate_read_in_chunks_and_under_a_root_path(core_db, client, routed_reads):
+    body = json.dumps({"decklist": ILLEGAL_MODERN, "format": "modern"}).encode()
+    expected = client.post("/v1/validate", content=body,
+                           headers={"content-type": "application/json"}).content
+
+    def chunks():  # no Content-Length: the fast path reads every chunk
+        for i in range(0, len(body), 20):
+            yield body[i:i + 20]
+    chunked = client.post("/v1/validate", content=chunks(), headers={"content-type": "application/json"})
+    assert chunked.status_code == 200 and chunked.content == expected
+    # uvicorn puts --root-path in front of the path; the fast path routes without it
+    with TestClient(create_app(ServiceConfig(db=core_db, poll_seconds=0)), root_path="/deckcheck") as c:
+        prefixed = c.post("/deckcheck/v1/validate", content=body,
+                          headers={"content-type": "application/vnd.deck+json"})
+    assert prefixed.status_code == 200 and prefixed.content == expected
+    assert routed_reads == []
+
+
+def test_json_bodies_that_are_not_a_report_are_answered_by_the_app(client, routed_reads):
+    """The fast path hands every other outcome to the app with the body it read replayed:
+    the app's problem answers, naming what the body held (so the whole body reached it)."""
+    problem = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island",
+                                                               "format": "modern", "bracket": "x"}),
+                             422, "invalid-field")
+    assert [e["field"] for e in problem["errors"]] == ["bracket"]
+    assert "modren" in assert_problem(client.post("/v1/validate", json={
+        "decklist": "1 Island", "format": "modren"}), 400, "unknown-format")["detail"]
+    assert routed_reads == [service_app.ValidateRequest] * 2
+
+
+def test_small_bodies_are_judged_on_the_event_loop_large_ones_in_a_thread():
+    import asyncio
+    import threading
+
+    threads = []
+
+    def judge_fn(options, content):
+        threads.append(threading.get_ident())
+        return {"judged": len(content)}
+
+    async def both():
+        small = await service_app.judge(judge_fn, None, "1 Island\n" * 100)
+        large = await service_app.judge(judge_fn, None, b"x" * (service_app.INLINE_MAX_BYTES + 1))
+        return small, large
+
+    assert asyncio.run(both()) == ({"judged": 900}, {"judged": service_app.INLINE_MAX_BYTES + 1})
+    assert threads[0] == threading.get_ident() and threads[1] != threading.get_ident()
+
+
 # ---------------------------------------------------------------------------- errors
 
 def test_400_unknown_format_and_malformed_bodies(client):
@@ -142,6 +225,15 @@ def test_413_body_over_one_megabyte_is_refused_while_reading(client):
                                params={"format": "modern"}), 413, "body-too-large")
     assert_problem(client.post("/v1/validate", files={"file": ("big.txt", big)},
                                data={"format": "modern"}), 413, "body-too-large")
+    big_json = json.dumps({"decklist": big.decode(), "format": "modern"}).encode()
+    assert_problem(client.post("/v1/validate", content=big_json,
+                               headers={"content-type": "application/json"}), 413, "body-too-large")
+
+    def json_chunks():  # the JSON fast path counts a chunked body as it arrives, too
+        for i in range(0, len(big_json), 65536):
+            yield big_json[i:i + 65536]
+    assert_problem(client.post("/v1/validate", content=json_chunks(),
+                               headers={"content-type": "application/json"}), 413, "body-too-large")
 
 
 def test_413_limit_counts_streamed_bytes_not_the_declared_length():
@@ -340,6 +432,12 @@ def test_cors_is_off_unless_origins_are_listed(core_db, client):
         assert allowed.headers["access-control-allow-origin"] == "https://decks.example"
         other = c.get("/v1/formats", headers={"origin": "https://evil.example"})
         assert "access-control-allow-origin" not in other.headers
+        body = {"decklist": LEGAL_MODERN, "format": "modern"}  # the JSON fast path: CORS too
+        posted = c.post("/v1/validate", json=body, headers={"origin": "https://decks.example"})
+        assert posted.status_code == 200
+        assert posted.headers["access-control-allow-origin"] == "https://decks.example"
+    assert "access-control-allow-origin" not in client.post(
+        "/v1/validate", json=body, headers={"origin": "https://decks.example"}).headers
 
 
 def test_no_endpoint_writes_the_database(core_db, client):

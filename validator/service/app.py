@@ -15,7 +15,7 @@ import os
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import orjson
 from fastapi import FastAPI, Request
@@ -33,6 +33,7 @@ from validator.report import card_facts, check_formats_dict
 from . import problems
 from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES
 from .cards import CardHolder, Snapshot
+from .fastpath import ValidateFastPath, is_json, media_type
 from .problems import ProblemError
 
 STATIC = Path(__file__).parent / "static"
@@ -157,8 +158,8 @@ def _checked(model: type[BaseModel], data: dict[str, Any]) -> BaseModel:
 
 async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[BaseModel, str | bytes]:
     """The options and the decklist (text, or a file's raw bytes: .dek files may be UTF-16)."""
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media == "application/json" or (media.startswith("application/") and media.endswith("+json")):
+    media = media_type(request.headers.get("content-type", ""))
+    if is_json(media):
         raw = await request.body()
         try:
             data = orjson.loads(raw)
@@ -203,6 +204,24 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
 
 def _json(data: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(data), status_code=status, media_type="application/json")
+
+
+#: A request body up to this size is judged on the event loop itself; a larger one in the
+#: threadpool. A deck of a few hundred lines takes about a millisecond of CPU, and handing it
+#: to a thread and back cost a quarter of that again (bench/bench_serve.py: ~0.2 ms of CPU per
+#: request in the queue, the wake-ups and the GIL passing between the loop and the thread)
+#: while buying no parallelism: the GIL lets one thread judge at a time. A real deck (a
+#: 100-card .dek is ~10 KB) stays under the limit; at the limit the worst list (900 distinct
+#: unknown names, each looked up for suggestions) holds the loop ~20 ms, and anything bigger
+#: (up to the 1 MB limit) runs in a thread so the loop keeps reading and answering meanwhile.
+INLINE_MAX_BYTES = 32 * 1024
+
+
+async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> Any:
+    """`fn(options, content)`: inline for a small body, in the threadpool for a large one."""
+    if len(content) <= INLINE_MAX_BYTES:
+        return fn(options, content)
+    return await run_in_threadpool(fn, options, content)
 
 
 #: Longer than any card name (the longest are about 140 characters): not looked up.
@@ -326,6 +345,13 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
             request.url.path, headers={"connection": "close"})
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)
+
+    async def validate_answer(options: ValidateRequest) -> dict[str, Any]:
+        return await judge(service.validate, options, options.decklist)
+
+    # Outside the body limit (it enforces the same limit itself), inside CORS (its answers
+    # get the CORS headers too): JSON validate requests skip the framework's per-request layers.
+    app.add_middleware(ValidateFastPath, model=ValidateRequest, answer=validate_answer)
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
                            allow_methods=["GET", "POST"], allow_headers=["Content-Type"])
@@ -335,7 +361,7 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
               summary="Validate a deck against one format: the deckcheck.report/1 object")
     async def post_validate(request: Request) -> Response:
         options, content = await read_deck_request(request, ValidateRequest)
-        return _json(await run_in_threadpool(service.validate, options, content))
+        return _json(await judge(service.validate, options, content))
 
     @app.post("/v1/check-formats", openapi_extra=_body_doc(CheckFormatsRequest),
               responses=_problems_doc(400, 413, 415, 422, 503),
