@@ -316,17 +316,33 @@ def after_sync(server: Server, db: Path, timeout: float = 300.0) -> tuple[float,
     return server.settled_memory_mb()
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy (all CPUs, every process), from /proc/stat."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return float("nan")
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # up to steal; guest is in user
+
+
 def load_run(server: Server, body: bytes, args: argparse.Namespace) -> dict:
     """One bounded load run, with the server's and this client's CPU per request (user +
-    system, every process and thread of each, warm-up included in both)."""
+    system, every process and thread of each, warm-up included in both), and how many cores
+    other work on the machine kept busy meanwhile (it competes with both)."""
     cpu_before = server.cpu_seconds()
     client_before = resource.getrusage(resource.RUSAGE_SELF)
+    busy_before = machine_busy_seconds()
     r = drive(server.port, body, args.requests, args.concurrency, args.time_limit)
+    busy = machine_busy_seconds() - busy_before
     client_after = resource.getrusage(resource.RUSAGE_SELF)
+    server_s = server.cpu_seconds() - cpu_before
+    client_s = (client_after.ru_utime - client_before.ru_utime + client_after.ru_stime
+                - client_before.ru_stime)
     sent = max(1, r["count"] + WARMUP)
-    r["cpu_ms"] = (server.cpu_seconds() - cpu_before) * 1000 / sent
-    r["client_ms"] = (client_after.ru_utime - client_before.ru_utime + client_after.ru_stime
-                      - client_before.ru_stime) * 1000 / sent
+    r["cpu_ms"] = server_s * 1000 / sent
+    r["client_ms"] = client_s * 1000 / sent
+    r["others"] = max(0.0, busy - server_s - client_s) / r["wall"] if r["wall"] else 0.0
     return r
 
 
@@ -395,7 +411,8 @@ def main() -> int:
                           f"p99 {r['p99'] * 1000:.1f} ms [target < {P99_TARGET_MS:.0f} ms: "
                           f"{verdict(r['p99'] * 1000 < P99_TARGET_MS)}]; CPU per request: server "
                           f"{r['cpu_ms']:.3f} ms ({r['cpu_ms'] / local[name][1]:.2f}x in-process "
-                          f"validate), client {r['client_ms']:.3f} ms"
+                          f"validate), client {r['client_ms']:.3f} ms; other work meanwhile "
+                          f"{r['others']:.1f} of {os.cpu_count()} cores"
                           + (f"; ERRORS: {r['errors'][:3]}" if r["errors"] else ""))
         finally:
             server.stop()
