@@ -206,19 +206,20 @@ def _json(data: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(data), status_code=status, media_type="application/json")
 
 
-#: A request body up to this size is judged on the event loop itself; a larger one in the
-#: threadpool. A deck of a few hundred lines takes about a millisecond of CPU, and handing it
-#: to a thread and back cost a quarter of that again (bench/bench_serve.py: ~0.2 ms of CPU per
-#: request in the queue, the wake-ups and the GIL passing between the loop and the thread)
-#: while buying no parallelism: the GIL lets one thread judge at a time. A real deck (a
-#: 100-card .dek is ~10 KB) stays under the limit; at the limit the worst list (900 distinct
-#: unknown names, each looked up for suggestions) holds the loop ~20 ms, and anything bigger
-#: (up to the 1 MB limit) runs in a thread so the loop keeps reading and answering meanwhile.
+#: A decklist up to this length (characters of a JSON field, or bytes of an upload) is judged
+#: on the event loop itself; a longer one in the threadpool. A deck of a few hundred lines
+#: takes under a millisecond of CPU, and handing it to a thread and back cost ~0.2 ms of CPU
+#: more per request (the queue, the wake-ups, the GIL passing between the loop and the
+#: thread: the ASGI app measured with the judging stubbed out) while buying no parallelism:
+#: the GIL lets one thread judge at a time. A real deck (a 100-card .dek is ~10 KB) stays
+#: under the limit; at the limit the slowest list measured (900 lines of distinct unknown
+#: names) holds the loop ~20 ms, and anything longer (up to the 1 MB limit) runs in a thread
+#: so the loop keeps reading and answering other requests meanwhile.
 INLINE_MAX_BYTES = 32 * 1024
 
 
 async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> Any:
-    """`fn(options, content)`: inline for a small body, in the threadpool for a large one."""
+    """`fn(options, content)`: inline for a short decklist, in the threadpool for a long one."""
     if len(content) <= INLINE_MAX_BYTES:
         return fn(options, content)
     return await run_in_threadpool(fn, options, content)
