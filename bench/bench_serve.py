@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DERIVED_FILE, SHARED_DATA, derived_db, percentile  # noqa: E402
@@ -124,6 +125,37 @@ class Server:
             frontier += [int(c) for c in children]
         return pids
 
+    def connections(self) -> list[int]:
+        """Established connections to the port held by each process that holds any (each
+        worker: the kernel hands a new connection to whichever worker accepts first, and a
+        keep-alive connection stays with it), from /proc/net/tcp and each process's fds."""
+        port = f":{self.port:04X}"
+        inodes: set[str] = set()
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                rows = Path(table).read_text().splitlines()[1:]
+            except OSError:
+                continue
+            for row in rows:
+                fields = row.split()
+                if fields[1].endswith(port) and fields[3] == "01":  # local address, ESTABLISHED
+                    inodes.add(f"socket:[{fields[9]}]")
+        counts = []
+        for pid in self.pids():
+            try:
+                fds = list(Path(f"/proc/{pid}/fd").iterdir())
+            except OSError:
+                continue
+            held = 0
+            for fd in fds:
+                try:
+                    held += os.readlink(fd) in inodes
+                except OSError:
+                    pass
+            if held:
+                counts.append(held)
+        return sorted(counts, reverse=True)
+
     def cpu_seconds(self) -> float:
         """User + system CPU time of the server's processes so far."""
         ticks = os.sysconf("SC_CLK_TCK")
@@ -165,10 +197,13 @@ class Server:
 
 # ---------------------------------------------------------------------------- the load
 
-def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: float) -> dict:
-    """`requests` POSTs of `body` to /v1/validate on `concurrency` keep-alive connections (after
-    WARMUP uncounted ones), stopping early at `time_limit` seconds; latencies in seconds, from
-    the request's first byte sent to its answer's last byte received; errors counted.
+def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: float,
+          probe: Callable[[], Any] | None = None) -> dict:
+    """`requests` POSTs of `body` to /v1/validate on `concurrency` keep-alive connections,
+    stopping early at `time_limit` seconds; latencies in seconds, from the request's first
+    byte sent to its answer's last byte received; errors counted. First WARMUP uncounted
+    requests on the same connections, all answered before the counted ones start; `probe()`
+    runs in between (its result is returned as "probe").
 
     The client shares the server's cores, so its CPU is kept small and is measured: one
     thread drives every connection through a selector (epoll), sends request bytes built
@@ -179,89 +214,100 @@ def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: f
     request = (b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
                b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
                % (port, len(body))) + body
-    total = requests + WARMUP
-    latencies: list[float] = []
     errors: list[str] = []
-    issued = 0
     checked = False
     selector = selectors.DefaultSelector()
     deadline = time.monotonic() + time_limit
 
     class Conn:
-        __slots__ = ("sock", "buf", "n", "started", "size")
+        __slots__ = ("sock", "buf", "started", "size", "busy")
 
         def __init__(self) -> None:
             self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self.buf = bytearray()
-            self.n, self.started, self.size = -1, 0.0, -1
+            self.started, self.size, self.busy = 0.0, -1, False
             selector.register(self.sock, selectors.EVENT_READ, self)
 
         def close(self) -> None:
             selector.unregister(self.sock)
             self.sock.close()
 
-    def send_next(conn: Conn) -> bool:
-        nonlocal issued
-        if issued >= total or time.monotonic() >= deadline:
+    def phase(total: int, latencies: list[float] | None) -> None:
+        """`total` requests, each connection sending its next when its answer is in."""
+        nonlocal checked
+        issued = in_flight = 0
+
+        def send_next(conn: Conn) -> None:
+            nonlocal issued, in_flight
+            if issued >= total or time.monotonic() >= deadline:
+                return
+            issued, in_flight = issued + 1, in_flight + 1
+            conn.buf.clear()
+            conn.size, conn.busy = -1, True
+            conn.started = time.perf_counter()
+            conn.sock.sendall(request)
+
+        def failed(conn: Conn, why: str) -> None:
+            nonlocal in_flight
+            in_flight -= conn.busy
+            if len(errors) < 5:
+                errors.append(why)
             conn.close()
-            return False
-        conn.n, issued = issued, issued + 1
-        conn.buf.clear()
-        conn.size = -1
-        conn.started = time.perf_counter()
-        conn.sock.sendall(request)
-        return True
+            fresh = Conn()  # a fresh connection for the next request
+            send_next(fresh)
 
-    def failed(conn: Conn, why: str) -> None:
-        if len(errors) < 5:
-            errors.append(why)
-        conn.close()
-        if issued < total and time.monotonic() < deadline:
-            send_next(Conn())  # a fresh connection for the next request
+        for key in list(selector.get_map().values()):
+            send_next(key.data)
+        wait_until = deadline + 30  # answers in flight at the time limit may finish
+        while in_flight and time.monotonic() < wait_until:
+            for key, _ in selector.select(timeout=1.0):
+                conn = key.data
+                try:
+                    chunk = conn.sock.recv(262144)
+                except OSError as exc:
+                    failed(conn, repr(exc))
+                    continue
+                if not chunk:
+                    failed(conn, "connection closed by the server")
+                    continue
+                conn.buf += chunk
+                if conn.size < 0:
+                    head_end = conn.buf.find(b"\r\n\r\n")
+                    if head_end < 0:
+                        continue
+                    head = bytes(conn.buf[:head_end]).lower()
+                    at = head.find(b"\r\ncontent-length:")
+                    if at < 0:
+                        failed(conn, "an answer without Content-Length")
+                        continue
+                    line_end = head.find(b"\r\n", at + 2)
+                    conn.size = head_end + 4 + int(head[at + 17:line_end if line_end > 0 else None])
+                if len(conn.buf) < conn.size:
+                    continue
+                elapsed = time.perf_counter() - conn.started
+                conn.busy = False
+                in_flight -= 1
+                status = bytes(conn.buf[9:12])
+                if status != b"200":
+                    failed(conn, f"status {status.decode(errors='replace')}")
+                    continue
+                if not checked:  # once, outside any timing: the answer is the report
+                    checked = True
+                    report = json.loads(bytes(conn.buf[conn.buf.find(b"\r\n\r\n") + 4:]))
+                    if report.get("schema") != "deckcheck.report/1":
+                        errors.append(f"not a deckcheck.report/1 answer: {str(report)[:100]}")
+                if latencies is not None:
+                    latencies.append(elapsed)
+                send_next(conn)
 
-    started = time.perf_counter()
     for _ in range(concurrency):
-        send_next(Conn())
-    wait_until = deadline + 30  # answers in flight at the time limit may finish
-    while selector.get_map() and time.monotonic() < wait_until:
-        for key, _ in selector.select(timeout=1.0):
-            conn = key.data
-            try:
-                chunk = conn.sock.recv(262144)
-            except OSError as exc:
-                failed(conn, repr(exc))
-                continue
-            if not chunk:
-                failed(conn, "connection closed by the server")
-                continue
-            conn.buf += chunk
-            if conn.size < 0:
-                head_end = conn.buf.find(b"\r\n\r\n")
-                if head_end < 0:
-                    continue
-                head = bytes(conn.buf[:head_end]).lower()
-                length = head.find(b"\r\ncontent-length:")
-                if length < 0:
-                    failed(conn, "an answer without Content-Length")
-                    continue
-                conn.size = head_end + 4 + int(head[length + 17:head.find(b"\r\n", length + 2)
-                                                    if head.find(b"\r\n", length + 2) > 0 else None])
-            if len(conn.buf) < conn.size:
-                continue
-            elapsed = time.perf_counter() - conn.started
-            status = bytes(conn.buf[9:12])
-            if status != b"200":
-                failed(conn, f"status {status.decode(errors='replace')}")
-                continue
-            if not checked:  # once, outside any timing: the answer is the report
-                checked = True
-                report = json.loads(bytes(conn.buf[conn.buf.find(b"\r\n\r\n") + 4:]))
-                if report.get("schema") != "deckcheck.report/1":
-                    errors.append(f"not a deckcheck.report/1 answer: {str(report)[:100]}")
-            if conn.n >= WARMUP:  # the first WARMUP requests are not counted
-                latencies.append(elapsed)
-            send_next(conn)
+        Conn()
+    phase(WARMUP, None)
+    probed = probe() if probe else None
+    latencies: list[float] = []
+    started = time.perf_counter()
+    phase(requests, latencies)
     wall = time.perf_counter() - started
     for key in list(selector.get_map().values()):
         key.data.close()
@@ -269,7 +315,7 @@ def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: f
     latencies.sort()
     return {"count": len(latencies), "wall": wall, "rps": len(latencies) / wall if wall else 0,
             "p50": percentile(latencies, 50), "p99": percentile(latencies, 99),
-            "errors": errors, "timed_out": time.monotonic() >= deadline}
+            "errors": errors, "timed_out": time.monotonic() >= deadline, "probe": probed}
 
 
 def in_process(db: Path, decks: dict[str, tuple[str, str]], repeat: int) -> dict[str, float]:
@@ -333,7 +379,8 @@ def load_run(server: Server, body: bytes, args: argparse.Namespace) -> dict:
     cpu_before = server.cpu_seconds()
     client_before = resource.getrusage(resource.RUSAGE_SELF)
     busy_before = machine_busy_seconds()
-    r = drive(server.port, body, args.requests, args.concurrency, args.time_limit)
+    r = drive(server.port, body, args.requests, args.concurrency, args.time_limit,
+              probe=server.connections)
     busy = machine_busy_seconds() - busy_before
     client_after = resource.getrusage(resource.RUSAGE_SELF)
     server_s = server.cpu_seconds() - cpu_before
@@ -413,6 +460,8 @@ def main() -> int:
                           f"{r['cpu_ms']:.3f} ms ({r['cpu_ms'] / local[name][1]:.2f}x in-process "
                           f"validate), client {r['client_ms']:.3f} ms; other work meanwhile "
                           f"{r['others']:.1f} of {os.cpu_count()} cores"
+                          + (f"; connections per worker {'/'.join(map(str, r['probe']))}"
+                             if workers > 1 and r["probe"] else "")
                           + (f"; ERRORS: {r['errors'][:3]}" if r["errors"] else ""))
         finally:
             server.stop()

@@ -210,3 +210,39 @@ def test_forked_workers_are_replaced_and_stopped_with_the_server(core_db, tmp_pa
         for pid in now:  # no worker outlives the server
             assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
         assert "starting another" in server.output()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT spreads connections on Linux")
+def test_each_forked_worker_listens_on_its_own_socket_and_connections_are_spread():
+    """One socket per worker in a SO_REUSEPORT group: the kernel spreads a burst of connections
+    over all of them (a shared socket let one idle worker take a whole burst), and the port
+    still refuses a second server."""
+    from validator import DeckcheckError
+    from validator.service.server import listen, listen_group
+
+    group = listen_group("127.0.0.1", 0, 2)
+    clients: list[socket.socket] = []
+    try:
+        port = group[0].getsockname()[1]
+        assert len(group) == 2 and group[1].getsockname()[1] == port
+        for _ in range(40):  # all on one socket: a chance of 2 in 2**40
+            clients.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        accepted = []
+        for sock in group:
+            sock.setblocking(False)
+            count = 0
+            while True:
+                try:
+                    conn, _ = sock.accept()
+                except BlockingIOError:
+                    break
+                conn.close()
+                count += 1
+            accepted.append(count)
+        assert sum(accepted) == 40 and min(accepted) > 0, accepted
+        for attempt in (lambda: listen("127.0.0.1", port), lambda: listen_group("127.0.0.1", port, 2)):
+            with pytest.raises(DeckcheckError, match="cannot listen"):
+                attempt()
+    finally:
+        for sock in clients + group:
+            sock.close()

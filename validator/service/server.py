@@ -3,7 +3,7 @@
 The card data is loaded once, before the port is bound, so that a database that cannot be
 read is a one-line error (exit 2) and the first connection is already answered from a ready
 index. With several workers (where the platform can fork), the loaded process binds the port
-and forks the workers: they share the loaded index and every imported module copy-on-write
+(on Linux one socket per worker, see `listen_group`) and forks the workers: they share the loaded index and every imported module copy-on-write
 (the index is frozen out of the cyclic GC, so the collector never touches its pages), which is
 what keeps each added worker small and makes N workers ready as fast as one. Each worker then
 polls for new syncs and swaps its own data in (cards.py). Without fork, uvicorn's own
@@ -81,6 +81,40 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def listen_group(host: str, port: int, count: int) -> list[socket.socket]:
+    """`count` listening sockets on one address, one per worker, where the kernel spreads new
+    connections over them (Linux SO_REUSEPORT: by a hash of each connection's addresses); else
+    one socket that every worker accepts from.
+
+    A connection on a socket shared by forked workers goes to whichever worker accepts first,
+    and an idle one takes a whole burst: the 16 keep-alive connections of bench/bench_serve.py
+    (it prints the spread) were split 12/4 or worse in 11 runs of 20 (16/0 twice), one worker
+    answering most of them while the other idled; hashed, 8 runs of 8 were 11/5 or better.
+    The address is first bound without SO_REUSEPORT, so a port already in use (by anything,
+    another `deckcheck serve` too) is still refused with the usual error."""
+    first = listen(host, port)
+    if count <= 1 or not sys.platform.startswith("linux") or not hasattr(socket, "SO_REUSEPORT"):
+        return [first]
+    family, address = first.family, first.getsockname()
+    first.close()
+    group = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            group.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            sock.bind(address)
+            sock.listen(2048)
+            sock.set_inheritable(True)
+    except OSError as exc:
+        for sock in group:
+            sock.close()
+        raise DeckcheckError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
+                             "another --port or --host", code="usage") from exc
+    return group
+
+
 def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 1,
           db: str | None = None, cors_origins: Sequence[str] = (),
           formats_file: str | None = None, poll_seconds: float = 5.0,
@@ -107,18 +141,21 @@ def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 
     holder = preloaded_holder(config)
     app = create_app(config, holder=holder)
     uv_config = uvicorn.Config(app, host=host, port=port, **common)  # configures logging
-    sock = listen(host, port)
+    sockets = listen_group(host, port, workers)
     log.info("card data loaded in %.2f s; listening on http://%s:%d", time.perf_counter() - started,
              host if ":" not in host else f"[{host}]", port)
     if workers <= 1:
-        uvicorn.Server(uv_config).run(sockets=[sock])
+        uvicorn.Server(uv_config).run(sockets=sockets)
         return
-    _run_forked(uv_config, sock, holder, workers)
+    _run_forked(uv_config, sockets, holder, workers)
 
 
-def _run_forked(uv_config: Any, sock: socket.socket, holder: "CardHolder", workers: int) -> None:
-    """Fork `workers` uvicorn servers on the shared socket; replace any that dies; on SIGTERM
-    or SIGINT stop them all (each finishes its requests in flight) and return."""
+def _run_forked(uv_config: Any, sockets: list[socket.socket], holder: "CardHolder",
+                workers: int) -> None:
+    """Fork `workers` uvicorn servers, worker N on socket N of `sockets` (or all on the one
+    shared socket); replace any that dies (on the same socket: connections the kernel queued
+    on it meanwhile wait for the new worker, as the supervisor keeps every socket open); on
+    SIGTERM or SIGINT stop them all (each finishes its requests in flight) and return."""
     import uvicorn
 
     snapshot = holder.current
@@ -134,7 +171,11 @@ def _run_forked(uv_config: Any, sock: socket.socket, holder: "CardHolder", worke
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                uvicorn.Server(uv_config).run(sockets=[sock])
+                own = sockets[(number - 1) % len(sockets)]
+                for other in sockets:
+                    if other is not own:
+                        other.close()
+                uvicorn.Server(uv_config).run(sockets=[own])
             except BaseException:  # noqa: BLE001 - logged; the parent starts another
                 log.exception("worker %d failed", number)
                 code = 1
@@ -172,5 +213,6 @@ def _run_forked(uv_config: Any, sock: socket.socket, holder: "CardHolder", worke
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        sock.close()
+        for sock in sockets:
+            sock.close()
     sys.stdout.flush()
