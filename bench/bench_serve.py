@@ -14,7 +14,9 @@ card database (built once and cached, see bench/common.py), and prints:
   JSON to /v1/validate on CONCURRENCY keep-alive connections for a fixed number of requests
   (bounded by --time-limit too), --runs times: requests/s, p50 and p99 latency over all the
   counted requests, and CPU per request of the server (every process) and of this client,
-  the server's as a ratio of in-process validate (the cost of HTTP + JSON);
+  the server's as a ratio of in-process validate (the difference is the cost of HTTP + JSON,
+  plus validate itself running slower in a server that shares its cores with the client and
+  any other work: caches and time slices);
 * a summary per worker count and deck: best and worst p50/p99 of the runs, median CPU;
 * resident memory of the whole server (supervisor + workers) at each --rss-workers count, and
   the growth per added worker (RSS and PSS: PSS splits shared pages between processes).
@@ -479,7 +481,8 @@ def main() -> int:
               f"p99 {p99[0]:.1f} / {p99[-1]:.1f} ms [target < {P99_TARGET_MS:.0f} ms: best "
               f"{verdict(p99[0] < P99_TARGET_MS)}, worst {verdict(p99[-1] < P99_TARGET_MS)}]; "
               f"median CPU per request: server {server_ms:.3f} ms = {server_ms / cpu_ms:.2f}x "
-              f"in-process validate ({cpu_ms:.3f} ms; HTTP + JSON {server_ms - cpu_ms:.3f} ms), "
+              f"in-process validate ({cpu_ms:.3f} ms; {server_ms - cpu_ms:+.3f} ms: HTTP + JSON "
+              "and sharing the cores), "
               f"client {client_ms:.3f} ms; best throughput {rps / rate:.2f}x in-process")
 
     counts = sorted({int(n) for n in args.rss_workers.split(",") if n.strip()})
