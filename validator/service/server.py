@@ -3,11 +3,12 @@
 The card data is loaded once, before the port is bound, so that a database that cannot be
 read is a one-line error (exit 2) and the first connection is already answered from a ready
 index. With several workers (where the platform can fork), the loaded process binds the port
-(on Linux one socket per worker, see `listen_group`) and forks the workers: they share the loaded index and every imported module copy-on-write
-(the index is frozen out of the cyclic GC, so the collector never touches its pages), which is
-what keeps each added worker small and makes N workers ready as fast as one. Each worker then
-polls for new syncs and swaps its own data in (cards.py). Without fork, uvicorn's own
-multi-process mode starts the workers and each loads its index.
+(on Linux one socket per worker, see `listen_group`) and forks the workers: they share the
+loaded index and every imported module copy-on-write (the index is frozen out of the cyclic
+GC, so the collector never touches its pages), which is what keeps each added worker small
+and makes N workers ready as fast as one. Each worker then polls for new syncs and swaps its
+own data in (cards.py). Without fork, uvicorn's own multi-process mode starts the workers and
+each loads its index.
 """
 
 from __future__ import annotations
