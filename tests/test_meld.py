@@ -6,14 +6,13 @@ of ../shared/data, trimmed to the fields deckcheck reads, `all_parts` included).
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
 import validator
 from conftest import FIXTURES, load_cards
 from validator.cardfacts import card_from_scryfall
-from validator.db import CardDB, create_schema, make_engine, database_url
+from validator.db import CardDB
 from validator.resolve import CardIndex
 
 MELD = load_cards("cards_meld.json")
@@ -59,30 +58,6 @@ def test_meld_result_in_the_commander_section(index):
     assert "meld-result" in found and not report.legal and BRISELA not in report.commanders
     # The meld problem says what is wrong: not "unknown card", not "no commander found".
     assert not found & {"commander-unknown", "commander-missing", "unknown-card"}
-
-
-def test_database_synced_before_meld_parts_still_reads(tmp_path):
-    """An older database has no `meld_from` column: it opens, the meld result is still not a
-    card (no mana cost, not a land, meld layout), and the next sync adds the column."""
-    from validator.sync import import_file
-
-    source = tmp_path / "cards.json"
-    source.write_text(json.dumps(json.loads((FIXTURES / "cards_meld.json").read_text("utf-8"))),
-                      encoding="utf-8")
-    path = tmp_path / "old.sqlite3"
-    import_file(source, str(path))
-    with sqlite3.connect(path) as conn:
-        conn.execute("ALTER TABLE cards DROP COLUMN meld_from")
-    db = CardDB(str(path))
-    brisela = db.card(BRISELA)
-    assert brisela.meld_from == () and brisela.is_meld_result
-    assert not db.card(PARTS[0]).is_meld_result
-    report = validator.validate(f"1 {BRISELA}\n59 {PARTS[0]}\n", "vintage", cards=db)
-    assert "meld-result" in {p.code for p in report.problems}
-    db.close()
-    create_schema(make_engine(database_url(str(path))))  # what a sync does first
-    with sqlite3.connect(path) as conn:
-        assert "meld_from" in {r[1] for r in conn.execute("PRAGMA table_info(cards)")}
 
 
 def test_fresh_database_keeps_meld_parts(tmp_path):

@@ -1,9 +1,11 @@
 """The lean SQLite reader, the compact card index and reads that never tear (issues 11, 12).
 
 * `SqliteCards` (sqlite3, no SQLAlchemy) answers exactly as `CardDB` does.
-* `CardIndex.from_db` over the compact `card_index` table holds the same cards as an index
-  built from the card tables, records the sync it was read from, and falls back to the card
-  tables for a database written without the compact index.
+* `CardIndex.from_db` over the compact card rows holds the same cards as an index built from
+  `all_cards`, and records the sync it was read from.
+* A database of schema version 1 (a column per fact, a row per legality, a second copy in
+  `card_index`) is refused by every reader with "run `deckcheck sync`", and a sync upgrades it
+  in place, keeping the change log right.
 * A reader alternating with a writer that flips two card files never sees a mix of them.
 """
 
@@ -20,9 +22,9 @@ from pathlib import Path
 import pytest
 
 import validator
-from validator.db import CardDB, CardRow
+from validator.db import SCHEMA_VERSION, CardDB
 from validator.resolve import CardIndex
-from validator.store_sqlite import CARD_COLUMNS, SqliteCards, open_cards
+from validator.store_sqlite import SqliteCards, open_cards
 from validator.sync import import_file
 
 from conftest import FIXTURES
@@ -53,8 +55,10 @@ def all_folded(path: Path) -> list[str]:
         return [r[0] for r in con.execute("SELECT folded FROM card_names")]
 
 
-def test_card_columns_match_the_model() -> None:
-    assert CARD_COLUMNS == tuple(c.name for c in CardRow.__table__.columns)
+def test_lean_reader_reads_the_schema_version_of_the_model() -> None:
+    from validator import store_sqlite
+
+    assert store_sqlite.SCHEMA_VERSION == SCHEMA_VERSION
 
 
 def test_lean_reader_answers_as_carddb(db_path: Path) -> None:
@@ -105,7 +109,7 @@ def cards_of(index: CardIndex, names: list[str]):
 def test_compact_index_equals_index_from_card_tables(db_path: Path, reader) -> None:
     db = reader(db_path)
     compact = CardIndex.from_db(db)
-    assert compact._raw, "expected the compact card_index rows to be used"
+    assert compact._raw, "expected the compact card rows to be used"
     tables = CardIndex(db.all_cards())
     names = all_folded(db_path)
     assert cards_of(compact, names) == cards_of(tables, names)
@@ -129,19 +133,58 @@ def test_index_records_its_sync(db_path: Path) -> None:
     assert CardIndex().sync is None
 
 
-def test_database_without_compact_index_falls_back(db_path: Path, tmp_path: Path) -> None:
-    import shutil
+def schema_v1_database(path: Path) -> Path:
+    """A database as deckcheck wrote it before schema version 2: cards_core.json synced by
+    that code (updated_at 2026-08-01), from the SQL dump in the fixtures."""
     import sqlite3
 
-    old = tmp_path / "old.sqlite3"
-    shutil.copy(db_path, old)
+    con = sqlite3.connect(path)
+    con.executescript((FIXTURES / "cards_core_schema_v1.sql").read_text(encoding="utf-8"))
+    con.close()
+    return path
+
+
+def test_schema_v1_database_is_refused_with_run_sync(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from validator.cli import main
+
+    old = schema_v1_database(tmp_path / "old.sqlite3")
+    for open_it in (validator.open_db, lambda p: CardDB(p).check()):
+        with pytest.raises(validator.DatabaseError, match=r"older deckcheck .*schema version "
+                           r"1.*run `deckcheck sync`"):
+            open_it(old)
+    deck = tmp_path / "deck.txt"
+    deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
+    assert main(["validate", str(deck), "--format", "modern", "--db", str(old)]) == 2
+    err = capsys.readouterr().err
+    assert "run `deckcheck sync`" in err and "Traceback" not in err
+
+
+def test_sync_upgrades_a_schema_v1_database_in_place(tmp_path: Path) -> None:
+    import sqlite3
+
+    old = schema_v1_database(tmp_path / "old.sqlite3")
     with sqlite3.connect(old) as con:
-        con.execute("DROP TABLE card_index")  # as written by a deckcheck before it existed
-    names = all_folded(db_path)
+        con.execute("INSERT INTO printings VALUES ('lea', '161', (SELECT oracle_id FROM cards "
+                    "WHERE name = 'Lightning Bolt'), 'common', NULL, NULL)")
+    objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    result = import_file(FIXTURES / "cards_core.json", str(old))
+    assert result.changes == [] and result.card_count == len(objs)
+    fresh = tmp_path / "fresh.sqlite3"
+    import_file(FIXTURES / "cards_core.json", str(fresh))
+    names = all_folded(fresh)
     for reader in (SqliteCards, CardDB):
-        index = CardIndex.from_db(reader(old))
-        assert not index._raw
-        assert cards_of(index, names) == cards_of(CardIndex.from_db(SqliteCards(db_path)), names)
+        assert cards_of(CardIndex.from_db(reader(old)), names) == \
+            cards_of(CardIndex.from_db(reader(fresh)), names)
+    db = validator.open_db(old)
+    assert isinstance(db, SqliteCards)
+    assert db.printing("LEA", "161")[1] == "common"  # printings are kept
+    assert [s["updated_at"] for s in [db.last_sync("oracle_cards")]] == [None]
+    with sqlite3.connect(old) as con:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert con.execute("SELECT count(*) FROM sync_runs").fetchone()[0] == 2
+    assert not tables & {"legalities", "card_index"}
+    assert validator.validate("4 Lightning Bolt\n56 Mountain\n", "modern", cards=db).legal
 
 
 def test_resync_rewrites_the_compact_index(tmp_path: Path) -> None:
@@ -246,21 +289,17 @@ def test_reads_never_tear_while_syncs_alternate(tmp_path: Path) -> None:
     assert not problems, f"{len(problems)} torn reads of {reads}: {problems[:5]}"
 
 
-@pytest.mark.parametrize("compact_rows", [True, False])
-def test_resync_change_log_with_and_without_compact_rows(tmp_path: Path, compact_rows) -> None:
+@pytest.mark.parametrize("schema", [SCHEMA_VERSION, 1])
+def test_resync_change_log_in_this_and_the_old_schema(tmp_path: Path, schema) -> None:
     """A re-sync rewrites only the cards that changed; the change log still lists exactly
-    what changed, whether the old statuses come from card_index or (a database written before
-    it) from the legalities table."""
-    import sqlite3
-
+    what changed, also when the sync upgrades a schema version 1 database (the old statuses
+    then come from its legalities table)."""
     path = tmp_path / "cards.sqlite3"
     objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
-    first = tmp_path / "a.json"
-    first.write_text(json.dumps(objs), encoding="utf-8")
-    import_file(first, str(path))
-    if not compact_rows:
-        with sqlite3.connect(path) as con:
-            con.execute("DELETE FROM card_index")
+    if schema == 1:
+        schema_v1_database(path)
+    else:
+        import_file(FIXTURES / "cards_core.json", str(path))
     changed = [dict(o, legalities=dict(o["legalities"], legacy="banned"))
                if o["name"] == "Brainstorm" else o for o in objs]
     second = tmp_path / "b.json"

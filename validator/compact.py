@@ -1,16 +1,18 @@
-"""The compact card encoding of the in-memory index (`CardIndex`): one place encodes it at sync
-time (`db.card_batches`, table `card_index`) and decodes it at load time.
+"""The compact card encoding: how a card's facts are stored (`cards.data`, schema version 2).
+One place encodes it at sync time (`db.card_batches`) and decodes it for every reader
+(`db.CardDB`, `store_sqlite.SqliteCards`, the in-memory `CardIndex`).
 
-A card is one orjson array of its facts, kept as bytes until a deck first names the card: an
-index over the full card file then loads in one read of small rows, and only the cards decks
-use are ever turned into `Card` objects. Legalities are stored as the JSON text of the card's
-statuses (those other than `not_legal`, as in table `legalities`); a few hundred distinct
-texts cover every card, so each is parsed once and the dict shared.
+A card is one JSON array of its facts, kept as bytes in the index until a deck first names
+the card: an index over the full card file then loads in one read of small rows, and only the
+cards decks use are ever turned into `Card` objects. Legalities are stored as the JSON text of
+the card's statuses (those other than `not_legal`), one row of `legality_sets` per distinct
+text; a few hundred cover every card, so each is parsed once and the dict shared.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from .model import Card, Face
 
@@ -30,29 +32,28 @@ def legality_text(legalities: dict[str, str]) -> str:
     return orjson.dumps({f: s for f, s in sorted(legalities.items()) if s != "not_legal"}).decode()
 
 
-def encode_card(card: Card, sorted_sets: tuple[list[str], ...] | None = None) -> bytes:
-    """Everything of `card` but its oracle id, name and legalities (columns of their own).
-
-    `sorted_sets`: (types, subtypes, supertypes, keywords) already sorted, when the caller
-    sorted them for the card's other rows (a sync sorts each once)."""
+def encode_card(card: Card) -> bytes:
+    """Everything of `card` but its oracle id, name and legalities (columns of their own)."""
     import orjson
 
     faces = [[f.name, f.mana_cost, f.type_line, f.oracle_text, f.power, f.toughness, f.loyalty]
              for f in card.faces]  # _FACE_KEYS, in order
-    types, subtypes, supertypes, keywords = sorted_sets or (
-        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), sorted(card.keywords))
     return orjson.dumps([
         ENCODING_VERSION, card.layout, faces, card.mana_cost, card.mana_value, card.type_line,
-        types, subtypes, supertypes, card.oracle_text,
-        card.color_identity, keywords, card.game_changer, card.reserved,
+        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), card.oracle_text,
+        card.color_identity, sorted(card.keywords), card.game_changer, card.reserved,
         card.copy_limit, card.any_number, card.commander_eligible, card.partner,
         card.partner_with, card.has_activated_ability, card.companion_condition,
         card.is_deck_card, list(card.meld_from),
     ])
 
 
-def decode_card(oracle_id: str, name: str, data: bytes, legalities: dict[str, str]) -> Card:
-    from orjson import loads
+def decode_card(oracle_id: str, name: str, data: bytes, legalities: dict[str, str],
+                loads: Callable[[bytes], Any] | None = None) -> Card:
+    """The `Card` of an encoded row. `loads` parses JSON (default orjson; the lean SQLite
+    reader passes the standard library's, which a cold run has imported anyway)."""
+    if loads is None:
+        from orjson import loads
 
     v = loads(data)
     if v[0] != ENCODING_VERSION:
@@ -88,11 +89,6 @@ class LegalityInterner:
         return len(self._seen)
 
 
-def index_row(card: Card) -> tuple[str, str, str, bytes]:
-    """The `card_index` row of a deck card: (oracle_id, name, legalities, data)."""
-    return (card.oracle_id, card.name, legality_text(dict(card.legalities)), encode_card(card))
-
-
 
 # ---------------------------------------------------------------------------- what an index holds
 
@@ -111,9 +107,9 @@ class SyncStamp:
 class IndexData:
     """Everything a `CardIndex` is built from, read in one snapshot.
 
-    Either `rows` (the compact `card_index` rows: oracle_id, name, legalities text, data) with
-    `names` (folded name, oracle_id) from `card_names`, or, for a database written before the
-    compact index existed, `cards` ((folded names, Card) pairs read from the card tables).
+    Either `rows` (every deck card's compact row: oracle_id, name, legalities text, data) with
+    `names` (folded name, oracle_id) from `card_names`, or `cards` ((folded names, Card)
+    pairs; no database reader gives these since schema version 2).
     """
 
     sync: SyncStamp | None

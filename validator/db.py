@@ -14,26 +14,30 @@ import operator
 import os
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from sqlalchemy import (
-    JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, String, Text,
-    create_engine, delete, event, func, insert, inspect, select, text,
+    Boolean, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, String, Text,
+    create_engine, delete, event, func, insert, inspect, select,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from .cardfacts import lookup_names
-from .compact import IndexData, SyncStamp, encode_card, legality_text
+from .compact import IndexData, SyncStamp, decode_card, encode_card, legality_text
 from .location import ENV_DB, database_url, default_db_path  # noqa: F401 - re-exported
-from .model import Card, Face
+from .model import Card
 from .names import fold_name
 
-SCHEMA_VERSION = 1
+#: Version 2 (issue 12): a card's facts are one compact blob (`cards.data`) and its legalities
+#: one of a few hundred `legality_sets` (version 1 had a column per fact, a `legalities` row per
+#: format and a second copy of every card in `card_index`). A sync migrates a version 1
+#: database (`_migrate_from_v1`); readers of one say to run a sync.
+SCHEMA_VERSION = 2
 
 
 class DatabaseError(DeckcheckError, RuntimeError):
@@ -102,50 +106,29 @@ class Base(DeclarativeBase):
     pass
 
 
+class LegalitySetRow(Base):
+    """One distinct set of legalities: a card's statuses other than `not_legal` as a JSON
+    object (`compact.legality_text`). 34,000 cards hold about 200 distinct ones, so a card
+    refers to its set instead of holding a row per format; a format listed in `meta.formats`
+    that a card's set does not name means not legal there."""
+
+    __tablename__ = "legality_sets"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    statuses: Mapped[str] = mapped_column(Text)
+
+
 class CardRow(Base):
-    """One oracle card: the facts of `model.Card` (CR citations live in `cardfacts`)."""
+    """One oracle card: every fact of `model.Card` (CR citations live in `cardfacts`) but its
+    oracle id, name and legalities in the compact encoding of `compact` (`data`), the one copy
+    every reader decodes (`CardDB`, `store_sqlite`, `CardIndex`). `name` and `is_deck_card`
+    are columns too: lookups filter on them and suggestions read the names."""
 
     __tablename__ = "cards"
     oracle_id: Mapped[str] = mapped_column(String(36), primary_key=True)
     name: Mapped[str] = mapped_column(String(300))
-    layout: Mapped[str] = mapped_column(String(40))
-    mana_cost: Mapped[str] = mapped_column(String(200))
-    mana_value: Mapped[float] = mapped_column(Float)
-    type_line: Mapped[str] = mapped_column(String(300))
-    types: Mapped[list[str]] = mapped_column(JSON)
-    subtypes: Mapped[list[str]] = mapped_column(JSON)
-    supertypes: Mapped[list[str]] = mapped_column(JSON)
-    oracle_text: Mapped[str] = mapped_column(Text)
-    faces: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-    color_identity: Mapped[str] = mapped_column(String(5))
-    keywords: Mapped[list[str]] = mapped_column(JSON)
-    game_changer: Mapped[bool] = mapped_column(Boolean)
-    reserved: Mapped[bool] = mapped_column(Boolean)
-    copy_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    any_number: Mapped[bool] = mapped_column(Boolean)
-    commander_eligible: Mapped[bool] = mapped_column(Boolean)
-    partner: Mapped[str | None] = mapped_column(String(60), nullable=True)
-    partner_with: Mapped[str | None] = mapped_column(String(300), nullable=True)
-    has_activated_ability: Mapped[bool] = mapped_column(Boolean)
-    companion_condition: Mapped[str | None] = mapped_column(Text, nullable=True)
     is_deck_card: Mapped[bool] = mapped_column(Boolean)
-    #: Added after schema version 1 shipped: databases synced before lack it (see
-    #: `_OPTIONAL_CARD_COLUMNS`); a meld result's two meld parts (CR 712.4b).
-    meld_from: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
-
-
-class LegalityRow(Base):
-    """Legality per (card, format) as rows: Scryfall adds and renames format keys.
-
-    Only statuses other than `not_legal` are stored (three rows in four are `not_legal`); a
-    format listed in `meta.formats` with no row for a card means not legal there."""
-
-    __tablename__ = "legalities"
-    oracle_id: Mapped[str] = mapped_column(
-        String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"), primary_key=True
-    )
-    format: Mapped[str] = mapped_column(String(40), primary_key=True)
-    status: Mapped[str] = mapped_column(String(20))
+    legalities: Mapped[int] = mapped_column(Integer, ForeignKey("legality_sets.id"))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class NameRow(Base):
@@ -157,21 +140,6 @@ class NameRow(Base):
         String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"), primary_key=True
     )
     kind: Mapped[str] = mapped_column(String(10))
-
-
-class CardIndexRow(Base):
-    """A deck card in the compact encoding of `compact` (written with the cards at sync time),
-    so that a `CardIndex` loads in one read of small rows. Deleting a card deletes its row
-    (foreign key), so a sync by a deckcheck that does not write this table leaves it empty and
-    readers fall back to the card tables."""
-
-    __tablename__ = "card_index"
-    oracle_id: Mapped[str] = mapped_column(
-        String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"), primary_key=True
-    )
-    name: Mapped[str] = mapped_column(String(300))
-    legalities: Mapped[str] = mapped_column(Text)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class PrintingRow(Base):
@@ -221,11 +189,6 @@ class MetaRow(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
-#: Card columns added to schema version 1 after it shipped: a database synced earlier lacks
-#: them and still reads (the fact takes its default); the next sync adds them.
-_OPTIONAL_CARD_COLUMNS = ("meld_from",)
-
-
 #: SQLite checks card_names on every delete from cards (foreign key): without an index on the
 #: child column each check scans the whole name table, and a re-sync takes minutes.
 Index("ix_card_names_oracle_id", NameRow.oracle_id)
@@ -264,12 +227,16 @@ def require_card_data(engine: Engine, url: str) -> None:
     A first sync killed outright (kill -9, power loss) can leave a database with no tables, or
     (before syncs created the schema in their import transaction) empty ones; read as is, every
     card would be "unknown" with no hint why."""
+    version: str | None = None
     try:
         with engine.connect() as conn:
             found: Any = None
             schema = inspect(conn)
             if schema.has_table(CardRow.__tablename__):
                 found = conn.execute(select(CardRow.__table__.c.oracle_id).limit(1)).first()
+                if found is not None and schema.has_table(MetaRow.__tablename__):
+                    version = conn.execute(select(MetaRow.value).where(
+                        MetaRow.key == "schema_version")).scalar()
             elif schema.get_table_names():
                 return  # someone else's database: CardDB.check says so
     except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
@@ -278,6 +245,8 @@ def require_card_data(engine: Engine, url: str) -> None:
         raise DatabaseError(
             f"no card data in {shown_location(url)}: run `deckcheck sync` "
             "(or `deckcheck sync --from FILE` with a Scryfall bulk file)")
+    if version is not None:  # written by a deckcheck with another card table layout?
+        check_schema_version(version, shown_location(url))
 
 
 # ---------------------------------------------------------------------------- the write lock
@@ -342,49 +311,41 @@ def sync_lock(conn: Connection, timeout: float, *, poll: float = 0.2) -> None:
 
 # ---------------------------------------------------------------------------- rows <-> cards
 
-def _face_dict(face: Face) -> dict[str, Any]:
-    out = {"name": face.name, "mana_cost": face.mana_cost, "type_line": face.type_line,
-           "oracle_text": face.oracle_text}
-    for key in ("power", "toughness", "loyalty"):
-        value = getattr(face, key)
-        if value is not None:
-            out[key] = value
-    return out
+def _legality_sets(conn: Connection, ids: Iterable[int] | None = None) -> dict[int, dict[str, str]]:
+    """id -> statuses of the legality sets `ids` (default: all), each parsed once."""
+    t = LegalitySetRow.__table__
+    q = select(t.c.id, t.c.statuses)
+    if ids is not None:
+        wanted = sorted(set(ids))
+        if not wanted:
+            return {}
+        q = q.where(t.c.id.in_(wanted))
+    return {i: json.loads(statuses) for i, statuses in conn.execute(q)}
 
 
-def card_to_row(card: Card) -> dict[str, Any]:
-    return {
-        "oracle_id": card.oracle_id, "name": card.name, "layout": card.layout,
-        "mana_cost": card.mana_cost, "mana_value": card.mana_value,
-        "type_line": card.type_line, "types": sorted(card.types),
-        "subtypes": sorted(card.subtypes), "supertypes": sorted(card.supertypes),
-        "oracle_text": card.oracle_text,
-        "faces": [_face_dict(f) for f in card.faces],
-        "color_identity": card.color_identity, "keywords": sorted(card.keywords),
-        "game_changer": card.game_changer, "reserved": card.reserved,
-        "copy_limit": card.copy_limit, "any_number": card.any_number,
-        "commander_eligible": card.commander_eligible, "partner": card.partner,
-        "partner_with": card.partner_with, "has_activated_ability": card.has_activated_ability,
-        "companion_condition": card.companion_condition, "is_deck_card": card.is_deck_card,
-        "meld_from": list(card.meld_from) or None,
-    }
+_CARD_READ = (CardRow.__table__.c.oracle_id, CardRow.__table__.c.name,
+              CardRow.__table__.c.legalities, CardRow.__table__.c.data)
 
 
-def row_to_card(row: Any, legalities: dict[str, str]) -> Card:
-    return Card(
-        oracle_id=row.oracle_id, name=row.name, layout=row.layout,
-        faces=tuple(Face(**f) for f in row.faces), mana_cost=row.mana_cost,
-        mana_value=row.mana_value, type_line=row.type_line, types=frozenset(row.types),
-        subtypes=frozenset(row.subtypes), supertypes=frozenset(row.supertypes),
-        oracle_text=row.oracle_text, color_identity=row.color_identity,
-        keywords=frozenset(row.keywords), legalities=legalities,
-        game_changer=bool(row.game_changer), reserved=bool(row.reserved),
-        copy_limit=row.copy_limit, any_number=bool(row.any_number),
-        commander_eligible=bool(row.commander_eligible), partner=row.partner,
-        partner_with=row.partner_with, has_activated_ability=bool(row.has_activated_ability),
-        companion_condition=row.companion_condition, is_deck_card=bool(row.is_deck_card),
-        meld_from=tuple(getattr(row, "meld_from", None) or ()),
-    )
+def _decode_rows(conn: Connection, rows: Sequence[Any]) -> list[Card]:
+    """`Card`s of (oracle_id, name, legality set id, data) rows: the compact decoding."""
+    sets = _legality_sets(conn, (r[2] for r in rows))
+    return [decode_card(oid, name, bytes(data), sets[sid]) for oid, name, sid, data in rows]
+
+
+def check_schema_version(found: str, where: str) -> None:
+    """Raise DatabaseError unless `found` (meta `schema_version`) is the one this deckcheck
+    reads: an older database is upgraded by a sync, a newer one needs a newer deckcheck."""
+    if found.strip().isdigit() and int(found) == SCHEMA_VERSION:
+        return
+    if found.strip().isdigit() and int(found) < SCHEMA_VERSION:
+        raise DatabaseError(
+            f"{where} was written by an older deckcheck (card database schema version "
+            f"{found}, this deckcheck reads {SCHEMA_VERSION}): run `deckcheck sync` (or "
+            "`deckcheck sync --from FILE`) to upgrade it")
+    raise DatabaseError(
+        f"{where} has card database schema version {found}, this deckcheck reads "
+        f"{SCHEMA_VERSION}: use the deckcheck that wrote it, or sync into a new --db path")
 
 
 # ---------------------------------------------------------------------------- reading
@@ -417,7 +378,6 @@ class CardDB:
             engine = make_engine(self.url)
         self.engine = engine
         self._all_names: list[str] | None = None
-        self._card_columns: list[Any] | None = None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -446,21 +406,6 @@ class CardDB:
         with self._connect() as conn:
             known_formats(conn)
 
-    def _card_select(self, conn: Connection) -> Any:
-        """SELECT of the cards table's columns this database has (an older one lacks the
-        `_OPTIONAL_CARD_COLUMNS`)."""
-        if self._card_columns is None:
-            columns = list(CardRow.__table__.columns)
-            try:
-                present = {c["name"] for c in inspect(conn).get_columns("cards")}
-            except (SQLAlchemyError, sqlite3.Error, OSError):  # the query below says why
-                present = {c.name for c in columns}
-            if present:
-                columns = [c for c in columns
-                           if c.name in present or c.name not in _OPTIONAL_CARD_COLUMNS]
-            self._card_columns = columns
-        return select(*self._card_columns)
-
     @contextmanager
     def _snapshot(self) -> Iterator[Connection]:
         """A connection whose statements all read one snapshot (issue 11: reads never tear).
@@ -480,18 +425,11 @@ class CardDB:
         ids = list(set(oracle_ids))
         if not ids:
             return {}
-        cards_t, leg_t = CardRow.__table__, LegalityRow.__table__
-        legal: dict[str, dict[str, str]] = {i: {} for i in ids}
+        cards_t = CardRow.__table__
         rows: list[Any] = []
         for chunk in _chunks(ids, 500):
-            for oid, fmt, status in conn.execute(
-                select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
-                .where(leg_t.c.oracle_id.in_(chunk))
-            ):
-                legal[oid][fmt] = status
-            rows.extend(conn.execute(
-                self._card_select(conn).where(cards_t.c.oracle_id.in_(chunk))))
-        return {r.oracle_id: row_to_card(r, legal[r.oracle_id]) for r in rows}
+            rows.extend(conn.execute(select(*_CARD_READ).where(cards_t.c.oracle_id.in_(chunk))))
+        return {card.oracle_id: card for card in _decode_rows(conn, rows)}
 
     def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
         """Cards for each name (folded), in one query for the whole deck. A name may match
@@ -535,22 +473,22 @@ class CardDB:
     def all_cards(self) -> Iterator[tuple[list[str], Card]]:
         """Every deck card with its folded names, for a warm in-memory index (one snapshot)."""
         with self._snapshot() as conn:
-            cards = _all_cards(conn, self._card_select(conn))
+            cards = _all_cards(conn)
         yield from cards
 
     def index_data(self) -> IndexData:
-        """What `CardIndex` is built from: the compact `card_index` rows and the name table,
-        with the sync they belong to, all in one snapshot (see `compact.IndexData`)."""
-        index_t, names_t = CardIndexRow.__table__, NameRow.__table__
+        """What `CardIndex` is built from: every deck card's compact row (its legality set's
+        text in place of the set's id) and the name table, with the sync they belong to, all
+        in one snapshot (see `compact.IndexData`)."""
+        cards_t, names_t, sets_t = CardRow.__table__, NameRow.__table__, LegalitySetRow.__table__
         with self._snapshot() as conn:
             last = conn.execute(select(SyncRun.id, SyncRun.bulk_type, SyncRun.updated_at,
                                        SyncRun.finished_at)
                                 .order_by(SyncRun.id.desc()).limit(1)).first()
             stamp = SyncStamp(last[0], last[1], last[2], str(last[3])) if last else None
-            has_index = inspect(conn).has_table(index_t.name)  # written before it existed?
-            rows = [tuple(r) for r in conn.execute(select(index_t))] if has_index else []
-            if not rows:
-                return IndexData(sync=stamp, cards=_all_cards(conn, self._card_select(conn)))
+            texts = dict(conn.execute(select(sets_t.c.id, sets_t.c.statuses)).all())
+            rows = [(oid, name, texts[sid], data) for oid, name, sid, data in conn.execute(
+                select(*_CARD_READ).where(cards_t.c.is_deck_card.is_(True)))]
             names = [tuple(r) for r in conn.execute(select(names_t.c.folded, names_t.c.oracle_id))]
         return IndexData(sync=stamp, rows=rows, names=names)
 
@@ -625,25 +563,23 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
         yield items[i:i + size]
 
 
-def _all_cards(conn: Connection, card_select: Any) -> list[tuple[list[str], Card]]:
-    """Every deck card with its folded names, from the card tables (within the caller's
-    snapshot); `card_select` is `CardDB._card_select`."""
-    cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
-    legal: dict[str, dict[str, str]] = {}
-    for oid, fmt, status in conn.execute(select(leg_t)):
-        legal.setdefault(oid, {})[fmt] = status
+def _all_cards(conn: Connection) -> list[tuple[list[str], Card]]:
+    """Every deck card with its folded names (within the caller's snapshot)."""
+    cards_t, names_t = CardRow.__table__, NameRow.__table__
     names: dict[str, list[str]] = {}
-    for folded, oid, _kind in conn.execute(select(names_t)):
+    for folded, oid in conn.execute(select(names_t.c.folded, names_t.c.oracle_id)):
         names.setdefault(oid, []).append(folded)
-    return [(names.get(row.oracle_id, []), row_to_card(row, legal.get(row.oracle_id, {})))
-            for row in conn.execute(card_select.where(cards_t.c.is_deck_card.is_(True)))]
+    rows = conn.execute(select(*_CARD_READ).where(cards_t.c.is_deck_card.is_(True))).all()
+    return [(names.get(card.oracle_id, []), card) for card in _decode_rows(conn, rows)]
 
 
 # ---------------------------------------------------------------------------- writing
 
 def create_schema(bind: Engine | Connection) -> None:
     """Create the tables. Given a connection, inside its transaction: a sync creates the schema
-    in its import transaction, so a first sync that fails or is killed leaves no empty schema."""
+    in its import transaction, so a first sync that fails or is killed leaves no empty schema;
+    there a database of an older schema version is also upgraded (`_migrate_from_v1`), while
+    given an engine it is refused with what to do."""
     Base.metadata.create_all(bind)
     # create_all adds indexes only with new tables: add those a newer deckcheck defines to an
     # existing database too (indexes only; the schema version stays).
@@ -651,28 +587,63 @@ def create_schema(bind: Engine | Connection) -> None:
         for index in table.indexes:
             index.create(bind, checkfirst=True)
     if isinstance(bind, Connection):
-        _upgrade_and_check(bind)
+        _upgrade_and_check(bind, migrate=True)
     else:
         with bind.begin() as conn:
-            _upgrade_and_check(conn)
+            _upgrade_and_check(conn, migrate=False)
 
 
-def _upgrade_and_check(conn: Connection) -> None:
-    present = {c["name"] for c in inspect(conn).get_columns("cards")}
-    for name in _OPTIONAL_CARD_COLUMNS:
-        if name not in present:  # a database synced before the column existed
-            column = CardRow.__table__.c[name]
-            kind = column.type.compile(dialect=conn.dialect)
-            conn.execute(text(f"ALTER TABLE cards ADD COLUMN {name} {kind}"))
+def _upgrade_and_check(conn: Connection, *, migrate: bool) -> None:
     found = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).first()
     if found is None:
         conn.execute(insert(MetaRow.__table__), [{"key": "schema_version",
                                                   "value": str(SCHEMA_VERSION)}])
-    elif int(found[0]) != SCHEMA_VERSION:
+    elif found[0] == "1" and migrate:
+        _migrate_from_v1(conn)
+    elif found[0] == "1":
+        check_schema_version(found[0], "the database")
+    elif found[0] != str(SCHEMA_VERSION):
         raise DatabaseError(
             f"the database has schema version {found[0]}, this deckcheck expects "
             f"{SCHEMA_VERSION}; sync into a new --db path"
         )
+
+
+#: Version 1's card tables, children first (foreign keys).
+_V1_CARD_TABLES = ("card_index", "legalities", "card_names", "cards")
+
+
+def _migrate_from_v1(conn: Connection) -> None:
+    """Schema version 1 -> 2, inside the sync's transaction (a failed or killed sync leaves
+    version 1 as it was). The card tables are rebuilt: each old card keeps its name and its
+    legalities, as a row with empty `data` that the sync then rewrites, so the legality change
+    log still records what changed since the last sync; names and facts come from the new file.
+    Printings, sync runs and the change log are kept as they are."""
+    schema = inspect(conn)
+    statuses: dict[str, dict[str, str]] = {}
+    if schema.has_table("legalities"):
+        for oid, fmt, status in conn.exec_driver_sql(
+                "SELECT oracle_id, format, status FROM legalities"):
+            statuses.setdefault(oid, {})[fmt] = status
+    old = conn.exec_driver_sql("SELECT oracle_id, name, is_deck_card FROM cards").all()
+    for table in _V1_CARD_TABLES:
+        if schema.has_table(table):
+            conn.exec_driver_sql(f"DROP TABLE {table}")
+    Base.metadata.create_all(conn)
+    set_ids: dict[str, int] = {}
+    card_rows = []
+    for oid, name, deck in old:
+        legal = legality_text(statuses.get(oid, {}))
+        if legal not in set_ids:
+            set_ids[legal] = len(set_ids) + 1
+        card_rows.append({"oracle_id": oid, "name": name, "is_deck_card": bool(deck),
+                          "legalities": set_ids[legal], "data": b""})
+    if set_ids:
+        conn.execute(insert(LegalitySetRow.__table__),
+                     [{"id": i, "statuses": t} for t, i in set_ids.items()])
+    for i in range(0, len(card_rows), 5000):
+        conn.execute(insert(CardRow.__table__), card_rows[i:i + 5000])
+    _set_meta(conn, "schema_version", str(SCHEMA_VERSION))
 
 
 @dataclass
@@ -687,104 +658,52 @@ class CardBatch:
     process (a full sync reads and computes facts in one process while this one writes)."""
 
     ids: list[str]
-    card_rows: list[tuple[Any, ...]]  # CardRow columns in order
-    #: (oracle_id, `compact.legality_text`) of every card: its statuses other than not_legal,
-    #: which are its `legalities` rows (expanded by the database on SQLite, see `_RowWriter`).
-    legality_texts: list[tuple[str, str]]
+    #: (oracle_id, name, is_deck_card, legality text, data) of every card: its `cards` row
+    #: with the text of its legality set (`compact.legality_text`: its statuses other than
+    #: not_legal) in place of the set's id, which only the writing process knows.
+    card_rows: list[tuple[str, str, bool, str, bytes]]
     name_rows: list[tuple[str, str, str]]
     formats: set[str]  # every legality key seen, not_legal included
     #: oracle_id -> (name, legalities), only when the database had cards before (changes).
     previous_check: dict[str, tuple[str, dict[str, str]]] | None = None
-    #: `card_index` rows of the batch's deck cards (see `compact`).
-    index_rows: list[tuple[str, str, str, bytes]] = field(default_factory=list)
 
 
-_CARD_COLUMNS = [c.name for c in CardRow.__table__.columns]
-_CARD_VALUES = operator.itemgetter(*_CARD_COLUMNS)
-_JSON_POSITIONS = [i for i, c in enumerate(CardRow.__table__.columns) if isinstance(c.type, JSON)]
-
-
-def _card_row(card: Card, dumps: Callable[[Any], bytes] | None) -> tuple[Any, ...]:
-    """A card's row in column order. With `dumps`, JSON columns are serialized here, for
-    SQLite's executemany fast path (SQLAlchemy serializes them on other databases)."""
-    values = _CARD_VALUES(card_to_row(card))
-    if dumps is None:
-        return values
-    row = list(values)
-    for p in _JSON_POSITIONS:
-        row[p] = dumps(row[p]).decode()
-    return tuple(row)
-
-
-def _sync_rows(card: Card, dumps: Callable[[Any], bytes] | None,
-               legality_texts: dict[tuple[tuple[str, str], ...], str]
-               ) -> tuple[tuple[Any, ...], str, tuple[str, str, str, bytes] | None]:
-    """(cards row, legality text, card_index row or None) of one card, each fact computed
-    once: the same values as `_card_row`, `compact.legality_text` and `compact.index_row`
-    (tests/test_db.py compares them). `legality_texts` caches the text of each distinct
-    legalities mapping (a few hundred among 35,000 cards)."""
-    types, subtypes, supertypes, keywords = sets = (
-        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), sorted(card.keywords))
-    faces = [_face_dict(f) for f in card.faces]
-    meld = list(card.meld_from) or None
-    if dumps is not None:
-        j_types, j_sub, j_super, j_faces, j_kw = (
-            dumps(types).decode(), dumps(subtypes).decode(), dumps(supertypes).decode(),
-            dumps(faces).decode(), dumps(keywords).decode())
-        j_meld = dumps(meld).decode()
-    else:
-        j_types, j_sub, j_super, j_faces, j_kw, j_meld = (
-            types, subtypes, supertypes, faces, keywords, meld)
-    row = (card.oracle_id, card.name, card.layout, card.mana_cost, card.mana_value,
-           card.type_line, j_types, j_sub, j_super, card.oracle_text, j_faces,
-           card.color_identity, j_kw, card.game_changer, card.reserved, card.copy_limit,
-           card.any_number, card.commander_eligible, card.partner, card.partner_with,
-           card.has_activated_ability, card.companion_condition, card.is_deck_card, j_meld)
-    key = tuple(card.legalities.items())
-    text = legality_texts.get(key)
-    if text is None:
-        text = legality_texts[key] = legality_text(dict(card.legalities))
-    index = ((card.oracle_id, card.name, text, encode_card(card, sets))
-             if card.is_deck_card else None)
-    return row, text, index
-
-
-def card_batches(cards: Iterable[Card], *, json_text: bool, for_changes: bool,
+def card_batches(cards: Iterable[Card], *, for_changes: bool,
                  batch_size: int = 2000) -> Iterator[CardBatch]:
     """Group cards into `CardBatch`es, each oracle card once.
 
-    A reversible card shares its oracle id with its side card ("Okaun // Okaun" and "Okaun");
-    the side card's own object describes it best, so reversible objects wait until the end and
-    only fill in oracle ids no other object had (there are a few dozen of them).
+    Each card's facts are encoded once (`compact.encode_card`): that blob is the card's one
+    stored copy. A reversible card shares its oracle id with its side card ("Okaun // Okaun"
+    and "Okaun"); the side card's own object describes it best, so reversible objects wait
+    until the end and only fill in oracle ids no other object had (there are a few dozen).
     """
-    import orjson  # only a sync needs it
-
-    dumps = orjson.dumps if json_text else None
     seen: set[str] = set()
     reversible: dict[str, Card] = {}
     batch: list[Card] = []
+    #: the legality text of each distinct legalities mapping (a few hundred among 35,000 cards)
     texts: dict[tuple[tuple[str, str], ...], str] = {}
 
     def build() -> CardBatch:
         formats: set[str] = set()
-        card_rows, legality, index_rows = [], [], []
+        card_rows = []
+        name_rows = []
         for c in batch:
-            formats.update(c.legalities)
-            row, text, index = _sync_rows(c, dumps, texts)
-            card_rows.append(row)
-            legality.append((c.oracle_id, text))
-            if index is not None:
-                index_rows.append(index)
+            legal = c.legalities
+            key = tuple(legal.items())
+            text = texts.get(key)
+            if text is None:
+                text = texts[key] = legality_text(dict(legal))
+                formats.update(legal)
+            oid = c.oracle_id
+            card_rows.append((oid, c.name, c.is_deck_card, text, encode_card(c)))
+            name_rows.extend([(folded, oid, kind) for folded, kind in lookup_names(c)])
         return CardBatch(
             ids=[c.oracle_id for c in batch],
             card_rows=card_rows,
-            legality_texts=legality,
-            name_rows=[(folded, c.oracle_id, kind) for c in batch
-                       for folded, kind in lookup_names(c)],
+            name_rows=name_rows,
             formats=formats,
             previous_check={c.oracle_id: (c.name, c.legalities) for c in batch}
             if for_changes else None,
-            index_rows=index_rows,
         )
 
     for card in cards:
@@ -806,12 +725,16 @@ def card_batches(cards: Iterable[Card], *, json_text: bool, for_changes: bool,
         yield build()
 
 
-#: (attribute, max length or None, nullable) for every text column of `cards`.
-_TEXT_COLUMNS = [(c.name, c.type.length, bool(c.nullable)) for c in CardRow.__table__.columns
-                 if isinstance(c.type, String)]
+#: (attribute, max length or None, nullable) of every text fact of a card: what the columns
+#: of schema version 1 held (PostgreSQL refused longer values); kept as the limits of sane
+#: card data.
+_TEXT_COLUMNS = [("oracle_id", 36, False), ("name", 300, False), ("layout", 40, False),
+                 ("mana_cost", 200, False), ("type_line", 300, False),
+                 ("color_identity", 5, False), ("partner", 60, True),
+                 ("partner_with", 300, True)]
 _TEXT_VALUES = operator.attrgetter(*(c for c, _, _ in _TEXT_COLUMNS))
-_FORMAT_MAX = LegalityRow.__table__.c.format.type.length
-_STATUS_MAX = LegalityRow.__table__.c.status.type.length
+_FORMAT_MAX = 40
+_STATUS_MAX = 20
 _NAME_MAX = NameRow.__table__.c.folded.type.length
 
 
@@ -870,8 +793,7 @@ def has_cards(conn: Connection) -> bool:
 def write_cards(conn: Connection, cards: Iterable[Card], *, batch_size: int = 2000,
                 now: datetime | None = None) -> WriteResult:
     """Replace the card tables with `cards` inside the caller's transaction."""
-    batches = card_batches(cards, json_text=conn.dialect.name == "sqlite",
-                           for_changes=has_cards(conn), batch_size=batch_size)
+    batches = card_batches(cards, for_changes=has_cards(conn), batch_size=batch_size)
     return write_batches(conn, batches, now=now)
 
 
@@ -879,26 +801,23 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
                   now: datetime | None = None) -> WriteResult:
     """Replace the card tables with the cards of `batches` inside the caller's transaction.
 
-    When the database has cards, each batch first reads the old `card_index` rows of its cards
-    (name, legalities as the compact index's text, and the encoded facts): the change log needs
-    the old statuses, and a card whose row is byte for byte the new one is left as it is. A
-    card's `cards`, `legalities` and `card_names` rows are functions of the facts its
-    `card_index` row encodes in full (a change to how they are derived must bump
-    `compact.ENCODING_VERSION`), so only the cards that changed are deleted and written again,
-    and a `--force` re-sync of an unchanged file writes no card at all. Cards without an index
-    row (tokens and other non-deck objects, or a database written before `card_index`) are
-    always replaced; cards the new data no longer holds are deleted at the end. The caller
-    commits once, so readers see the old or the new database, never a mix, and a failure
-    anywhere leaves the old one.
+    When the database has cards, each batch first reads the old rows of its cards (name,
+    legality set, encoded facts): the change log needs the old statuses, and a card whose row
+    is the new one (the same name, statuses and bytes) is left as it is. A card's `card_names`
+    rows are functions of the facts its row encodes in full (a change to how they are derived
+    must bump `compact.ENCODING_VERSION`), so only the cards that changed are deleted and
+    written again, and a `--force` re-sync of an unchanged file writes no card at all. Cards
+    the new data no longer holds are deleted at the end, and legality sets no card uses any
+    more. The caller commits once, so readers see the old or the new database, never a mix,
+    and a failure anywhere leaves the old one.
 
     A legality change is a (card, format) whose status differs from the previous sync's; a
     format key that appears or disappears is a format Scryfall started or stopped listing, not
-    a change. On SQLite rows go straight to the driver's executemany (values already in their
-    stored form); other databases go through SQLAlchemy's insert.
+    a change. On SQLite rows go to the driver's executemany as plain tuples; other databases
+    get SQLAlchemy Core's bulk insert.
     """
     now = now or datetime.now(timezone.utc)
-    cards_t, leg_t, names_t = CardRow.__table__, LegalityRow.__table__, NameRow.__table__
-    index_t = CardIndexRow.__table__
+    cards_t, names_t, sets_t = CardRow.__table__, NameRow.__table__, LegalitySetRow.__table__
     had_cards = has_cards(conn)
     old_formats = known_formats(conn) if had_cards else set()
     new_formats: set[str] = set()
@@ -906,42 +825,40 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     seen: set[str] = set()
     changes: list[dict[str, Any]] = []
     old_names: dict[str, str] = {}
-    has_index = False
+    set_ids: dict[str, int] = {}  # legality text -> its set's id
     if had_cards:
         old_names = {oid: name for oid, name in
                      conn.execute(select(cards_t.c.oracle_id, cards_t.c.name))}
-        has_index = inspect(conn).has_table(index_t.name)
-    index_cols = select(index_t.c.oracle_id, index_t.c.name, index_t.c.legalities,
-                        index_t.c.data)
-    leg_cols = select(leg_t.c.oracle_id, leg_t.c.format, leg_t.c.status)
+        set_ids = {t: i for i, t in conn.execute(select(sets_t.c.id, sets_t.c.statuses))}
+    set_texts = {i: t for t, i in set_ids.items()}
+    next_set = max(set_ids.values(), default=0) + 1
+    old_cols = select(cards_t.c.oracle_id, cards_t.c.name, cards_t.c.legalities, cards_t.c.data)
 
-    def old_index_rows(ids: list[str]) -> dict[str, tuple[Any, ...]]:
-        """oracle_id -> its card_index row as stored, for the `ids` the database holds."""
+    def old_rows(ids: list[str]) -> dict[str, tuple[str, str, bytes]]:
+        """oracle_id -> (name, legality text, data) as stored, for the `ids` the database
+        holds."""
         held = [oid for oid in ids if oid in old_names]
-        found: dict[str, tuple[Any, ...]] = {}
-        if has_index:
-            for chunk in _chunks(held, 500):
-                for row in conn.execute(index_cols.where(index_t.c.oracle_id.in_(chunk))):
-                    found[row[0]] = (row[0], row[1], row[2], bytes(row[3]))
+        found: dict[str, tuple[str, str, bytes]] = {}
+        for chunk in _chunks(held, 500):
+            for oid, name, sid, data in conn.execute(old_cols.where(cards_t.c.oracle_id.in_(chunk))):
+                found[oid] = (name, set_texts[sid], bytes(data))
         return found
 
-    def record_changes(batch: CardBatch, old: dict[str, tuple[Any, ...]]) -> None:
+    def record_changes(batch: CardBatch, old: dict[str, tuple[str, str, bytes]]) -> None:
         if batch.previous_check is None:
             raise ValueError("card batches for a database that has cards need previous_check")
-        new_text = dict(batch.legality_texts)
-        old_dicts: dict[str, dict[str, str]] = {}  # cards without a card_index row
-        missing = [oid for oid in batch.ids if oid in old_names and oid not in old]
-        for chunk in _chunks(missing, 500):
-            for oid, fmt, status in conn.execute(leg_cols.where(leg_t.c.oracle_id.in_(chunk))):
-                old_dicts.setdefault(oid, {})[fmt] = status
+        new_text = {r[0]: r[3] for r in batch.card_rows}
+        parsed: dict[str, dict[str, str]] = {}
         for oid, (name, legalities) in batch.previous_check.items():
             row = old.get(oid)
             if row is not None:
-                if row[2] == new_text.get(oid):
+                if row[1] == new_text.get(oid):
                     continue  # the same statuses: no format changed
-                before_all = json.loads(row[2])
+                before_all = parsed.get(row[1])
+                if before_all is None:
+                    before_all = parsed[row[1]] = json.loads(row[1])
             else:
-                before_all = old_dicts.get(oid, {})
+                before_all = {}  # a new card
             for fmt in sorted(old_formats & legalities.keys()):
                 before, after = before_all.get(fmt, "not_legal"), legalities[fmt]
                 if after != before:
@@ -950,43 +867,46 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
 
     def delete_cards(ids: list[str]) -> None:
         for chunk in _chunks(ids, 500):
-            for table in (index_t, names_t, leg_t, cards_t):  # children first (foreign keys)
+            for table in (names_t, cards_t):  # children first (foreign keys)
                 conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
 
     for batch in batches:
         seen.update(batch.ids)
         new_formats |= batch.formats
-        card_rows, legality_texts = batch.card_rows, batch.legality_texts
-        name_rows, index_rows = batch.name_rows, batch.index_rows
+        card_rows, name_rows = batch.card_rows, batch.name_rows
         if had_cards:
-            old = old_index_rows(batch.ids)
+            old = old_rows(batch.ids)
             record_changes(batch, old)
-            same = {row[0] for row in index_rows if old.get(row[0]) == row}
+            same = {r[0] for r in card_rows if old.get(r[0]) == (r[1], r[3], r[4])}
             delete_cards([oid for oid in batch.ids if oid in old_names and oid not in same])
             if same:
                 card_rows = [r for r in card_rows if r[0] not in same]
-                legality_texts = [r for r in legality_texts if r[0] not in same]
                 name_rows = [r for r in name_rows if r[1] not in same]
-                index_rows = [r for r in index_rows if r[0] not in same]
-        rows.insert(cards_t, card_rows)
-        rows.insert_legalities(leg_t, legality_texts)
+        new_sets = []
+        for text in {r[3] for r in card_rows} - set_ids.keys():
+            set_ids[text] = next_set
+            new_sets.append((next_set, text))
+            next_set += 1
+        rows.insert(sets_t, new_sets)
+        rows.insert(cards_t, [(oid, name, deck, set_ids[text], data)
+                              for oid, name, deck, text, data in card_rows])
         rows.insert(names_t, name_rows)
-        rows.insert(index_t, index_rows)
     removed = sorted(old_names.keys() - seen)  # cards the new data no longer holds
     delete_cards(removed)
     for oid in removed:
         changes.append({"changed_at": now, "oracle_id": oid, "name": old_names[oid],
                         "format": "*", "old_status": "removed", "new_status": None})
+    if had_cards:  # legality sets no card holds any more
+        conn.execute(delete(sets_t).where(sets_t.c.id.not_in(select(cards_t.c.legalities))))
     _set_meta(conn, "formats", json.dumps(sorted(new_formats)))
     return WriteResult(card_count=len(seen), changes=changes)
 
 
 def known_formats(conn: Connection) -> set[str]:
-    """The legality keys of the last sync (a key with no row for a card: not legal there)."""
+    """The legality keys of the last sync (a key a card's set does not name: not legal there).
+    Every sync writes them to `meta`."""
     row = conn.execute(select(MetaRow.value).where(MetaRow.key == "formats")).first()
-    if row is not None:
-        return set(json.loads(row[0]))
-    return {r[0] for r in conn.execute(select(LegalityRow.__table__.c.format).distinct())}
+    return set(json.loads(row[0])) if row is not None else set()
 
 
 def _set_meta(conn: Connection, key: str, value: str) -> None:
@@ -998,10 +918,9 @@ def _set_meta(conn: Connection, key: str, value: str) -> None:
 class _RowWriter:
     """Inserts rows given as tuples in the table's column order.
 
-    On SQLite the tuples go straight to the driver's executemany, one call per table and batch,
-    with JSON columns already serialized: SQLAlchemy's per-row parameter processing costs more
-    than the inserts themselves on a full sync. Other databases get dicts through SQLAlchemy's
-    insert (which serializes JSON itself)."""
+    On SQLite the tuples go straight to the driver's executemany, one call per table and batch:
+    SQLAlchemy's per-row parameter processing costs more than the inserts themselves on a full
+    sync. Other databases get dicts through SQLAlchemy Core's bulk insert."""
 
     def __init__(self, conn: Connection):
         self.conn = conn
@@ -1017,25 +936,6 @@ class _RowWriter:
                 f"VALUES ({', '.join('?' * len(cols))})", rows)
         else:
             self.conn.execute(insert(table), [dict(zip(cols, r)) for r in rows])
-
-    def insert_legalities(self, table: Any, texts: list[tuple[str, str]]) -> None:
-        """The `legalities` rows of (oracle_id, legality text) pairs. SQLite expands each text
-        itself (json_each, built in since 3.38): no Python tuple per (card, format)."""
-        if not texts:
-            return
-        if self.sqlite and sqlite3.sqlite_version_info >= (3, 38):
-            self.conn.exec_driver_sql(
-                f"INSERT INTO {table.name} (oracle_id, format, status) "
-                "SELECT ?, key, value FROM json_each(?)", texts)
-        else:
-            parsed: dict[str, dict[str, str]] = {}
-            rows = []
-            for oid, text in texts:
-                statuses = parsed.get(text)
-                if statuses is None:
-                    statuses = parsed[text] = json.loads(text)
-                rows.extend((oid, f, st) for f, st in statuses.items())
-            self.insert(table, rows)
 
 
 def write_printings(conn: Connection, printings: Iterable[dict[str, Any]], *,

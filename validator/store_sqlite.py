@@ -21,28 +21,22 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 
-from .compact import IndexData, SyncStamp
+from .compact import IndexData, SyncStamp, decode_card
 from .location import database_url, sqlite_file
-from .model import Card, Face
+from .model import Card
 from .names import fold_name
 
-#: Columns of table `cards` in `db.CardRow` order (checked by a test against the model).
-CARD_COLUMNS = (
-    "oracle_id", "name", "layout", "mana_cost", "mana_value", "type_line", "types", "subtypes",
-    "supertypes", "oracle_text", "faces", "color_identity", "keywords", "game_changer",
-    "reserved", "copy_limit", "any_number", "commander_eligible", "partner", "partner_with",
-    "has_activated_ability", "companion_condition", "is_deck_card", "meld_from",
-)
-#: Columns added after schema version 1 shipped (`db._OPTIONAL_CARD_COLUMNS`): an older
-#: database lacks them, and the fact takes its default.
-OPTIONAL_COLUMNS = ("meld_from",)
+#: The card database layout this reader reads (`db.SCHEMA_VERSION`, checked by a test): a
+#: database of another version goes to `CardDB`, which says what to do.
+SCHEMA_VERSION = 2
 _CHUNK = 500  # names / ids per IN (...) list, as `db.CardDB` does
 
 
 def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
     """The card source for `db` (path, URL, `DECKCHECK_DB` or the default): `SqliteCards` for
-    an existing SQLite file holding cards, else `db.CardDB` (PostgreSQL, a missing or empty
-    file: CardDB gives those their messages)."""
+    an existing SQLite file holding cards in this schema version, else `db.CardDB`
+    (PostgreSQL, a missing or empty file, an older layout: CardDB gives those their
+    messages)."""
     url = database_url(db)
     path = sqlite_file(url)
     if path is not None and path.is_file():
@@ -56,23 +50,6 @@ def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
     from .db import CardDB
 
     return CardDB(db)
-
-
-def row_to_card(row: tuple[Any, ...], legalities: dict[str, str]) -> Card:
-    """A `cards` row (CARD_COLUMNS order, JSON columns as text) -> Card, as `db.row_to_card`."""
-    loads = json.loads  # the stdlib: a handful of rows on the cold path (orjson costs an import)
-    return Card(
-        oracle_id=row[0], name=row[1], layout=row[2],
-        faces=tuple(Face(**f) for f in loads(row[10])), mana_cost=row[3],
-        mana_value=float(row[4]), type_line=row[5], types=frozenset(loads(row[6])),
-        subtypes=frozenset(loads(row[7])), supertypes=frozenset(loads(row[8])),
-        oracle_text=row[9], color_identity=row[11], keywords=frozenset(loads(row[12])),
-        legalities=legalities, game_changer=bool(row[13]), reserved=bool(row[14]),
-        copy_limit=row[15], any_number=bool(row[16]), commander_eligible=bool(row[17]),
-        partner=row[18], partner_with=row[19], has_activated_ability=bool(row[20]),
-        companion_condition=row[21], is_deck_card=bool(row[22]),
-        meld_from=tuple(loads(row[23]) or ()) if len(row) > 23 and row[23] else (),
-    )
 
 
 def _chunks(items: list[str], size: int = _CHUNK) -> Iterator[list[str]]:
@@ -96,7 +73,6 @@ class SqliteCards:
         self._lock = threading.Lock()
         self._all_names: list[str] | None = None
         self._full_db: Any = None
-        self._select_cards: str | None = None
 
     # -------------------------------------------------------------- connections, snapshots
 
@@ -165,32 +141,35 @@ class SqliteCards:
         holds cards (anything else goes to `CardDB`, whose check says what is wrong)."""
 
     def has_cards(self) -> bool:
+        """Whether the file holds cards in the layout this reader reads."""
         with self._snapshot() as conn:
             found = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cards'").fetchone()
-            return bool(found) and conn.execute("SELECT 1 FROM cards LIMIT 1").fetchone() is not None
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+            version = found and conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if not version or version[0] != str(SCHEMA_VERSION):
+                return False
+            return conn.execute("SELECT 1 FROM cards LIMIT 1").fetchone() is not None
 
-    def _select(self, conn: sqlite3.Connection) -> str:
-        """SELECT of the card columns this database has (see OPTIONAL_COLUMNS)."""
-        if self._select_cards is None:
-            present = {r[1] for r in conn.execute("PRAGMA table_info(cards)")}
-            columns = [c for c in CARD_COLUMNS if c in present or c not in OPTIONAL_COLUMNS]
-            self._select_cards = f"SELECT {', '.join(columns)} FROM cards"
-        return self._select_cards
+    def _decode(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[Card]:
+        """`Card`s of (oracle_id, name, legality set id, data) rows, as `db._decode_rows`."""
+        loads = json.loads  # the stdlib: a handful of rows on the cold path (orjson costs an import)
+        wanted = sorted({r[2] for r in rows})
+        sets: dict[int, dict[str, str]] = {}
+        for chunk in _chunks(wanted):
+            for i, statuses in conn.execute(
+                    f"SELECT id, statuses FROM legality_sets WHERE id IN ({_marks(len(chunk))})",
+                    chunk):
+                sets[i] = loads(statuses)
+        return [decode_card(oid, name, data, sets[sid], loads) for oid, name, sid, data in rows]
 
     def _cards(self, conn: sqlite3.Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
         ids = list(set(oracle_ids))
-        legal: dict[str, dict[str, str]] = {i: {} for i in ids}
         rows: list[tuple[Any, ...]] = []
         for chunk in _chunks(ids):
-            marks = _marks(len(chunk))
-            for oid, fmt, status in conn.execute(
-                    f"SELECT oracle_id, format, status FROM legalities WHERE oracle_id IN ({marks})",
-                    chunk):
-                legal[oid][fmt] = status
-            rows += conn.execute(f"{self._select(conn)} WHERE oracle_id IN ({marks})",
-                                 chunk).fetchall()
-        return {r[0]: row_to_card(r, legal[r[0]]) for r in rows}
+            rows += conn.execute("SELECT oracle_id, name, legalities, data FROM cards "
+                                 f"WHERE oracle_id IN ({_marks(len(chunk))})", chunk).fetchall()
+        return {card.oracle_id: card for card in self._decode(conn, rows)}
 
     def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
         """Cards for each name (folded); see `db.CardDB.lookup`."""
@@ -243,30 +222,24 @@ class SqliteCards:
         yield from cards
 
     def index_data(self) -> IndexData:
-        """What `CardIndex` is built from, in one snapshot (see `compact.IndexData`)."""
+        """What `CardIndex` is built from, in one snapshot (see `db.CardDB.index_data`)."""
         with self._snapshot() as conn:
             last = conn.execute("SELECT id, bulk_type, updated_at, finished_at FROM sync_runs "
                                 "ORDER BY id DESC LIMIT 1").fetchone()
             stamp = SyncStamp(*last) if last else None
-            has_index = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
-                                     "AND name = 'card_index'").fetchone()
-            rows = conn.execute(
-                "SELECT oracle_id, name, legalities, data FROM card_index").fetchall() \
-                if has_index else []
-            if not rows:  # written before the compact index existed: the card tables
-                return IndexData(sync=stamp, cards=self._all_cards(conn))
+            texts = dict(conn.execute("SELECT id, statuses FROM legality_sets").fetchall())
+            rows = [(oid, name, texts[sid], data) for oid, name, sid, data in conn.execute(
+                "SELECT oracle_id, name, legalities, data FROM cards WHERE is_deck_card IS 1")]
             names = conn.execute("SELECT folded, oracle_id FROM card_names").fetchall()
         return IndexData(sync=stamp, rows=rows, names=names)
 
     def _all_cards(self, conn: sqlite3.Connection) -> list[tuple[list[str], Card]]:
-        legal: dict[str, dict[str, str]] = {}
-        for oid, fmt, status in conn.execute("SELECT oracle_id, format, status FROM legalities"):
-            legal.setdefault(oid, {})[fmt] = status
         names: dict[str, list[str]] = {}
         for folded, oid in conn.execute("SELECT folded, oracle_id FROM card_names"):
             names.setdefault(oid, []).append(folded)
-        return [(names.get(r[0], []), row_to_card(r, legal.get(r[0], {})))
-                for r in conn.execute(f"{self._select(conn)} WHERE is_deck_card IS 1")]
+        rows = conn.execute("SELECT oracle_id, name, legalities, data FROM cards "
+                            "WHERE is_deck_card IS 1").fetchall()
+        return [(names.get(card.oracle_id, []), card) for card in self._decode(conn, rows)]
 
     # -------------------------------------------------------------- printings, formats
 
@@ -294,9 +267,7 @@ class SqliteCards:
         """The legality keys the last sync saw (see `db.known_formats`)."""
         with self._snapshot() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = 'formats'").fetchone()
-            if row is not None:
-                return sorted(json.loads(row[0]))
-            return sorted(r[0] for r in conn.execute("SELECT DISTINCT format FROM legalities"))
+            return sorted(json.loads(row[0])) if row is not None else []
 
     # -------------------------------------------------------------- information (CardDB)
 

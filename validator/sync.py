@@ -833,7 +833,7 @@ def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
 PARALLEL_MIN_BYTES = 4 << 20
 
 
-def _read_batches(path: Path, name: str, json_text: bool, for_changes: bool, conn: Any,
+def _read_batches(path: Path, name: str, for_changes: bool, conn: Any,
                   parent_end: Any = None, parent_pid: int | None = None) -> None:
     """Worker process: read the bulk file, compute card facts and rows, send `CardBatch`es.
 
@@ -863,7 +863,7 @@ def _read_batches(path: Path, name: str, json_text: bool, for_changes: bool, con
 
     try:
         cards = _cards(path, stats, on_read, name)
-        for batch in card_batches(cards, json_text=json_text, for_changes=for_changes):
+        for batch in card_batches(cards, for_changes=for_changes):
             if parent_pid is not None and os.getppid() != parent_pid:
                 return  # orphaned: nobody will read what we send
             conn.send(("batch", batch, read))
@@ -881,7 +881,7 @@ def _read_batches(path: Path, name: str, json_text: bool, for_changes: bool, con
 
 
 def _batches_from_worker(path: Path, name: str, stats: BulkStats,
-                         on_read: Callable[[int], None] | None, *, json_text: bool,
+                         on_read: Callable[[int], None] | None, *,
                          for_changes: bool) -> Iterator[CardBatch]:
     """`card_batches` of the file, built in a second process.
 
@@ -893,7 +893,7 @@ def _batches_from_worker(path: Path, name: str, stats: BulkStats,
 
     receiver, sender = multiprocessing.Pipe(duplex=False)
     worker = multiprocessing.Process(target=_read_batches, daemon=True,
-                                     args=(path, name, json_text, for_changes, sender,
+                                     args=(path, name, for_changes, sender,
                                            receiver, os.getpid()))
     worker.start()
     sender.close()
@@ -1005,11 +1005,13 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
                     raise SyncError(f"{name}: no printings of known cards; sync oracle cards first")
             else:
                 old_count = count_cards(conn)
-                options = {"json_text": conn.dialect.name == "sqlite", "for_changes": old_count > 0}
+                for_changes = old_count > 0
                 if path.stat().st_size >= PARALLEL_MIN_BYTES:
-                    batches = _batches_from_worker(path, name, stats, progress, **options)
+                    batches = _batches_from_worker(path, name, stats, progress,
+                                                   for_changes=for_changes)
                 else:
-                    batches = card_batches(_cards(path, stats, progress, name), **options)
+                    batches = card_batches(_cards(path, stats, progress, name),
+                                           for_changes=for_changes)
                 written = write_batches(conn, batches, now=now)
                 if written.card_count == 0:
                     raise SyncError(f"{name}: the file holds no cards")
