@@ -75,17 +75,15 @@ def parse_type_line(type_line: str) -> tuple[frozenset[str], frozenset[str], fro
 
 
 def _faces(obj: dict[str, Any]) -> tuple[Face, ...]:
-    raw = obj.get("card_faces") or [obj]
+    raw = obj.get("card_faces")
+    if not raw:  # most cards: one face, the card object itself
+        get = obj.get
+        return (Face(get("name") or get("name", ""), get("mana_cost") or "", get("type_line") or "",
+                     get("oracle_text") or "", get("power"), get("toughness"), get("loyalty")),)
     return tuple(
-        Face(
-            name=f.get("name") or obj.get("name", ""),
-            mana_cost=f.get("mana_cost") or "",
-            type_line=f.get("type_line") or "",
-            oracle_text=f.get("oracle_text") or "",
-            power=f.get("power"),
-            toughness=f.get("toughness"),
-            loyalty=f.get("loyalty"),
-        )
+        Face(f.get("name") or obj.get("name", ""), f.get("mana_cost") or "",
+             f.get("type_line") or "", f.get("oracle_text") or "", f.get("power"),
+             f.get("toughness"), f.get("loyalty"))  # Face's fields, in order
         for f in raw
     )
 
@@ -100,7 +98,20 @@ def _deck_faces(layout: str, faces: tuple[Face, ...]) -> tuple[Face, ...]:
 
 
 def _color_identity(colors: list[str] | None) -> str:
-    return "".join(c for c in COLOR_ORDER if c in (colors or ()))
+    try:
+        key = tuple(colors or ())
+        found = _COLOR_IDENTITIES.get(key)
+    except TypeError:  # a color that is a list or an object: never equal to a letter
+        key, found = None, None
+    if found is None:
+        found = "".join(c for c in COLOR_ORDER if c in (colors or ()))
+        if key is not None and len(_COLOR_IDENTITIES) < 1 << 10:
+            _COLOR_IDENTITIES[key] = found
+    return found
+
+
+#: Color identity letters by the card object's list: 35,000 cards hold a few dozen lists.
+_COLOR_IDENTITIES: dict[tuple[Any, ...], str] = {}
 
 
 def _copy_limit(text: str) -> tuple[int | None, bool]:
@@ -209,24 +220,29 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
     front = faces[0]
     front_types = parse_type_line(front.type_line)
     types, subtypes, supertypes = front_types
-    for face in deck_faces[1:]:
-        t, s, st = parse_type_line(face.type_line)
-        types, subtypes, supertypes = types | t, subtypes | s, supertypes | st
-    text = "\n".join(f.oracle_text for f in deck_faces)
-    all_text = "\n".join(f.oracle_text for f in faces)
+    if len(faces) == 1:  # most cards: no joins
+        text = all_text = front.oracle_text
+        mana_cost = front.mana_cost
+    else:
+        for face in deck_faces[1:]:
+            t, s, st = parse_type_line(face.type_line)
+            types, subtypes, supertypes = types | t, subtypes | s, supertypes | st
+        text = "\n".join([f.oracle_text for f in deck_faces])
+        all_text = "\n".join([f.oracle_text for f in faces])
+        mana_cost = "".join([f.mana_cost for f in deck_faces])
     cmc = obj.get("cmc")
     if cmc is None and obj.get("card_faces"):
         cmc = obj["card_faces"][0].get("cmc")
     copy_limit, any_number = _copy_limit(all_text)
     partner, partner_with = _partner(front.oracle_text)
-    companion = _COMPANION.search(front.oracle_text)
+    companion = _COMPANION.search(front.oracle_text) if "Companion" in front.oracle_text else None
     legalities = _legalities(obj.get("legalities") or {})
     return Card(
         oracle_id=oracle_id,
         name=name,
         layout=layout,
         faces=faces,
-        mana_cost="".join(f.mana_cost for f in deck_faces),
+        mana_cost=mana_cost,
         mana_value=float(cmc or 0.0),
         type_line=obj.get("type_line") or " // ".join(f.type_line for f in faces),
         types=types,

@@ -680,23 +680,39 @@ def card_batches(cards: Iterable[Card], *, for_changes: bool,
     seen: set[str] = set()
     reversible: dict[str, Card] = {}
     batch: list[Card] = []
-    #: the legality text of each distinct legalities mapping (a few hundred among 35,000 cards)
+    #: The legality text of each distinct legalities mapping (a few hundred among 35,000
+    #: cards): by the mapping's identity (`cardfacts` shares equal ones; the mapping is kept,
+    #: so its id is never reused), else by its items.
+    by_id: dict[int, tuple[Any, str]] = {}
     texts: dict[tuple[tuple[str, str], ...], str] = {}
+
+    def legality(legal: Any, formats: set[str]) -> str:
+        known = by_id.get(id(legal))
+        if known is not None and known[0] is legal:
+            return known[1]
+        key = tuple(legal.items())
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = legality_text(dict(legal))
+        formats.update(legal)
+        if len(by_id) < 1 << 12:
+            by_id[id(legal)] = (legal, text)
+        return text
 
     def build() -> CardBatch:
         formats: set[str] = set()
         card_rows = []
         name_rows = []
         for c in batch:
-            legal = c.legalities
-            key = tuple(legal.items())
-            text = texts.get(key)
-            if text is None:
-                text = texts[key] = legality_text(dict(legal))
-                formats.update(legal)
-            oid = c.oracle_id
-            card_rows.append((oid, c.name, c.is_deck_card, text, encode_card(c)))
-            name_rows.extend([(folded, oid, kind) for folded, kind in lookup_names(c)])
+            oid, name, faces = c.oracle_id, c.name, c.faces
+            card_rows.append((oid, name, c.is_deck_card, legality(c.legalities, formats),
+                              encode_card(c)))
+            if len(faces) == 1 and faces[0].name == name:  # lookup_names: the name alone
+                folded = fold_name(name)
+                if folded:
+                    name_rows.append((folded, oid, "name"))
+            else:
+                name_rows.extend([(folded, oid, kind) for folded, kind in lookup_names(c)])
         return CardBatch(
             ids=[c.oracle_id for c in batch],
             card_rows=card_rows,
