@@ -194,11 +194,16 @@ def concurrent_case() -> None:
                        check=True, capture_output=True)
         # the data as it was before one ban: both syncs must record "legal -> banned" once
         con = sqlite3.connect(db)
-        oid, = con.execute("SELECT oracle_id FROM legalities WHERE format='modern' AND "
-                           "status='banned' LIMIT 1").fetchone()
-        name, = con.execute("SELECT name FROM cards WHERE oracle_id=?", (oid,)).fetchone()
-        con.execute("UPDATE legalities SET status='legal' WHERE oracle_id=? AND format='modern'",
-                    (oid,))
+        oid, name, statuses = con.execute(
+            "SELECT oracle_id, name, statuses FROM cards JOIN legality_sets "
+            "ON legality_sets.id = cards.legalities "
+            "WHERE json_extract(statuses, '$.modern') = 'banned' LIMIT 1").fetchone()
+        before = json.dumps(dict(json.loads(statuses), modern="legal"), sort_keys=True,
+                            separators=(",", ":"))  # as compact.legality_text writes it
+        con.execute("INSERT INTO legality_sets (id, statuses) "
+                    "SELECT max(id) + 1, ? FROM legality_sets", (before,))
+        con.execute("UPDATE cards SET legalities = (SELECT max(id) FROM legality_sets) "
+                    "WHERE oracle_id = ?", (oid,))
         con.commit()
         con.close()
         procs = [cli(["sync", "--from", str(BIG), "--db", db]) for _ in range(2)]
