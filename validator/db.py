@@ -612,8 +612,9 @@ def _upgrade_and_check(conn: Connection, *, migrate: bool) -> None:
         )
 
 
-#: Version 1's card tables, children first (foreign keys).
-_V1_CARD_TABLES = ("card_index", "legalities", "card_names", "cards")
+#: Version 1's card tables, children first (foreign keys), and version 2's legality sets (the
+#: sync's `create_all` has just made the table; it is made again, empty, with the others).
+_V1_CARD_TABLES = ("card_index", "legalities", "card_names", "cards", "legality_sets")
 
 
 def _migrate_from_v1(conn: Connection) -> None:
