@@ -89,13 +89,43 @@ def run_measured(args: list[str], env: dict[str, str] | None = None) -> tuple[fl
         proc.returncode
 
 
-def cold(db: Path, runs: int, codes: dict[str, Path]) -> dict:
-    cli = ["-m", "validator", "validate", str(CLI_DECK), "--format", "modern", "--db",
-           str(Path(db).resolve()), "--json"]
+def code_db(code: Path, db: Path) -> Path:
+    """The card database `code` reads: `db` when `code` has this code's card schema, else the
+    full card file imported by `code` itself (after a schema change older code cannot read the
+    new layout, nor this code the old one), cached as `derived_db` caches."""
+    snippet = (f"import sys; sys.path.insert(0, {str(HERE)!r}); from common import derived_db, "
+               "_cache_key, DERIVED_FILE; print(_cache_key(DERIVED_FILE)); print(derived_db())")
+    proc = subprocess.run([sys.executable, "-c", snippet], env=_env(code), capture_output=True,
+                          text=True, cwd=str(code))
+    if proc.returncode:
+        raise SystemExit(f"building the card database with {code} failed:\n{proc.stderr[-3000:]}")
+    key, built = proc.stdout.strip().splitlines()[-2:]
+    return db if key in Path(db).name else Path(built)
+
+
+def _without_sync_time(out: str) -> str:
+    """A JSON report with its card data's sync time left out (two databases built by two
+    imports of the same file differ only there)."""
+    try:
+        data = json.loads(out)
+        data["provenance"]["card_data"].pop("synced_at", None)
+    except (ValueError, KeyError, TypeError):
+        return out
+    return json.dumps(data, sort_keys=True)
+
+
+def cold(db: Path, runs: int, codes: dict[str, Path], dbs: dict[str, Path] | None = None) -> dict:
+    """`dbs`: the database of each code label when they differ (a schema change)."""
+    dbs = dbs or {}
+
+    def cli(label: str) -> list[str]:
+        return ["-m", "validator", "validate", str(CLI_DECK), "--format", "modern", "--db",
+                str(Path(dbs.get(label, db)).resolve()), "--json"]
+
     variants = {"python -c 'import sqlite3'": (["-c", "import sqlite3"], _env(ROOT))}
     for label, code in codes.items():
         compile_code(code)
-        variants[f"deckcheck validate ({label})"] = (cli, _env(code))
+        variants[f"deckcheck validate ({label})"] = (cli(label), _env(code))
     samples: dict[str, list[tuple[float, float]]] = {k: [] for k in variants}
     outputs: dict[str, set[str]] = {k: set() for k in variants}
     for _ in range(runs):  # interleaved, so load changes hit every variant alike
@@ -108,11 +138,14 @@ def cold(db: Path, runs: int, codes: dict[str, Path]) -> dict:
                       "rss_median_mb": statistics.median(r for _, r in s)}
               for label, s in samples.items()}
     outs = [o for k, o in outputs.items() if k.startswith("deckcheck")]
+    if len({str(Path(dbs.get(label, db))) for label in codes}) > 1:
+        outs = [{_without_sync_time(x) for x in o} for o in outs]
     result["json_identical"] = all(len(o) == 1 for o in outs) and len(set().union(*outs)) == 1
     return result
 
 
 def worker(what: str, code: Path, db: Path, *extra: str) -> dict:
+    """perf_worker `what` run with `code` on `db`."""
     proc = subprocess.run([sys.executable, str(HERE / "perf_worker.py"), what, "--db", str(db),
                            *extra], env=_env(code), capture_output=True, text=True)
     if proc.returncode:
@@ -145,14 +178,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     db = args.db or derived_db(FULL_CARDS)
     codes = {"this code": ROOT}
+    dbs = {"this code": db}
     if args.baseline:
-        codes["baseline"] = args.baseline
+        codes["baseline"] = args.baseline.resolve()
+        # the same database unless the baseline has another card schema (and no --db given)
+        dbs["baseline"] = db if args.db else code_db(codes["baseline"], db)
     parts = args.only or ["cold", "index", "warm"]
     failed = False
     print(f"card database: {db}")
+    if dbs.get("baseline", db) != db:
+        print(f"baseline's card database: {dbs['baseline']} (another card schema: the same file "
+              "imported by the baseline code; cold JSON compared without the sync time)")
 
     if "cold" in parts:
-        r = cold(db, args.runs, codes)
+        r = cold(db, args.runs, codes, dbs)
         print(f"\n== cold `deckcheck validate --json` of one 75-card deck ({args.runs} runs each) ==")
         for label, v in r.items():
             if isinstance(v, dict):
@@ -172,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     if "index" in parts:
         print("\n== CardIndex.from_db, full card file, fresh process ==")
         for label, code in codes.items():
-            r = worker("index", code, db)
+            r = worker("index", code, dbs[label])
             print(f"  {label:<12} {r['cards']} cards: CPU {r['cpu_s']:.3f} s (wall "
                   f"{r['wall_s']:.3f}), RSS +{r['rss_growth_mb']:.1f} MB")
             if label == "this code":
@@ -187,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             for label, code in codes.items():
                 hashes[label] = Path(tmp) / f"{label.replace(' ', '_')}.txt"
-                r = worker("warm", code, db, "--hashes", str(hashes[label]), *extra)
+                r = worker("warm", code, dbs[label], "--hashes", str(hashes[label]), *extra)
                 print(f"  {label:<12} {r['decks']} decks ({r['legal']} legal): "
                       f"{r['decks_per_cpu_s']:.0f} decks/CPU-s; median {r['median_ms']:.3f} ms, "
                       f"p99 {r['p99_ms']:.3f} ms, max {r['max_ms']:.1f} ms; 75-card median "
