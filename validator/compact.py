@@ -16,8 +16,10 @@ from typing import Any, Callable
 
 from .model import Card, Face
 
-#: Bump when the array layout changes; a reader seeing another version ignores the table.
-ENCODING_VERSION = 1
+#: Bump when the array layout changes. Version 2: the card's mana cost, type line and text,
+#: and its front face's name, are null when they equal the front face's (or the card's name):
+#: most cards have one face, whose text was stored twice. Version 1 rows still decode.
+ENCODING_VERSION = 2
 
 _FACE_KEYS = ("name", "mana_cost", "type_line", "oracle_text", "power", "toughness", "loyalty")
 
@@ -33,14 +35,26 @@ def legality_text(legalities: dict[str, str]) -> str:
 
 
 def encode_card(card: Card) -> bytes:
-    """Everything of `card` but its oracle id, name and legalities (columns of their own)."""
+    """Everything of `card` but its oracle id, name and legalities (columns of their own),
+    each text once (see ENCODING_VERSION)."""
     import orjson
 
     faces = [[f.name, f.mana_cost, f.type_line, f.oracle_text, f.power, f.toughness, f.loyalty]
              for f in card.faces]  # _FACE_KEYS, in order
+    mana_cost, type_line, text = card.mana_cost, card.type_line, card.oracle_text
+    if faces:
+        front = faces[0]
+        if front[0] == card.name:
+            front[0] = None
+        if mana_cost == front[1]:
+            mana_cost = None
+        if type_line == front[2]:
+            type_line = None
+        if text == front[3]:
+            text = None
     return orjson.dumps([
-        ENCODING_VERSION, card.layout, faces, card.mana_cost, card.mana_value, card.type_line,
-        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), card.oracle_text,
+        ENCODING_VERSION, card.layout, faces, mana_cost, card.mana_value, type_line,
+        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), text,
         card.color_identity, sorted(card.keywords), card.game_changer, card.reserved,
         card.copy_limit, card.any_number, card.commander_eligible, card.partner,
         card.partner_with, card.has_activated_ability, card.companion_condition,
@@ -56,13 +70,22 @@ def decode_card(oracle_id: str, name: str, data: bytes, legalities: dict[str, st
         from orjson import loads
 
     v = loads(data)
-    if v[0] != ENCODING_VERSION:
-        raise ValueError(f"card_index row of {name!r} has encoding {v[0]}, expected "
+    raw_faces, mana_cost, type_line, text = v[2], v[3], v[5], v[9]
+    if v[0] == ENCODING_VERSION:
+        if raw_faces:
+            front = raw_faces[0]
+            if front[0] is None:
+                front[0] = name
+            mana_cost = front[1] if mana_cost is None else mana_cost
+            type_line = front[2] if type_line is None else type_line
+            text = front[3] if text is None else text
+    elif v[0] != 1:
+        raise ValueError(f"the card data of {name!r} has encoding {v[0]}, expected "
                          f"{ENCODING_VERSION}")
     return Card(
-        oracle_id=oracle_id, name=name, layout=v[1], faces=tuple(Face(*f) for f in v[2]),
-        mana_cost=v[3], mana_value=float(v[4]), type_line=v[5], types=frozenset(v[6]),
-        subtypes=frozenset(v[7]), supertypes=frozenset(v[8]), oracle_text=v[9],
+        oracle_id=oracle_id, name=name, layout=v[1], faces=tuple(Face(*f) for f in raw_faces),
+        mana_cost=mana_cost, mana_value=float(v[4]), type_line=type_line, types=frozenset(v[6]),
+        subtypes=frozenset(v[7]), supertypes=frozenset(v[8]), oracle_text=text,
         color_identity=v[10], keywords=frozenset(v[11]), legalities=legalities,
         game_changer=bool(v[12]), reserved=bool(v[13]), copy_limit=v[14],
         any_number=bool(v[15]), commander_eligible=bool(v[16]), partner=v[17],

@@ -872,8 +872,8 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     changes: list[dict[str, Any]] = []
     old_names: dict[str, str] = {}
     if had_cards:
-        old_names = {oid: name for oid, name in
-                     conn.execute(select(cards_t.c.oracle_id, cards_t.c.name))}
+        old_names = dict(rows.select(select(cards_t.c.oracle_id, cards_t.c.name),
+                                     "SELECT oracle_id, name FROM cards"))
     # legality set id -> its text (a few hundred rows)
     set_texts: dict[int, str] = dict(conn.execute(select(sets_t.c.id, sets_t.c.statuses)).all())
     set_ids = {t: i for i, t in set_texts.items()}  # a text held twice: either id serves
@@ -886,7 +886,10 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
         held = [oid for oid in ids if oid in old_names]
         found: dict[str, tuple[str, str, bytes]] = {}
         for chunk in _chunks(held, 500):
-            for oid, name, sid, data in conn.execute(old_cols.where(cards_t.c.oracle_id.in_(chunk))):
+            for oid, name, sid, data in rows.select(
+                    old_cols.where(cards_t.c.oracle_id.in_(chunk)),
+                    "SELECT oracle_id, name, legalities, data FROM cards WHERE oracle_id IN "
+                    f"({', '.join('?' * len(chunk))})", chunk):
                 found[oid] = (name, set_texts[sid], bytes(data))
         return found
 
@@ -962,15 +965,22 @@ def _set_meta(conn: Connection, key: str, value: str) -> None:
 
 
 class _RowWriter:
-    """Inserts rows given as tuples in the table's column order.
+    """Inserts rows given as tuples in the table's column order, and reads rows back.
 
-    On SQLite the tuples go straight to the driver's executemany, one call per table and batch:
-    SQLAlchemy's per-row parameter processing costs more than the inserts themselves on a full
-    sync. Other databases get dicts through SQLAlchemy Core's bulk insert."""
+    On SQLite the tuples go straight to the driver's executemany, one call per table and batch,
+    and reads run on the driver's connection (the same transaction): SQLAlchemy's per-row
+    parameter and result processing costs more than the inserts and reads themselves on a full
+    sync. Other databases get dicts through SQLAlchemy Core's bulk insert, and Core selects."""
 
     def __init__(self, conn: Connection):
         self.conn = conn
         self.sqlite = conn.dialect.name == "sqlite"
+
+    def select(self, query: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of `query`; on SQLite of `sql`, the same statement in SQLite's words."""
+        if self.sqlite:
+            return self.conn.connection.driver_connection.execute(sql, params).fetchall()
+        return [tuple(r) for r in self.conn.execute(query)]
 
     def insert(self, table: Any, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
