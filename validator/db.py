@@ -758,11 +758,15 @@ _STATUS_MAX = 20
 _NAME_MAX = NameRow.__table__.c.folded.type.length
 
 
-def card_problem(card: Card) -> str | None:
+def card_problem(card: Card, checked: dict[int, Any] | None = None) -> str | None:
     """Why `card` cannot be stored, or None: a text field that is not text, holds a NUL
     (PostgreSQL text cannot) or is longer than its column (PostgreSQL refuses with "value too
     long", SQLite would store it). Checked before writing, on every database alike, so the sync
-    can name the card and the line of the file."""
+    can name the card and the line of the file.
+
+    `checked`: legalities mappings already found storable, by id (each kept alive there, so
+    no id is reused), for a caller whose cards share a few hundred mappings that nobody
+    changes meanwhile (a sync: `cardfacts` hands equal legalities out as one mapping)."""
     values = _TEXT_VALUES(card)
     problem = None if _texts_fine(values) else _text_problem(values)
     if problem:
@@ -773,10 +777,14 @@ def card_problem(card: Card) -> str | None:
         if len(face.name) > _NAME_MAX:
             return f"face name is {len(face.name)} characters long; at most {_NAME_MAX} fit"
     legalities = card.legalities
+    if checked is not None and checked.get(id(legalities)) is legalities:
+        return None
     try:
         # A sync sees a few dozen distinct (format, status) pairs in 240,000: each is checked
         # once (a set test in C per card instead of six tests per pair).
         if _CHECKED_LEGALITIES.issuperset(legalities.items()):
+            if checked is not None and len(checked) < 1 << 12:
+                checked[id(legalities)] = legalities
             return None
     except TypeError:  # an unhashable status: the checks below name it
         pass
@@ -870,6 +878,7 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     rows = _RowWriter(conn)
     seen: set[str] = set()
     changes: list[dict[str, Any]] = []
+    names: list[tuple[str, str, str]] = []  # the `card_names` rows to insert
     old_names: dict[str, str] = {}
     if had_cards:
         old_names = dict(rows.select(select(cards_t.c.oracle_id, cards_t.c.name),
@@ -939,7 +948,11 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
         rows.insert(sets_t, new_sets)
         rows.insert(cards_t, [(oid, name, deck, set_ids[text], data)
                               for oid, name, deck, text, data in card_rows])
-        rows.insert(names_t, name_rows)
+        names.extend(name_rows)
+    # In key order, after the cards: SQLite appends to the name table's b-tree instead of
+    # inserting all over it (the rows live in the primary key's b-tree, see `NameRow`).
+    names.sort()
+    rows.insert(names_t, names)
     removed = sorted(old_names.keys() - seen)  # cards the new data no longer holds
     delete_cards(removed)
     for oid in removed:

@@ -809,6 +809,7 @@ def _is_network_error(exc: OSError) -> bool:
 
 def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
            name: str) -> Iterator[Card]:
+    checked: dict[int, Any] = {}  # legalities mappings found storable (see card_problem)
     for position, obj in iter_bulk_file(path, stats, on_read, name=name):
         if obj.get("object", "card") != "card":
             continue
@@ -822,7 +823,7 @@ def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
         # A name that is a number or an oracle_id that is an object would otherwise fail
         # later, without a line (building the name index), or in the database ("value too
         # long" on PostgreSQL).
-        problem = card_problem(card)
+        problem = card_problem(card, checked)
         if problem:
             shown = card.name if isinstance(card.name, str) else repr(card.name)
             raise SyncError(f"{name}, {position}: card {shown[:120]!r}: {problem}")
