@@ -334,6 +334,57 @@ def test_card_rows_are_the_compact_encoding_and_decode_to_the_card() -> None:
             assert {f: back.legality(f) for f in card.legalities} == dict(card.legalities)
 
 
+def test_each_text_of_a_card_is_stored_once() -> None:
+    """Schema version 2 stores a card once (no second copy in other columns or tables), and
+    its compact encoding holds a one-faced card's text and cost once, not again for its
+    face."""
+    from validator.compact import encode_card
+
+    cards = fixture_cards()
+    bolt = by_name(cards, "Lightning Bolt")
+    data = encode_card(bolt)
+    for text in (bolt.oracle_text, bolt.mana_cost):
+        assert data.count(json.dumps(text, ensure_ascii=False)[1:-1].encode()) == 1, text
+    assert json.loads(data)[2][0][0] is None  # the face's name: the card's, in its column
+
+
+def test_encoding_1_rows_still_decode() -> None:
+    """A card encoded before the texts were deduplicated (encoding 1, as schema version 1's
+    card_index held it) decodes to the same card."""
+    import re
+
+    from validator.compact import decode_card
+
+    dump = (FIXTURES / "cards_core_schema_v1.sql").read_text(encoding="utf-8")
+    row = re.search(r"INSERT INTO \"card_index\" VALUES\('([^']+)','Lightning Bolt','([^']+)',"
+                    r"X'([0-9A-F]+)'\)", dump)
+    assert row, "no Lightning Bolt row in the fixture"
+    old = decode_card(row[1], "Lightning Bolt", bytes.fromhex(row[3]), json.loads(row[2]))
+    objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    new = card_from_scryfall(next(o for o in objs if o["name"] == "Lightning Bolt"))
+    assert replace(old, legalities={}) == replace(new, legalities={})
+
+
+def test_a_legality_text_held_by_two_sets_still_syncs(engine) -> None:
+    """A database whose legality_sets hold one text twice (edited by hand, say) re-syncs:
+    either set serves, and the change log is right."""
+    cards = fixture_cards()
+    write(engine, cards)
+    bolt = by_name(cards, "Lightning Bolt")
+    with engine.begin() as conn:
+        sid, statuses = conn.exec_driver_sql(
+            "SELECT id, statuses FROM legality_sets JOIN cards ON cards.legalities = "
+            "legality_sets.id WHERE name = 'Lightning Bolt'").one()
+        conn.exec_driver_sql("INSERT INTO legality_sets VALUES (999, ?)", (statuses,))
+        conn.exec_driver_sql("UPDATE cards SET legalities = 999 WHERE name = 'Lightning Bolt'")
+    banned = [replace(c, legalities=dict(c.legalities, modern="banned")) if c is bolt else c
+              for c in cards]
+    result = write(engine, banned)
+    assert [(c["name"], c["format"], c["new_status"]) for c in result.changes] == [
+        ("Lightning Bolt", "modern", "banned")]
+    assert CardDB(engine=engine).card("Lightning Bolt").legality("modern") == "banned"
+
+
 def test_card_problem_checks_every_legality_after_caching_good_ones() -> None:
     from validator.db import card_problem
 
