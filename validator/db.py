@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from sqlalchemy import (
-    Boolean, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, String, Text,
-    create_engine, delete, event, func, insert, inspect, select,
+    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String,
+    Table, Text, create_engine, delete, event, func, insert, inspect, select,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from .cardfacts import lookup_names
 from .compact import IndexData, SyncStamp, decode_card, encode_card, legality_text
@@ -102,99 +101,134 @@ def database_error(url: str, exc: BaseException) -> DatabaseError:
                          f"(or ${ENV_DB}) and that the database is reachable")
 
 
-class Base(DeclarativeBase):
-    pass
+# The tables are SQLAlchemy Core `Table`s, each named by a small class (`CardRow.__table__`,
+# `MetaRow.value`...): no ORM is used, and not importing it saves every sync and every
+# SQLAlchemy reader a tenth of a second.
+
+class Base:
+    """What the tables belong to: `Base.metadata.create_all(...)`."""
+
+    metadata = MetaData()
 
 
-class LegalitySetRow(Base):
+def _table(cls: type, *columns: Any, **kwargs: Any) -> type:
+    """Define table `cls.__tablename__` with `columns`: `cls.__table__` is the Core table and
+    each column is also an attribute of `cls` (`MetaRow.value`)."""
+    cls.__table__ = Table(cls.__tablename__, Base.metadata, *columns, **kwargs)
+    for column in cls.__table__.columns:
+        setattr(cls, column.name, column)
+    return cls
+
+
+class LegalitySetRow:
     """One distinct set of legalities: a card's statuses other than `not_legal` as a JSON
     object (`compact.legality_text`). 34,000 cards hold about 200 distinct ones, so a card
     refers to its set instead of holding a row per format; a format listed in `meta.formats`
     that a card's set does not name means not legal there."""
 
     __tablename__ = "legality_sets"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    statuses: Mapped[str] = mapped_column(Text)
 
 
-class CardRow(Base):
+_table(LegalitySetRow,
+       Column("id", Integer, primary_key=True, autoincrement=False),
+       Column("statuses", Text, nullable=False))
+
+
+class CardRow:
     """One oracle card: every fact of `model.Card` (CR citations live in `cardfacts`) but its
     oracle id, name and legalities in the compact encoding of `compact` (`data`), the one copy
     every reader decodes (`CardDB`, `store_sqlite`, `CardIndex`). `name` and `is_deck_card`
     are columns too: lookups filter on them and suggestions read the names."""
 
     __tablename__ = "cards"
-    oracle_id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    name: Mapped[str] = mapped_column(String(300))
-    is_deck_card: Mapped[bool] = mapped_column(Boolean)
-    legalities: Mapped[int] = mapped_column(Integer, ForeignKey("legality_sets.id"))
-    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
-class NameRow(Base):
+_table(CardRow,
+       Column("oracle_id", String(36), primary_key=True),
+       Column("name", String(300), nullable=False),
+       Column("is_deck_card", Boolean, nullable=False),
+       Column("legalities", Integer, ForeignKey("legality_sets.id"), nullable=False),
+       Column("data", LargeBinary, nullable=False))
+
+
+class NameRow:
     """Folded names a decklist may use: full name, face names, printed and flavor names."""
 
     __tablename__ = "card_names"
-    #: SQLite: the rows live in the primary key's b-tree (no rowid table beside it): a third
-    #: less to write at sync time, and a name look-up reads one b-tree.
-    __table_args__ = {"sqlite_with_rowid": False}
-    folded: Mapped[str] = mapped_column(String(300), primary_key=True)
-    oracle_id: Mapped[str] = mapped_column(
-        String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"), primary_key=True
-    )
-    kind: Mapped[str] = mapped_column(String(10))
 
 
-class PrintingRow(Base):
+_table(NameRow,
+       Column("folded", String(300), primary_key=True),
+       Column("oracle_id", String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"),
+              primary_key=True),
+       Column("kind", String(10), nullable=False),
+       # SQLite: the rows live in the primary key's b-tree (no rowid table beside it): a third
+       # less to write at sync time, and a name look-up reads one b-tree.
+       sqlite_with_rowid=False)
+
+
+class PrintingRow:
     """A printing (from `default_cards`): set + collector number -> oracle card."""
 
     __tablename__ = "printings"
-    set_code: Mapped[str] = mapped_column(String(10), primary_key=True)
-    collector_number: Mapped[str] = mapped_column(String(20), primary_key=True)
-    oracle_id: Mapped[str] = mapped_column(String(36), index=True)
-    rarity: Mapped[str] = mapped_column(String(20))
-    printed_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
-    flavor_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
 
 
-class SyncRun(Base):
+_table(PrintingRow,
+       Column("set_code", String(10), primary_key=True),
+       Column("collector_number", String(20), primary_key=True),
+       Column("oracle_id", String(36), nullable=False, index=True),
+       Column("rarity", String(20), nullable=False),
+       Column("printed_name", String(300), nullable=True),
+       Column("flavor_name", String(300), nullable=True))
+
+
+class SyncRun:
     """One completed sync: where the data came from and what it held."""
 
     __tablename__ = "sync_runs"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    bulk_type: Mapped[str] = mapped_column(String(40))
-    source_uri: Mapped[str] = mapped_column(Text)
-    updated_at: Mapped[str | None] = mapped_column(String(40), nullable=True)
-    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    card_count: Mapped[int] = mapped_column(Integer)
-    duration_s: Mapped[float] = mapped_column(Float)
-    sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    size_bytes: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
-class LegalityChange(Base):
+_table(SyncRun,
+       Column("id", Integer, primary_key=True, autoincrement=True),
+       Column("bulk_type", String(40), nullable=False),
+       Column("source_uri", Text, nullable=False),
+       Column("updated_at", String(40), nullable=True),
+       Column("finished_at", DateTime(timezone=True), nullable=False),
+       Column("card_count", Integer, nullable=False),
+       Column("duration_s", Float, nullable=False),
+       Column("sha256", String(64), nullable=True),
+       Column("size_bytes", Integer, nullable=True))
+
+
+class LegalityChange:
     """A card's legality in a format changed between two syncs."""
 
     __tablename__ = "legality_changes"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    sync_id: Mapped[int] = mapped_column(Integer, index=True)
-    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    oracle_id: Mapped[str] = mapped_column(String(36))
-    name: Mapped[str] = mapped_column(String(300))
-    format: Mapped[str] = mapped_column(String(40))
-    old_status: Mapped[str | None] = mapped_column(String(20), nullable=True)
-    new_status: Mapped[str | None] = mapped_column(String(20), nullable=True)
 
 
-class MetaRow(Base):
+_table(LegalityChange,
+       Column("id", Integer, primary_key=True, autoincrement=True),
+       Column("sync_id", Integer, nullable=False, index=True),
+       Column("changed_at", DateTime(timezone=True), nullable=False),
+       Column("oracle_id", String(36), nullable=False),
+       Column("name", String(300), nullable=False),
+       Column("format", String(40), nullable=False),
+       Column("old_status", String(20), nullable=True),
+       Column("new_status", String(20), nullable=True))
+
+
+class MetaRow:
     __tablename__ = "meta"
-    key: Mapped[str] = mapped_column(String(40), primary_key=True)
-    value: Mapped[str] = mapped_column(Text)
+
+
+_table(MetaRow,
+       Column("key", String(40), primary_key=True),
+       Column("value", Text, nullable=False))
 
 
 #: SQLite checks card_names on every delete from cards (foreign key): without an index on the
 #: child column each check scans the whole name table, and a re-sync takes minutes.
-Index("ix_card_names_oracle_id", NameRow.oracle_id)
+Index("ix_card_names_oracle_id", NameRow.__table__.c.oracle_id)
 
 
 # ---------------------------------------------------------------------------- where it lives
@@ -536,7 +570,7 @@ class CardDB:
 
     def info(self) -> DbInfo:
         with self._connect() as conn:
-            def count(model: type[Base]) -> int:
+            def count(model: type) -> int:
                 return conn.execute(select(func.count()).select_from(model.__table__)).scalar_one()
             try:
                 last = conn.execute(select(SyncRun.__table__).order_by(SyncRun.id.desc())).first()
