@@ -136,3 +136,62 @@ def test_memory_stays_flat(tmp_path: Path, shape: str) -> None:
         tracemalloc.stop()
     assert count == n
     assert peak < 8 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB for a {n * 2.6 / 1e3:.0f} MB file"
+
+
+# ---------------------------------------------------------------------------- only the keys read
+
+KEYS = ("oracle_id", "name", "legalities")
+
+
+def _both(path: Path) -> tuple[object, object]:
+    """What the full read and the keys-only read give: the filtered items, or the error."""
+    def run(keys):
+        try:
+            items = list(iter_bulk_file(path, keys=keys))
+        except BulkFileError as exc:
+            return ("error", str(exc))
+        if keys is None:
+            items = [(p, {k: o[k] for k in KEYS if k in o}) for p, o in items]
+        return items
+    return run(None), run(KEYS)
+
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gzip", "plain"])
+def test_keys_read_gives_the_objects_of_the_full_read(tmp_path: Path, gz: bool) -> None:
+    objs = [dict(o, image_uris={"png": f"https://x/{i}.png"}, prices={"usd": None},
+                 card_faces=[{"name": "A", "extra": [1, 2.5, True]}]) for i, o in enumerate(OBJS)]
+    data = b"\xef\xbb\xbf\n" + jsonl(objs).replace(b"\n", b"\r\n\r\n").rstrip()
+    full, only = _both(make(tmp_path / "x.jsonl", data, gz))
+    assert full == only and len(only) == len(OBJS) and only[0][0] == "line 2"
+    assert set(only[0][1]) == set(KEYS)
+    array = make(tmp_path / "a.json", json.dumps(objs).encode(), gz)
+    full, only = _both(array)
+    assert full == only and only[0][0] == "item 1"
+
+
+@pytest.mark.parametrize("bad", [
+    b'{"name": "x", "extra": tru}',            # not JSON, in a key not read
+    b'[1, 2]',                                  # not an object
+    b'"text"',
+    b'{"name": "x", "extra": "\\ud800"}',        # a lone surrogate, in a key not read
+    b'{"name": "x", "extra": "\xff"}',           # not UTF-8, in a key not read
+    b'{"name": "x\xc3"}',
+    b'{"name": 1e999}',                          # out of range, in a key read
+    b'{"name": "x"} {"name": "y"}',
+])
+def test_keys_read_refuses_what_the_full_read_refuses(tmp_path: Path, bad: bytes) -> None:
+    lines = jsonl().splitlines()
+    data = b"\n".join(lines[:3] + [bad] + lines[3:]) + b"\n"
+    full, only = _both(make(tmp_path / "bad.jsonl", data, False))
+    assert full[0] == "error" and full == only
+    assert "line 4" in only[1]
+
+
+def test_keys_read_of_lines_longer_than_a_block(tmp_path: Path) -> None:
+    big = [{"name": "Big", "oracle_text": "x" * 3_000_000, "extra": "y" * 2_000_000},
+           {"name": "Small"}]
+    items = list(iter_bulk_file(make(tmp_path / "big.jsonl.gz", jsonl(big), True),
+                                keys=("name", "oracle_text")))
+    assert [o["name"] for _, o in items] == ["Big", "Small"]
+    assert len(items[0][1]["oracle_text"]) == 3_000_000 and "extra" not in items[0][1]
+    assert [p for p, _ in items] == ["line 1", "line 2"]

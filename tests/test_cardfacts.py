@@ -194,3 +194,19 @@ def test_grist_is_a_creature_card_outside_the_battlefield_so_it_can_be_a_command
                        "addition to its other types.\n+1: Create a 1/1 black and green Insect creature token.",
         "color_identity": ["B", "G"], "loyalty": "3"})
     assert grist.commander_eligible  # CR 903.3a reading of a creature card off the battlefield
+
+
+def test_a_card_needs_only_the_keys_a_sync_reads() -> None:
+    """A sync decodes only SCRYFALL_KEYS of each object: every fixture card built from those
+    keys alone is the card built from the whole object."""
+    import json
+
+    from validator.cardfacts import SCRYFALL_KEYS
+
+    names = ("cards_core.json", "cards_commander.json", "cards_companion.json",
+             "cards_meld.json", "cards_hostile.json", "scryfall_cards.json")
+    objs = [o for n in names for o in json.loads((FIXTURES / n).read_text(encoding="utf-8"))]
+    assert len(objs) > 100
+    for obj in objs:
+        only = {k: v for k, v in obj.items() if k in SCRYFALL_KEYS}
+        assert card_from_scryfall(only) == card_from_scryfall(obj), obj.get("name")

@@ -4,6 +4,10 @@ Two shapes exist: the 2026 one (a gzip file of JSON Lines, `jsonl_download_uri`)
 one (one JSON array, `download_uri`, often already un-gzipped by the HTTP client). Gzip is
 detected by its magic bytes, the shape by the first non-space byte; memory stays flat because
 nothing is read whole (JSON Lines are read in 1 MiB blocks, a JSON array through ijson).
+
+A Scryfall card object is mostly URLs, prices and image links: a reader that names the `keys`
+it reads gets objects holding only those, and JSON Lines are then decoded by msgspec into just
+those keys (the others are checked and skipped, never built as Python objects).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import hashlib
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any, Callable, Collection, Iterator, TypedDict
 
 import orjson
 
@@ -60,12 +64,14 @@ class BulkStats:
 
 def iter_bulk_file(path: Path, stats: BulkStats | None = None,
                    on_read: Callable[[int], None] | None = None, *,
-                   name: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+                   name: str | None = None,
+                   keys: Collection[str] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield (position, card object) for every object in a bulk file.
 
     `position` names where the object came from ("line 12", "item 12") so errors can point at
     it. `stats` is filled in as the file is read (sha256 and size once the end is reached).
     Errors are `BulkFileError`s whose message starts with `name` (default: the file name).
+    `keys`: the keys the caller reads; each object then holds only those of them it has.
     """
     path = Path(path)
     name = name or path.name
@@ -80,7 +86,10 @@ def iter_bulk_file(path: Path, stats: BulkStats | None = None,
             first, skipped_lines = _peek_first_byte(stream, name)
             if first == b"[":
                 stats.shape = "json-array"
-                yield from _iter_array(_Prepend(first, stream), name)
+                yield from _iter_array(_Prepend(first, stream), name, keys)
+            elif keys is not None:
+                stats.shape = "jsonl"
+                yield from _iter_lines_keys(first, stream, name, skipped_lines, keys)
             else:
                 stats.shape = "jsonl"
                 yield from _iter_lines(first, stream, name, skipped_lines)
@@ -156,8 +165,80 @@ def _iter_lines(first: bytes, stream: IO[bytes], name: str,
             return
 
 
-def _iter_array(stream: _Prepend, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def _only(obj: dict[str, Any], keys: Collection[str]) -> dict[str, Any]:
+    return {k: obj[k] for k in keys if k in obj}
+
+
+_DECODERS: dict[frozenset[str], Any] = {}
+
+
+def _decoder(keys: Collection[str]) -> Any:
+    """A msgspec decoder of JSON objects into dicts of `keys` only (values as any JSON)."""
+    key = frozenset(keys)
+    found = _DECODERS.get(key)
+    if found is None:
+        import msgspec
+
+        shape = TypedDict("BulkObject", {k: Any for k in sorted(key)}, total=False)  # type: ignore[misc]
+        found = _DECODERS[key] = msgspec.json.Decoder(shape)
+    return found
+
+
+def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
+                     keys: Collection[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """`_iter_lines`, each object holding only `keys`. msgspec checks the JSON of the skipped
+    values too; what it refuses (not JSON, not an object, a number out of range, a blank line)
+    goes through `_iter_lines`, whose messages and choices stand, and every block is checked to
+    be UTF-8 as orjson checks every string. Numbers beyond 64 bits in a kept value stay ints
+    (orjson would read a float); out of range in a skipped value they are not an error."""
+    import msgspec
+
+    decode, refused = _decoder(keys).decode, msgspec.MsgspecError
+    rest = first
+    while True:
+        block = stream.read(BLOCK)
+        if block:
+            data = rest + block
+            cut = data.rfind(b"\n") + 1
+            whole, rest = data[:cut], data[cut:]
+        else:
+            whole, rest = rest, b""
+        try:
+            whole.decode("utf-8")
+        except UnicodeDecodeError:  # orjson names the line and says what is wrong
+            for position, obj in _iter_lines(whole[:1], _Reader(whole[1:]), name, number):
+                pass
+            raise BulkFileError(f"{name}, after line {number}: not valid UTF-8") from None
+        for line in whole.split(b"\n")[:-1] if block else whole.split(b"\n"):
+            number += 1
+            try:
+                obj = decode(line)
+            except refused:
+                # the line as orjson reads it: its error, a blank line skipped, or the object
+                found = list(_iter_lines(line[:1], _Reader(line[1:]), name, number - 1))
+                if not found:
+                    continue
+                obj = _only(found[0][1], keys)
+            yield f"line {number}", obj
+        if not block:
+            return
+
+
+class _Reader:
+    """A byte string read as a stream (for `_iter_lines` on one line or block)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def read(self, n: int = -1) -> bytes:
+        data, self.data = self.data, b""
+        return data
+
+
+def _iter_array(stream: _Prepend, name: str,
+                keys: Collection[str] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
     import ijson  # streaming parser for the legacy single-array shape
+
 
     number = 0
     try:
@@ -165,6 +246,6 @@ def _iter_array(stream: _Prepend, name: str) -> Iterator[tuple[str, dict[str, An
             number += 1
             if not isinstance(obj, dict):
                 raise BulkFileError(f"{name}, item {number}: expected a card object")
-            yield f"item {number}", obj
+            yield f"item {number}", obj if keys is None else _only(obj, keys)
     except ijson.JSONError as exc:
         raise BulkFileError(f"{name}, after item {number}: not valid JSON ({exc})") from exc

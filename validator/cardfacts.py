@@ -46,6 +46,16 @@ _DOCTORS = re.compile(r"^Doctor['\u2019]s companion\b", re.MULTILINE)
 _CAN_BE_COMMANDER = re.compile(r"can be your commander", re.IGNORECASE)
 
 
+#: Every key of a Scryfall card object `card_from_scryfall` reads (a card face is read whole):
+#: a sync decodes only these (`bulkfile.iter_bulk_file(keys=...)`); tests/test_cardfacts.py
+#: checks that a card built from objects holding only these keys is the card built from all.
+SCRYFALL_KEYS = frozenset({
+    "object", "id", "oracle_id", "name", "layout", "card_faces", "all_parts", "mana_cost",
+    "cmc", "type_line", "oracle_text", "power", "toughness", "loyalty", "color_identity",
+    "keywords", "legalities", "game_changer", "reserved",
+})
+
+
 class CardDataError(DeckcheckError, ValueError):
     """A card object lacks a field the validator needs."""
 

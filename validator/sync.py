@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator
 
 from . import __version__
 from .bulkfile import BulkFileError, BulkStats, iter_bulk_file
-from .cardfacts import CardDataError, card_from_scryfall
+from .cardfacts import SCRYFALL_KEYS, CardDataError, card_from_scryfall
 from .db import (
     CardBatch, CardDB, LegalityChange, LockTimeout, SyncRun, card_batches, card_problem,
     count_cards, create_schema, database_url, make_write_engine, refresh_aliases,
@@ -810,7 +810,7 @@ def _is_network_error(exc: OSError) -> bool:
 def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
            name: str) -> Iterator[Card]:
     checked: dict[int, Any] = {}  # legalities mappings found storable (see card_problem)
-    for position, obj in iter_bulk_file(path, stats, on_read, name=name):
+    for position, obj in iter_bulk_file(path, stats, on_read, name=name, keys=SCRYFALL_KEYS):
         if obj.get("object", "card") != "card":
             continue
         try:
@@ -923,9 +923,14 @@ def _batches_from_worker(path: Path, name: str, stats: BulkStats,
             worker.join()
 
 
+#: Every key of a default_cards object `_printings` reads (card faces are read whole).
+PRINTING_KEYS = frozenset({"card_faces", "oracle_id", "set", "collector_number", "lang",
+                           "printed_name", "flavor_name", "rarity"})
+
+
 def _printings(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
                name: str) -> Iterator[dict[str, Any]]:
-    for position, obj in iter_bulk_file(path, stats, on_read, name=name):
+    for position, obj in iter_bulk_file(path, stats, on_read, name=name, keys=PRINTING_KEYS):
         try:
             faces = obj.get("card_faces") or []
             oracle_id = obj.get("oracle_id") or (faces[0].get("oracle_id") if faces else None)
