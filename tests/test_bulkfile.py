@@ -174,7 +174,6 @@ def test_keys_read_gives_the_objects_of_the_full_read(tmp_path: Path, gz: bool) 
     b'[1, 2]',                                  # not an object
     b'"text"',
     b'{"name": "x", "extra": "\\ud800"}',        # a lone surrogate, in a key not read
-    b'{"name": "x", "extra": "\xff"}',           # not UTF-8, in a key not read
     b'{"name": "x\xc3"}',
     b'{"name": 1e999}',                          # out of range, in a key read
     b'{"name": "x"} {"name": "y"}',
@@ -185,6 +184,16 @@ def test_keys_read_refuses_what_the_full_read_refuses(tmp_path: Path, bad: bytes
     full, only = _both(make(tmp_path / "bad.jsonl", data, False))
     assert full[0] == "error" and full == only
     assert "line 4" in only[1]
+
+
+def test_keys_read_does_not_check_the_bytes_of_keys_it_does_not_read(tmp_path: Path) -> None:
+    """Documented: a value deckcheck never reads is checked for JSON syntax, not for UTF-8 (the
+    full read refuses the line); the values read are checked."""
+    lines = jsonl().splitlines()
+    data = b"\n".join(lines[:3] + [b'{"name": "x", "extra": "\xff"}'] + lines[3:]) + b"\n"
+    full, only = _both(make(tmp_path / "skipped.jsonl", data, False))
+    assert full[0] == "error" and "line 4" in full[1]
+    assert [o for p, o in only if p == "line 4"] == [{"name": "x"}]
 
 
 def test_keys_read_of_lines_longer_than_a_block(tmp_path: Path) -> None:

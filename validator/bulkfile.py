@@ -186,11 +186,13 @@ def _decoder(keys: Collection[str]) -> Any:
 
 def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
                      keys: Collection[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """`_iter_lines`, each object holding only `keys`. msgspec checks the JSON of the skipped
-    values too; what it refuses (not JSON, not an object, a number out of range, a blank line)
-    goes through `_iter_lines`, whose messages and choices stand, and every block is checked to
-    be UTF-8 as orjson checks every string. Numbers beyond 64 bits in a kept value stay ints
-    (orjson would read a float); out of range in a skipped value they are not an error."""
+    """`_iter_lines`, each object holding only `keys`. msgspec checks the JSON syntax of the
+    skipped values too; what it refuses (not JSON, not an object, a number out of range, a
+    blank line) goes through `_iter_lines`, whose messages and choices stand. Two things only
+    the full read refuses, in values of keys not read: bytes that are not UTF-8, and numbers
+    out of a double's range (checking every byte would cost more than the decoding saves;
+    kept values are checked). A number beyond 64 bits in a kept value stays an int (orjson
+    reads a float)."""
     import msgspec
 
     decode, refused = _decoder(keys).decode, msgspec.MsgspecError
@@ -203,12 +205,6 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
             whole, rest = data[:cut], data[cut:]
         else:
             whole, rest = rest, b""
-        try:
-            whole.decode("utf-8")
-        except UnicodeDecodeError:  # orjson names the line and says what is wrong
-            for position, obj in _iter_lines(whole[:1], _Reader(whole[1:]), name, number):
-                pass
-            raise BulkFileError(f"{name}, after line {number}: not valid UTF-8") from None
         for line in whole.split(b"\n")[:-1] if block else whole.split(b"\n"):
             number += 1
             try:

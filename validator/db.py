@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import (
     Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String,
@@ -915,7 +915,7 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     names: list[tuple[str, str, str]] = []  # the `card_names` rows to insert
     old_names: dict[str, str] = {}
     if had_cards:
-        old_names = dict(rows.select(select(cards_t.c.oracle_id, cards_t.c.name),
+        old_names = dict(rows.select(lambda: select(cards_t.c.oracle_id, cards_t.c.name),
                                      "SELECT oracle_id, name FROM cards"))
     # legality set id -> its text (a few hundred rows)
     set_texts: dict[int, str] = dict(conn.execute(select(sets_t.c.id, sets_t.c.statuses)).all())
@@ -930,18 +930,22 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
         found: dict[str, tuple[str, str, bytes]] = {}
         for chunk in _chunks(held, 500):
             for oid, name, sid, data in rows.select(
-                    old_cols.where(cards_t.c.oracle_id.in_(chunk)),
+                    lambda: old_cols.where(cards_t.c.oracle_id.in_(chunk)),
                     "SELECT oracle_id, name, legalities, data FROM cards WHERE oracle_id IN "
                     f"({', '.join('?' * len(chunk))})", chunk):
                 found[oid] = (name, set_texts[sid], bytes(data))
         return found
 
-    def record_changes(batch: CardBatch, old: dict[str, tuple[str, str, bytes]]) -> None:
+    def record_changes(batch: CardBatch, old: dict[str, tuple[str, str, bytes]],
+                       same: set[str]) -> None:
+        """The legality changes of the batch's cards; `same`: cards whose row is unchanged."""
         if batch.previous_check is None:
             raise ValueError("card batches for a database that has cards need previous_check")
-        new_text = {r[0]: r[3] for r in batch.card_rows}
+        new_text = {r[0]: r[3] for r in batch.card_rows if r[0] not in same}
         parsed: dict[str, dict[str, str]] = {}
         for oid, (name, legalities) in batch.previous_check.items():
+            if oid in same:
+                continue  # the same row, so the same statuses
             row = old.get(oid)
             if row is not None:
                 if row[1] == new_text.get(oid):
@@ -968,8 +972,8 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
         card_rows, name_rows = batch.card_rows, batch.name_rows
         if had_cards:
             old = old_rows(batch.ids)
-            record_changes(batch, old)
             same = {r[0] for r in card_rows if old.get(r[0]) == (r[1], r[3], r[4])}
+            record_changes(batch, old, same)
             delete_cards([oid for oid in batch.ids if oid in old_names and oid not in same])
             if same:
                 card_rows = [r for r in card_rows if r[0] not in same]
@@ -1023,11 +1027,13 @@ class _RowWriter:
         self.conn = conn
         self.sqlite = conn.dialect.name == "sqlite"
 
-    def select(self, query: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """The rows of `query`; on SQLite of `sql`, the same statement in SQLite's words."""
+    def select(self, query: Callable[[], Any], sql: str,
+               params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of the Core select `query()` makes; on SQLite of `sql`, the same statement
+        in SQLite's words (the Core statement is then not even built)."""
         if self.sqlite:
             return self.conn.connection.driver_connection.execute(sql, params).fetchall()
-        return [tuple(r) for r in self.conn.execute(query)]
+        return [tuple(r) for r in self.conn.execute(query())]
 
     def insert(self, table: Any, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
