@@ -702,8 +702,9 @@ class CardBatch:
     card_rows: list[tuple[str, str, bool, str, bytes]]
     name_rows: list[tuple[str, str, str]]
     formats: set[str]  # every legality key seen, not_legal included
-    #: oracle_id -> (name, legalities), only when the database had cards before (changes).
-    previous_check: dict[str, tuple[str, dict[str, str]]] | None = None
+    #: Each card's legalities (not_legal included), in `card_rows` order: only when the
+    #: database had cards before (the change log). Equal ones are one mapping, sent once.
+    legalities: list[Any] | None = None
 
 
 def card_batches(cards: Iterable[Card], *, for_changes: bool,
@@ -756,8 +757,7 @@ def card_batches(cards: Iterable[Card], *, for_changes: bool,
             card_rows=card_rows,
             name_rows=name_rows,
             formats=formats,
-            previous_check={c.oracle_id: (c.name, c.legalities) for c in batch}
-            if for_changes else None,
+            legalities=[c.legalities for c in batch] if for_changes else None,
         )
 
     for card in cards:
@@ -939,16 +939,15 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     def record_changes(batch: CardBatch, old: dict[str, tuple[str, str, bytes]],
                        same: set[str]) -> None:
         """The legality changes of the batch's cards; `same`: cards whose row is unchanged."""
-        if batch.previous_check is None:
-            raise ValueError("card batches for a database that has cards need previous_check")
-        new_text = {r[0]: r[3] for r in batch.card_rows if r[0] not in same}
+        if batch.legalities is None:
+            raise ValueError("card batches for a database that has cards need legalities")
         parsed: dict[str, dict[str, str]] = {}
-        for oid, (name, legalities) in batch.previous_check.items():
+        for (oid, name, _, text, _), legalities in zip(batch.card_rows, batch.legalities):
             if oid in same:
                 continue  # the same row, so the same statuses
             row = old.get(oid)
             if row is not None:
-                if row[1] == new_text.get(oid):
+                if row[1] == text:
                     continue  # the same statuses: no format changed
                 before_all = parsed.get(row[1])
                 if before_all is None:
