@@ -210,3 +210,17 @@ def test_a_card_needs_only_the_keys_a_sync_reads() -> None:
     for obj in objs:
         only = {k: v for k, v in obj.items() if k in SCRYFALL_KEYS}
         assert card_from_scryfall(only) == card_from_scryfall(obj), obj.get("name")
+
+
+def test_cards_are_built_with_the_models_fields_in_order() -> None:
+    """card_from_scryfall passes Card's fields by position: the model's order must be the one
+    it was written for (a field added at the end, with a default, is fine)."""
+    import dataclasses
+
+    from validator.cardfacts import CARD_FIELDS
+    from validator.model import Card
+
+    names = tuple(f.name for f in dataclasses.fields(Card))
+    assert names[:len(CARD_FIELDS)] == CARD_FIELDS
+    assert all(f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+               for f in dataclasses.fields(Card)[len(CARD_FIELDS):])

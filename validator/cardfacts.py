@@ -247,33 +247,44 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
     partner, partner_with = _partner(front.oracle_text)
     companion = _COMPANION.search(front.oracle_text) if "Companion" in front.oracle_text else None
     legalities = _legalities(obj.get("legalities") or {})
+    # Positional, in CARD_FIELDS order (a sync builds 35,000 cards; keywords cost half again).
     return Card(
-        oracle_id=oracle_id,
-        name=name,
-        layout=layout,
-        faces=faces,
-        mana_cost=mana_cost,
-        mana_value=float(cmc or 0.0),
-        type_line=obj.get("type_line") or " // ".join(f.type_line for f in faces),
-        types=types,
-        subtypes=subtypes,
-        supertypes=supertypes,
-        oracle_text=text,
-        color_identity=_color_identity(obj.get("color_identity")),
-        keywords=frozenset(obj.get("keywords") or ()),
-        legalities=legalities,
-        game_changer=bool(obj.get("game_changer")),
-        reserved=bool(obj.get("reserved")),
-        copy_limit=copy_limit,
-        any_number=any_number,
-        commander_eligible=_commander_eligible(front, *front_types),
-        partner=partner,
-        partner_with=partner_with,
-        has_activated_ability=has_activated_ability(text, types, subtypes),
-        companion_condition=companion.group(1).strip() if companion else None,
-        is_deck_card=layout not in NON_DECK_LAYOUTS,
-        meld_from=_meld_from(obj, name),
+        oracle_id,
+        name,
+        layout,
+        faces,
+        mana_cost,
+        float(cmc or 0.0),  # mana_value
+        obj.get("type_line") or " // ".join(f.type_line for f in faces),  # type_line
+        types,
+        subtypes,
+        supertypes,
+        text,  # oracle_text
+        _color_identity(obj.get("color_identity")),
+        frozenset(obj.get("keywords") or ()),
+        legalities,
+        bool(obj.get("game_changer")),
+        bool(obj.get("reserved")),
+        copy_limit,
+        any_number,
+        _commander_eligible(front, *front_types),
+        partner,
+        partner_with,
+        has_activated_ability(text, types, subtypes),
+        companion.group(1).strip() if companion else None,  # companion_condition
+        layout not in NON_DECK_LAYOUTS,  # is_deck_card
+        _meld_from(obj, name),
     )
+
+
+#: `Card`'s fields in the order `card_from_scryfall` passes them (tests/test_cardfacts.py checks
+#: it against the model).
+CARD_FIELDS = (
+    "oracle_id", "name", "layout", "faces", "mana_cost", "mana_value", "type_line", "types",
+    "subtypes", "supertypes", "oracle_text", "color_identity", "keywords", "legalities",
+    "game_changer", "reserved", "copy_limit", "any_number", "commander_eligible", "partner",
+    "partner_with", "has_activated_ability", "companion_condition", "is_deck_card", "meld_from",
+)
 
 
 def lookup_names(card: Card, extra: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
