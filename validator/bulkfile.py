@@ -49,6 +49,15 @@ class _HashingReader:
             self.on_read(len(data))
         return data
 
+    def readinto(self, buffer: Any) -> int:
+        n = self.raw.readinto(buffer)
+        if n:
+            self.sha256.update(memoryview(buffer)[:n])
+            self.size += n
+            if self.on_read:
+                self.on_read(n)
+        return n
+
     def readable(self) -> bool:
         return True
 
@@ -81,7 +90,8 @@ def iter_bulk_file(path: Path, stats: BulkStats | None = None,
         raw_file.seek(0)
         raw = _HashingReader(raw_file, on_read)
         stats.gzip = head == GZIP_MAGIC
-        stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if stats.gzip else raw  # type: ignore[arg-type]
+        gzip_file, gzip_errors = _gzip()
+        stream: Any = gzip_file(fileobj=raw, mode="rb") if stats.gzip else raw  # type: ignore[arg-type]
         try:
             first, skipped_lines = _peek_first_byte(stream, name)
             if first == b"[":
@@ -95,9 +105,21 @@ def iter_bulk_file(path: Path, stats: BulkStats | None = None,
                 yield from _iter_lines(first, stream, name, skipped_lines)
             while raw.read(BLOCK):  # hash whatever trails the last object
                 pass
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        except gzip_errors as exc:
             raise BulkFileError(f"{name}: the gzip data is truncated or corrupt ({exc})") from exc
         stats.sha256, stats.size = raw.sha256.hexdigest(), raw.size
+
+
+def _gzip() -> tuple[Any, tuple[type[BaseException], ...]]:
+    """The gzip reader and what it raises on a truncated or corrupt stream: python-isal's
+    (Intel's ISA-L inflate, about 4x faster than zlib on a 170 MB bulk file) where installed,
+    else the standard library's. Both check the CRC and the length."""
+    errors: tuple[type[BaseException], ...] = (EOFError, zlib.error, gzip.BadGzipFile)
+    try:
+        from isal import igzip, isal_zlib
+    except ImportError:
+        return gzip.GzipFile, errors
+    return igzip.IGzipFile, errors + (isal_zlib.error,)
 
 
 class _Prepend:
