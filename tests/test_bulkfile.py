@@ -82,15 +82,35 @@ def test_truncated_array(tmp_path: Path) -> None:
         list(iter_bulk_file(make(tmp_path / "a.json", data, False)))
 
 
+@pytest.fixture(params=["isal", "stdlib"])
+def gzip_reader(request, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both gzip readers: python-isal's where installed, and the standard library's (the
+    fallback without it)."""
+    import validator.bulkfile as bulkfile
+
+    if request.param == "isal":
+        pytest.importorskip("isal")
+    else:
+        monkeypatch.setattr(bulkfile, "_gzip", lambda: (gzip.GzipFile, (EOFError, gzip.BadGzipFile)))
+    return request.param
+
+
+def test_both_gzip_readers_give_the_objects_and_hash(tmp_path: Path, gzip_reader: str) -> None:
+    path = make(tmp_path / "g.jsonl.gz", jsonl(OBJS * 300), True)
+    stats = BulkStats()
+    assert [o for _, o in iter_bulk_file(path, stats)] == OBJS * 300
+    assert stats.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 @pytest.mark.parametrize("cut", [10, 200])
-def test_truncated_gzip(tmp_path: Path, cut: int) -> None:
+def test_truncated_gzip(tmp_path: Path, cut: int, gzip_reader: str) -> None:
     path = make(tmp_path / "t.jsonl.gz", jsonl(OBJS * 50), True)
     path.write_bytes(path.read_bytes()[:-cut])
     with pytest.raises(BulkFileError, match="t.jsonl.gz: the gzip data is truncated or corrupt"):
         list(iter_bulk_file(path))
 
 
-def test_corrupt_gzip(tmp_path: Path) -> None:
+def test_corrupt_gzip(tmp_path: Path, gzip_reader: str) -> None:
     raw = bytearray(gzip.compress(jsonl(OBJS * 50)))
     raw[40:60] = b"\x00" * 20
     path = tmp_path / "c.jsonl.gz"
