@@ -110,16 +110,19 @@ def iter_bulk_file(path: Path, stats: BulkStats | None = None,
         stats.sha256, stats.size = raw.sha256.hexdigest(), raw.size
 
 
+#: What the standard library's gzip reader raises on a truncated or corrupt stream.
+_STDLIB_GZIP = (gzip.GzipFile, (EOFError, zlib.error, gzip.BadGzipFile))
+
+
 def _gzip() -> tuple[Any, tuple[type[BaseException], ...]]:
     """The gzip reader and what it raises on a truncated or corrupt stream: python-isal's
     (Intel's ISA-L inflate, about 4x faster than zlib on a 170 MB bulk file) where installed,
     else the standard library's. Both check the CRC and the length."""
-    errors: tuple[type[BaseException], ...] = (EOFError, zlib.error, gzip.BadGzipFile)
     try:
         from isal import igzip, isal_zlib
     except ImportError:
-        return gzip.GzipFile, errors
-    return igzip.IGzipFile, errors + (isal_zlib.error,)
+        return _STDLIB_GZIP
+    return igzip.IGzipFile, _STDLIB_GZIP[1] + (isal_zlib.error,)
 
 
 class _Prepend:
