@@ -155,9 +155,30 @@ def test_json_bodies_that_are_not_a_report_are_answered_by_the_app(client, route
                                                                "format": "modern", "bracket": "x"}),
                              422, "invalid-field")
     assert [e["field"] for e in problem["errors"]] == ["bracket"]
-    assert "modren" in assert_problem(client.post("/v1/validate", json={
-        "decklist": "1 Island", "format": "modren"}), 400, "unknown-format")["detail"]
-    assert routed_reads == [service_app.ValidateRequest] * 2
+    assert routed_reads == [service_app.ValidateRequest]
+
+
+def test_client_errors_found_while_judging_are_answered_without_judging_again(client, routed_reads,
+                                                                              monkeypatch):
+    """An unknown format or commander is found by judging: the fast path answers the app's
+    problem itself (a replay to the app would judge the deck a second time)."""
+    judged = []
+    real = service_app.Service.validate
+
+    def counting(self, options, content):
+        judged.append(options.format)
+        return real(self, options, content)
+
+    monkeypatch.setattr(service_app.Service, "validate", counting)
+    fast = client.post("/v1/validate", json={"decklist": "1 Island", "format": "modren"})
+    assert "modren" in assert_problem(fast, 400, "unknown-format")["detail"]
+    routed = client.post("/v1/validate?format=modren", content=b"1 Island",
+                         headers={"content-type": "text/plain"})
+    assert fast.content == routed.content and fast.headers["content-type"] == routed.headers["content-type"]
+    assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "commander",
+                                                     "commanders": ["Nope Nope"]}), 400, "usage")
+    assert judged == ["modren", "modren", "commander"]  # once each
+    assert routed_reads == [service_app.ValidateRequest]  # only the text/plain one
 
 
 def test_small_bodies_are_judged_on_the_event_loop_large_ones_in_a_thread():
@@ -170,13 +191,18 @@ def test_small_bodies_are_judged_on_the_event_loop_large_ones_in_a_thread():
         threads.append(threading.get_ident())
         return {"judged": len(content)}
 
-    async def both():
+    many_lines = b"1 X\n" * service_app.INLINE_MAX_LINES  # short, but many lines to judge
+
+    async def all_three():
         small = await service_app.judge(judge_fn, None, "1 Island\n" * 100)
         large = await service_app.judge(judge_fn, None, b"x" * (service_app.INLINE_MAX_BYTES + 1))
-        return small, large
+        long = await service_app.judge(judge_fn, None, many_lines)
+        return small, large, long
 
-    assert asyncio.run(both()) == ({"judged": 900}, {"judged": service_app.INLINE_MAX_BYTES + 1})
-    assert threads[0] == threading.get_ident() and threads[1] != threading.get_ident()
+    assert asyncio.run(all_three()) == ({"judged": 900}, {"judged": service_app.INLINE_MAX_BYTES + 1},
+                                        {"judged": len(many_lines)})
+    assert threads[0] == threading.get_ident()
+    assert threads[1] != threading.get_ident() and threads[2] != threading.get_ident()
 
 
 # ---------------------------------------------------------------------------- errors

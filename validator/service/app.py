@@ -218,9 +218,16 @@ def _json(data: Any, status: int = 200) -> Response:
 INLINE_MAX_BYTES = 32 * 1024
 
 
+#: ... and of at most this many lines: the time a list takes grows with its lines (each
+#: unknown name is looked up, each card checked), and a 32 KB list of short distinct unknown
+#: names held the loop ~80-100 ms. A 100-card list is about 100 lines, a .dek about 200.
+INLINE_MAX_LINES = 300
+
+
 async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> Any:
     """`fn(options, content)`: inline for a short decklist, in the threadpool for a long one."""
-    if len(content) <= INLINE_MAX_BYTES:
+    newline = "\n" if isinstance(content, str) else b"\n"
+    if len(content) <= INLINE_MAX_BYTES and content.count(newline) < INLINE_MAX_LINES:  # type: ignore[arg-type]
         return fn(options, content)
     return await run_in_threadpool(fn, options, content)
 

@@ -12,7 +12,9 @@ the same pydantic model (`ValidateRequest`), the deck judged by the same `Servic
 framework's `Response` would send. Every other request, and every request that does not end
 in a report (a wrong field, an unknown format, a body over the limit, data not loaded yet...),
 goes to the full app with the body bytes it has read replayed: the app's handlers answer
-those exactly as before (RFC 9457 problem details). The route itself stays in the app, so the
+those exactly as before (RFC 9457 problem details). A client error found while judging (an
+unknown format, say) is answered here with the same problem the app's handler gives, so the
+deck is not judged twice. The route itself stays in the app, so the
 OpenAPI document and the multipart and text/plain bodies are unchanged.
 """
 
@@ -24,6 +26,7 @@ import orjson
 from pydantic import BaseModel
 
 from .bodylimit import MAX_BODY_BYTES, ASGIApp, Message, Receive, Scope, Send
+from .problems import error_response
 
 PATH = "/v1/validate"
 
@@ -68,14 +71,26 @@ class ValidateFastPath:
             return
         read: list[Message] = []  # every message taken from `receive`, to replay if need be
         body = await self._read(scope, receive, read)
-        answer = None
+        options = None
         if body is not None:
             try:
-                answer = await self._report(body)
-            except Exception:  # noqa: BLE001 - not a report: the app answers (problem+json)
-                answer = None
-        if answer is None:
+                options = self._options(body)
+            except Exception:  # noqa: BLE001 - not valid options: the app answers (problem+json)
+                options = None
+        if options is None:
             await self.app(scope, _replay(read, receive), send)
+            return
+        try:
+            answer = orjson.dumps(await self.answer(options))
+        except Exception as exc:
+            # A client error found while judging (an unknown format or commander, a bad as-of
+            # date...) is answered here as the app's handlers answer it, not judged again
+            # by the app; anything else (a bug) goes to the app, which logs it and answers 500.
+            problem = error_response(exc, scope.get("path"))
+            if problem is None:
+                await self.app(scope, _replay(read, receive), send)
+            else:
+                await problem(scope, receive, send)
             return
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-length", b"%d" % len(answer)), (b"content-type", b"application/json")]})
@@ -101,11 +116,13 @@ class ValidateFastPath:
         return read[0].get("body", b"") if len(read) == 1 else b"".join(
             m.get("body", b"") for m in read)
 
-    async def _report(self, body: bytes) -> bytes | None:
+    def _options(self, body: bytes) -> BaseModel | None:
+        """The request's options, or None (or an exception) when the body is not a JSON
+        object the model accepts."""
         data = orjson.loads(body)
         if not isinstance(data, dict):
             return None
-        return orjson.dumps(await self.answer(self.model.model_validate(data)))
+        return self.model.model_validate(data)
 
 
 def _replay(read: list[Message], receive: Receive) -> Receive:

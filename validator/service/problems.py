@@ -80,6 +80,20 @@ def from_library_error(exc: DeckcheckError) -> ProblemError:
     return ProblemError(code, str(exc) or code)
 
 
+def error_response(exc: BaseException, instance: str | None) -> JSONResponse | None:
+    """The problem answer to a ProblemError or a library error (the JSON fast path answers
+    with it too); None for any other exception."""
+    if isinstance(exc, ProblemError):
+        return problem_response(exc.code, exc.detail, instance, **exc.extra)
+    if isinstance(exc, DeckcheckError):
+        if exc.code == "database-unavailable":
+            log.error("card database: %s", exc)
+            return problem_response("database-unavailable", str(exc), instance)
+        problem = from_library_error(exc)
+        return problem_response(problem.code, problem.detail, instance)
+    return None
+
+
 def _field_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
     """Pydantic's errors without the submitted values (they can be a megabyte of decklist)."""
     return [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
@@ -94,16 +108,11 @@ def install(app: FastAPI) -> None:
     """Route every error through problem+json."""
 
     @app.exception_handler(ProblemError)
-    async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
-        return problem_response(exc.code, exc.detail, request.url.path, **exc.extra)
-
     @app.exception_handler(DeckcheckError)
-    async def _library(request: Request, exc: DeckcheckError) -> JSONResponse:
-        if exc.code == "database-unavailable":
-            log.error("card database: %s", exc)
-            return problem_response("database-unavailable", str(exc), request.url.path)
-        problem = from_library_error(exc)
-        return problem_response(problem.code, problem.detail, request.url.path)
+    async def _problem(request: Request, exc: Exception) -> JSONResponse:
+        response = error_response(exc, request.url.path)
+        assert response is not None  # registered for exactly the errors it answers
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
