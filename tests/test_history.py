@@ -281,7 +281,7 @@ def test_card_first_seen_within_a_month_only_date_is_released_with_a_note(db):
         "unreleased-card"]
 
 
-@pytest.mark.parametrize("bad", ["2026-13", "2026-5", "May 2026"])
+@pytest.mark.parametrize("bad", ["2026-13", "2026-5", "May 2026", "0000-05", "２０２６-０５"])
 def test_bad_month_is_an_error_that_names_both_forms(db, bad):
     with pytest.raises(AsOfError, match="YYYY-MM-DD .*or YYYY-MM"):
         validate(LURRUS_MODERN, "modern", cards=db, as_of=bad)

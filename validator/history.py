@@ -71,7 +71,7 @@ class Change:
                 "after": self.after.isoformat(), "kind": self.kind, "source": self.source}
 
 
-_MONTH = re.compile(r"(\d{4})-(\d{2})")
+_MONTH = re.compile(r"([0-9]{4})-([0-9]{2})")  # ASCII digits, as parse_date reads a full date
 
 
 def parse_as_of(value: date | datetime | str | None, what: str = "as_of") -> AsOfDate | None:
@@ -79,7 +79,7 @@ def parse_as_of(value: date | datetime | str | None, what: str = "as_of") -> AsO
     (YYYY-MM), judged as of the month's last day (`AsOfDate`)."""
     if isinstance(value, str):
         m = _MONTH.fullmatch(value.strip())
-        if m and 1 <= int(m.group(2)) <= 12:
+        if m and 1 <= int(m.group(2)) <= 12 and int(m.group(1)) >= date.min.year:
             year, month = int(m.group(1)), int(m.group(2))
             return AsOfDate(date(year, month, calendar.monthrange(year, month)[1]), True)
     try:
