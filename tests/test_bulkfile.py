@@ -197,6 +197,7 @@ def test_keys_read_gives_the_objects_of_the_full_read(tmp_path: Path, gz: bool) 
     b'{"name": "x\xc3"}',
     b'{"name": 1e999}',                          # out of range, in a key read
     b'{"name": "x"} {"name": "y"}',
+    b'{"name": "x", "extra": ' + b'[' * 1100 + b']' * 1100 + b'}',  # nested past both limits
 ])
 def test_keys_read_refuses_what_the_full_read_refuses(tmp_path: Path, bad: bytes) -> None:
     lines = jsonl().splitlines()

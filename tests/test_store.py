@@ -187,6 +187,74 @@ def test_sync_upgrades_a_schema_v1_database_in_place(tmp_path: Path) -> None:
     assert validator.validate("4 Lightning Bolt\n56 Mountain\n", "modern", cards=db).legal
 
 
+def _schema_version(path: Path) -> str:
+    import sqlite3
+
+    with sqlite3.connect(path) as con:
+        return con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+
+
+def _table_rows(path: Path) -> dict[str, int]:
+    import sqlite3
+
+    with sqlite3.connect(path) as con:
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+
+
+def test_printings_sync_of_a_schema_v1_database_is_refused_and_leaves_it_as_it_was(
+        tmp_path: Path) -> None:
+    """The upgrade empties the card data only an oracle-cards import writes again: a printings
+    import of a version 1 database says to sync the oracle cards first, and rolls back."""
+    from validator.sync import DEFAULT, SyncError
+
+    old = schema_v1_database(tmp_path / "old.sqlite3")
+    lightning = next(o for o in json.loads((FIXTURES / "cards_core.json").read_text(
+        encoding="utf-8")) if o["name"] == "Lightning Bolt")
+    printings = tmp_path / "default-cards.json"
+    printings.write_text(json.dumps([{**lightning, "set": "lea", "collector_number": "161",
+                                      "rarity": "common", "lang": "en"}]), encoding="utf-8")
+    before = _table_rows(old)
+    with pytest.raises(SyncError, match="sync the oracle cards first"):
+        import_file(printings, str(old), bulk_type=DEFAULT)
+    assert _schema_version(old) == "1" and _table_rows(old) == before
+    assert before["card_index"] > 0  # (the version 1 tables, with their rows)
+
+
+def test_an_unchanged_file_still_upgrades_a_schema_v1_database(tmp_path: Path) -> None:
+    """The file the version 1 database last imported (same updated_at) is not "up to date":
+    skipping would leave a database no reader opens (or, committed, one without card data)."""
+    from validator.sync import _up_to_date
+
+    old = schema_v1_database(tmp_path / "old.sqlite3")
+    updated_at = "2026-08-01T09:00:00+00:00"  # the fixture's last oracle sync
+    assert not _up_to_date(str(old), "oracle_cards", updated_at)
+    result = import_file(FIXTURES / "cards_core.json", str(old), updated_at=updated_at)
+    assert not result.skipped and _schema_version(old) == str(SCHEMA_VERSION)
+    assert validator.validate("4 Lightning Bolt\n56 Mountain\n", "modern",
+                              cards=validator.open_db(old)).legal
+    assert _up_to_date(str(old), "oracle_cards", updated_at)
+
+
+def test_upgrade_of_a_schema_v1_database_without_its_formats_row_still_logs_changes(
+        tmp_path: Path) -> None:
+    """Version 1 could hold its formats only as legalities rows: the upgrade keeps them in
+    meta, so the first sync after it compares against them (a ban is logged)."""
+    import sqlite3
+
+    old = schema_v1_database(tmp_path / "old.sqlite3")
+    with sqlite3.connect(old) as con:
+        con.execute("DELETE FROM meta WHERE key = 'formats'")
+    objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    banned = [dict(o, legalities=dict(o["legalities"], modern="banned"))
+              if o["name"] == "Lightning Bolt" else o for o in objs]
+    changed = tmp_path / "banned.json"
+    changed.write_text(json.dumps(banned), encoding="utf-8")
+    result = import_file(changed, str(old))
+    assert [(c["name"], c["format"], c["new_status"]) for c in result.changes] == [
+        ("Lightning Bolt", "modern", "banned")]
+
+
 def test_resync_rewrites_the_compact_index(tmp_path: Path) -> None:
     path = tmp_path / "cards.sqlite3"
     objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))

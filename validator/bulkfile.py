@@ -220,7 +220,9 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
     reads a float)."""
     import msgspec
 
-    decode, refused = _decoder(keys).decode, msgspec.MsgspecError
+    # msgspec raises RecursionError past its depth limit (~1,000): refused too, so that
+    # orjson's reading names the line, as for any other line that is not JSON.
+    decode, refused = _decoder(keys).decode, (msgspec.MsgspecError, RecursionError)
     rest = first
     while True:
         block = stream.read(BLOCK)

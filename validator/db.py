@@ -612,11 +612,12 @@ def _all_cards(conn: Connection) -> list[tuple[list[str], Card]]:
 
 # ---------------------------------------------------------------------------- writing
 
-def create_schema(bind: Engine | Connection) -> None:
+def create_schema(bind: Engine | Connection) -> bool:
     """Create the tables. Given a connection, inside its transaction: a sync creates the schema
     in its import transaction, so a first sync that fails or is killed leaves no empty schema;
     there a database of an older schema version is also upgraded (`_migrate_from_v1`), while
-    given an engine it is refused with what to do."""
+    given an engine it is refused with what to do. True when it upgraded: the card rows then
+    hold no card data until the transaction writes the cards again."""
     Base.metadata.create_all(bind)
     # create_all adds indexes only with new tables: add those a newer deckcheck defines to an
     # existing database too (indexes only; the schema version stays).
@@ -624,19 +625,19 @@ def create_schema(bind: Engine | Connection) -> None:
         for index in table.indexes:
             index.create(bind, checkfirst=True)
     if isinstance(bind, Connection):
-        _upgrade_and_check(bind, migrate=True)
-    else:
-        with bind.begin() as conn:
-            _upgrade_and_check(conn, migrate=False)
+        return _upgrade_and_check(bind, migrate=True)
+    with bind.begin() as conn:
+        return _upgrade_and_check(conn, migrate=False)
 
 
-def _upgrade_and_check(conn: Connection, *, migrate: bool) -> None:
+def _upgrade_and_check(conn: Connection, *, migrate: bool) -> bool:
     found = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).first()
     if found is None:
         conn.execute(insert(MetaRow.__table__), [{"key": "schema_version",
                                                   "value": str(SCHEMA_VERSION)}])
     elif found[0] == "1" and migrate:
         _migrate_from_v1(conn)
+        return True
     elif found[0] == "1":
         check_schema_version(found[0], "the database")
     elif found[0] != str(SCHEMA_VERSION):
@@ -644,6 +645,7 @@ def _upgrade_and_check(conn: Connection, *, migrate: bool) -> None:
             f"the database has schema version {found[0]}, this deckcheck expects "
             f"{SCHEMA_VERSION}; sync into a new --db path"
         )
+    return False
 
 
 #: Version 1's card tables, children first (foreign keys), and version 2's legality sets (the
@@ -663,6 +665,11 @@ def _migrate_from_v1(conn: Connection) -> None:
         for oid, fmt, status in conn.exec_driver_sql(
                 "SELECT oracle_id, format, status FROM legalities"):
             statuses.setdefault(oid, {})[fmt] = status
+    # The last sync's legality keys, which the change log compares against: version 1 kept
+    # them in `meta.formats` too, but a database without that row had them only as the
+    # legalities rows, which are dropped below.
+    if not known_formats(conn) and statuses:
+        _set_meta(conn, "formats", json.dumps(sorted({f for s in statuses.values() for f in s})))
     old = conn.exec_driver_sql("SELECT oracle_id, name, is_deck_card FROM cards").all()
     for table in _V1_CARD_TABLES:
         if schema.has_table(table):

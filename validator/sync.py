@@ -998,8 +998,16 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
     try:
         with _write_transaction(engine, url, wait) as conn:
             sync_lock(conn, wait)
-            create_schema(conn)
-            if updated_at and not force and _last_updated_at(conn, bulk_type) == updated_at:
+            upgraded = create_schema(conn)
+            if upgraded and bulk_type == DEFAULT:
+                # The upgrade empties the card data that only an oracle-cards import writes
+                # again: raising rolls it back, the database stays as it was.
+                raise SyncError("the database was written by an older deckcheck (card schema "
+                                "version 1): sync the oracle cards first (`deckcheck sync`, or "
+                                "`deckcheck sync --from FILE` with an oracle-cards file) to "
+                                "upgrade it, then the printings")
+            if (updated_at and not force and not upgraded
+                    and _last_updated_at(conn, bulk_type) == updated_at):
                 # Another sync imported this very file while we downloaded it.
                 result.skipped = True
                 ok = True
@@ -1252,6 +1260,7 @@ def _up_to_date(db: str | None, kind: str, updated_at: str | None) -> bool:
         return False
     try:
         with CardDB(db) as cards:
+            cards.check()  # an older schema raises: the sync upgrades it, whatever the file
             last = cards.last_sync(kind)
     except Exception:  # noqa: BLE001 - no usable database means: sync
         return False
