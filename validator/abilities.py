@@ -57,9 +57,11 @@ def strip_reminder_text(text: str) -> str:
     """Drop parenthesized reminder text (CR 207.2: reminder text has no game function)."""
     if "(" not in text:
         return text
-    previous = None
-    while previous != text:  # nested parentheses, innermost first
-        previous, text = text, _REMINDER.sub("", text)
+    while "(" in text:  # nested parentheses, innermost first
+        stripped = _REMINDER.sub("", text)
+        if stripped == text:  # a "(" with no ")" after it
+            return text
+        text = stripped
     return text
 
 
@@ -95,7 +97,9 @@ def has_activated_ability(oracle_text: str, types: frozenset[str], subtypes: fro
     """
     if _has_intrinsic_mana_ability(oracle_text, types, subtypes):
         return True
-    text = _QUOTED.sub("", strip_reminder_text(oracle_text))
+    text = strip_reminder_text(oracle_text)
+    if "\u201c" in text or '"' in text:
+        text = _QUOTED.sub("", text)
     if ":" not in text and not _KEYWORD_AT_A_LINE_START.search(text):
         return False  # no line has a cost or starts with one of the keywords
     return any(_is_activated_line(line.strip()) for line in text.split("\n") if line.strip())

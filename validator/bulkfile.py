@@ -19,6 +19,7 @@ import hashlib
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import IO, Any, Callable, Collection, Iterator, TypedDict
 
 import orjson
@@ -196,17 +197,44 @@ def _only(obj: dict[str, Any], keys: Collection[str]) -> dict[str, Any]:
 
 _DECODERS: dict[frozenset[str], Any] = {}
 
+#: Keys whose values repeat across objects: a card's legalities (a few hundred distinct ones
+#: among 35,000 cards). msgspec keeps their JSON text (checked, not built); each distinct text
+#: is decoded once and equal ones are one read-only object (an object becomes a
+#: `MappingProxyType`, which `cardfacts` then knows by its identity).
+SHARED_VALUE_KEYS = frozenset({"legalities"})
+_SHARED_MAX = 1 << 14
+
 
 def _decoder(keys: Collection[str]) -> Any:
-    """A msgspec decoder of JSON objects into dicts of `keys` only (values as any JSON)."""
+    """A msgspec decoder of JSON objects into dicts of `keys` only (values as any JSON;
+    `SHARED_VALUE_KEYS` as their raw JSON text, for `_shared_values`)."""
     key = frozenset(keys)
     found = _DECODERS.get(key)
     if found is None:
         import msgspec
 
-        shape = TypedDict("BulkObject", {k: Any for k in sorted(key)}, total=False)  # type: ignore[misc]
+        shape = TypedDict("BulkObject", {  # type: ignore[misc]
+            k: msgspec.Raw if k in SHARED_VALUE_KEYS else Any for k in sorted(key)}, total=False)
         found = _DECODERS[key] = msgspec.json.Decoder(shape)
     return found
+
+
+def _shared_values(obj: dict[str, Any], keys: Collection[str], seen: dict[bytes, Any],
+                   loads: Callable[[bytes], Any]) -> None:
+    """Replace the raw JSON of `obj`'s shared-value keys by its value, decoded once per
+    distinct text (`seen`). `loads` is msgspec's, as for every other kept value."""
+    for k in keys:
+        raw = obj.get(k)
+        if raw is not None:
+            text = bytes(raw)
+            value = seen.get(text)
+            if value is None:
+                value = loads(text)
+                if type(value) is dict:  # read-only: one object serves every card holding it
+                    value = MappingProxyType(value)
+                if len(seen) < _SHARED_MAX:
+                    seen[text] = value
+            obj[k] = value
 
 
 def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
@@ -223,6 +251,9 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
     # msgspec raises RecursionError past its depth limit (~1,000): refused too, so that
     # orjson's reading names the line, as for any other line that is not JSON.
     decode, refused = _decoder(keys).decode, (msgspec.MsgspecError, RecursionError)
+    shared = [k for k in SHARED_VALUE_KEYS if k in keys]
+    seen: dict[bytes, Any] = {}
+    loads = msgspec.json.decode
     rest = first
     while True:
         block = stream.read(BLOCK)
@@ -236,6 +267,8 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
             number += 1
             try:
                 obj = decode(line)
+                if shared:
+                    _shared_values(obj, shared, seen, loads)
             except refused:
                 # the line as orjson reads it: its error, a blank line skipped, or the object
                 found = list(_iter_lines(line[:1], _Reader(line[1:]), name, number - 1))

@@ -10,6 +10,7 @@ from .errors import DeckcheckError
 
 import functools
 import re
+from types import MappingProxyType
 from typing import Any, Iterator
 
 from .abilities import has_activated_ability, strip_reminder_text
@@ -84,8 +85,10 @@ def parse_type_line(type_line: str) -> tuple[frozenset[str], frozenset[str], fro
     return types, frozenset(subtypes), supertypes
 
 
-def _faces(obj: dict[str, Any]) -> tuple[Face, ...]:
-    raw = obj.get("card_faces")
+def _faces(obj: dict[str, Any], raw: Any = None) -> tuple[Face, ...]:
+    """The faces of a card object; `raw`: its `card_faces`, when the caller has read them."""
+    if raw is None:
+        raw = obj.get("card_faces")
     if not raw:  # most cards: one face, the card object itself
         get = obj.get
         return (Face(get("name") or get("name", ""), get("mana_cost") or "", get("type_line") or "",
@@ -180,8 +183,10 @@ def _commander_eligible(front: Face, types: frozenset[str], subtypes: frozenset[
 def _meld_from(obj: dict[str, Any], name: str) -> tuple[str, ...]:
     """For the back face of a meld pair (CR 712.4b), the two cards that meld into it, from
     Scryfall's `all_parts` ("meld_part" / "meld_result" components); () for any other card."""
+    if obj.get("layout") != "meld":  # a cheap test first: a sync reads 35,000 objects
+        return ()
     parts = obj.get("all_parts")
-    if not isinstance(parts, list) or obj.get("layout") != "meld":
+    if not isinstance(parts, list):
         return ()
     result = [p for p in parts if isinstance(p, dict) and p.get("component") == "meld_result"]
     if not any(p.get("name") == name for p in result):
@@ -195,8 +200,26 @@ def _meld_from(obj: dict[str, Any], name: str) -> tuple[str, ...]:
 _LEGALITIES: dict[tuple[tuple[str, Any], ...], dict[str, str]] = {}
 
 
+#: The same, by the identity of a read-only mapping: a sync's reader hands equal legalities
+#: out as one `MappingProxyType` (`bulkfile.SHARED_VALUE_KEYS`), which nobody can change;
+#: each is kept here, so no id is reused.
+_LEGALITIES_BY_ID: dict[int, tuple[Any, dict[str, str]]] = {}
+
+
 def _legalities(raw: Any) -> dict[str, str]:
     """The card's legalities with text statuses only (anything else is dropped)."""
+    if type(raw) is not MappingProxyType:
+        return _legalities_of(raw)
+    known = _LEGALITIES_BY_ID.get(id(raw))
+    if known is not None and known[0] is raw:
+        return known[1]
+    found = _legalities_of(raw)
+    if len(_LEGALITIES_BY_ID) < 1 << 12:
+        _LEGALITIES_BY_ID[id(raw)] = (raw, found)
+    return found
+
+
+def _legalities_of(raw: Any) -> dict[str, str]:
     if type(raw) is not dict:
         raw = dict(raw)
     try:
@@ -213,17 +236,19 @@ def _legalities(raw: Any) -> dict[str, str]:
 
 def card_from_scryfall(obj: dict[str, Any]) -> Card:
     """Build the `Card` facts of one Scryfall card object (oracle_cards or default_cards)."""
-    layout = obj.get("layout") or "normal"
-    faces = _faces(obj)
-    oracle_id = obj.get("oracle_id")
-    if not oracle_id and layout == "reversible_card" and obj.get("card_faces"):
+    get = obj.get  # each key read once
+    layout = get("layout") or "normal"
+    raw_faces = get("card_faces")
+    faces = _faces(obj, raw_faces)
+    oracle_id = get("oracle_id")
+    if not oracle_id and layout == "reversible_card" and raw_faces:
         # Reversible cards carry the oracle id of their side card on each face.
-        oracle_id = obj["card_faces"][0].get("oracle_id")
+        oracle_id = raw_faces[0].get("oracle_id")
         faces = faces[:1]
-    name = obj.get("name")
+    name = get("name")
     if not oracle_id or not name:
         missing = "oracle_id" if not oracle_id else "name"
-        raise CardDataError(f"card {name or obj.get('id') or '?'!r} has no {missing}")
+        raise CardDataError(f"card {name or get('id') or '?'!r} has no {missing}")
     if layout == "reversible_card" and len(faces) == 1:
         name = faces[0].name
     deck_faces = _deck_faces(layout, faces)
@@ -240,13 +265,13 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         text = "\n".join([f.oracle_text for f in deck_faces])
         all_text = "\n".join([f.oracle_text for f in faces])
         mana_cost = "".join([f.mana_cost for f in deck_faces])
-    cmc = obj.get("cmc")
-    if cmc is None and obj.get("card_faces"):
-        cmc = obj["card_faces"][0].get("cmc")
+    cmc = get("cmc")
+    if cmc is None and raw_faces:
+        cmc = raw_faces[0].get("cmc")
     copy_limit, any_number = _copy_limit(all_text)
     partner, partner_with = _partner(front.oracle_text)
     companion = _COMPANION.search(front.oracle_text) if "Companion" in front.oracle_text else None
-    legalities = _legalities(obj.get("legalities") or {})
+    legalities = _legalities(get("legalities") or {})
     # Positional, in CARD_FIELDS order (a sync builds 35,000 cards; keywords cost half again).
     return Card(
         oracle_id,
@@ -255,16 +280,16 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         faces,
         mana_cost,
         float(cmc or 0.0),  # mana_value
-        obj.get("type_line") or " // ".join(f.type_line for f in faces),  # type_line
+        get("type_line") or " // ".join(f.type_line for f in faces),  # type_line
         types,
         subtypes,
         supertypes,
         text,  # oracle_text
-        _color_identity(obj.get("color_identity")),
-        frozenset(obj.get("keywords") or ()),
+        _color_identity(get("color_identity")),
+        frozenset(get("keywords") or ()),
         legalities,
-        bool(obj.get("game_changer")),
-        bool(obj.get("reserved")),
+        bool(get("game_changer")),
+        bool(get("reserved")),
         copy_limit,
         any_number,
         _commander_eligible(front, *front_types),
@@ -273,7 +298,7 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         has_activated_ability(text, types, subtypes),
         companion.group(1).strip() if companion else None,  # companion_condition
         layout not in NON_DECK_LAYOUTS,  # is_deck_card
-        _meld_from(obj, name),
+        _meld_from(obj, name) if layout == "meld" else (),
     )
 
 
