@@ -198,6 +198,8 @@ def test_keys_read_gives_the_objects_of_the_full_read(tmp_path: Path, gz: bool) 
     b'{"name": 1e999}',                          # out of range, in a key read
     b'{"name": "x"} {"name": "y"}',
     b'{"name": "x", "extra": ' + b'[' * 1100 + b']' * 1100 + b'}',  # nested past both limits
+    b'{"name": "x", "legalities": {"modern": tru}}',  # not JSON, in a shared value
+    b'{"name": "x", "legalities": {"a": ' + b'[' * 1100 + b']' * 1100 + b'}}',
 ])
 def test_keys_read_refuses_what_the_full_read_refuses(tmp_path: Path, bad: bytes) -> None:
     lines = jsonl().splitlines()
@@ -225,3 +227,36 @@ def test_keys_read_of_lines_longer_than_a_block(tmp_path: Path) -> None:
     assert [o["name"] for _, o in items] == ["Big", "Small"]
     assert len(items[0][1]["oracle_text"]) == 3_000_000 and "extra" not in items[0][1]
     assert [p for p, _ in items] == ["line 1", "line 2"]
+
+
+def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(tmp_path: Path) -> None:
+    """A sync's 35,000 cards hold a few hundred distinct legalities: each distinct JSON text is
+    decoded once and handed out as one object nobody can change (cardfacts knows it by id)."""
+    from types import MappingProxyType
+
+    from validator.cardfacts import SCRYFALL_KEYS, card_from_scryfall
+
+    objs = [dict(o, legalities={"modern": "legal", "vintage": "legal"} if i % 2 else
+                 {"modern": "banned"}, layout="normal", type_line="Instant") for i, o in enumerate(OBJS)]
+    items = [o for _, o in iter_bulk_file(make(tmp_path / "s.jsonl", jsonl(objs), False),
+                                          keys=SCRYFALL_KEYS)]
+    assert items[1]["legalities"] is items[3]["legalities"]
+    assert items[0]["legalities"] is items[2]["legalities"] is items[4]["legalities"]
+    assert type(items[0]["legalities"]) is MappingProxyType
+    assert items[0]["legalities"] == {"modern": "banned"}
+    with pytest.raises(TypeError):
+        items[0]["legalities"]["modern"] = "legal"  # type: ignore[index]
+    for obj, item in zip(objs, items):  # the same cards as from plain dicts
+        assert card_from_scryfall(item) == card_from_scryfall(obj)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 40])
+def test_keys_read_splits_lines_across_any_block_boundary(tmp_path: Path, block: int,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import validator.bulkfile as bulkfile
+
+    data = b"\n\n" + jsonl().replace(b"\n", b"\r\n\n  \n", 2) + b"\n" + jsonl()[:-1]
+    expected = _both(make(tmp_path / "b.jsonl", data, False))
+    monkeypatch.setattr(bulkfile, "BLOCK", block)
+    assert _both(tmp_path / "b.jsonl") == expected
+    assert [p for p, _ in expected[1]][:2] == ["line 3", "line 6"] and len(expected[1]) == 10

@@ -395,3 +395,22 @@ def test_card_problem_checks_every_legality_after_caching_good_ones() -> None:
     assert "not a status" in card_problem(replace(card, legalities=dict(card.legalities,
                                                                          modern=["legal"])))
     assert "not a format name" in card_problem(replace(card, legalities={"a\x00b": "legal"}))
+
+
+def test_card_problem_names_every_bad_text_fact() -> None:
+    """The one-expression check of the common case lets no bad value of any text fact through:
+    each is named by `_text_problem` (missing, not text, too long, NUL)."""
+    from validator.db import _TEXT_COLUMNS, card_problem
+
+    card = fixture_cards()[0]
+    assert card_problem(card) is None
+    for column, limit, nullable in _TEXT_COLUMNS:
+        bad = [(7, "not text"), ("a\x00b", "NUL"), ("x" * (limit + 1), "characters long")]
+        if not nullable:
+            bad.append((None, "missing"))
+        for value, said in bad:
+            problem = card_problem(replace(card, **{column: value}))
+            assert problem is not None and column in problem and said in problem, (column, value)
+    face = replace(card.faces[0], name="y" * 301)
+    assert "face name" in card_problem(replace(card, faces=(face,)))
+    assert "face name" in card_problem(replace(card, faces=(replace(face, name=3),)))

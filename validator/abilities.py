@@ -95,9 +95,9 @@ def has_activated_ability(oracle_text: str, types: frozenset[str], subtypes: fro
     (606.1); mana abilities are activated abilities (605.1a); quoted abilities granted to other
     objects are not the card's own.
     """
-    if _has_intrinsic_mana_ability(oracle_text, types, subtypes):
+    if "Land" in types and _has_intrinsic_mana_ability(oracle_text, types, subtypes):
         return True
-    text = strip_reminder_text(oracle_text)
+    text = strip_reminder_text(oracle_text) if "(" in oracle_text else oracle_text
     if "\u201c" in text or '"' in text:
         text = _QUOTED.sub("", text)
     if ":" not in text and not _KEYWORD_AT_A_LINE_START.search(text):

@@ -259,11 +259,21 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
         block = stream.read(BLOCK)
         if block:
             data = rest + block
-            cut = data.rfind(b"\n") + 1
-            whole, rest = data[:cut], data[cut:]
+            end = data.rfind(b"\n") + 1  # the lines before it are whole
+            rest = data[end:]
         else:
-            whole, rest = rest, b""
-        for line in whole.split(b"\n")[:-1] if block else whole.split(b"\n"):
+            data, end, rest = rest, len(rest), b""
+        # Each line is decoded from a view of the block, not copied out of it first; the last
+        # block's last line may lack its newline (or be empty, as split would give it).
+        view, find, start = memoryview(data), data.find, 0
+        while True:
+            cut = find(b"\n", start, end)
+            if cut < 0:
+                if block or start > end:
+                    break
+                cut = end
+            line = view[start:cut]
+            start = cut + 1
             number += 1
             try:
                 obj = decode(line)
@@ -271,6 +281,7 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
                     _shared_values(obj, shared, seen, loads)
             except refused:
                 # the line as orjson reads it: its error, a blank line skipped, or the object
+                line = bytes(line)
                 found = list(_iter_lines(line[:1], _Reader(line[1:]), name, number - 1))
                 if not found:
                     continue

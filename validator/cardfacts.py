@@ -91,7 +91,7 @@ def _faces(obj: dict[str, Any], raw: Any = None) -> tuple[Face, ...]:
         raw = obj.get("card_faces")
     if not raw:  # most cards: one face, the card object itself
         get = obj.get
-        return (Face(get("name") or get("name", ""), get("mana_cost") or "", get("type_line") or "",
+        return (Face(get("name", ""), get("mana_cost") or "", get("type_line") or "",
                      get("oracle_text") or "", get("power"), get("toughness"), get("loyalty")),)
     return tuple(
         Face(f.get("name") or obj.get("name", ""), f.get("mana_cost") or "",
