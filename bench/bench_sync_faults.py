@@ -23,7 +23,6 @@ current directory first on sys.path): the script runs deckcheck in subprocesses.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import signal

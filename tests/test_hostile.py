@@ -17,12 +17,12 @@ import pytest
 import validator.commander as commander_module
 import validator.companion as companion_module
 import validator.resolve as resolve_module
-from conftest import FIXTURES, load_cards
+from conftest import load_cards
 from validator.api import validate
 from validator.errors import DeckcheckError
 from validator.cli import main
 from validator.decklist import MAX_BYTES, DecklistError, parse_decklist, read_limited
-from validator.model import Card, Deck, DeckEntry, Section, Severity
+from validator.model import Card, Deck, DeckEntry, Severity
 from validator.resolve import CardIndex, MAX_SUGGESTED_NAMES
 
 # cards_core.json last: its basic lands carry every format's legality.

@@ -5,7 +5,6 @@ of ../shared/data, trimmed to the fields deckcheck reads, `all_parts` included).
 
 from __future__ import annotations
 
-import json
 
 import pytest
 

@@ -839,7 +839,7 @@ def _name_resolution_error(host: str) -> requests.exceptions.ConnectionError:
 
     reason = NameResolutionError(host, None, socket.gaierror(-3, "Temporary failure in name "
                                                                  "resolution"))
-    return requests.exceptions.ConnectionError(MaxRetryError(None, f"/bulk-data", reason))
+    return requests.exceptions.ConnectionError(MaxRetryError(None, "/bulk-data", reason))
 
 
 def test_dns_failure_fails_fast_with_the_offline_hint(db: str) -> None:

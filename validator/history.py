@@ -202,12 +202,11 @@ def shipped_history() -> ShippedHistory:
         formats=tuple(raw["formats"]))
 
 
-def _as_date(value: Any) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    return date.fromisoformat(str(value)[:10])
+def _as_date(value: date | datetime | str) -> date:
+    """A change log or sync time (never empty) as a date."""
+    day = parse_date(value, "database time")
+    assert day is not None
+    return day
 
 
 def _db_kind(old: str, new: str) -> str:
@@ -327,8 +326,7 @@ def history_for(db: Any) -> LegalityHistory:
             changes = []
         last = card_data_sync(db)
         if last:
-            card_data_date = (parse_date(last.get("updated_at"))
-                              if last.get("updated_at") else _as_date(last["finished_at"]))
+            card_data_date = _as_date(last.get("updated_at") or last["finished_at"])
         syncs = sorted({_as_date(c["changed_at"]) for c in changes})
     return LegalityHistory(changes, card_data_date, syncs)
 
