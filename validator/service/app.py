@@ -31,8 +31,8 @@ from validator.resolve import suggestions
 from validator.report import card_facts, check_formats_dict
 
 from . import problems
-from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES
-from .cards import CardHolder, Snapshot
+from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES, too_large_detail
+from .cards import CardHolder, Snapshot, iso
 from .fastpath import ValidateFastPath, is_json, media_type
 from .problems import ProblemError
 
@@ -303,7 +303,7 @@ class Service:
             did = f"; did you mean {' or '.join(hint)}?" if hint else ""
             raise ProblemError("unknown-card", f"no card named {name!r}{did}", name=name,
                                suggestions=hint)
-        return card_facts(card, snap.db.formats())
+        return card_facts(card, snap.formats)
 
     def health(self) -> dict[str, Any]:
         snap = self.snapshot()
@@ -311,13 +311,9 @@ class Service:
         return {"status": "ok", "version": validator.__version__, "cards": snap.card_count,
                 "updated_at": snap.updated_at,
                 "sync": {"id": sync.get("id"), "sha256": sync.get("sha256"),
-                         "finished_at": _iso(sync.get("finished_at"))},
+                         "finished_at": iso(sync.get("finished_at"))},
                 "loaded_at": dt.datetime.fromtimestamp(snap.loaded_at, dt.timezone.utc).isoformat(),
                 "load_seconds": round(snap.load_seconds, 3), "swaps": self.holder.swaps}
-
-
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if hasattr(value, "isoformat") else (str(value) if value else None)
 
 
 # ---------------------------------------------------------------------------- the app
@@ -348,9 +344,8 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
 
     @app.exception_handler(BodyTooLarge)
     async def _too_large(request: Request, exc: BodyTooLarge) -> Response:
-        return problems.problem_response(
-            "body-too-large", f"the request body is over {MAX_BODY_BYTES} bytes (1 MB)",
-            request.url.path, headers={"connection": "close"})
+        return problems.problem_response("body-too-large", too_large_detail(MAX_BODY_BYTES),
+                                         request.url.path, headers={"connection": "close"})
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)
 

@@ -26,6 +26,11 @@ class BodyTooLarge(Exception):
     pass
 
 
+def too_large_detail(max_bytes: int) -> str:
+    """The 413 problem's detail, whichever layer refuses the body."""
+    return f"the request body is over {max_bytes} bytes ({max_bytes / 2**20:g} MB): send a decklist of at most that size"
+
+
 class BodyLimitMiddleware:
     def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
         self.app, self.max_bytes = app, max_bytes
@@ -63,9 +68,8 @@ class BodyLimitMiddleware:
                 await self._refuse(scope, send)
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
-        body = json.dumps(problem_body(
-            "body-too-large", f"the request body is over {self.max_bytes} bytes (1 MB); "
-            "a decklist is at most 1 MB", scope.get("path"))).encode()
+        body = json.dumps(problem_body("body-too-large", too_large_detail(self.max_bytes),
+                                       scope.get("path"))).encode()
         # Connection: close - the rest of the body is never read.
         await send({"type": "http.response.start", "status": 413, "headers": [
             (b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()),

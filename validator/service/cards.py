@@ -45,6 +45,7 @@ class Snapshot:
     db: CardDB
     sync: dict[str, Any] | None
     history: Any = None  # history.LegalityHistory: shipped history + this database's change log
+    formats: list[str] = field(default_factory=list)  # the sync's legality keys (GET /v1/cards)
     loaded_at: float = field(default_factory=time.time)
     load_seconds: float = 0.0
 
@@ -57,8 +58,12 @@ class Snapshot:
         """The sync's Scryfall `updated_at` (or, for a `--from` import, when it finished)."""
         if not self.sync:
             return None
-        value = self.sync.get("updated_at") or self.sync.get("finished_at")
-        return value.isoformat() if hasattr(value, "isoformat") else (str(value) if value else None)
+        return iso(self.sync.get("updated_at") or self.sync.get("finished_at"))
+
+
+def iso(value: Any) -> str | None:
+    """A database time (a datetime, or text from drivers that return text) for JSON."""
+    return value.isoformat() if hasattr(value, "isoformat") else (str(value) if value else None)
 
 
 def load_snapshot(db_url: str | None) -> Snapshot:
@@ -71,6 +76,7 @@ def load_snapshot(db_url: str | None) -> Snapshot:
         record = db.last_sync(ORACLE_BULK)
         index = CardIndex.from_db(db)
         history = legality_history(db)
+        formats = db.formats()
     except BaseException:
         db.close()
         raise
@@ -78,7 +84,7 @@ def load_snapshot(db_url: str | None) -> Snapshot:
     # ~0.3 s, a latency spike for whichever request triggers it. Frozen objects are skipped by
     # the collector (and still freed by reference counting when a swap drops them).
     gc.freeze()
-    return Snapshot(index=index, db=db, sync=record, history=history,
+    return Snapshot(index=index, db=db, sync=record, history=history, formats=formats,
                     load_seconds=time.perf_counter() - started)
 
 
