@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 
 import pytest
@@ -271,13 +272,17 @@ def test_cost_model_has_no_cliff():
                 else n * event.DB_DECK_S)
 
     assert not event.use_index(1) and event.use_index(10_000)
+    # The cheaper source every time (so no step in the cost), and no more per deck as N grows.
+    assert all(cost(n) == min(event.INDEX_LOAD_S + n * event.WARM_DECK_S, n * event.DB_DECK_S)
+               for n in range(1, 5000))
     assert all(cost(n + 1) <= cost(n) * (n + 1) / n + 1e-9 for n in range(1, 5000))
 
 
 def test_processes_are_used_only_when_the_batch_repays_them():
     assert event.processes_for(8, 10) == 1
     assert event.processes_for(2, 10_000) == 2
-    assert event.processes_for(None, 10_000) >= 1
+    assert event.processes_for(None, 10_000) == min(os.cpu_count() or 1,
+                                                    10_000 // event.MIN_DECKS_PER_PROCESS)
 
 
 @pytest.mark.parametrize("label, name, expected", [

@@ -145,9 +145,7 @@ class _Prepared:
     rarities: Callable[[Card], set[str] | None] | None
 
 
-def _prepare(deck: Deck | str | bytes, cards: CardSource, commanders: Sequence[str]) -> _Prepared:
-    if not isinstance(deck, Deck):
-        deck = parse_decklist(deck)
+def _prepare(deck: Deck, cards: CardSource, commanders: Sequence[str]) -> _Prepared:
     named, problems = _named_cards(commanders, cards) if commanders else ([], [])
     resolved = resolve(deck, cards)
     resolved.problems += problems  # a meld result named as commander (CR 712.4b)

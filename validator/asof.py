@@ -72,7 +72,7 @@ class AsOfCards:
         found = self._cards.get(card.oracle_id)
         if found is None:
             legalities = self.legalities_as_of(card)
-            found = card if legalities == dict(card.legalities) else replace(card, legalities=legalities)
+            found = card if legalities == card.legalities else replace(card, legalities=legalities)
             self._cards[card.oracle_id] = found
         return found
 

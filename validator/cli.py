@@ -335,13 +335,9 @@ def _check_as_of(value: str | None) -> None:
     """A bad --as-of is a usage error before any deck is read."""
     if not value or value == "event":
         return
-    from .history import AsOfError, parse_as_of, shipped_history
+    from .history import check_history_start, parse_as_of, shipped_history
 
-    day = parse_as_of(value, "--as-of").day
-    start = shipped_history().start
-    if day < start:
-        raise AsOfError(f"--as-of {day.isoformat()} is before the legality history begins "
-                        f"({start.isoformat()}); use a date on or after it")
+    check_history_start(parse_as_of(value, "--as-of").day, shipped_history().start, "--as-of")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -349,7 +345,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     from .api import check_bracket
     from .event import RunOptions, collect, run_event
-    from .eventreport import event_dict, render_event_text, write_event_report
+    from .eventreport import render_event_json, render_event_text, write_event_report
     from .formats import get_format, load_formats
     from .provenance import provenance_line
     from .report import render_text
@@ -383,7 +379,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(json.dumps(dict(reports[0].to_dict(), provenance=result.provenance),
                              indent=2, ensure_ascii=False))
         else:
-            print(json.dumps(event_dict(result), indent=2, ensure_ascii=False))
+            print(render_event_json(result))
     elif single and reports:
         from dataclasses import replace
 

@@ -504,7 +504,8 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
     result.deck_name = deck.name
     report.player = job.player
     result.report = report
-    result.offending = _offending(report, deck)
+    # The offending lines are shown for illegal decks only (the HTML report's deck sections).
+    result.offending = [] if report.legal else _offending(report, deck)
     return result
 
 

@@ -202,6 +202,13 @@ def shipped_history() -> ShippedHistory:
         formats=tuple(raw["formats"]))
 
 
+def check_history_start(as_of: date, start: date, what: str = "as-of date") -> None:
+    """Raise AsOfError for a date before the legality history begins (nothing to undo from)."""
+    if as_of < start:
+        raise AsOfError(f"{what} {as_of.isoformat()} is before the legality history begins "
+                        f"({start.isoformat()}); use a date on or after it")
+
+
 def _as_date(value: date | datetime | str) -> date:
     """A change log or sync time (never empty) as a date."""
     day = parse_date(value, "database time")
@@ -244,9 +251,9 @@ class LegalityHistory:
             if row.get("format") in (None, "*") or row.get("new_status") is None:
                 continue  # a card that left the data entirely: not a legality
             on = _as_date(row["changed_at"])
-            earlier = [d for d in syncs if d < on]
+            before = bisect_left(syncs, on)  # the last sync before this one: the window's start
             old, new = row.get("old_status") or "not_legal", row["new_status"]
-            change = Change(on, earlier[-1] if earlier else on, row["format"], row["name"],
+            change = Change(on, syncs[before - 1] if before else on, row["format"], row["name"],
                             old, new, _db_kind(old, new), "database")
             self._db.append(change)
             self._by_oracle.setdefault(row["oracle_id"], []).append(change)
@@ -261,10 +268,7 @@ class LegalityHistory:
         return self.shipped.start
 
     def check_date(self, as_of: date) -> None:
-        if as_of < self.start:
-            raise AsOfError(
-                f"as-of date {as_of.isoformat()} is before the legality history begins "
-                f"({self.start.isoformat()}); use a date on or after it")
+        check_history_start(as_of, self.start)
 
     def _names(self, card: Any) -> list[str]:
         names = [fold_name(card.name)]
