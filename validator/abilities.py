@@ -55,8 +55,6 @@ BASIC_LAND_TYPES = frozenset({"Plains", "Island", "Swamp", "Mountain", "Forest"}
 
 def strip_reminder_text(text: str) -> str:
     """Drop parenthesized reminder text (CR 207.2: reminder text has no game function)."""
-    if "(" not in text:
-        return text
     while "(" in text:  # nested parentheses, innermost first
         stripped = _REMINDER.sub("", text)
         if stripped == text:  # a "(" with no ")" after it
@@ -97,7 +95,7 @@ def has_activated_ability(oracle_text: str, types: frozenset[str], subtypes: fro
     """
     if "Land" in types and _has_intrinsic_mana_ability(oracle_text, types, subtypes):
         return True
-    text = strip_reminder_text(oracle_text) if "(" in oracle_text else oracle_text
+    text = strip_reminder_text(oracle_text)
     if "\u201c" in text or '"' in text:
         text = _QUOTED.sub("", text)
     if ":" not in text and not _KEYWORD_AT_A_LINE_START.search(text):

@@ -16,6 +16,7 @@ from .errors import DeckcheckError
 
 import gzip
 import hashlib
+import io
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -282,24 +283,13 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
             except refused:
                 # the line as orjson reads it: its error, a blank line skipped, or the object
                 line = bytes(line)
-                found = list(_iter_lines(line[:1], _Reader(line[1:]), name, number - 1))
+                found = list(_iter_lines(line[:1], io.BytesIO(line[1:]), name, number - 1))
                 if not found:
                     continue
                 obj = _only(found[0][1], keys)
             yield f"line {number}", obj
         if not block:
             return
-
-
-class _Reader:
-    """A byte string read as a stream (for `_iter_lines` on one line or block)."""
-
-    def __init__(self, data: bytes):
-        self.data = data
-
-    def read(self, n: int = -1) -> bytes:
-        data, self.data = self.data, b""
-        return data
 
 
 def _iter_array(stream: _Prepend, name: str,

@@ -298,7 +298,7 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         has_activated_ability(text, types, subtypes),
         companion.group(1).strip() if companion else None,  # companion_condition
         layout not in NON_DECK_LAYOUTS,  # is_deck_card
-        _meld_from(obj, name) if layout == "meld" else (),
+        _meld_from(obj, name),
     )
 
 

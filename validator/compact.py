@@ -21,7 +21,6 @@ from .model import Card, Face
 #: most cards have one face, whose text was stored twice. Version 1 rows still decode.
 ENCODING_VERSION = 2
 
-_FACE_KEYS = ("name", "mana_cost", "type_line", "oracle_text", "power", "toughness", "loyalty")
 
 
 # orjson is imported where it is used: the cold CLI reads no compact rows and skips it.
@@ -40,7 +39,7 @@ def encode_card(card: Card) -> bytes:
     import orjson
 
     faces = [[f.name, f.mana_cost, f.type_line, f.oracle_text, f.power, f.toughness, f.loyalty]
-             for f in card.faces]  # _FACE_KEYS, in order
+             for f in card.faces]  # Face's fields, in order
     mana_cost, type_line, text = card.mana_cost, card.type_line, card.oracle_text
     if faces:
         front = faces[0]
@@ -130,12 +129,10 @@ class SyncStamp:
 class IndexData:
     """Everything a `CardIndex` is built from, read in one snapshot.
 
-    Either `rows` (every deck card's compact row: oracle_id, name, legalities text, data) with
-    `names` (folded name, oracle_id) from `card_names`, or `cards` ((folded names, Card)
-    pairs; no database reader gives these since schema version 2).
+    `rows`: every deck card's compact row (oracle_id, name, legalities text, data); `names`:
+    (folded name, oracle_id) from `card_names`.
     """
 
     sync: SyncStamp | None
     rows: list[tuple[str, str, str, bytes]] = field(default_factory=list)
     names: list[tuple[str, str]] = field(default_factory=list)
-    cards: list[tuple[list[str], Card]] | None = None

@@ -708,7 +708,9 @@ class CardBatch:
     #: not_legal) in place of the set's id, which only the writing process knows.
     card_rows: list[tuple[str, str, bool, str, bytes]]
     name_rows: list[tuple[str, str, str]]
-    formats: set[str]  # every legality key seen, not_legal included
+    #: The legality keys (not_legal included) of the legalities mappings this batch met
+    #: first (a mapping shared with an earlier batch adds none): the writer takes the union.
+    formats: set[str]
     #: Each card's legalities (not_legal included), in `card_rows` order: only when the
     #: database had cards before (the change log). Equal ones are one mapping, sent once.
     legalities: list[Any] | None = None

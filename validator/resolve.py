@@ -63,19 +63,18 @@ class CardIndex:
     def from_db(cls, db) -> "CardIndex":  # db: CardDB or store_sqlite.SqliteCards
         """The index of every deck card of `db`, read in one snapshot."""
         data: IndexData = db.index_data()
-        index = cls(data.cards or (), printings=db)
+        index = cls(printings=db)
         index.sync = data.sync
-        if data.cards is None:
-            index._load_compact(data)
+        index._load_compact(data)
         return index
 
     def _load_compact(self, data: IndexData) -> None:
         self._legalities = LegalityInterner()
         raw = self._raw
         order: dict[str, int] = {}  # oracle id (the card_index row's string) -> card order
-        texts: dict[str, str] = {}  # a few hundred distinct legality texts: keep one of each
+        # The readers hand out one string per legality set already.
         for position, (oid, name, legalities, blob) in enumerate(data.rows):
-            raw[oid] = (name, texts.setdefault(legalities, legalities), blob)
+            raw[oid] = (name, legalities, blob)
             order[oid] = position
         by_name = self._by_name
         same_oid = {oid: oid for oid in order}  # one string per oracle id, not one per name
