@@ -277,8 +277,6 @@ class SqliteCards:
     def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
         """The last sync of `bulk_type`, as `CardDB.last_sync` gives it, read without
         SQLAlchemy: every report's provenance asks for it, the cold CLI included."""
-        from datetime import datetime
-
         with self._snapshot() as conn:
             cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? "
                                "ORDER BY id DESC LIMIT 1", (bulk_type,))
@@ -286,18 +284,12 @@ class SqliteCards:
             if row is None:
                 return None
             found = dict(zip((d[0] for d in cur.description), row))
-        if isinstance(found.get("finished_at"), str):  # SQLAlchemy's SQLite DateTime text
-            try:
-                found["finished_at"] = datetime.fromisoformat(found["finished_at"])
-            except ValueError:
-                pass
+        found["finished_at"] = _datetime(found.get("finished_at"))
         return found
 
     def changes(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The change log, newest first, as `CardDB.changes` gives it, read without
         SQLAlchemy: every as-of run reads it (importing SQLAlchemy cost a cold CLI ~0.3 s)."""
-        from datetime import datetime
-
         sql = ("SELECT id, sync_id, changed_at, oracle_id, name, format, old_status, "
                "new_status FROM legality_changes ORDER BY id DESC")
         with self._snapshot() as conn:
@@ -305,9 +297,17 @@ class SqliteCards:
             keys = [d[0] for d in cur.description]
             rows = [dict(zip(keys, row)) for row in cur]
         for row in rows:
-            if isinstance(row["changed_at"], str):  # SQLAlchemy's SQLite DateTime text
-                try:
-                    row["changed_at"] = datetime.fromisoformat(row["changed_at"])
-                except ValueError:
-                    pass
+            row["changed_at"] = _datetime(row["changed_at"])
         return rows
+
+
+def _datetime(value: Any) -> Any:
+    """SQLAlchemy's SQLite DateTime text as the datetime `CardDB` gives (else as it is)."""
+    if isinstance(value, str):
+        from datetime import datetime
+
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    return value
