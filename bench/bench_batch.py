@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -21,21 +20,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SHARED_DATA, derived_db, render_mtgo_text  # noqa: E402
+from common import SHARED_DATA, children_cpu, derived_db, installed_env, render_mtgo_text  # noqa: E402
 
 EVENT = (SHARED_DATA / "decklists" / "tournaments" / "MTGmelee"
          / "uper-unday-rcq-modern-scg-con-milwaukee-sunday-1000-am-395229-2026-02-22.json")
 
 
-def children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def cli_cpu(files: list[Path], db: Path, source: str | None = None) -> float:
-    import os
-
-    env = dict(os.environ)
+    env = installed_env()  # as an installed deckcheck runs: its bytecode compiled once
     env.pop("DECKCHECK_CARD_SOURCE", None)
     if source:
         env["DECKCHECK_CARD_SOURCE"] = source  # force one path (validator/event.py)

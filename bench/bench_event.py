@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -38,27 +37,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CACHE_DIR, SHARED_DATA, derived_db  # noqa: E402
+from common import SHARED_DATA, children_cpu, derived_db, installed_env  # noqa: E402
 
 TOURNAMENTS = SHARED_DATA / "decklists" / "tournaments"
 TARGET = 1.2
-
-
-def children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-def installed_env() -> dict[str, str]:
-    """The CLI's environment as after `pip install deckcheck`, which byte-compiles the package:
-    with PYTHONDONTWRITEBYTECODE set (as in this project's sandbox) and the editable install,
-    every run would compile deckcheck's modules from source (~0.12 s), a cost no installed
-    deckcheck pays. The bytecode goes to a cache beside the benchmark database, written by the
-    untimed warm-up run."""
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(CACHE_DIR / "pycache")
-    return env
 
 
 def run_cli(out: Path, db: Path, jobs: int | None) -> tuple[float, float, str]:

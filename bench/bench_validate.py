@@ -34,7 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402
-    BULK_DECKS, SHARED_DATA, derived_db, format_key, iter_bulk_decks, percentile, render_mtgo_text,
+    BULK_DECKS, SHARED_DATA, children_cpu, derived_db, format_key, iter_bulk_decks, percentile,
+    render_mtgo_text,
 )
 
 WARM_TARGET_MS = 2.0
@@ -263,19 +264,13 @@ def _deckcheck() -> list[str]:
 def cold_cli(db_path: Path, runs: int, deck_file: Path) -> dict:
     args = ["validate", str(deck_file), "--format", "modern", "--db", str(db_path)]
     cmd = _deckcheck() + args
-    import resource
-
-    def child_cpu() -> float:
-        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return ru.ru_utime + ru.ru_stime
-
     times, cpu_times, last = [], [], None
     for _ in range(runs):
-        c0 = child_cpu()
+        c0 = children_cpu()
         t0 = time.perf_counter()
         last = subprocess.run(cmd, capture_output=True, text=True)
         times.append(time.perf_counter() - t0)
-        cpu_times.append(child_cpu() - c0)
+        cpu_times.append(children_cpu() - c0)
     # Python's own start-up, for scale.
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
