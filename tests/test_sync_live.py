@@ -171,6 +171,18 @@ def session(retries: int = 0):
     return make_session(retries=retries, backoff=0, rate_limit_wait=0, min_interval=0)
 
 
+def failed_sync(tmp_path: Path, stand_in: "StandIn", limits: DownloadLimits, *, retries: int,
+                bound: float) -> tuple["StandIn", SyncError, float, str]:
+    """Sync against `stand_in` (bounded in time) and expect it to fail: (stand-in, the
+    SyncError, seconds taken, the database path)."""
+    db = str(tmp_path / "cards.sqlite3")
+    with stand_in as s:
+        _, error, took = run_bounded(
+            lambda: sync(db, api=s.base, session=session(retries=retries), limits=limits), bound)
+    assert isinstance(error, SyncError), error
+    return s, error, took, db
+
+
 # ---------------------------------------------------------------------------- deadline and stall
 
 def test_download_over_a_real_socket(tmp_path: Path) -> None:
@@ -185,12 +197,9 @@ def test_download_over_a_real_socket(tmp_path: Path) -> None:
 def test_a_trickle_ends_at_the_minimum_rate(tmp_path: Path) -> None:
     """One byte every 50 ms keeps the socket's read timeout happy forever; the minimum rate
     ends it soon after the grace period."""
-    db = str(tmp_path / "cards.sqlite3")
-    with StandIn(trickle_body) as s:
-        _, error, took = run_bounded(
-            lambda: sync(db, api=s.base, session=session(retries=2),
-                         limits=DownloadLimits(min_rate=10 * 1024, stall_timeout=0.5)), 30)
-    assert isinstance(error, SyncError), error
+    s, error, _, db = failed_sync(tmp_path, StandIn(trickle_body),
+                                  DownloadLimits(min_rate=10 * 1024, stall_timeout=0.5),
+                                  retries=2, bound=30)
     assert "slower than the minimum rate of 10 KiB/s" in str(error)
     assert "--min-rate" in str(error)
     assert sum(r.startswith("/file") for r in s.requests) == 1  # a slow server is not retried
@@ -212,12 +221,9 @@ def gzip_header_trickle(h: BaseHTTPRequestHandler, s: StandIn) -> None:
 
 def test_a_trickle_the_decoder_swallows_ends_at_the_minimum_rate(tmp_path: Path) -> None:
     """Before: never ended (the rate was only checked on decoded pieces, and none came)."""
-    db = str(tmp_path / "cards.sqlite3")
-    with StandIn(gzip_header_trickle) as s:
-        _, error, took = run_bounded(
-            lambda: sync(db, api=s.base, session=session(retries=2),
-                         limits=DownloadLimits(min_rate=1024, stall_timeout=0.5)), 20)
-    assert isinstance(error, SyncError), error
+    s, error, took, _ = failed_sync(tmp_path, StandIn(gzip_header_trickle),
+                                    DownloadLimits(min_rate=1024, stall_timeout=0.5),
+                                    retries=2, bound=20)
     assert f"download {s.base}/file/oracle-cards.jsonl.gz: the data arrived slower than the " \
         "minimum rate of 1 KiB/s (counted on the wire" in str(error)
     assert "--min-rate" in str(error)
@@ -226,12 +232,9 @@ def test_a_trickle_the_decoder_swallows_ends_at_the_minimum_rate(tmp_path: Path)
 
 
 def test_a_stalled_download_ends_at_the_stall_timeout(tmp_path: Path) -> None:
-    db = str(tmp_path / "cards.sqlite3")
-    with StandIn(stall_body) as s:
-        _, error, took = run_bounded(
-            lambda: sync(db, api=s.base, session=session(retries=1),
-                         limits=DownloadLimits(min_rate=1, stall_timeout=0.5)), 30)
-    assert isinstance(error, SyncError), error
+    s, error, _, db = failed_sync(tmp_path, StandIn(stall_body),
+                                  DownloadLimits(min_rate=1, stall_timeout=0.5),
+                                  retries=1, bound=30)
     assert "stalled: no data for 0.5 s" in str(error) and "--stall-timeout" in str(error)
     assert sum(r.startswith("/file") for r in s.requests) == 2  # a stall is retried once
     assert not Path(db).exists()
@@ -246,15 +249,9 @@ def test_headers_trickled_a_byte_a_second_end_at_the_request_timeout(tmp_path: P
                                                                      where: str) -> None:
     """Before: every byte restarted the read timeout, so the sync never ended (on the bulk-data
     index or on the download). Now the watchdog shuts the connection at the deadline."""
-    db = str(tmp_path / "cards.sqlite3")
-    if where == "index":
-        stand_in = StandIn(good_body(b""), index=trickled_headers)
-    else:
-        stand_in = StandIn(trickled_headers)
-    with stand_in as s:
-        _, error, took = run_bounded(
-            lambda: sync(db, api=s.base, session=session(retries=2), limits=QUICK), 20)
-    assert isinstance(error, SyncError), error
+    stand_in = (StandIn(good_body(b""), index=trickled_headers) if where == "index"
+                else StandIn(trickled_headers))
+    s, error, took, db = failed_sync(tmp_path, stand_in, QUICK, retries=2, bound=20)
     assert f"{s.base}/" in str(error)  # names the URL
     assert "did not arrive within 1.5 s" in str(error) and "--request-timeout" in str(error)
     assert "headers" in str(error) if where == "file" else "whole answer" in str(error)
@@ -268,11 +265,8 @@ def test_headers_trickled_a_byte_a_second_end_at_the_request_timeout(tmp_path: P
 def test_a_trickled_index_reply_ends_at_the_request_timeout(tmp_path: Path) -> None:
     """Before: the ~200-byte index reply, a byte every 50 ms, was read inside requests'
     get() with no deadline (10 s here; a byte a minute: hours)."""
-    db = str(tmp_path / "cards.sqlite3")
-    with StandIn(good_body(b""), index=trickled_index) as s:
-        _, error, took = run_bounded(
-            lambda: sync(db, api=s.base, session=session(retries=2), limits=QUICK), 20)
-    assert isinstance(error, SyncError), error
+    s, error, took, _ = failed_sync(tmp_path, StandIn(good_body(b""), index=trickled_index),
+                                    QUICK, retries=2, bound=20)
     assert f"GET {s.base}/bulk-data/oracle-cards: the whole answer did not arrive within 1.5 s" \
         in str(error)
     assert 1.4 < took < 5
@@ -282,12 +276,9 @@ def test_a_trickled_index_reply_ends_at_the_request_timeout(tmp_path: Path) -> N
 @pytest.mark.parametrize("announce", [True, False], ids=["content-length", "until-close"])
 def test_an_index_reply_larger_than_its_cap_is_refused(tmp_path: Path, announce: bool) -> None:
     """Before: any size was read into memory and, being valid JSON, accepted."""
-    db = str(tmp_path / "cards.sqlite3")
     data = gzip.compress(jsonl_bytes(fixture_objects()))
-    with StandIn(good_body(data), index=big_index(announce)) as s:
-        _, error, took = run_bounded(
-            lambda: sync(db, api=s.base, session=session(retries=2), limits=QUICK), 20)
-    assert isinstance(error, SyncError), error
+    s, error, _, db = failed_sync(tmp_path, StandIn(good_body(data), index=big_index(announce)),
+                                  QUICK, retries=2, bound=20)
     assert f"GET {s.base}/bulk-data/oracle-cards: the answer is larger than 4096 bytes" \
         in str(error)
     assert s.requests == ["/bulk-data/oracle-cards"]  # not retried, nothing downloaded
