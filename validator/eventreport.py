@@ -11,7 +11,7 @@ from typing import Any
 
 from .event import DeckResult, EventResult
 from .model import Severity
-from .provenance import as_of_label, provenance_line
+from .provenance import as_of_label, provenance_line, synced_shown
 from .report import SCHEMA, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
@@ -149,7 +149,7 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
     prov = result.provenance
     summary = result.summary()
     data = prov["card_data"]
-    synced = (data["synced_at"] or "unknown")[:19].replace("T", " ")
+    synced = synced_shown(prov)
     when = prov["legality_as_of"] or "unknown"
     when = ("each deck's date" if when == "per deck"
             else as_of_label(when, prov.get("legality_as_of_precision")))

@@ -50,10 +50,15 @@ def as_of_label(as_of: str | None, precision: str | None) -> str:
     return f"{as_of} (only the month {as_of[:7]} is known)" if precision == "month" else as_of
 
 
+def synced_shown(prov: dict[str, Any]) -> str:
+    """When the card data was synced, as reports show it ("2026-08-22 09:00:00")."""
+    return (prov["card_data"]["synced_at"] or "unknown")[:19].replace("T", " ")
+
+
 def provenance_line(prov: dict[str, Any]) -> str:
     """One line for terminal output."""
     data = prov["card_data"]
-    synced = (data["synced_at"] or "unknown")[:19].replace("T", " ")
+    synced = synced_shown(prov)
     updated = data["scryfall_updated_at"] or "unknown"
     when = prov["legality_as_of"]
     when = "each deck's date" if when == "per deck" else when
