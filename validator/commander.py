@@ -94,11 +94,11 @@ def can_lead(card: Card, fmt: FormatRules) -> bool:
     (computed at sync) already says so, Grist's creature-off-the-battlefield text included.
     Oathbreaker takes a planeswalker; Pauper Commander any creature (rarity checked apart).
     """
-    types = deck_types(card).types  # off the battlefield (CR 113.6c)
     if fmt.kind == "oathbreaker":
-        return "Planeswalker" in types
+        return "Planeswalker" in deck_types(card).types  # off the battlefield (CR 113.6c)
     if card.commander_eligible:
         return True
+    types = deck_types(card).types
     if not fmt.legendary_commander:
         return "Creature" in types
     return card.is_legendary and any(t in types for t in fmt.commander_types)
@@ -246,27 +246,16 @@ def _partner_problems(cards: Sequence[Card], what: str = "commanders") -> list[P
 # --------------------------------------------------------------------------------------------
 # Moving entries between sections
 
+#: The sections designation reads, as module constants: on Python 3.11 looking a member up on
+#: the enum class costs more than most of the tests it is used in, for every Commander deck.
+_MAIN, _SIDEBOARD, _COMMANDER, _COMPANION, _IGNORED = (
+    Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION, Section.IGNORED)
+
 def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
           quantity: int = 1) -> ResolvedEntry:
-    """Move `quantity` copies of `item` to `section`, splitting the entry when it has more.
-
-    Only `deck.entries` changes, with new `DeckEntry` objects: the parsed `Deck` (shared by
-    `ResolvedDeck.clone()`) is never touched. A split-off copy keeps its input line; it is
-    listed right after its entry, except in IGNORED, where order means nothing and appending
-    keeps thousands of moves linear (a hostile list repeating every commander).
-    """
-    if item.entry.quantity <= quantity:
-        item.entry = replace(item.entry, section=section)
-        return item
-    item.entry = replace(item.entry, quantity=item.entry.quantity - quantity)
-    moved = ResolvedEntry(entry=replace(item.entry, quantity=quantity, section=section),
-                          card=item.card)
-    if section == Section.IGNORED:
-        deck.entries.append(moved)
-        return moved
-    index = next(i for i, e in enumerate(deck.entries) if e is item)
-    deck.entries.insert(index + 1, moved)
-    return moved
+    """Move `quantity` copies of `item` to `section` (`ResolvedDeck.move`: splits the entry
+    when it has more, keeps the deck's section lists right without rebuilding them)."""
+    return deck.move(item, section, quantity)
 
 
 def _info(code: str, message: str, fmt: FormatRules, cards: Iterable[Card] = (),
@@ -284,30 +273,34 @@ def _ignore_duplicates(deck: ResolvedDeck, fmt: FormatRules, section: Section,
     two copies of a card in a singleton deck (CR 903.5b): those stay, for the singleton check.
     """
     problems = []
-    twice_allowed = section == Section.COMMANDER
-    for e in list(deck.cards_in(section)):
+    twice_allowed = section == _COMMANDER
+    if twice_allowed and not deck.has(_SIDEBOARD):
+        return problems  # nothing can repeat the commander (most decks, once designated)
+    for e in deck.cards_in(section):
         if e.quantity > 1 and not twice_allowed:
             listed = e.quantity
-            _move(deck, e, Section.IGNORED, listed - 1)
+            _move(deck, e, _IGNORED, listed - 1)
             problems.append(_info("duplicate-listing", f"{e.card.name} is listed {listed} times "
                                   f"as the {what}; counted once", fmt, [e.card], [e]))
     keep = {e.card.oracle_id for e in deck.cards_in(section)}
     seen: set[str] = set()
-    for e in list(deck.cards_in(section, Section.SIDEBOARD)):
+    for e in list(deck.cards_in(section, _SIDEBOARD)):
         oid = e.card.oracle_id
         if oid not in keep:
             continue
         if e.section == section and (oid not in seen or twice_allowed):
             seen.add(oid)  # the first listing in the section is the card itself
             continue
-        where = " in the sideboard" if e.section == Section.SIDEBOARD else ""
-        moved = _move(deck, e, Section.IGNORED, e.quantity)
+        where = " in the sideboard" if e.section == _SIDEBOARD else ""
+        moved = _move(deck, e, _IGNORED, e.quantity)
         problems.append(_info("duplicate-listing", f"{e.card.name} is listed again{where} "
                               f"besides being the {what}; counted once", fmt, [e.card], [moved]))
     return problems
 
 
 def _unknown_count(deck: ResolvedDeck, *sections: Section) -> int:
+    if not deck.unresolved:
+        return 0
     return sum(e.quantity for e in deck.unresolved if e.section in sections)
 
 
@@ -317,17 +310,17 @@ def _commander_also_in_main(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
     otherwise the generic singleton check reports it (903.5b)."""
     if fmt.max_deck is None:
         return []
-    size = (deck.count(Section.MAIN, Section.COMMANDER)
-            + _unknown_count(deck, Section.MAIN, Section.COMMANDER))
+    size = (deck.count(_MAIN, _COMMANDER)
+            + _unknown_count(deck, _MAIN, _COMMANDER))
     if size <= fmt.max_deck:
         return []  # not over its size (every listing holds a copy): most decks stop here
-    commander_ids = {e.card.oracle_id for e in deck.cards_in(Section.COMMANDER)}
-    repeats = [e for e in deck.cards_in(Section.MAIN) if e.card.oracle_id in commander_ids]
+    commander_ids = {e.card.oracle_id for e in deck.cards_in(_COMMANDER)}
+    repeats = [e for e in deck.cards_in(_MAIN) if e.card.oracle_id in commander_ids]
     if not repeats or size - sum(e.quantity for e in repeats) != fmt.max_deck:
         return []
     problems = []
     for e in repeats:
-        moved = _move(deck, e, Section.IGNORED, e.quantity)
+        moved = _move(deck, e, _IGNORED, e.quantity)
         problems.append(_info("duplicate-listing", f"{e.card.name} is listed both as commander "
                               "and in the deck; counted once, as the commander",
                               fmt, [e.card], [moved]))
@@ -342,26 +335,26 @@ def _designate_named(deck: ResolvedDeck, fmt: FormatRules, named: Sequence[Card]
     a card the list does not hold is added, and the report says so."""
     problems = []
     for card in named:
-        if any(e.card.oracle_id == card.oracle_id for e in deck.cards_in(Section.COMMANDER)):
+        if any(e.card.oracle_id == card.oracle_id for e in deck.cards_in(_COMMANDER)):
             continue
-        source = next((e for section in (Section.SIDEBOARD, Section.MAIN, Section.COMPANION)
+        source = next((e for section in (_SIDEBOARD, _MAIN, _COMPANION)
                        for e in deck.cards_in(section) if e.card.oracle_id == card.oracle_id),
                       None)
         if source is None:
-            entry = DeckEntry(quantity=1, name=card.name, section=Section.COMMANDER)
+            entry = DeckEntry(quantity=1, name=card.name, section=_COMMANDER)
             deck.entries.append(ResolvedEntry(entry=entry, card=card))
             problems.append(_info("commander-found", f"{card.name} is not in the decklist: added "
                                   "as the commander (--commander)", fmt, [card]))
             continue
         where = source.section.value
-        moved = _move(deck, source, Section.COMMANDER)
+        moved = _move(deck, source, _COMMANDER)
         problems.append(_info("commander-found", f"Commander set by --commander: {card.name} "
                               f"(moved from the {where})", fmt, [card], [moved]))
     return problems
 
 
 def _section_found(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
-    entries = deck.cards_in(Section.COMMANDER)
+    entries = deck.cards_in(_COMMANDER)
     source = deck.deck.commander_source
     where = _SOURCE_WORDS.get(source or "", f"the decklist ({source})" if source
                               else "the decklist's commander section")
@@ -400,11 +393,11 @@ def _choose_leaders(deck: ResolvedDeck, fmt: FormatRules, candidates: list[Resol
         return (), False
     if len(options) == 1:  # nothing to narrow (the usual MTGO list: the commander alone)
         return options[0], False
-    colors = set("".join(e.card.color_identity for e in deck.cards_in(Section.MAIN)))
+    colors = set("".join(e.card.color_identity for e in deck.cards_in(_MAIN)))
     options = [o for o in options if _covers(o, colors)] or options
     slots = None
     if fill and fmt.max_deck is not None:  # the commander slots the main deck leaves
-        slots = fmt.max_deck - deck.count(Section.MAIN) - _unknown_count(deck, Section.MAIN)
+        slots = fmt.max_deck - deck.count(_MAIN) - _unknown_count(deck, _MAIN)
     if slots in (1, 2):
         options = [o for o in options if len(o) == slots] or options
     order = {id(e): i for i, e in enumerate(candidates)}
@@ -424,20 +417,30 @@ def _guessed(fmt: FormatRules, what: str, candidates: Iterable[Card],
 
 def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """MTGO and tournament exports of Commander lists put the commander(s) in the sideboard."""
-    sideboard = distinct_cards(deck.cards_in(Section.SIDEBOARD))
-    leaders = [e for e in sideboard if _may_lead(e.card, fmt)]
-    # A companion card is the companion unless nothing else could be the commander.
-    candidates = [e for e in leaders if e.card.companion_condition is None] or leaders
-    if len(candidates) > MAX_SIDEBOARD_CANDIDATES:
-        return [_too_many_candidates(fmt, "commander", candidates)]
-    chosen, guessed = _choose_leaders(deck, fmt, candidates, fill=True)
-    non_companions = [e for e in sideboard if e.card.companion_condition is None]
-    if not chosen and len(non_companions) == 1:
-        # One card that cannot lead: designate it, so that the report says why not (903.3).
-        chosen = (non_companions[0],)
-    if not chosen:
-        return []
-    moved = [_move(deck, e, Section.COMMANDER) for e in chosen]
+    sideboard = deck.cards_in(_SIDEBOARD)
+    if len(sideboard) == 1:
+        # The usual MTGO list: the commander alone. What the general case below decides for
+        # one card: a non-companion is designated, leader or not (then the report says why
+        # not, 903.3); a companion card only if it can lead.
+        only = sideboard[0]
+        if only.card.companion_condition is not None and not can_lead(only.card, fmt):
+            return []
+        chosen, guessed, candidates = (only,), False, sideboard
+    else:
+        sideboard = distinct_cards(sideboard)
+        leaders = [e for e in sideboard if _may_lead(e.card, fmt)]
+        # A companion card is the companion unless nothing else could be the commander.
+        candidates = [e for e in leaders if e.card.companion_condition is None] or leaders
+        if len(candidates) > MAX_SIDEBOARD_CANDIDATES:
+            return [_too_many_candidates(fmt, "commander", candidates)]
+        chosen, guessed = _choose_leaders(deck, fmt, candidates, fill=True)
+        non_companions = [e for e in sideboard if e.card.companion_condition is None]
+        if not chosen and len(non_companions) == 1:
+            # One card that cannot lead: designate it, so that the report says why not (903.3).
+            chosen = (non_companions[0],)
+        if not chosen:
+            return []
+    moved = [_move(deck, e, _COMMANDER) for e in chosen]
     cards = [e.card for e in moved]
     problems = [_info("commander-found", "Commander taken from the sideboard, as MTGO exports "
                       f"list it: {_names(cards)}", fmt, cards, moved)]
@@ -463,8 +466,8 @@ def _too_many_candidates(fmt: FormatRules, what: str,
 
 
 def _missing(deck: ResolvedDeck, fmt: FormatRules) -> Problem:
-    unknown = [e.name for e in deck.unresolved if e.section == Section.SIDEBOARD]
-    sideboard = distinct_cards(deck.cards_in(Section.SIDEBOARD))
+    unknown = [e.name for e in deck.unresolved if e.section == _SIDEBOARD]
+    sideboard = distinct_cards(deck.cards_in(_SIDEBOARD))
     detail = ""
     if unknown:
         detail = f" The sideboard names unknown card(s): {', '.join(unknown)}."
@@ -490,23 +493,23 @@ def _unknown_leaders(unknown: Sequence[DeckEntry], fmt: FormatRules) -> Problem:
 def _designate_companion(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """The one companion card left in the sideboard is the companion: the 101st card
     (702.139a, 903.11), not a sideboard card (903.5e)."""
-    if deck.cards_in(Section.COMPANION):
+    if deck.has(_COMPANION) or not deck.has(_SIDEBOARD):
         return []
-    companions = distinct_cards(e for e in deck.cards_in(Section.SIDEBOARD)
+    companions = distinct_cards(e for e in deck.cards_in(_SIDEBOARD)
                            if e.card.companion_condition is not None)
     if len(companions) != 1:
         return []
-    moved = _move(deck, companions[0], Section.COMPANION)
+    moved = _move(deck, companions[0], _COMPANION)
     return [Problem("companion-found", f"Companion taken from the sideboard: {moved.card.name}",
                     fmt.cite("companion", "CR 903.11a"), Severity.INFO, cards=(moved.card.name,),
                     lines=entry_lines([moved]))]
 
 
 def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
-    walkers = [e for e in deck.cards_in(Section.COMMANDER) if _is_planeswalker(e.card)]
+    walkers = [e for e in deck.cards_in(_COMMANDER) if _is_planeswalker(e.card)]
     if walkers:
         return []
-    candidates = distinct_cards(e for e in deck.cards_in(Section.SIDEBOARD)
+    candidates = distinct_cards(e for e in deck.cards_in(_SIDEBOARD)
                            if _is_planeswalker(e.card))
     if len(candidates) > MAX_SIDEBOARD_CANDIDATES:
         return [_too_many_candidates(fmt, "oathbreaker", candidates)]
@@ -514,7 +517,7 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
     if not chosen:
         return [Problem("oathbreaker-missing", "No oathbreaker found: an Oathbreaker deck is led "
                         f"by a planeswalker; {_HOW_TO_MARK}", _OATHBREAKER)]
-    moved = [_move(deck, e, Section.COMMANDER) for e in chosen]
+    moved = [_move(deck, e, _COMMANDER) for e in chosen]
     cards = [e.card for e in moved]
     problems = [_info("commander-found", f"Oathbreaker taken from the sideboard: {_names(cards)}",
                       fmt, cards, moved)]
@@ -524,18 +527,18 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
 
 
 def _designate_signature_spells(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
-    commanders = deck.cards_in(Section.COMMANDER)
+    commanders = deck.cards_in(_COMMANDER)
     walkers = [e.card for e in commanders if _is_planeswalker(e.card)]
     if not walkers or any(_is_signature_spell(e.card) for e in commanders):
         return []
     identity = set("".join(c.color_identity for c in walkers))
-    spells = distinct_cards(e for e in deck.cards_in(Section.SIDEBOARD) if _is_signature_spell(e.card))
+    spells = distinct_cards(e for e in deck.cards_in(_SIDEBOARD) if _is_signature_spell(e.card))
     fitting = [e for e in spells if set(e.card.color_identity) <= identity] or spells
     if not fitting:
         return [Problem("signature-spell-missing", "No signature spell found: each oathbreaker "
                         "needs an instant or sorcery signature spell; list it with the "
                         "oathbreaker (Commander section or --commander NAME)", _OATHBREAKER)]
-    moved = [_move(deck, e, Section.COMMANDER) for e in fitting[:len(walkers)]]
+    moved = [_move(deck, e, _COMMANDER) for e in fitting[:len(walkers)]]
     cards = [e.card for e in moved]
     problems = [_info("commander-found", "Signature spell taken from the sideboard: "
                       f"{_names(cards)}", fmt, cards, moved)]
@@ -561,9 +564,9 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
     problems: list[Problem] = []
     if named:
         problems += _designate_named(deck, fmt, named)
-    elif deck.cards_in(Section.COMMANDER):
+    elif deck.has(_COMMANDER):
         problems += _section_found(deck, fmt)
-    listed = [e for e in deck.unresolved if e.section == Section.COMMANDER]
+    listed = [e for e in deck.unresolved if e.section == _COMMANDER] if deck.unresolved else ()
     # A meld result (CR 712.4b) names a card face, not a card: it has its own problem.
     unknown = [e for e in listed if (e.name, e.line) not in deck.not_cards]
     if listed:
@@ -574,16 +577,16 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
     elif fmt.kind == "oathbreaker":
         problems += _designate_oathbreakers(deck, fmt)
         problems += _designate_signature_spells(deck, fmt)
-    elif not deck.cards_in(Section.COMMANDER):
+    elif not deck.has(_COMMANDER):
         problems += _sideboard_leaders(deck, fmt)
-        if not deck.cards_in(Section.COMMANDER):
+        if not deck.has(_COMMANDER):
             problems.append(_missing(deck, fmt))
-    if deck.cards_in(Section.COMMANDER):
-        problems += _ignore_duplicates(deck, fmt, Section.COMMANDER, "commander")
+    if deck.has(_COMMANDER):
+        problems += _ignore_duplicates(deck, fmt, _COMMANDER, "commander")
         problems += _commander_also_in_main(deck, fmt)
     problems += _designate_companion(deck, fmt)
-    if deck.cards_in(Section.COMPANION):  # else nothing can repeat it
-        problems += _ignore_duplicates(deck, fmt, Section.COMPANION, "companion")
+    if deck.has(_COMPANION):  # else nothing can repeat it
+        problems += _ignore_duplicates(deck, fmt, _COMPANION, "companion")
     return problems
 
 
@@ -594,13 +597,13 @@ def commander_section_as_deck(deck: ResolvedDeck, fmt: FormatRules) -> list[Prob
     with Black Lotus in it. Moves them to MAIN and says so."""
     if fmt.is_commander:
         return []
-    listed = deck.cards_in(Section.COMMANDER)
-    unknown = [e for e in deck.unresolved if e.section == Section.COMMANDER]
+    listed = deck.cards_in(_COMMANDER)
+    unknown = [e for e in deck.unresolved if e.section == _COMMANDER]
     if not listed and not unknown:
         return []
     for e in listed:
-        e.entry = replace(e.entry, section=Section.MAIN)
-    deck.unresolved = [replace(e, section=Section.MAIN) if e.section == Section.COMMANDER else e
+        deck.move(e, _MAIN, e.quantity)
+    deck.unresolved = [replace(e, section=_MAIN) if e.section == _COMMANDER else e
                        for e in deck.unresolved]
     names = list(dict.fromkeys([*(e.card.name for e in listed), *(e.name for e in unknown)]))
     count = sum(e.quantity for e in listed) + sum(e.quantity for e in unknown)

@@ -217,27 +217,17 @@ class Problem:
         }
 
 
-#: Bumped whenever a ResolvedEntry gets a new DeckEntry (or card) after it was made: the
-#: cheap part of `ResolvedDeck`'s "are my section lists still valid?" (see `_sections`).
-_REASSIGNED = [0]
-_SET = object.__setattr__
-
-
-@dataclass(slots=True, init=False)
+@dataclass(slots=True)
 class ResolvedEntry:
-    """A deck entry matched to its card."""
+    """A deck entry matched to its card.
+
+    Its section changes only through `ResolvedDeck.move`, which gives it a new DeckEntry and
+    keeps the deck's section lists right: assigning `entry` directly would leave them stale.
+    A plain slots dataclass, so that making one (resolve makes one per line) is cheap.
+    """
 
     entry: DeckEntry
     card: Card
-
-    def __init__(self, entry: DeckEntry, card: Card) -> None:
-        _SET(self, "entry", entry)  # a new entry reaches a deck only by changing its list
-        _SET(self, "card", card)
-
-    def __setattr__(self, name: str, value) -> None:
-        # A section changes by giving an entry a new DeckEntry (`commander._move`): say so.
-        _SET(self, name, value)
-        _REASSIGNED[0] += 1
 
     @property
     def quantity(self) -> int:
@@ -264,6 +254,20 @@ def distinct_cards(entries: "Iterable[ResolvedEntry]") -> list["ResolvedEntry"]:
     return out
 
 
+def _with(entry: DeckEntry, quantity: int, section: Section) -> DeckEntry:
+    """`replace(entry, quantity=..., section=...)` at a quarter of its cost (a move makes one
+    or two). Every DeckEntry field is passed: a new field must be added here too (a test
+    compares this with `replace`)."""
+    return DeckEntry(quantity, entry.name, section, entry.line, entry.set_code,
+                     entry.collector_number, entry.text)
+
+
+#: How far `ResolvedDeck.move` looks for an entry in its section's list before it lets the
+#: list be rebuilt instead: keeps a hostile list's thousands of moves linear.
+_SCAN = 32
+#: A section list longer than this is rebuilt once rather than changed at each move.
+_LONG = 256
+_IGNORED = Section.IGNORED  # a member looked up on the class costs more than the test
 
 
 @dataclass(slots=True)
@@ -285,10 +289,15 @@ class ResolvedDeck:
     not_cards: set[tuple[str, int | None]] = field(default_factory=set)
 
     def clone(self) -> "ResolvedDeck":
-        """A copy whose entries can be moved between sections without touching this one."""
+        """A copy whose entries can be moved between sections without touching this one.
+
+        The DeckEntry objects are shared: nothing changes one after parsing (a move gives its
+        ResolvedEntry a new one), so only the ResolvedEntry objects are new.
+        """
         return ResolvedDeck(
             deck=self.deck,
-            entries=[ResolvedEntry(entry=replace(e.entry), card=e.card) for e in self.entries],
+            entries=list(map(ResolvedEntry, [e.entry for e in self.entries],
+                             [e.card for e in self.entries])),
             problems=list(self.problems),
             unresolved=[replace(e) for e in self.unresolved],
             sticker_sheets=list(self.sticker_sheets),
@@ -296,55 +305,174 @@ class ResolvedDeck:
             not_cards=set(self.not_cards),
         )
 
-    #: Entries by the sections asked for, built once per deck (every check asks): valid while
-    #: `entries` is the same list of the same length and no ResolvedEntry was given a new
-    #: DeckEntry since. Sections change only by giving a ResolvedEntry a new DeckEntry
-    #: (`commander._move`, which ResolvedEntry.__setattr__ counts) or by adding entries
-    #: (the length), never by assigning to a DeckEntry (the parsed Deck is shared by clones)
-    #: nor by replacing an item of `entries` in place. Checked in O(1): a 100-card deck asks
-    #: about 30 times, and comparing every entry each time cost more than the answers.
+    #: Entries by section, built once per deck (every check asks, a 100-card deck about 30
+    #: times) and kept right by `move` in place, so that designation's moves cost no rebuild.
+    #: Valid while `entries` is the same list of the same length (adding or removing entries
+    #: other than by `move` is seen; replacing an item of `entries` in place, or assigning a
+    #: ResolvedEntry's `entry`, is not: sections change only through `move`).
+    #: `_buckets`: each section's entries in listing order, never empty (a section absent has
+    #: none), except the `_dirty` sections, whose lists `move` could not keep cheaply: rebuilt
+    #: together, in one pass, when next asked. `_multi`: the answer for each tuple of several
+    #: sections asked; `_counts`: cards by section; `_groups`: `by_card` answers.
     _list: list | None = field(default=None, init=False, repr=False, compare=False)
     _length: int = field(default=-1, init=False, repr=False, compare=False)
-    _stamp: int = field(default=-1, init=False, repr=False, compare=False)
-    _by_sections: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _buckets: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _dirty: set = field(default_factory=set, init=False, repr=False, compare=False)
+    _multi: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _counts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _groups: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def _sections(self, sections: tuple[Section, ...]) -> list[ResolvedEntry]:
+    def _rebuild(self) -> None:
         entries = self.entries
-        if (entries is not self._list or len(entries) != self._length
-                or _REASSIGNED[0] != self._stamp):
-            # One pass buckets every entry by its section; asking for one section (most
-            # asks) is then a look-up, however often designation moved entries before.
-            stamp = _REASSIGNED[0]
-            by_one: dict = {}
-            for e in entries:
-                section = e.entry.section
-                found = by_one.get(section)
-                if found is None:
-                    by_one[(section,)] = by_one[section] = [e]
-                else:
-                    found.append(e)
-            self._list, self._length, self._stamp = entries, len(entries), stamp
-            self._by_sections, self._counts = by_one, {}
-        found = self._by_sections.get(sections)
+        sections = [e.entry.section for e in entries]
+        buckets: dict = {}
+        start, end = 0, len(sections)
+        while start < end:
+            # Most lists hold each section in one run (the deck, then the sideboard): sliced.
+            section = sections[start]
+            stop = start + sections.count(section)
+            if sections[stop - 1] is not section or \
+                    sections[start:stop].count(section) != stop - start:
+                buckets = {}  # interleaved: one entry at a time
+                for e, section in zip(entries, sections):
+                    found = buckets.get(section)
+                    if found is None:
+                        buckets[section] = [e]
+                    else:
+                        found.append(e)
+                break
+            buckets[section] = entries[start:stop]
+            start = stop
+        self._list, self._length, self._buckets, self._dirty = entries, len(entries), buckets, set()
+        self._multi, self._counts, self._groups = {}, {}, {}
+
+    def _refresh(self) -> None:
+        """Rebuild the lists of the dirty sections, in one pass."""
+        fresh: dict = {section: [] for section in self._dirty}
+        for e in self.entries:
+            found = fresh.get(e.entry.section)
+            if found is not None:
+                found.append(e)
+        buckets = self._buckets
+        for section, found in fresh.items():
+            if found:
+                buckets[section] = found
+        self._dirty = set()
+
+    def _sections(self, sections: tuple[Section, ...]) -> "list[ResolvedEntry] | tuple[()]":
+        """The entries of `sections`, in listing order; shared: do not change it."""
+        if self.entries is not self._list or len(self.entries) != self._length:
+            self._rebuild()
+        if self._dirty:
+            self._refresh()
+        if len(sections) == 1:
+            return self._buckets.get(sections[0], ())
+        found = self._multi.get(sections)
         if found is None:
-            present = [s for s in dict.fromkeys(sections) if s in self._by_sections]
+            buckets = self._buckets
+            present = [s for s in dict.fromkeys(sections) if s in buckets]
             if len(present) == 1:
-                found = self._by_sections[present[0]]
+                found = buckets[present[0]]
             elif not present:
-                found = []
+                found = ()
             else:  # several sections: in listing order, as they are in `entries`
                 found = [e for e in self.entries if e.entry.section in sections]
-            self._by_sections[sections] = found
+            self._multi[sections] = found
         return found
+
+    def move(self, item: ResolvedEntry, section: Section, quantity: int = 1) -> ResolvedEntry:
+        """Move `quantity` copies of `item` to `section`, splitting the entry when it has more;
+        returns the entry now in `section`.
+
+        Only `entries` changes, with new `DeckEntry` objects: the parsed `Deck` (shared by
+        `clone()`) is never touched. A split-off copy keeps its input line; it is listed right
+        after its entry, except in IGNORED, where order means nothing and appending keeps
+        thousands of moves linear (a hostile list repeating every commander).
+        """
+        entries = self.entries
+        kept = entries is self._list and len(entries) == self._length  # else rebuilt anyway
+        old = item.entry
+        source = old.section
+        if old.quantity <= quantity:
+            item.entry = _with(old, old.quantity, section)
+            if kept and section != source:
+                self._take(item, source)
+                self._put(item, section, entries[-1] is item)
+                self._forget(source, section, old.quantity)
+            return item
+        item.entry = _with(old, old.quantity - quantity, source)
+        moved = ResolvedEntry(_with(old, quantity, section), item.card)
+        if section == _IGNORED:
+            entries.append(moved)
+        else:
+            index = next(i for i, e in enumerate(entries) if e is item)
+            entries.insert(index + 1, moved)
+        if kept:
+            self._length = len(entries)
+            if section != source:
+                self._put(moved, section, entries[-1] is moved)
+                self._forget(source, section, quantity)
+            else:  # the same section: one more entry, the same count
+                self._dirty.add(section)
+                self._buckets.pop(section, None)
+                self._forget(source, section, 0)
+        return moved
+
+    def _take(self, item: ResolvedEntry, section: Section) -> None:
+        """Drop `item` from its old section's list (looked for from the front: designation
+        moves entries in listing order), or let the list be rebuilt."""
+        found = self._buckets.get(section)
+        if found is None or len(found) > _LONG:  # dirty already, or long (hostile): rebuilt
+            self._dirty.add(section)
+            self._buckets.pop(section, None)
+            return
+        if found[0] is item:
+            del found[0]
+        else:
+            for i, e in enumerate(found[:_SCAN]):
+                if e is item:
+                    del found[i]
+                    break
+            else:
+                self._dirty.add(section)
+                del self._buckets[section]
+                return
+        if not found:
+            del self._buckets[section]
+
+    def _put(self, item: ResolvedEntry, section: Section, last: bool) -> None:
+        """Add `item` to its new section's list where the listing has it: alone, or last
+        (`last`: it was appended to `entries`); else the list is rebuilt when next asked."""
+        if section in self._dirty:
+            return
+        found = self._buckets.get(section)
+        if found is None:
+            self._buckets[section] = [item]
+        elif last:
+            found.append(item)
+        else:
+            self._dirty.add(section)
+            del self._buckets[section]
+
+    def _forget(self, source: Section, section: Section, quantity: int) -> None:
+        """Drop the answers that include either section; keep their counts right."""
+        for cache in (self._multi, self._groups):
+            if cache:
+                for key in [k for k in cache if source in k or section in k]:
+                    del cache[key]
+        counts = self._counts
+        if source in counts:
+            counts[source] -= quantity
+        if section in counts:
+            counts[section] += quantity
 
     def by_card(self, *sections: Section) -> dict[str, list[ResolvedEntry]]:
         """The entries of `sections` grouped by oracle card, in listing order (201.3b:
         interchangeable names are one name). Cached like `cards_in`: do not change it."""
         found = self._sections(sections)  # first: it drops stale groups with stale lists
-        groups = self._counts.get(("by_card", sections))
+        groups = self._groups.get(sections)
         if groups is None:
-            groups = self._counts[("by_card", sections)] = {}
+            groups = self._groups[sections] = {}
             for e in found:
                 group = groups.get(e.card.oracle_id)
                 if group is None:
@@ -356,13 +484,20 @@ class ResolvedDeck:
     def cards_in(self, *sections: Section) -> list[ResolvedEntry]:
         return list(self._sections(sections))
 
+    def has(self, *sections: Section) -> bool:
+        """Whether any entry is in `sections` (`cards_in` without the copy)."""
+        return bool(self._sections(sections))
+
     def count(self, *sections: Section) -> int:
-        found = self._sections(sections)  # first: it drops stale counts with stale lists
-        total = self._counts.get(sections)
-        if total is None:
-            if len(sections) > 1:  # each section's count is kept: summed, not recounted
-                total = sum(self.count(s) for s in dict.fromkeys(sections))
-            else:
-                total = sum([e.entry.quantity for e in found])
-            self._counts[sections] = total
+        """How many cards `sections` hold (each section's count is kept, and summed)."""
+        if self.entries is not self._list or len(self.entries) != self._length:
+            self._rebuild()
+        counts = self._counts
+        total = 0
+        for section in sections if len(sections) == 1 else dict.fromkeys(sections):
+            found = counts.get(section)
+            if found is None:
+                found = counts[section] = sum([e.entry.quantity
+                                               for e in self._sections((section,))])
+            total += found
         return total

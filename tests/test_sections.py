@@ -1,0 +1,126 @@
+"""ResolvedDeck's section lists, kept in place by `move` (issue 12): whatever the moves, every
+answer is the one a scan of `entries` gives, in listing order."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import fields, replace
+
+import pytest
+
+from conftest import load_cards, make_deck
+from validator import model
+from validator.commander import designate_commanders
+from validator.formats import get_format
+from validator.model import Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
+
+CARDS = load_cards("cards_commander.json")
+NAMES = sorted({c.name for c in CARDS.values()})[:6]
+SECTIONS = [Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION,
+            Section.IGNORED]
+
+
+def test_a_moved_entry_keeps_every_field_of_its_line():
+    """`move` builds DeckEntry objects field by field (cheaper than `replace`): a field added
+    to DeckEntry and not copied there would be lost on every moved line."""
+    entry = DeckEntry(**{f.name: f"value of {f.name}" for f in fields(DeckEntry)})
+    assert model._with(entry, 7, Section.COMMANDER) == \
+        replace(entry, quantity=7, section=Section.COMMANDER)
+
+
+def _expected_move(rows, index, section, quantity):
+    """The listing after a move, as `move` documents it, on (quantity, section, line) rows."""
+    have, old, line = rows[index]
+    if have <= quantity:
+        rows[index] = (have, section, line)
+        return index
+    rows[index] = (have - quantity, old, line)
+    if section == Section.IGNORED:
+        rows.append((quantity, section, line))
+        return len(rows) - 1
+    rows.insert(index + 1, (quantity, section, line))
+    return index + 1
+
+
+def _check(deck: ResolvedDeck, rng: random.Random) -> None:
+    """Ask like the checks do (several tuples, repeated) and compare with a scan."""
+    for _ in range(3):
+        asked = tuple(rng.sample(SECTIONS, rng.randint(1, 3)))
+        want = [e for e in deck.entries if e.entry.section in asked]
+        assert [id(e) for e in deck.cards_in(*asked)] == [id(e) for e in want], asked
+        assert deck.count(*asked) == sum(e.entry.quantity for e in want)
+        assert deck.has(*asked) == bool(want)
+        groups: dict = {}
+        for e in want:
+            groups.setdefault(e.card.oracle_id, []).append(id(e))
+        assert {k: [id(e) for e in v] for k, v in deck.by_card(*asked).items()} == groups
+        assert list(deck.by_card(*asked)) == list(groups)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_section_lists_follow_any_moves(seed):
+    rng = random.Random(seed)
+    runs = rng.random() < 0.5  # the usual shape: each section in one run
+    plan = []
+    for line in range(1, rng.randint(1, 40)):
+        section = rng.choice(SECTIONS[:4])
+        plan.append((rng.randint(0, 4), rng.choice(NAMES), section, line))
+    if runs:
+        plan.sort(key=lambda p: SECTIONS.index(p[2]))
+    entries = [DeckEntry(q, n, s, line) for q, n, s, line in plan]
+    deck = ResolvedDeck(deck=Deck(entries=list(entries)),
+                        entries=[ResolvedEntry(e, CARDS[e.name]) for e in entries])
+    rows = [(e.quantity, e.section, e.line) for e in entries]
+    for _ in range(60):
+        if not deck.entries:
+            break
+        roll = rng.random()
+        if roll < 0.6:
+            index = rng.randrange(len(deck.entries))
+            section, quantity = rng.choice(SECTIONS), rng.randint(1, 4)
+            at = _expected_move(rows, index, section, quantity)
+            moved = deck.move(deck.entries[index], section, quantity)
+            assert moved is deck.entries[at]
+        elif roll < 0.7:  # entries added or removed by hand are seen (the length changes)
+            if rng.random() < 0.5:
+                e = deck.entries.pop(rng.randrange(len(deck.entries)))
+                rows.remove((e.entry.quantity, e.entry.section, e.entry.line))
+            else:
+                entry = DeckEntry(1, rng.choice(NAMES), rng.choice(SECTIONS), 100 + len(rows))
+                deck.entries.append(ResolvedEntry(entry, CARDS[entry.name]))
+                rows.append((1, entry.section, entry.line))
+        elif roll < 0.75:  # a new list
+            deck.entries = list(deck.entries)
+        assert [(e.entry.quantity, e.entry.section, e.entry.line) for e in deck.entries] == rows
+        _check(deck, rng)
+    assert deck.deck.entries == entries  # the parsed deck is never touched
+
+
+def test_thousands_of_repeated_commanders_rebuild_the_lists_once(monkeypatch):
+    """A hostile list repeating its commander on every sideboard line: each repeat is moved
+    aside (duplicate-listing), and the section lists are rebuilt a bounded number of times,
+    not once per move."""
+    krenko = "Krenko, Mob Boss"
+    deck = make_deck(CARDS, main=[(99, "Mountain")], sideboard=[(1, krenko)] * 3000,
+                     commanders=[krenko])
+    rebuilds = []
+    for name in ("_rebuild", "_refresh"):
+        original = getattr(ResolvedDeck, name)
+        monkeypatch.setattr(ResolvedDeck, name,
+                            lambda self, original=original, name=name:
+                            (rebuilds.append(name), original(self))[1])
+    problems = designate_commanders(deck, get_format("commander"))
+    assert sum(p.code == "duplicate-listing" for p in problems) == 3000
+    assert deck.count(Section.IGNORED) == 3000 and deck.count(Section.SIDEBOARD) == 0
+    assert [e.card.name for e in deck.cards_in(Section.COMMANDER)] == [krenko]
+    assert len(rebuilds) <= 3, rebuilds
+
+
+def test_clone_shares_lines_but_not_moves():
+    deck = make_deck(CARDS, main=[(99, "Mountain")], sideboard=[(2, "Krenko, Mob Boss")])
+    clone = deck.clone()
+    assert [e.entry for e in clone.entries] == [e.entry for e in deck.entries]
+    clone.move(clone.cards_in(Section.SIDEBOARD)[0], Section.COMMANDER)
+    assert deck.count(Section.SIDEBOARD) == 2 and not deck.has(Section.COMMANDER)
+    assert clone.count(Section.SIDEBOARD) == 1 and clone.count(Section.COMMANDER) == 1
+    assert [e.entry.quantity for e in deck.entries] == [99, 2]
