@@ -44,6 +44,7 @@ def _expected_move(rows, index, section, quantity):
 
 def _check(deck: ResolvedDeck, rng: random.Random) -> None:
     """Ask like the checks do (several tuples, repeated) and compare with a scan."""
+    _check_runs(deck)
     for _ in range(3):
         asked = tuple(rng.sample(SECTIONS, rng.randint(1, 3)))
         want = [e for e in deck.entries if e.entry.section in asked]
@@ -55,14 +56,25 @@ def _check(deck: ResolvedDeck, rng: random.Random) -> None:
             groups.setdefault(e.card.oracle_id, []).append(id(e))
         assert {k: [id(e) for e in v] for k, v in deck.by_card(*asked).items()} == groups
         assert list(deck.by_card(*asked)) == list(groups)
+        _check_runs(deck)
 
 
-@pytest.mark.parametrize("seed", range(40))
+def _check_runs(deck: ResolvedDeck) -> None:
+    """While the sections' order is kept, it is the order of their runs in `entries`."""
+    if deck._order is not None and deck.entries is deck._list \
+            and len(deck.entries) == deck._length:
+        runs = [s for i, s in enumerate(e.entry.section for e in deck.entries)
+                if i == 0 or deck.entries[i - 1].entry.section != s]
+        assert deck._order == runs
+
+
+@pytest.mark.parametrize("seed", range(120))
 def test_section_lists_follow_any_moves(seed):
     rng = random.Random(seed)
-    runs = rng.random() < 0.5  # the usual shape: each section in one run
+    small = seed % 2  # a few lines in runs, listed anew often: the sections' order is kept
+    runs = small or rng.random() < 0.5  # the usual shape: each section in one run
     plan = []
-    for line in range(1, rng.randint(1, 40)):
+    for line in range(1, rng.randint(1, 7 if small else 40)):
         section = rng.choice(SECTIONS[:4])
         plan.append((rng.randint(0, 4), rng.choice(NAMES), section, line))
     if runs:
@@ -83,13 +95,14 @@ def test_section_lists_follow_any_moves(seed):
             assert moved is deck.entries[at]
         elif roll < 0.7:  # entries added or removed by hand are seen (the length changes)
             if rng.random() < 0.5:
-                e = deck.entries.pop(rng.randrange(len(deck.entries)))
-                rows.remove((e.entry.quantity, e.entry.section, e.entry.line))
+                index = rng.randrange(len(deck.entries))
+                deck.entries.pop(index)
+                rows.pop(index)
             else:
                 entry = DeckEntry(1, rng.choice(NAMES), rng.choice(SECTIONS), 100 + len(rows))
                 deck.entries.append(ResolvedEntry(entry, CARDS[entry.name]))
                 rows.append((1, entry.section, entry.line))
-        elif roll < 0.75:  # a new list
+        elif roll < (0.9 if small else 0.75):  # a new list
             deck.entries = list(deck.entries)
         assert [(e.entry.quantity, e.entry.section, e.entry.line) for e in deck.entries] == rows
         _check(deck, rng)

@@ -268,6 +268,8 @@ _SCAN = 32
 #: A section list longer than this is rebuilt once rather than changed at each move.
 _LONG = 256
 _IGNORED = Section.IGNORED  # a member looked up on the class costs more than the test
+#: Where a moved entry was in its old section's run (`ResolvedDeck._take` / `_put`).
+_ONLY, _FIRST, _LAST, _MIDDLE, _END = "only", "first", "last", "middle", "end"
 
 
 @dataclass(slots=True)
@@ -312,12 +314,16 @@ class ResolvedDeck:
     #: ResolvedEntry's `entry`, is not: sections change only through `move`).
     #: `_buckets`: each section's entries in listing order, never empty (a section absent has
     #: none), except the `_dirty` sections, whose lists `move` could not keep cheaply: rebuilt
-    #: together, in one pass, when next asked. `_multi`: the answer for each tuple of several
-    #: sections asked; `_counts`: cards by section; `_groups`: `by_card` answers.
+    #: together, in one pass, when next asked. `_order`: the sections in listing order while
+    #: each is one run of `entries` (most lists: the deck, then the sideboard), else None; an
+    #: ask for several sections then joins their lists instead of scanning `entries`.
+    #: `_multi`: the answer for each tuple of several sections asked; `_counts`: cards by
+    #: section; `_groups`: `by_card` answers.
     _list: list | None = field(default=None, init=False, repr=False, compare=False)
     _length: int = field(default=-1, init=False, repr=False, compare=False)
     _buckets: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _dirty: set = field(default_factory=set, init=False, repr=False, compare=False)
+    _order: list | None = field(default=None, init=False, repr=False, compare=False)
     _multi: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _counts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _groups: dict = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -326,6 +332,7 @@ class ResolvedDeck:
         entries = self.entries
         sections = [e.entry.section for e in entries]
         buckets: dict = {}
+        order: list | None = []
         start, end = 0, len(sections)
         while start < end:
             # Most lists hold each section in one run (the deck, then the sideboard): sliced.
@@ -333,7 +340,7 @@ class ResolvedDeck:
             stop = start + sections.count(section)
             if sections[stop - 1] is not section or \
                     sections[start:stop].count(section) != stop - start:
-                buckets = {}  # interleaved: one entry at a time
+                buckets, order = {}, None  # interleaved: one entry at a time
                 for e, section in zip(entries, sections):
                     found = buckets.get(section)
                     if found is None:
@@ -342,9 +349,10 @@ class ResolvedDeck:
                         found.append(e)
                 break
             buckets[section] = entries[start:stop]
+            order.append(section)
             start = stop
         self._list, self._length, self._buckets, self._dirty = entries, len(entries), buckets, set()
-        self._multi, self._counts, self._groups = {}, {}, {}
+        self._order, self._multi, self._counts, self._groups = order, {}, {}, {}
 
     def _refresh(self) -> None:
         """Rebuild the lists of the dirty sections, in one pass."""
@@ -375,6 +383,11 @@ class ResolvedDeck:
                 found = buckets[present[0]]
             elif not present:
                 found = ()
+            elif self._order is not None:  # one run each: their lists, in the runs' order
+                found = []
+                for section in self._order:
+                    if section in sections:
+                        found += buckets[section]
             else:  # several sections: in listing order, as they are in `entries`
                 found = [e for e in self.entries if e.entry.section in sections]
             self._multi[sections] = found
@@ -396,8 +409,8 @@ class ResolvedDeck:
         if old.quantity <= quantity:
             item.entry = _with(old, old.quantity, section)
             if kept and section != source:
-                self._take(item, source)
-                self._put(item, section, entries[-1] is item)
+                where = self._take(item, source)
+                self._put(item, section, source, where, entries[-1] is item)
                 self._forget(source, section, old.quantity)
             return item
         item.entry = _with(old, old.quantity - quantity, source)
@@ -409,50 +422,98 @@ class ResolvedDeck:
             entries.insert(index + 1, moved)
         if kept:
             self._length = len(entries)
-            if section != source:
-                self._put(moved, section, entries[-1] is moved)
-                self._forget(source, section, quantity)
-            else:  # the same section: one more entry, the same count
-                self._dirty.add(section)
-                self._buckets.pop(section, None)
-                self._forget(source, section, 0)
+            if section == source:  # one more entry in the section, the same count
+                self._lose(section)
+            else:
+                last = entries[-1] is moved
+                found = self._buckets.get(source)
+                where = (_END if last else None if found is None
+                         else _LAST if found[-1] is item else _MIDDLE)
+                self._put(moved, section, source, where, last)
+            self._forget(source, section, quantity)
         return moved
 
-    def _take(self, item: ResolvedEntry, section: Section) -> None:
-        """Drop `item` from its old section's list (looked for from the front: designation
-        moves entries in listing order), or let the list be rebuilt."""
-        found = self._buckets.get(section)
-        if found is None or len(found) > _LONG:  # dirty already, or long (hostile): rebuilt
-            self._dirty.add(section)
-            self._buckets.pop(section, None)
-            return
-        if found[0] is item:
-            del found[0]
-        else:
-            for i, e in enumerate(found[:_SCAN]):
-                if e is item:
-                    del found[i]
-                    break
-            else:
-                self._dirty.add(section)
-                del self._buckets[section]
-                return
-        if not found:
-            del self._buckets[section]
+    def _lose(self, section: Section) -> None:
+        """Let a section's list be rebuilt when next asked (its runs are no longer known)."""
+        self._dirty.add(section)
+        self._buckets.pop(section, None)
+        self._order = None
 
-    def _put(self, item: ResolvedEntry, section: Section, last: bool) -> None:
-        """Add `item` to its new section's list where the listing has it: alone, or last
-        (`last`: it was appended to `entries`); else the list is rebuilt when next asked."""
+    def _take(self, item: ResolvedEntry, section: Section) -> object:
+        """Drop `item` from its old section's list, saying where it was in it (designation
+        moves entries in listing order: looked for from the front), or let the list be
+        rebuilt (then None)."""
+        buckets = self._buckets
+        found = buckets.get(section)
+        if found is None or len(found) > _LONG:  # dirty already, or long (hostile): rebuilt
+            self._lose(section)
+            return None
+        if found[0] is item:
+            if len(found) == 1:
+                del buckets[section]
+                return _ONLY
+            del found[0]
+            return _FIRST
+        if found[-1] is item:
+            found.pop()
+            return _LAST
+        for i, e in enumerate(found[:_SCAN]):
+            if e is item:
+                del found[i]
+                return _MIDDLE
+        self._lose(section)
+        return None
+
+    def _put(self, item: ResolvedEntry, section: Section, source: Section, where: object,
+             last: bool) -> None:
+        """Add `item` to `section`'s list where the listing has it. `where`: the item was the
+        `source` run's only entry, first or last (or right after it), inside it, appended to
+        `entries` (_END), or not known (None). `last`: it is the last of `entries`."""
         if section in self._dirty:
             return
-        found = self._buckets.get(section)
+        buckets = self._buckets
+        found = buckets.get(section)
+        order = self._order
+        if order is None or where is None:
+            self._order = None
+            if found is None:
+                buckets[section] = [item]
+            elif last:
+                found.append(item)
+            else:
+                self._lose(section)
+            return
+        if where is _END:
+            if found is None:
+                order.append(section)
+                buckets[section] = [item]
+            else:
+                found.append(item)
+                if order[-1] != section:
+                    self._order = None
+            return
+        at = order.index(source)
         if found is None:
-            self._buckets[section] = [item]
-        elif last:
+            buckets[section] = [item]
+            if where is _ONLY:
+                order[at] = section
+            elif where is _FIRST:
+                order.insert(at, section)
+            elif where is _LAST:
+                order.insert(at + 1, section)
+            else:
+                self._order = None
+            return
+        # The item lies at the source's run, and the section's run is wholly before or after.
+        other = order.index(section)
+        if other < at:
             found.append(item)
         else:
-            self._dirty.add(section)
-            del self._buckets[section]
+            found.insert(0, item)
+        if where is _ONLY and (other == at - 1 or other == at + 1):
+            del order[at]  # joins the neighbouring run
+        elif not ((where is _FIRST and other == at - 1) or (where is _LAST and other == at + 1)):
+            self._order = None
 
     def _forget(self, source: Section, section: Section, quantity: int) -> None:
         """Drop the answers that include either section; keep their counts right."""
