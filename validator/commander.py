@@ -250,6 +250,7 @@ def _partner_problems(cards: Sequence[Card], what: str = "commanders") -> list[P
 #: the enum class costs more than most of the tests it is used in, for every Commander deck.
 _MAIN, _SIDEBOARD, _COMMANDER, _COMPANION, _IGNORED = (
     Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION, Section.IGNORED)
+_INFO = Severity.INFO
 
 def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
           quantity: int = 1) -> ResolvedEntry:
@@ -260,8 +261,8 @@ def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
 
 def _info(code: str, message: str, fmt: FormatRules, cards: Iterable[Card] = (),
           entries: Iterable[ResolvedEntry] = ()) -> Problem:
-    return Problem(code, message, fmt.cite("commander"), Severity.INFO,
-                   cards=tuple(c.name for c in cards), lines=entry_lines(entries))
+    return Problem(code, message, fmt.cite("commander"), _INFO,
+                   cards=tuple([c.name for c in cards]), lines=entry_lines(entries))
 
 
 def _ignore_duplicates(deck: ResolvedDeck, fmt: FormatRules, section: Section,
