@@ -252,6 +252,7 @@ _MAIN, _SIDEBOARD, _COMMANDER, _COMPANION, _IGNORED = (
     Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION, Section.IGNORED)
 _INFO = Severity.INFO
 
+
 def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
           quantity: int = 1) -> ResolvedEntry:
     """Move `quantity` copies of `item` to `section` (`ResolvedDeck.move`: splits the entry
