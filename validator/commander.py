@@ -443,12 +443,17 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         if not chosen:
             return []
     moved = [_move(deck, e, _COMMANDER) for e in chosen]
-    cards = [e.card for e in moved]
-    problems = [_info("commander-found", "Commander taken from the sideboard, as MTGO exports "
-                      f"list it: {_names(cards)}", fmt, cards, moved)]
+    problems = [_found_in_sideboard(fmt, moved)]
     if guessed:
-        problems.append(_guessed(fmt, "commander", (e.card for e in candidates), cards))
+        problems.append(_guessed(fmt, "commander", (e.card for e in candidates),
+                                 [e.card for e in moved]))
     return problems
+
+
+def _found_in_sideboard(fmt: FormatRules, moved: Sequence[ResolvedEntry]) -> Problem:
+    cards = [e.card for e in moved]
+    return _info("commander-found", "Commander taken from the sideboard, as MTGO exports "
+                 f"list it: {_names(cards)}", fmt, cards, moved)
 
 
 def _too_many_candidates(fmt: FormatRules, what: str,
@@ -563,6 +568,17 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
     """
     if not fmt.is_commander:
         return []
+    if not named and not deck.unresolved and fmt.kind != "oathbreaker":
+        sideboard = deck.cards_in(_SIDEBOARD)
+        if (len(sideboard) == 1 and sideboard[0].entry.quantity == 1
+                and sideboard[0].card.companion_condition is None
+                and not deck.has(_COMMANDER) and not deck.has(_COMPANION)):
+            # The usual MTGO list: the deck, then the commander alone in the sideboard. What
+            # the steps below do for it, without the steps that cannot apply: nothing is
+            # left in the sideboard to repeat the commander or be the companion.
+            problems = [_found_in_sideboard(fmt, [deck.move(sideboard[0], _COMMANDER)])]
+            problems += _commander_also_in_main(deck, fmt)
+            return problems
     problems: list[Problem] = []
     if named:
         problems += _designate_named(deck, fmt, named)
