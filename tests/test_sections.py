@@ -137,3 +137,35 @@ def test_clone_shares_lines_but_not_moves():
     assert deck.count(Section.SIDEBOARD) == 2 and not deck.has(Section.COMMANDER)
     assert clone.count(Section.SIDEBOARD) == 1 and clone.count(Section.COMMANDER) == 1
     assert [e.entry.quantity for e in deck.entries] == [99, 2]
+
+
+def _general_steps(deck, fmt):
+    """designate_commanders' general steps for a list with no Commander section."""
+    from validator import commander as c
+
+    problems = c._sideboard_leaders(deck, fmt)
+    if deck.has(Section.COMMANDER):
+        problems += c._ignore_duplicates(deck, fmt, Section.COMMANDER, "commander")
+        problems += c._commander_also_in_main(deck, fmt)
+    problems += c._designate_companion(deck, fmt)
+    return problems
+
+
+@pytest.mark.parametrize("main, side", [
+    ([(99, "Mountain")], "Krenko, Mob Boss"),  # the usual MTGO list
+    ([(99, "Mountain")], "Lightning Bolt"),  # designated anyway: the report says why not
+    ([(99, "Mountain"), (1, "Krenko, Mob Boss")], "Krenko, Mob Boss"),  # also in the deck
+    ([(60, "Mountain")], "Krenko, Mob Boss"),  # too small: the size check says so
+])
+def test_the_usual_mtgo_path_does_what_the_general_steps_do(main, side):
+    """designate_commanders takes a short path for one sideboard card: same problems, same
+    sections, same listing as the general steps give."""
+    fmt = get_format("duel")
+    deck = make_deck(CARDS, main=main, sideboard=[(1, side)])
+    general = deck.clone()
+    problems = designate_commanders(deck, fmt)
+    assert problems == _general_steps(general, fmt)
+    assert [p.code for p in problems][0] == "commander-found"
+    assert [(e.entry, e.card) for e in deck.entries] == [(e.entry, e.card) for e in general.entries]
+    for section in SECTIONS:
+        assert deck.cards_in(section) == general.cards_in(section)
