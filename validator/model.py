@@ -410,7 +410,7 @@ class ResolvedDeck:
             item.entry = _with(old, old.quantity, section)
             if kept and section != source:
                 where = self._take(item, source)
-                self._put(item, section, source, where, entries[-1] is item)
+                self._put(item, section, source, where, bool(entries) and entries[-1] is item)
                 self._forget(source, section, old.quantity)
             return item
         item.entry = _with(old, old.quantity - quantity, source)
