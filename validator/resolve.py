@@ -6,6 +6,7 @@ Two card sources share one protocol: `CardDB` (one query per deck; a single vali
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Iterable, Protocol, Sequence
 
 from .decklist.base import unusable_text
@@ -247,6 +248,12 @@ def suggestions(name: str, source: CardSource, limit: int = 3, *,
 MAX_SUGGESTED_NAMES = 20
 
 
+_NAME, _SECTION = attrgetter("name"), attrgetter("section")
+#: Sections whose lines `resolve` does not match the common way: ignored lines, and the
+#: supplementary decks (stickers, Attractions), which are looked at apart.
+_APART = frozenset({Section.IGNORED, Section.STICKER, Section.ATTRACTION})
+
+
 def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> ResolvedDeck:
     """Match every entry of `deck` to a card; unknown names and unreadable lines become
     problems, so every input line is accounted for."""
@@ -257,20 +264,25 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             citation="deckcheck:input",
             severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
             lines=(issue.line,) if issue.line else ()))
-    ignored = Section.IGNORED
-    wanted = [e for e in deck.entries if e.section != ignored]
     # A name written the same way resolves to the same card for the same source: an index
     # keeps the names that gave one card of a deck (`_remember`), so most lines of a deck are
     # one dict hit. Only the other names are folded and looked up, in one batch (one query
     # for a database).
     known: dict[str, Card] = source.deck_cards if isinstance(source, CardIndex) else {}
-    supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
-    hits = [known.get(e.name) if e.section not in supplementary else None for e in wanted]
-    # Every line named a card it named before (most decks of a run). all(): a Card is never
-    # false, and `None in hits` would call Card.__eq__ on each.
+    entries = deck.entries
+    hits = list(map(known.get, map(_NAME, entries)))
+    # Every line named a card it named before (most decks of a run), and no line is in a
+    # section looked at apart (ignored, supplementary: below): one pass each, in C. all(): a
+    # Card is never false, and `None in hits` would call Card.__eq__ on each.
     if all(hits):
-        resolved.entries = list(map(ResolvedEntry, wanted, hits))
-        return resolved
+        sections = set(map(_SECTION, entries))
+        if sections.isdisjoint(_APART):
+            resolved.entries = list(map(ResolvedEntry, entries, hits))
+            return resolved
+    ignored = Section.IGNORED
+    supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
+    wanted = [e for e in entries if e.section != ignored]
+    hits = [known.get(e.name) if e.section not in supplementary else None for e in wanted]
     folded_names = {e.name: fold_name(e.name) for e, hit in zip(wanted, hits) if hit is None}
     lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
     if not folded_names:

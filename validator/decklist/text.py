@@ -205,17 +205,40 @@ def _apply_categories(tail: _Tail, categories: list[str]) -> None:
 #: card line that reads without any issue.
 _Reading = tuple[int, str, "str | None", "str | None", "Section | None", "str | None", bool]
 
-#: Card lines that read without any issue, by their raw text: (the text kept for reports,
-#: whether it starts with "SB:", then its reading; one flat tuple). Outside a Forge [metadata] or an Arena About
-#: block, what a line is (comment, header, card line) depends on its text alone, so a raw line
-#: read once as a clean card line is one again: decks repeat the same lines ("4 Lightning
-#: Bolt", "1 Sol Ring"), and each is split once per process. Only lines of real card-line
-#: length are kept, and the cache starts over when full: hostile input cannot grow it.
+#: Card lines that read without any issue, by their raw text. Outside a Forge [metadata] or an
+#: Arena About block, what a line is (comment, header, card line) depends on its text alone, so
+#: a raw line read once as a clean card line is one again: decks repeat the same lines ("4
+#: Lightning Bolt", "1 Sol Ring"), and each is split once per process. Only lines of real
+#: card-line length are kept, and each cache starts over when full: hostile input cannot grow
+#: it.
+#:
+#: `_LINES` holds the plain lines, the bulk of every deck: no "SB:", no marker or category that
+#: sets a section, no Arena printing (a Forge "|SET" is plain). Their entry depends only on the
+#: reader's current section, so a run of them is read in one go (`_Reader._plain_run`). Its
+#: values are (quantity, name, set code, collector number, the text kept for reports).
+_Plain = tuple[int, str, "str | None", "str | None", str]
+_LINES: dict[str, _Plain] = {}
+#: The other clean card lines: (the text kept for reports, whether it starts with "SB:", then
+#: its reading; one flat tuple).
 _CardLine = tuple[str, bool, int, str, "str | None", "str | None", "Section | None",
                   "str | None", bool]
-_LINES: dict[str, _CardLine] = {}
+_MARKED_LINES: dict[str, _CardLine] = {}
 _LINES_MAX = 50_000
 _CACHED_LINE_CHARS = 200
+
+
+def _keep(original: str, card_line: _CardLine) -> None:
+    """Cache a clean card line (`_LINES` or `_MARKED_LINES`), the cache bounded."""
+    if len(original) > _CACHED_LINE_CHARS:
+        return
+    text, sb, quantity, name, set_code, collector, section, _, forge = card_line
+    if not sb and section is None and (set_code is None or forge):
+        cache, value = _LINES, (quantity, name, set_code, collector, text)
+    else:
+        cache, value = _MARKED_LINES, card_line
+    if len(cache) >= _LINES_MAX:
+        cache.clear()
+    cache[original] = value
 
 
 def _read_clean(line: str) -> _Reading | None:
@@ -261,36 +284,69 @@ class _Reader:
         self.block_start = 0  # where the last block's lines begin in `unmarked`
 
     def read(self, lines: list[str]) -> None:
-        """Feed every line; a card line read before (`_LINES`) skips straight to its entry."""
-        known, entries, unmarked = _LINES, self.deck.entries, self.unmarked
-        for number, raw in enumerate(lines, 1):
-            hit = known.get(raw)
-            if hit is None or self.mode != "cards":
-                hit = self.feed(number, raw)
-                if hit is None:
-                    continue
-            else:
-                if self.gap:  # the blank-line rule (`_card_line`)
-                    self._new_block()
-                self.seen_card_line = True
-                if hit[1]:
-                    self.saw_sb_prefix = True
-            # The entry of a card line (`_card_line` read it, or an earlier deck did).
-            text, sb, quantity, name, set_code, collector, tail_section, tail_source, forge = hit
-            if tail_section is not None:
-                section, source, explicit = tail_section, tail_source, True
-            elif sb:
-                section, source, explicit = _SIDE, None, True
-            else:
-                section, source, explicit = self.section, self.section_source, False
-            if set_code is not None and not forge:
-                self.arena = True
-            entry = DeckEntry(quantity, name, section, number, set_code, collector, text)
-            entries.append(entry)
-            if section is _CMDR and self.deck.commander_source is None:
-                self.deck.commander_source = source or "arena-section"
-            if not explicit and section is _MAIN:
-                unmarked.append(entry)
+        """Feed every line. A run of plain card lines read before (`_LINES`) becomes its
+        entries in one go; any other line is read on its own (`_line`)."""
+        hits = list(map(_LINES.get, lines))  # None: any line that is not a known plain one
+        count, position = len(hits), 0
+        while position < count:
+            if self.mode == "cards":  # cached lines are card lines only in this mode
+                try:
+                    end = hits.index(None, position)
+                except ValueError:
+                    end = count
+                if end > position:
+                    self._plain_run(hits, position, end)
+                    if end == count:
+                        return
+                    position = end
+            position += 1
+            self._line(position, lines[position - 1])
+
+    def _plain_run(self, hits: list, start: int, end: int) -> None:
+        """The entries of lines start+1..end, all plain card lines read before."""
+        if self.gap:  # the blank-line rule (`_card_line`)
+            self._new_block()
+        self.seen_card_line = True
+        section = self.section
+        new = DeckEntry
+        added = [new(quantity, name, section, number, set_code, collector, text)
+                 for number, (quantity, name, set_code, collector, text)
+                 in zip(range(start + 1, end + 1), hits[start:end])]
+        self.deck.entries += added
+        if section is _MAIN:
+            self.unmarked += added
+        elif section is _CMDR and self.deck.commander_source is None:
+            self.deck.commander_source = self.section_source or "arena-section"
+
+    def _line(self, number: int, raw: str) -> None:
+        """Read one line that is not a plain card line read before."""
+        hit = _MARKED_LINES.get(raw) if self.mode == "cards" else None
+        if hit is None:
+            hit = self.feed(number, raw)
+            if hit is None:
+                return
+        else:
+            if self.gap:  # the blank-line rule (`_card_line`)
+                self._new_block()
+            self.seen_card_line = True
+            if hit[1]:
+                self.saw_sb_prefix = True
+        # The entry of a card line (`_card_line` read it, or an earlier deck did).
+        text, sb, quantity, name, set_code, collector, tail_section, tail_source, forge = hit
+        if tail_section is not None:
+            section, source, explicit = tail_section, tail_source, True
+        elif sb:
+            section, source, explicit = _SIDE, None, True
+        else:
+            section, source, explicit = self.section, self.section_source, False
+        if set_code is not None and not forge:
+            self.arena = True
+        entry = DeckEntry(quantity, name, section, number, set_code, collector, text)
+        self.deck.entries.append(entry)
+        if section is _CMDR and self.deck.commander_source is None:
+            self.deck.commander_source = source or "arena-section"
+        if not explicit and section is _MAIN:
+            self.unmarked.append(entry)
 
     def feed(self, number: int, raw: str) -> _CardLine | None:
         """Read one line; a card line that reads is returned for `read` to add."""
@@ -393,10 +449,7 @@ class _Reader:
         reading = _read_clean(line)
         if reading is not None:
             card_line = (raw, sb, *reading)
-            if len(original) <= _CACHED_LINE_CHARS:
-                if len(_LINES) >= _LINES_MAX:
-                    _LINES.clear()
-                _LINES[original] = card_line
+            _keep(original, card_line)
             return card_line
         # The line has something to report: read it step by step.
         quantity, rest = self._quantity(number, raw, line)
