@@ -274,11 +274,9 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     # Every line named a card it named before (most decks of a run), and no line is in a
     # section looked at apart (ignored, supplementary: below): one pass each, in C. all(): a
     # Card is never false, and `None in hits` would call Card.__eq__ on each.
-    if all(hits):
-        sections = set(map(_SECTION, entries))
-        if sections.isdisjoint(_APART):
-            resolved.entries = list(map(ResolvedEntry, entries, hits))
-            return resolved
+    if all(hits) and _APART.isdisjoint(map(_SECTION, entries)):
+        resolved.entries = list(map(ResolvedEntry, entries, hits))
+        return resolved
     ignored = Section.IGNORED
     supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
     wanted = [e for e in entries if e.section != ignored]

@@ -216,8 +216,11 @@ _Reading = tuple[int, str, "str | None", "str | None", "Section | None", "str | 
 #: `_LINES` holds the plain lines, the bulk of every deck: no "SB:", no marker or category that
 #: sets a section, no Arena printing (a Forge "|SET" is plain). Their entry depends only on the
 #: reader's current section, so a run of them is read in one go (`_Reader._plain_run`). Its
-#: values are (quantity, name, set code, collector number, the text kept for reports).
-_Plain = tuple[int, str, "str | None", "str | None", str]
+#: values are (quantity, name, set code, collector number, the text kept for reports), or for
+#: "1 NAME" (quantity 1, no printing, kept as written) just NAME: in a run over thousands of
+#: decks each object a line reaches is likely a CPU cache miss, and Commander decks are made
+#: of these lines.
+_Plain = "tuple[int, str, str | None, str | None, str] | str"
 _LINES: dict[str, _Plain] = {}
 #: The other clean card lines: (the text kept for reports, whether it starts with "SB:", then
 #: its reading; one flat tuple).
@@ -234,7 +237,11 @@ def _keep(original: str, card_line: _CardLine) -> None:
         return
     text, sb, quantity, name, set_code, collector, section, _, forge = card_line
     if not sb and section is None and (set_code is None or forge):
-        cache, value = _LINES, (quantity, name, set_code, collector, text)
+        cache = _LINES
+        if quantity == 1 and set_code is None and collector is None and text is original:
+            value = name  # the common "1 Name": one object fewer to reach per line
+        else:
+            value = (quantity, name, set_code, collector, text)
     else:
         cache, value = _MARKED_LINES, card_line
     if len(cache) >= _LINES_MAX:
@@ -281,19 +288,23 @@ _FIELD_BY_FIELD = (
 
 
 def _plain_entries(lines, section: Section) -> list[DeckEntry]:
-    """DeckEntry(quantity, name, section, number, set_code, collector, text) for each
-    (number, plain reading) of `lines`, made field by field (see `_FIELD_BY_FIELD`)."""
+    """The entry of each (line number, `_LINES` value, raw line) of `lines`, as
+    `_Reader._plain_run` makes it by calling DeckEntry, made field by field (see
+    `_FIELD_BY_FIELD`)."""
     added: list[DeckEntry] = []
     add, new, entry_type = added.append, object.__new__, DeckEntry
-    for number, (quantity, name, set_code, collector, text) in lines:
+    for number, value, raw in lines:
         entry = new(entry_type)
-        entry.quantity = quantity
-        entry.name = name
         entry.section = section
         entry.line = number
-        entry.set_code = set_code
-        entry.collector_number = collector
-        entry.text = text
+        if value.__class__ is str:  # "1 Name": the name, the line is the text
+            entry.quantity = 1
+            entry.name = value
+            entry.set_code = entry.collector_number = None
+            entry.text = raw
+        else:
+            entry.quantity, entry.name, entry.set_code, entry.collector_number, entry.text = \
+                value
         add(entry)
     return added
 
@@ -329,23 +340,24 @@ class _Reader:
                 except ValueError:
                     end = count
                 if end > position:
-                    self._plain_run(hits, position, end)
+                    self._plain_run(hits, lines, position, end)
                     if end == count:
                         return
                     position = end
             position += 1
             self._line(position, lines[position - 1])
 
-    def _plain_run(self, hits: list, start: int, end: int) -> None:
+    def _plain_run(self, hits: list, raws: list[str], start: int, end: int) -> None:
         """The entries of lines start+1..end, all plain card lines read before."""
         if self.gap:  # the blank-line rule (`_card_line`)
             self._new_block()
         self.seen_card_line = True
         section = self.section
-        lines = zip(range(start + 1, end + 1), hits[start:end])
+        lines = zip(range(start + 1, end + 1), hits[start:end], raws[start:end])
         if not _FIELD_BY_FIELD:
-            added = [DeckEntry(quantity, name, section, number, set_code, collector, text)
-                     for number, (quantity, name, set_code, collector, text) in lines]
+            added = [DeckEntry(1, value, section, number, None, None, raw)
+                     if value.__class__ is str else DeckEntry(value[0], value[1], section, number, value[2], value[3], value[4])
+                     for number, value, raw in lines]
         else:
             added = _plain_entries(lines, section)
         self.deck.entries += added
