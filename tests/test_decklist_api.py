@@ -52,6 +52,23 @@ def test_detect_format(data, expected):
     assert parse_decklist(data).input_format == expected
 
 
+@pytest.mark.parametrize("header", [
+    '"Number_of_Copies";"Card Title"', "QTY\tCARDNAME", "Amount,Card-Name,Set", "count,name",
+    '"Quantity","Card"'])
+def test_csv_headers_are_told_apart_from_card_lines(header):
+    """A first line is read as CSV only when it could name a quantity and a name column
+    (`looks_like_csv`'s word check first, then the cells); a card line with a comma is text."""
+    from validator.decklist.detect import (CSV_NAME, CSV_QUANTITY, _CSV_NAME_WORDS,
+                                           _CSV_QUANTITY_WORDS, looks_like_csv)
+
+    assert all(any(w in key for w in _CSV_QUANTITY_WORDS) for key in CSV_QUANTITY)
+    assert all(any(w in key for w in _CSV_NAME_WORDS) for key in CSV_NAME)
+    assert looks_like_csv(header)
+    assert not looks_like_csv("4 Thalia, Guardian of Thraben")
+    assert not looks_like_csv("1 Card, Name of a Count")  # the words, but not as headers
+    assert detect_format("4 Thalia, Guardian of Thraben\n1 Forest\n") == "text"
+
+
 def test_detect_from_fixture_files():
     for name, expected in [("burn.dek", "mtgo-dek"), ("burn.cod", "cockatrice"),
                            ("commander.json", "json"), ("forge.dck", "forge")]:

@@ -21,6 +21,9 @@ CSV_QUANTITY = ("count", "quantity", "qty", "amount", "copies", "number of copie
 CSV_NAME = ("name", "card name", "card", "cardname", "card title")
 CSV_SECTION = ("section", "board", "deck section", "zone", "category")
 CSV_SET = ("set code", "setcode", "edition code", "set", "edition")
+#: Words of which every CSV_QUANTITY / CSV_NAME header holds one.
+_CSV_QUANTITY_WORDS = ("count", "quantity", "qty", "amount", "copies")
+_CSV_NAME_WORDS = ("name", "card")
 CSV_COLLECTOR = ("collector number", "collectornumber", "number", "cn", "card number")
 
 #: JSON deck shapes, in the order they are tried (README "Decklist formats").
@@ -101,6 +104,13 @@ def csv_header_key(cell: str) -> str:
 def looks_like_csv(first_line: str) -> bool:
     """Whether a first line is a CSV header with a quantity column and a name column."""
     if not any(sep in first_line for sep in ",;\t"):
+        return False
+    # Every quantity header holds one of these words and every name header one of those,
+    # whatever the quoting and spacing: a card line ("4 Thalia, Guardian of Thraben") is
+    # told apart without reading it as CSV.
+    lowered = first_line.lower()
+    if not (any(word in lowered for word in _CSV_QUANTITY_WORDS)
+            and any(word in lowered for word in _CSV_NAME_WORDS)):
         return False
     dialect = ";" if first_line.count(";") > first_line.count(",") else ","
     if "\t" in first_line and "," not in first_line:
