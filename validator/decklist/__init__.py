@@ -51,7 +51,7 @@ def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None
     decklist (size or line limit, undecodable bytes, malformed JSON or XML, XML entities).
     """
     forced = _format_name(input_format)
-    if hasattr(data, "read") and not isinstance(data, (str, bytes)):
+    if not isinstance(data, (str, bytes)) and hasattr(data, "read"):
         data = read_limited(data)
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)

@@ -139,7 +139,8 @@ def sniff(data: str | bytes, filename: str | None = None) -> str:
     if head.startswith("{") or (head.startswith("[")
                                 and head[1:].lstrip()[:1] in tuple('{["]-0123456789')):
         return "json"
-    first_line = head.split("\n", 1)[0]
+    end = head.find("\n")
+    first_line = head if end < 0 else head[:end]  # not split(): that copies the rest too
     if extension == ".csv" or looks_like_csv(first_line):
         return "csv"
     return "text"
