@@ -221,36 +221,6 @@ def test_names_resolved_before_give_the_same_deck(index):
     assert "Tundra Wol" not in warm.deck_cards
 
 
-def test_a_few_unknown_names_among_known_ones_keep_the_listing_order(index):
-    """Lines whose names the index remembers and lines it must look up (a new name, a card
-    the database does not know, an ambiguous or a remembered one in a Stickers section) mix:
-    the entries, the unresolved lines and the problems each stay in listing order, as from an
-    index that remembers nothing."""
-    import json
-
-    def fresh():
-        objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
-        return CardIndex(((), card_from_scryfall(o)) for o in objs)
-
-    def summary(deck):
-        return ([(e.entry.line, e.entry.section, e.card.oracle_id) for e in deck.entries],
-                [(e.entry.line, e.card.oracle_id) for e in deck.sticker_sheets],
-                [e.line for e in deck.unresolved], [p.to_dict() for p in deck.problems])
-
-    warm = fresh()
-    resolve(deck_of("Lightning Bolt", "Ancestral Recall"), warm)
-    names = ["Lightning Bolt", "Tundra Wol", "fire/ice", "Ancestral Recall", "Fire", "Nope",
-             "Lightning Bolt", "Tundra"]
-    sections = [Section.MAIN] * 6 + [Section.STICKER, Section.SIDEBOARD]
-    deck = Deck(entries=[DeckEntry(1, n, s, line) for line, (n, s) in
-                         enumerate(zip(names, sections), 1)])
-    got = summary(resolve(deck, warm))
-    assert got == summary(resolve(deck, fresh()))
-    assert [line for line, _, _ in got[0]] == sorted(line for line, _, _ in got[0])
-    assert [p["lines"] for p in got[3]] == sorted(p["lines"] for p in got[3])
-    assert {2, 6} <= set(got[2])  # "Tundra Wol", "Nope": unknown
-
-
 def test_remembered_names_are_bounded_and_forgotten_when_cards_change(index, monkeypatch):
     """Distinct names (hostile input) cannot grow the index's memory of names without bound,
     and adding a card forgets them (a name may then match it too)."""

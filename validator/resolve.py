@@ -6,8 +6,7 @@ Two card sources share one protocol: `CardDB` (one query per deck; a single vali
 
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import attrgetter, is_
+from operator import attrgetter
 from typing import Iterable, Protocol, Sequence
 
 from .decklist.base import unusable_text
@@ -275,26 +274,14 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     # Every line named a card it named before (most decks of a run), and no line is in a
     # section looked at apart (ignored, supplementary: below): one pass each, in C. all(): a
     # Card is never false, and `None in hits` would call Card.__eq__ on each.
-    plain = _APART.isdisjoint(map(_SECTION, entries))
-    if plain and all(hits):
+    if all(hits) and _APART.isdisjoint(map(_SECTION, entries)):
         resolved.entries = list(map(ResolvedEntry, entries, hits))
         return resolved
+    ignored = Section.IGNORED
     supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
-    if plain:
-        wanted = entries  # and `hits` are theirs
-    else:
-        ignored = Section.IGNORED
-        wanted = [e for e in entries if e.section != ignored]
-        hits = [known.get(e.name) if e.section not in supplementary else None for e in wanted]
-    # The lines the dict did not answer, in listing order: only they are looked at one by one
-    # (a deck naming a card the database does not know yet is common); each one that gives a
-    # card of the deck fills its place in `cards`, and the entries are made in one pass.
-    misses = list(compress(range(len(hits)), map(is_, hits, repeat(None))))
-    cards = list(hits)
-    folded_names = {}
-    for index in misses:
-        name = wanted[index].name
-        folded_names[name] = fold_name(name)
+    wanted = [e for e in entries if e.section != ignored]
+    hits = [known.get(e.name) if e.section not in supplementary else None for e in wanted]
+    folded_names = {e.name: fold_name(e.name) for e, hit in zip(wanted, hits) if hit is None}
     lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
     if not folded_names:
         found = {}
@@ -305,8 +292,11 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     else:
         found = source.lookup(n for n in folded_names if can_look_up(n))
     suggested = 0
-    for index in misses:
-        entry = wanted[index]
+    entries = resolved.entries
+    for entry, card in zip(wanted, hits):
+        if card is not None:
+            entries.append(ResolvedEntry(entry, card))
+            continue
         folded = folded_names[entry.name]
         candidates = found.get(folded, ())
         if len(candidates) == 1:
@@ -316,35 +306,35 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             # the facts those properties read tested inline.
             if not (card.meld_from or card.layout == "meld" or card.type_line == "Stickers"
                     or "Attraction" in card.subtypes or entry.section in supplementary):
-                cards[index] = card
+                entries.append(ResolvedEntry(entry, card))
                 _remember(known, entry.name, card)
                 continue
-        matched = candidates if len(candidates) == 1 else choose(folded, candidates)
-        if (not matched and entry.set_code and entry.collector_number
+        cards = candidates if len(candidates) == 1 else choose(folded, candidates)
+        if (not cards and entry.set_code and entry.collector_number
                 and can_look_up(entry.set_code + entry.collector_number)):
             hit = source.printing(entry.set_code, entry.collector_number)
             if hit:
                 card = source.card_by_id(hit[0])
-                matched = [card] if card else []
-        if len(matched) == 1 and matched[0].is_meld_result:
+                cards = [card] if card else []
+        if len(cards) == 1 and cards[0].is_meld_result:
             # CR 712.4b: never a card of the deck; counted like an unknown name, so that it
             # gives one problem rather than also "deck too small".
             resolved.unresolved.append(entry)
             resolved.not_cards.add((entry.name, entry.line))
-            resolved.problems.append(meld_result_problem(matched[0], _lines(entry)))
-        elif len(matched) == 1 and (matched[0].is_sticker_sheet or entry.section == Section.STICKER):
+            resolved.problems.append(meld_result_problem(cards[0], _lines(entry)))
+        elif len(cards) == 1 and (cards[0].is_sticker_sheet or entry.section == Section.STICKER):
             # CR 123.2: not cards; a non-sheet in a Stickers section is reported by the check.
-            resolved.sticker_sheets.append(ResolvedEntry(entry=entry, card=matched[0]))
-        elif len(matched) == 1 and (matched[0].is_attraction or entry.section == Section.ATTRACTION):
+            resolved.sticker_sheets.append(ResolvedEntry(entry=entry, card=cards[0]))
+        elif len(cards) == 1 and (cards[0].is_attraction or entry.section == Section.ATTRACTION):
             # CR 717.2: Attraction cards are not part of the deck.
-            resolved.attractions.append(ResolvedEntry(entry=entry, card=matched[0]))
-        elif len(matched) == 1:
-            cards[index] = matched[0]
+            resolved.attractions.append(ResolvedEntry(entry=entry, card=cards[0]))
+        elif len(cards) == 1:
+            resolved.entries.append(ResolvedEntry(entry=entry, card=cards[0]))
             if candidates:  # found by its name, not by its printing
-                _remember(known, entry.name, matched[0])
-        elif matched:
+                _remember(known, entry.name, cards[0])
+        elif cards:
             resolved.unresolved.append(entry)
-            names = sorted({c.name for c in matched})
+            names = sorted({c.name for c in cards})
             resolved.problems.append(Problem(
                 code="ambiguous-card",
                 message=f"{entry.name!r} could be any of: {'; '.join(names)}; write the full name",
@@ -362,8 +352,6 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             resolved.problems.append(Problem(
                 code="unknown-card", message=message, citation="deckcheck:input",
                 cards=(entry.name,), lines=_lines(entry)))
-    # Every line that gave a card of the deck, in listing order.
-    resolved.entries = list(map(ResolvedEntry, compress(wanted, cards), filter(None, cards)))
     return resolved
 
 
