@@ -519,9 +519,15 @@ def test_card_line_cache_is_bounded(monkeypatch):
     from validator.decklist import text
 
     monkeypatch.setattr(text, "_LINES", {})
+    monkeypatch.setattr(text, "_MARKED_LINES", {})
     monkeypatch.setattr(text, "_LINES_MAX", 50)
     deck = parse_decklist("".join(f"1 Card Number {i}\n" for i in range(500)))
     assert len(deck.entries) == 500 and 0 < len(text._LINES) <= 50
+    # Plain and marked lines ("SB:", printings) share the bound.
+    deck = parse_decklist("".join(f"{i % 3 + 1} Card {i}\nSB: 1 Card {i}\n1 Card (SET) {i}\n"
+                                  for i in range(500)))
+    assert len(deck.entries) == 1500
+    assert text._MARKED_LINES and len(text._LINES) + len(text._MARKED_LINES) <= 50
     monkeypatch.setattr(text, "_LINES", {})
     parse_decklist("1 " + "x" * (text._CACHED_LINE_CHARS + 10) + "\n")
     assert text._LINES == {}

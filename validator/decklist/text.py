@@ -210,8 +210,8 @@ _Reading = tuple[int, str, "str | None", "str | None", "Section | None", "str | 
 #: Arena About block, what a line is (comment, header, card line) depends on its text alone, so
 #: a raw line read once as a clean card line is one again: decks repeat the same lines ("4
 #: Lightning Bolt", "1 Sol Ring"), and each is split once per process. Only lines of real
-#: card-line length are kept, and each cache starts over when full: hostile input cannot grow
-#: it.
+#: card-line length are kept, and both caches start over when they hold `_LINES_MAX` lines
+#: together: hostile input cannot grow them.
 #:
 #: `_LINES` holds the plain lines, the bulk of every deck: no "SB:", no marker or category that
 #: sets a section, no Arena printing (a Forge "|SET" is plain). Their entry depends only on the
@@ -244,8 +244,9 @@ def _keep(original: str, card_line: _CardLine) -> None:
             value = (quantity, name, set_code, collector, text)
     else:
         cache, value = _MARKED_LINES, card_line
-    if len(cache) >= _LINES_MAX:
-        cache.clear()
+    if len(_LINES) + len(_MARKED_LINES) >= _LINES_MAX:  # one bound for both
+        _LINES.clear()
+        _MARKED_LINES.clear()
     cache[original] = value
 
 
