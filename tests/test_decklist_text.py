@@ -465,8 +465,9 @@ _MIXED = ("1 Sol Ring\n4 Lightning Bolt\n1 Sol Ring  \n1 Sol Ring|CMR\nSB: 1 Dur
 _MTGO = "1 Sol Ring\n4 Lightning Bolt\n1 Counterspell\n\n1 Duress\n3 Negate\n"
 
 
-@pytest.mark.parametrize("source", [_MIXED, _MTGO, "1 Sol Ring\n" * 3 + "Maybeboard\n1 Sol Ring\n",
-                                    "[Main]\n1 Sol Ring|CMR\n1 Sol Ring\n[Sideboard]\n1 Sol Ring\n"])
+@pytest.mark.parametrize("source", [
+    _MIXED, _MTGO, "1 Sol Ring\n" * 3 + "Maybeboard\n1 Sol Ring\n",
+    "[Main]\n1 Sol Ring|CMR\n1 Sol Ring\n[Sideboard]\n1 Sol Ring\n"])
 def test_runs_of_lines_read_before_give_the_same_deck_both_ways(monkeypatch, source):
     """Runs of plain card lines read before are made into entries in one go, field by field
     (`_FIELD_BY_FIELD`) or by calling DeckEntry: both give the deck a fresh read gives, with

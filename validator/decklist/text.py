@@ -357,7 +357,8 @@ class _Reader:
         lines = zip(range(start + 1, end + 1), hits[start:end], raws[start:end])
         if not _FIELD_BY_FIELD:
             added = [DeckEntry(1, value, section, number, None, None, raw)
-                     if value.__class__ is str else DeckEntry(value[0], value[1], section, number, value[2], value[3], value[4])
+                     if value.__class__ is str
+                     else DeckEntry(value[0], value[1], section, number, *value[2:])
                      for number, value, raw in lines]
         else:
             added = _plain_entries(lines, section)
