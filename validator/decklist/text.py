@@ -331,22 +331,50 @@ class _Reader:
 
     def read(self, lines: list[str]) -> None:
         """Feed every line. A run of plain card lines read before (`_LINES`) becomes its
-        entries in one go; any other line is read on its own (`_line`)."""
+        entries in one go (`_plain_run`); another card line read before (`_MARKED_LINES`)
+        skips straight to its entry."""
         hits = list(map(_LINES.get, lines))  # None: any line that is not a known plain one
+        known, entries, unmarked = _MARKED_LINES, self.deck.entries, self.unmarked
         count, position = len(hits), 0
         while position < count:
-            if self.mode == "cards":  # cached lines are card lines only in this mode
+            if hits[position] is not None and self.mode == "cards":  # cached: card lines
                 try:
                     end = hits.index(None, position)
                 except ValueError:
                     end = count
-                if end > position:
-                    self._plain_run(hits, lines, position, end)
-                    if end == count:
-                        return
-                    position = end
+                self._plain_run(hits, lines, position, end)
+                position = end
+                continue
+            raw = lines[position]
             position += 1
-            self._line(position, lines[position - 1])
+            number = position
+            hit = known.get(raw)
+            if hit is None or self.mode != "cards":
+                hit = self.feed(number, raw)
+                if hit is None:
+                    continue
+            else:
+                if self.gap:  # the blank-line rule (`_card_line`)
+                    self._new_block()
+                self.seen_card_line = True
+                if hit[1]:
+                    self.saw_sb_prefix = True
+            # The entry of a card line (`_card_line` read it, or an earlier deck did).
+            text, sb, quantity, name, set_code, collector, tail_section, tail_source, forge = hit
+            if tail_section is not None:
+                section, source, explicit = tail_section, tail_source, True
+            elif sb:
+                section, source, explicit = _SIDE, None, True
+            else:
+                section, source, explicit = self.section, self.section_source, False
+            if set_code is not None and not forge:
+                self.arena = True
+            entry = DeckEntry(quantity, name, section, number, set_code, collector, text)
+            entries.append(entry)
+            if section is _CMDR and self.deck.commander_source is None:
+                self.deck.commander_source = source or "arena-section"
+            if not explicit and section is _MAIN:
+                unmarked.append(entry)
 
     def _plain_run(self, hits: list, raws: list[str], start: int, end: int) -> None:
         """The entries of lines start+1..end, all plain card lines read before."""
@@ -367,36 +395,6 @@ class _Reader:
             self.unmarked += added
         elif section is _CMDR and self.deck.commander_source is None:
             self.deck.commander_source = self.section_source or "arena-section"
-
-    def _line(self, number: int, raw: str) -> None:
-        """Read one line that is not a plain card line read before."""
-        hit = _MARKED_LINES.get(raw) if self.mode == "cards" else None
-        if hit is None:
-            hit = self.feed(number, raw)
-            if hit is None:
-                return
-        else:
-            if self.gap:  # the blank-line rule (`_card_line`)
-                self._new_block()
-            self.seen_card_line = True
-            if hit[1]:
-                self.saw_sb_prefix = True
-        # The entry of a card line (`_card_line` read it, or an earlier deck did).
-        text, sb, quantity, name, set_code, collector, tail_section, tail_source, forge = hit
-        if tail_section is not None:
-            section, source, explicit = tail_section, tail_source, True
-        elif sb:
-            section, source, explicit = _SIDE, None, True
-        else:
-            section, source, explicit = self.section, self.section_source, False
-        if set_code is not None and not forge:
-            self.arena = True
-        entry = DeckEntry(quantity, name, section, number, set_code, collector, text)
-        self.deck.entries.append(entry)
-        if section is _CMDR and self.deck.commander_source is None:
-            self.deck.commander_source = source or "arena-section"
-        if not explicit and section is _MAIN:
-            self.unmarked.append(entry)
 
     def feed(self, number: int, raw: str) -> _CardLine | None:
         """Read one line; a card line that reads is returned for `read` to add."""
