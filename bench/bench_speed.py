@@ -236,6 +236,13 @@ def main(argv: list[str] | None = None) -> int:
                       f" ms, 100-card Commander {r.get('p99_cmd100_ms', float('nan')):.3f} ms; "
                       f"index load {r['load_cpu_s']:.2f} s; "
                       f"peak {r['peak_mb']:.0f} MB")
+                if "floor_cmd100_over_75" in r:
+                    print(f"  {'':<12} lower bound, the same decks read line by line with no "
+                          f"rules (split, one look-up per line and per card): 75-card "
+                          f"{r['floor_median_75_ms'] * 1000:.1f} µs ({r['lines_median_75']:.0f} "
+                          f"lines), Commander {r['floor_median_cmd100_ms'] * 1000:.1f} µs "
+                          f"({r['lines_median_cmd100']:.0f} lines): "
+                          f"{r['floor_cmd100_over_75']:.2f}x")
                 if label == "this code":
                     for ok, what in ((r["decks_per_cpu_s"] >= 3000, "3,000 decks per CPU-second"),
                                      (r["cmd100_over_75"] <= 1.5, "100-card Commander <= 1.5x a "

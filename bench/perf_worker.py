@@ -102,6 +102,7 @@ def cmd_warm(args) -> dict:
     total = cpu() - total0
     if out:
         out.close()
+    floor = _floor(texts, index)
     for v in (times, t75, tcmd):
         v.sort()
     med75, medcmd = percentile(t75, 50), percentile(tcmd, 50)
@@ -112,7 +113,52 @@ def cmd_warm(args) -> dict:
             "median_cmd100_ms": medcmd * 1000, "decks_cmd100": len(tcmd),
             "p99_75_ms": percentile(t75, 99) * 1000, "p99_cmd100_ms": percentile(tcmd, 99) * 1000,
             "cmd100_over_75": medcmd / med75 if med75 else float("nan"),
+            **floor,
             "digest": digest.hexdigest(), "peak_mb": _peak_mb()}
+
+
+def _floor(texts: list[tuple[str, str, dict]], index) -> dict:
+    """The least work any reading of a decklist line by line does, timed like the warm loop
+    (same decks, same order, CPU time per deck): split the text into lines, look each line up
+    in a dict of lines read before, look its name up in a dict of cards, read the card's
+    legality. No objects, no rules. Its Commander / 75-card ratio bounds what the checker's own
+    ratio can reach: the checker does all of this and more for every line."""
+    from validator.api import parse_decklist
+    from validator.resolve import resolve
+
+    line_map: dict[str, tuple[int, str]] = {}
+    card_map: dict = {}
+    for _, text, _ in texts:  # built untimed: what earlier decks taught
+        for e in resolve(parse_decklist(text), index).entries:
+            line_map[e.entry.text] = (e.entry.quantity, e.entry.name)
+            card_map[e.entry.name] = e.card
+    cpu = time.thread_time
+    f75, fcmd, lines75, linescmd = [], [], [], []
+    for fmt, text, d in texts:
+        kind = _kind(fmt, d)
+        c = cpu()
+        legal = 0
+        lines = text.split("\n")
+        for raw in lines:
+            hit = line_map.get(raw)
+            if hit is not None:
+                card = card_map.get(hit[1])
+                if card is not None and card.legalities.get(fmt, "not_legal") == "legal":
+                    legal += hit[0]
+        dt = cpu() - c
+        if kind == "commander":
+            fcmd.append(dt)
+            linescmd.append(len(lines))
+        elif kind == "75":
+            f75.append(dt)
+            lines75.append(len(lines))
+    for v in (f75, fcmd, lines75, linescmd):
+        v.sort()
+    m75, mcmd = percentile(f75, 50), percentile(fcmd, 50)
+    return {"floor_median_75_ms": m75 * 1000, "floor_median_cmd100_ms": mcmd * 1000,
+            "floor_cmd100_over_75": mcmd / m75 if m75 else float("nan"),
+            "lines_median_75": percentile(lines75, 50),
+            "lines_median_cmd100": percentile(linescmd, 50)}
 
 
 def _kind(fmt: str, deck: dict) -> str:
