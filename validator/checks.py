@@ -11,8 +11,8 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from .formats import FormatRules
-from .model import (Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity, distinct_cards,
-                    entry_lines)
+from .model import (COMMANDER, COMPANION, ERROR, INFO, MAIN, SIDEBOARD, Card, Problem, ResolvedDeck,
+                    ResolvedEntry, distinct_cards, entry_lines)
 
 Check = Callable[[ResolvedDeck, FormatRules], list[Problem]]
 
@@ -25,31 +25,31 @@ def deck_and_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[ResolvedEnt
     Commander: the 100 including the commander(s) (903.5a); the companion is outside them.
     """
     if fmt.is_commander:
-        return deck.cards_in(Section.MAIN, Section.COMMANDER)
-    entries = deck.cards_in(Section.MAIN, Section.SIDEBOARD)
-    in_sideboard = {e.card.oracle_id for e in deck.cards_in(Section.SIDEBOARD)}
-    entries += [e for e in deck.cards_in(Section.COMPANION) if e.card.oracle_id not in in_sideboard]
+        return deck.cards_in(MAIN, COMMANDER)
+    entries = deck.cards_in(MAIN, SIDEBOARD)
+    in_sideboard = {e.card.oracle_id for e in deck.cards_in(SIDEBOARD)}
+    entries += [e for e in deck.cards_in(COMPANION) if e.card.oracle_id not in in_sideboard]
     return entries
 
 
 def sideboard_entries(deck: ResolvedDeck, fmt: FormatRules) -> list[ResolvedEntry]:
     """Sideboard cards, with a separately declared companion counted once (CR 100.4a)."""
-    entries = deck.cards_in(Section.SIDEBOARD)
+    entries = deck.cards_in(SIDEBOARD)
     if not fmt.is_commander:
         in_sideboard = {e.card.oracle_id for e in entries}
-        entries += [e for e in deck.cards_in(Section.COMPANION) if e.card.oracle_id not in in_sideboard]
+        entries += [e for e in deck.cards_in(COMPANION) if e.card.oracle_id not in in_sideboard]
     return entries
 
 
 def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.2a (constructed: at least 60), 903.5a / 903.12d (Commander: exactly 100 / 60
     including the commander)."""
-    sections = (Section.MAIN, Section.COMMANDER) if fmt.is_commander else (Section.MAIN,)
+    sections = (MAIN, COMMANDER) if fmt.is_commander else (MAIN,)
     unresolved_sections = sections
-    if fmt.is_commander and not deck.cards_in(Section.COMMANDER):
+    if fmt.is_commander and not deck.cards_in(COMMANDER):
         # An unknown name in an MTGO-style sideboard is most likely the commander: it already
         # has its unknown-card problem, so it should not also make the deck "99 cards".
-        unresolved_sections += (Section.SIDEBOARD,)
+        unresolved_sections += (SIDEBOARD,)
     size = deck.count(*sections) + sum(
         e.quantity for e in deck.unresolved if e.section in unresolved_sections)
     cite = fmt.cite("deck_size")
@@ -109,11 +109,11 @@ def _by_card(entries: Iterable[ResolvedEntry]) -> dict[str, list[ResolvedEntry]]
 def _deck_groups(deck: ResolvedDeck, fmt: FormatRules) -> dict[str, list[ResolvedEntry]]:
     """`_by_card(deck_and_sideboard(deck, fmt))`, shared by the checks when no companion is
     declared apart (the usual case), since the deck's grouping is then cached."""
-    if deck.count(Section.COMPANION):
+    if deck.count(COMPANION):
         return _by_card(deck_and_sideboard(deck, fmt))
     if fmt.is_commander:
-        return deck.by_card(Section.MAIN, Section.COMMANDER)
-    return deck.by_card(Section.MAIN, Section.SIDEBOARD)
+        return deck.by_card(MAIN, COMMANDER)
+    return deck.by_card(MAIN, SIDEBOARD)
 
 
 def _copy_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[ResolvedEntry]]:
@@ -146,7 +146,7 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         if total > limit:
             where = "in the deck" if fmt.is_commander else "in the main deck and sideboard together"
             message = f"{total} copies of {card.name}; at most {limit} allowed {where}"
-            as_commander = sum(e.quantity for e in entries if e.section == Section.COMMANDER)
+            as_commander = sum(e.quantity for e in entries if e.section == COMMANDER)
             if as_commander > 1:
                 # CR 903.5b: the Commander section lists the card twice: two copies of it in a
                 # singleton deck, not one commander.
@@ -162,9 +162,9 @@ def _pool_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[Resolved
     (`_deck_groups`) when the copies check built it; in a singleton format (Commander, CR
     903.5b) it did not (`_copy_groups`), and only the cards not legal in the format are grouped
     (a card's status is the same on each of its lines, so each group is still the whole card)."""
-    if fmt.is_commander and deck.count(Section.COMPANION):
+    if fmt.is_commander and deck.count(COMPANION):
         # the companion is outside the 100 but must be legal too
-        entries = deck_and_sideboard(deck, fmt) + deck.cards_in(Section.COMPANION)
+        entries = deck_and_sideboard(deck, fmt) + deck.cards_in(COMPANION)
     elif fmt.copy_limit == 1:
         entries = deck_and_sideboard(deck, fmt)
     else:
@@ -212,7 +212,7 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
                                     "which deckcheck does not know, so it is not known to be "
                                     "allowed: the deck is not judged legal; check the card by "
                                     "hand (or update deckcheck)", cite,
-                Severity.ERROR, cards=(card.name,), lines=lines))
+                ERROR, cards=(card.name,), lines=lines))
     return problems
 
 
@@ -234,7 +234,7 @@ def _supplementary(entries: list[ResolvedEntry], *, listed: str, need: str, rule
     twice."""
     total = sum(e.quantity for e in entries)
     groups = _by_card(entries)
-    problems = [Problem(size_code, f"{total} {listed}", rule, Severity.INFO,
+    problems = [Problem(size_code, f"{total} {listed}", rule, INFO,
                         lines=entry_lines(entries))]
     repeated = sorted(g[0].card.name for g in groups.values() if sum(e.quantity for e in g) > 1)
     if len(groups) < minimum or repeated:

@@ -31,8 +31,9 @@ from typing import Callable, Iterable, Sequence
 from .abilities import BASIC_LAND_TYPES
 from .cardtypes import deck_types
 from .formats import FormatRules
-from .model import (COLOR_ORDER, Card, DeckEntry, Problem, ResolvedDeck, ResolvedEntry, Section,
-                    Severity, distinct_cards, entry_lines)
+from .model import (COLOR_ORDER, COMMANDER, COMPANION, IGNORED, INFO, MAIN, SIDEBOARD, WARNING,
+                    Card, DeckEntry, Problem, ResolvedDeck, ResolvedEntry, Section,
+                    distinct_cards, entry_lines)
 from .names import fold_name
 
 #: `rarities(card)`: the rarities a card was printed at, None when printings were not synced.
@@ -246,11 +247,6 @@ def _partner_problems(cards: Sequence[Card], what: str = "commanders") -> list[P
 # --------------------------------------------------------------------------------------------
 # Moving entries between sections
 
-#: The sections designation reads, as module constants: on Python 3.11 looking a member up on
-#: the enum class costs more than most of the tests it is used in, for every Commander deck.
-_MAIN, _SIDEBOARD, _COMMANDER, _COMPANION, _IGNORED = (
-    Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION, Section.IGNORED)
-_INFO = Severity.INFO
 
 
 def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
@@ -262,39 +258,39 @@ def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
 
 def _info(code: str, message: str, fmt: FormatRules, cards: Iterable[Card] = (),
           entries: Iterable[ResolvedEntry] = ()) -> Problem:
-    return Problem(code, message, fmt.cite("commander"), _INFO,
+    return Problem(code, message, fmt.cite("commander"), INFO,
                    cards=tuple([c.name for c in cards]), lines=entry_lines(entries))
 
 
 def _ignore_duplicates(deck: ResolvedDeck, fmt: FormatRules, section: Section,
                        what: str) -> list[Problem]:
     """A commander or companion listed again elsewhere is one card: exports repeat it (MTGO and
-    Melee sideboards, Arena's Companion + Sideboard). Extra listings go to Section.IGNORED.
+    Melee sideboards, Arena's Companion + Sideboard). Extra listings go to IGNORED.
 
     A commander listed twice in the Commander section itself is not an export's repetition but
     two copies of a card in a singleton deck (CR 903.5b): those stay, for the singleton check.
     """
     problems = []
-    twice_allowed = section == _COMMANDER
-    if twice_allowed and not deck.has(_SIDEBOARD):
+    twice_allowed = section == COMMANDER
+    if twice_allowed and not deck.has(SIDEBOARD):
         return problems  # nothing can repeat the commander (most decks, once designated)
     for e in deck.cards_in(section):
         if e.quantity > 1 and not twice_allowed:
             listed = e.quantity
-            _move(deck, e, _IGNORED, listed - 1)
+            _move(deck, e, IGNORED, listed - 1)
             problems.append(_info("duplicate-listing", f"{e.card.name} is listed {listed} times "
                                   f"as the {what}; counted once", fmt, [e.card], [e]))
     keep = {e.card.oracle_id for e in deck.cards_in(section)}
     seen: set[str] = set()
-    for e in list(deck.cards_in(section, _SIDEBOARD)):
+    for e in list(deck.cards_in(section, SIDEBOARD)):
         oid = e.card.oracle_id
         if oid not in keep:
             continue
         if e.section == section and (oid not in seen or twice_allowed):
             seen.add(oid)  # the first listing in the section is the card itself
             continue
-        where = " in the sideboard" if e.section == _SIDEBOARD else ""
-        moved = _move(deck, e, _IGNORED, e.quantity)
+        where = " in the sideboard" if e.section == SIDEBOARD else ""
+        moved = _move(deck, e, IGNORED, e.quantity)
         problems.append(_info("duplicate-listing", f"{e.card.name} is listed again{where} "
                               f"besides being the {what}; counted once", fmt, [e.card], [moved]))
     return problems
@@ -312,17 +308,17 @@ def _commander_also_in_main(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
     otherwise the generic singleton check reports it (903.5b)."""
     if fmt.max_deck is None:
         return []
-    size = (deck.count(_MAIN, _COMMANDER)
-            + _unknown_count(deck, _MAIN, _COMMANDER))
+    size = (deck.count(MAIN, COMMANDER)
+            + _unknown_count(deck, MAIN, COMMANDER))
     if size <= fmt.max_deck:
         return []  # not over its size (every listing holds a copy): most decks stop here
-    commander_ids = {e.card.oracle_id for e in deck.cards_in(_COMMANDER)}
-    repeats = [e for e in deck.cards_in(_MAIN) if e.card.oracle_id in commander_ids]
+    commander_ids = {e.card.oracle_id for e in deck.cards_in(COMMANDER)}
+    repeats = [e for e in deck.cards_in(MAIN) if e.card.oracle_id in commander_ids]
     if not repeats or size - sum(e.quantity for e in repeats) != fmt.max_deck:
         return []
     problems = []
     for e in repeats:
-        moved = _move(deck, e, _IGNORED, e.quantity)
+        moved = _move(deck, e, IGNORED, e.quantity)
         problems.append(_info("duplicate-listing", f"{e.card.name} is listed both as commander "
                               "and in the deck; counted once, as the commander",
                               fmt, [e.card], [moved]))
@@ -337,26 +333,26 @@ def _designate_named(deck: ResolvedDeck, fmt: FormatRules, named: Sequence[Card]
     a card the list does not hold is added, and the report says so."""
     problems = []
     for card in named:
-        if any(e.card.oracle_id == card.oracle_id for e in deck.cards_in(_COMMANDER)):
+        if any(e.card.oracle_id == card.oracle_id for e in deck.cards_in(COMMANDER)):
             continue
-        source = next((e for section in (_SIDEBOARD, _MAIN, _COMPANION)
+        source = next((e for section in (SIDEBOARD, MAIN, COMPANION)
                        for e in deck.cards_in(section) if e.card.oracle_id == card.oracle_id),
                       None)
         if source is None:
-            entry = DeckEntry(quantity=1, name=card.name, section=_COMMANDER)
+            entry = DeckEntry(quantity=1, name=card.name, section=COMMANDER)
             deck.entries.append(ResolvedEntry(entry=entry, card=card))
             problems.append(_info("commander-found", f"{card.name} is not in the decklist: added "
                                   "as the commander (--commander)", fmt, [card]))
             continue
         where = source.section.value
-        moved = _move(deck, source, _COMMANDER)
+        moved = _move(deck, source, COMMANDER)
         problems.append(_info("commander-found", f"Commander set by --commander: {card.name} "
                               f"(moved from the {where})", fmt, [card], [moved]))
     return problems
 
 
 def _section_found(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
-    entries = deck.cards_in(_COMMANDER)
+    entries = deck.cards_in(COMMANDER)
     source = deck.deck.commander_source
     where = _SOURCE_WORDS.get(source or "", f"the decklist ({source})" if source
                               else "the decklist's commander section")
@@ -395,11 +391,11 @@ def _choose_leaders(deck: ResolvedDeck, fmt: FormatRules, candidates: list[Resol
         return (), False
     if len(options) == 1:  # nothing to narrow (the usual MTGO list: the commander alone)
         return options[0], False
-    colors = set("".join(e.card.color_identity for e in deck.cards_in(_MAIN)))
+    colors = set("".join(e.card.color_identity for e in deck.cards_in(MAIN)))
     options = [o for o in options if _covers(o, colors)] or options
     slots = None
     if fill and fmt.max_deck is not None:  # the commander slots the main deck leaves
-        slots = fmt.max_deck - deck.count(_MAIN) - _unknown_count(deck, _MAIN)
+        slots = fmt.max_deck - deck.count(MAIN) - _unknown_count(deck, MAIN)
     if slots in (1, 2):
         options = [o for o in options if len(o) == slots] or options
     order = {id(e): i for i, e in enumerate(candidates)}
@@ -413,13 +409,13 @@ def _guessed(fmt: FormatRules, what: str, candidates: Iterable[Card],
         "commander-guessed",
         f"The sideboard holds several cards that could be the {what} ({_names(candidates)}); "
         f"took {_names(chosen)}, the first listed that fits the deck's colors and size. To be "
-        f"sure, {_HOW_TO_MARK}", fmt.cite("commander"), Severity.WARNING,
+        f"sure, {_HOW_TO_MARK}", fmt.cite("commander"), WARNING,
         cards=tuple(c.name for c in chosen))
 
 
 def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """MTGO and tournament exports of Commander lists put the commander(s) in the sideboard."""
-    sideboard = deck.cards_in(_SIDEBOARD)
+    sideboard = deck.cards_in(SIDEBOARD)
     if len(sideboard) == 1:
         # The usual MTGO list: the commander alone. What the general case below decides for
         # one card: a non-companion is designated, leader or not (then the report says why
@@ -442,7 +438,7 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
             chosen = (non_companions[0],)
         if not chosen:
             return []
-    moved = [_move(deck, e, _COMMANDER) for e in chosen]
+    moved = [_move(deck, e, COMMANDER) for e in chosen]
     problems = [_found_in_sideboard(fmt, moved)]
     if guessed:
         problems.append(_guessed(fmt, "commander", (e.card for e in candidates),
@@ -473,8 +469,8 @@ def _too_many_candidates(fmt: FormatRules, what: str,
 
 
 def _missing(deck: ResolvedDeck, fmt: FormatRules) -> Problem:
-    unknown = [e.name for e in deck.unresolved if e.section == _SIDEBOARD]
-    sideboard = distinct_cards(deck.cards_in(_SIDEBOARD))
+    unknown = [e.name for e in deck.unresolved if e.section == SIDEBOARD]
+    sideboard = distinct_cards(deck.cards_in(SIDEBOARD))
     detail = ""
     if unknown:
         detail = f" The sideboard names unknown card(s): {', '.join(unknown)}."
@@ -500,23 +496,23 @@ def _unknown_leaders(unknown: Sequence[DeckEntry], fmt: FormatRules) -> Problem:
 def _designate_companion(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """The one companion card left in the sideboard is the companion: the 101st card
     (702.139a, 903.11), not a sideboard card (903.5e)."""
-    if deck.has(_COMPANION) or not deck.has(_SIDEBOARD):
+    if deck.has(COMPANION) or not deck.has(SIDEBOARD):
         return []
-    companions = distinct_cards(e for e in deck.cards_in(_SIDEBOARD)
+    companions = distinct_cards(e for e in deck.cards_in(SIDEBOARD)
                            if e.card.companion_condition is not None)
     if len(companions) != 1:
         return []
-    moved = _move(deck, companions[0], _COMPANION)
+    moved = _move(deck, companions[0], COMPANION)
     return [Problem("companion-found", f"Companion taken from the sideboard: {moved.card.name}",
-                    fmt.cite("companion", "CR 903.11a"), Severity.INFO, cards=(moved.card.name,),
+                    fmt.cite("companion", "CR 903.11a"), INFO, cards=(moved.card.name,),
                     lines=entry_lines([moved]))]
 
 
 def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
-    walkers = [e for e in deck.cards_in(_COMMANDER) if _is_planeswalker(e.card)]
+    walkers = [e for e in deck.cards_in(COMMANDER) if _is_planeswalker(e.card)]
     if walkers:
         return []
-    candidates = distinct_cards(e for e in deck.cards_in(_SIDEBOARD)
+    candidates = distinct_cards(e for e in deck.cards_in(SIDEBOARD)
                            if _is_planeswalker(e.card))
     if len(candidates) > MAX_SIDEBOARD_CANDIDATES:
         return [_too_many_candidates(fmt, "oathbreaker", candidates)]
@@ -524,7 +520,7 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
     if not chosen:
         return [Problem("oathbreaker-missing", "No oathbreaker found: an Oathbreaker deck is led "
                         f"by a planeswalker; {_HOW_TO_MARK}", _OATHBREAKER)]
-    moved = [_move(deck, e, _COMMANDER) for e in chosen]
+    moved = [_move(deck, e, COMMANDER) for e in chosen]
     cards = [e.card for e in moved]
     problems = [_info("commander-found", f"Oathbreaker taken from the sideboard: {_names(cards)}",
                       fmt, cards, moved)]
@@ -534,18 +530,18 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
 
 
 def _designate_signature_spells(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
-    commanders = deck.cards_in(_COMMANDER)
+    commanders = deck.cards_in(COMMANDER)
     walkers = [e.card for e in commanders if _is_planeswalker(e.card)]
     if not walkers or any(_is_signature_spell(e.card) for e in commanders):
         return []
     identity = set("".join(c.color_identity for c in walkers))
-    spells = distinct_cards(e for e in deck.cards_in(_SIDEBOARD) if _is_signature_spell(e.card))
+    spells = distinct_cards(e for e in deck.cards_in(SIDEBOARD) if _is_signature_spell(e.card))
     fitting = [e for e in spells if set(e.card.color_identity) <= identity] or spells
     if not fitting:
         return [Problem("signature-spell-missing", "No signature spell found: each oathbreaker "
                         "needs an instant or sorcery signature spell; list it with the "
                         "oathbreaker (Commander section or --commander NAME)", _OATHBREAKER)]
-    moved = [_move(deck, e, _COMMANDER) for e in fitting[:len(walkers)]]
+    moved = [_move(deck, e, COMMANDER) for e in fitting[:len(walkers)]]
     cards = [e.card for e in moved]
     problems = [_info("commander-found", "Signature spell taken from the sideboard: "
                       f"{_names(cards)}", fmt, cards, moved)]
@@ -569,22 +565,22 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
     if not fmt.is_commander:
         return []
     if not named and not deck.unresolved and fmt.kind != "oathbreaker":
-        sideboard = deck.cards_in(_SIDEBOARD)
+        sideboard = deck.cards_in(SIDEBOARD)
         if (len(sideboard) == 1 and sideboard[0].entry.quantity == 1
                 and sideboard[0].card.companion_condition is None
-                and not deck.has(_COMMANDER) and not deck.has(_COMPANION)):
+                and not deck.has(COMMANDER) and not deck.has(COMPANION)):
             # The usual MTGO list: the deck, then the commander alone in the sideboard. What
             # the steps below do for it, without the steps that cannot apply: nothing is
             # left in the sideboard to repeat the commander or be the companion.
-            problems = [_found_in_sideboard(fmt, [deck.move(sideboard[0], _COMMANDER)])]
+            problems = [_found_in_sideboard(fmt, [deck.move(sideboard[0], COMMANDER)])]
             problems += _commander_also_in_main(deck, fmt)
             return problems
     problems: list[Problem] = []
     if named:
         problems += _designate_named(deck, fmt, named)
-    elif deck.has(_COMMANDER):
+    elif deck.has(COMMANDER):
         problems += _section_found(deck, fmt)
-    listed = [e for e in deck.unresolved if e.section == _COMMANDER] if deck.unresolved else ()
+    listed = [e for e in deck.unresolved if e.section == COMMANDER] if deck.unresolved else ()
     # A meld result (CR 712.4b) names a card face, not a card: it has its own problem.
     unknown = [e for e in listed if (e.name, e.line) not in deck.not_cards]
     if listed:
@@ -595,16 +591,16 @@ def designate_commanders(deck: ResolvedDeck, fmt: FormatRules,
     elif fmt.kind == "oathbreaker":
         problems += _designate_oathbreakers(deck, fmt)
         problems += _designate_signature_spells(deck, fmt)
-    elif not deck.has(_COMMANDER):
+    elif not deck.has(COMMANDER):
         problems += _sideboard_leaders(deck, fmt)
-        if not deck.has(_COMMANDER):
+        if not deck.has(COMMANDER):
             problems.append(_missing(deck, fmt))
-    if deck.has(_COMMANDER):
-        problems += _ignore_duplicates(deck, fmt, _COMMANDER, "commander")
+    if deck.has(COMMANDER):
+        problems += _ignore_duplicates(deck, fmt, COMMANDER, "commander")
         problems += _commander_also_in_main(deck, fmt)
     problems += _designate_companion(deck, fmt)
-    if deck.has(_COMPANION):  # else nothing can repeat it
-        problems += _ignore_duplicates(deck, fmt, _COMPANION, "companion")
+    if deck.has(COMPANION):  # else nothing can repeat it
+        problems += _ignore_duplicates(deck, fmt, COMPANION, "companion")
     return problems
 
 
@@ -615,13 +611,13 @@ def commander_section_as_deck(deck: ResolvedDeck, fmt: FormatRules) -> list[Prob
     with Black Lotus in it. Moves them to MAIN and says so."""
     if fmt.is_commander:
         return []
-    listed = deck.cards_in(_COMMANDER)
-    unknown = [e for e in deck.unresolved if e.section == _COMMANDER]
+    listed = deck.cards_in(COMMANDER)
+    unknown = [e for e in deck.unresolved if e.section == COMMANDER]
     if not listed and not unknown:
         return []
     for e in listed:
-        deck.move(e, _MAIN, e.quantity)
-    deck.unresolved = [replace(e, section=_MAIN) if e.section == _COMMANDER else e
+        deck.move(e, MAIN, e.quantity)
+    deck.unresolved = [replace(e, section=MAIN) if e.section == COMMANDER else e
                        for e in deck.unresolved]
     names = list(dict.fromkeys([*(e.card.name for e in listed), *(e.name for e in unknown)]))
     count = sum(e.quantity for e in listed) + sum(e.quantity for e in unknown)
@@ -630,7 +626,7 @@ def commander_section_as_deck(deck: ResolvedDeck, fmt: FormatRules) -> list[Prob
     return [Problem(
         "commander-section-ignored", f"{fmt.name} has no commander (CR 903 applies to the "
         f"Commander variants only): the {count:,} card(s) listed as commander are counted as "
-        f"main-deck cards: {shown}", f"format:{fmt.key}", Severity.WARNING, cards=tuple(names),
+        f"main-deck cards: {shown}", f"format:{fmt.key}", WARNING, cards=tuple(names),
         lines=tuple(sorted({*entry_lines(listed), *(e.line for e in unknown if e.line)})))]
 
 
@@ -708,7 +704,7 @@ def _rarity_problems(cards: Sequence[Card], fmt: FormatRules,
         return [Problem(
             "commander-rarity-unchecked", f"could not check the commander's rarity ({fmt.name} "
             f"needs a commander printed at {fmt.commander_rarity}): run "
-            "`deckcheck sync --printings`", fmt.cite("commander"), Severity.WARNING,
+            "`deckcheck sync --printings`", fmt.cite("commander"), WARNING,
             cards=tuple(c.name for c in cards))]
     problems = []
     for card in cards:
@@ -780,7 +776,7 @@ def _identity_problems(fmt: FormatRules, leaders: Sequence[Card],
     if chosen:
         problems.append(Problem(
             "chosen-color", f"The deck's cards use {identity_text(chosen)}: taken as the color "
-            f"chosen for {_names(leaders)} before the game", "CR 903.4b", Severity.INFO))
+            f"chosen for {_names(leaders)} before the game", "CR 903.4b", INFO))
     if fmt.colorless_basics and not colors:
         entries, basics = _colorless_basics(entries, fmt)
         problems += basics
@@ -810,8 +806,8 @@ def _companion_condition(companion: ResolvedEntry, deck: ResolvedDeck,
     except ImportError:  # the condition grammar is optional for the Commander rules
         return [Problem("companion-unchecked", f"could not check {companion.card.name}'s "
                         "companion condition (validator.companion is not available)",
-                        "CR 702.139b", Severity.WARNING, cards=(companion.card.name,))]
-    entries = deck.cards_in(Section.MAIN, Section.COMMANDER)
+                        "CR 702.139b", WARNING, cards=(companion.card.name,))]
+    entries = deck.cards_in(MAIN, COMMANDER)
     lines: dict[str, list[int]] = {}
     for e in [*entries, companion]:
         if e.entry.line:
@@ -824,7 +820,7 @@ def _companion_condition(companion: ResolvedEntry, deck: ResolvedDeck,
 
 def _companion_problems(deck: ResolvedDeck, fmt: FormatRules,
                         leaders: Sequence[Card]) -> list[Problem]:
-    entries = deck.cards_in(Section.COMPANION)
+    entries = deck.cards_in(COMPANION)
     if not entries:
         return []
     cite = fmt.cite("companion", "CR 903.11a")
@@ -846,13 +842,13 @@ def _companion_problems(deck: ResolvedDeck, fmt: FormatRules,
             "banned-as-companion", f"{card.name} is banned as a companion in {fmt.name} (it may "
             "be in the deck or be the commander)", fmt.cite("card_pool", f"format:{fmt.key}"),
             cards=(card.name,), lines=lines))
-    colors, _ = _identity(leaders, deck.cards_in(Section.MAIN))
+    colors, _ = _identity(leaders, deck.cards_in(MAIN))
     if leaders and not set(card.color_identity) <= colors:
         problems.append(Problem(
             "companion-color-identity", f"{card.name} ({identity_text(card.color_identity)}) is "
             f"outside the color identity of {_names(leaders)} ({identity_text(colors)})",
             cite, cards=(card.name,), lines=lines))
-    in_deck = [e for e in deck.cards_in(Section.MAIN, Section.COMMANDER)
+    in_deck = [e for e in deck.cards_in(MAIN, COMMANDER)
                if fold_name(e.card.name) == fold_name(card.name)]
     if in_deck:
         problems.append(Problem(
@@ -902,7 +898,7 @@ def _oathbreaker_problems(deck: ResolvedDeck, fmt: FormatRules,
             f"identity: {_with_identity(spells)} for {_with_identity(walkers)}", cite,
             cards=tuple(c.name for c in spells)))
     if walkers:
-        problems += _identity_problems(fmt, walkers, deck.cards_in(Section.MAIN))
+        problems += _identity_problems(fmt, walkers, deck.cards_in(MAIN))
     return problems
 
 
@@ -917,7 +913,7 @@ def commander_problems(deck: ResolvedDeck, fmt: FormatRules,
     """
     if not fmt.is_commander:
         return []
-    leaders = [e.card for e in distinct_cards(deck.cards_in(Section.COMMANDER))]
+    leaders = [e.card for e in distinct_cards(deck.cards_in(COMMANDER))]
     if fmt.kind == "oathbreaker":
         return _oathbreaker_problems(deck, fmt, leaders) + _companion_problems(deck, fmt, leaders)
     if len(leaders) > 2:
@@ -929,6 +925,6 @@ def commander_problems(deck: ResolvedDeck, fmt: FormatRules,
     problems += _banned_as_commander(leaders, fmt)
     problems += _rarity_problems(leaders, fmt, rarities)
     if leaders:
-        problems += _identity_problems(fmt, leaders, deck.cards_in(Section.MAIN))
+        problems += _identity_problems(fmt, leaders, deck.cards_in(MAIN))
     problems += _companion_problems(deck, fmt, leaders)
     return problems

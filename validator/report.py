@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .model import Problem, Section, Severity
+from .model import COMMANDER, COMPANION, ERROR, INFO, MAIN, SIDEBOARD, WARNING, Problem, Severity
 
 #: Bumped only on an incompatible change; fields are added without a bump.
 SCHEMA = "deckcheck.report/1"
 #: `deckcheck check-formats --json`: one deck against every format (same rules as SCHEMA).
 CHECK_FORMATS_SCHEMA = "deckcheck.check-formats/1"
 
-_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+_SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
 
 
 @dataclass
@@ -47,11 +47,11 @@ class Report:
 
     @property
     def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == Severity.ERROR]
+        return [p for p in self.problems if p.severity == ERROR]
 
     @property
     def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == Severity.WARNING]
+        return [p for p in self.problems if p.severity == WARNING]
 
     def sorted_problems(self) -> list[Problem]:
         return sorted(self.problems, key=lambda p: (_SEVERITY_ORDER[p.severity],
@@ -86,10 +86,10 @@ class Report:
 
 def summarize_deck(report: Report, deck: Any) -> None:
     """Fill the deck summary of `report` from a ResolvedDeck."""
-    report.main_count = deck.count(Section.MAIN)
-    report.sideboard_count = deck.count(Section.SIDEBOARD)
-    report.commanders = [e.card.name for e in deck.cards_in(Section.COMMANDER)]
-    companions = deck.cards_in(Section.COMPANION)
+    report.main_count = deck.count(MAIN)
+    report.sideboard_count = deck.count(SIDEBOARD)
+    report.commanders = [e.card.name for e in deck.cards_in(COMMANDER)]
+    companions = deck.cards_in(COMPANION)
     report.companion = companions[0].card.name if companions else None
     report.deck_name = deck.deck.name
     report.input_format = deck.deck.input_format
@@ -113,11 +113,11 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     if report.sticker_sheets:
         lines.append(f"  sticker sheets: {report.sticker_sheets}, not in the deck")
     for p in report.sorted_problems():
-        if p.severity == Severity.INFO and not verbose:
+        if p.severity == INFO and not verbose:
             continue
         cite = f" [{p.citation}]" if p.citation else ""
         lines.append(f"  {p.severity.value}: {p.message}{shown_lines(p)}{cite}")
-    hidden = sum(1 for p in report.problems if p.severity == Severity.INFO) if not verbose else 0
+    hidden = sum(1 for p in report.problems if p.severity == INFO) if not verbose else 0
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
     return "\n".join(lines)
@@ -146,7 +146,7 @@ def check_formats_dict(reports: list[Report], source: str | None = None) -> dict
         "legal_in": [r.format for r in reports if r.legal],
         "formats": {r.format: {"format_name": r.format_name, "legal": r.legal,
                                "problems": [p.to_dict() for p in r.sorted_problems()
-                                            if p.severity == Severity.ERROR]}
+                                            if p.severity == ERROR]}
                     for r in reports},
     }
 
@@ -158,7 +158,7 @@ def render_check_formats(reports: list[Report], source: str | None = None,
     lines = [f"{source or 'deck'}: legal in {', '.join(legal) if legal else 'no format'}"]
     for r in reports:
         if not r.legal:
-            errors = [p for p in r.sorted_problems() if p.severity == Severity.ERROR]
+            errors = [p for p in r.sorted_problems() if p.severity == ERROR]
             shown = "; ".join(p.message + shown_lines(p) for p in errors[:reasons])
             more = f" (+{len(errors) - reasons} more)" if len(errors) > reasons else ""
             lines.append(f"  not {r.format_name}: {shown}{more}")
