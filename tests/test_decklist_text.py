@@ -468,10 +468,9 @@ _MTGO = "1 Sol Ring\n4 Lightning Bolt\n1 Counterspell\n\n1 Duress\n3 Negate\n"
 @pytest.mark.parametrize("source", [
     _MIXED, _MTGO, "1 Sol Ring\n" * 3 + "Maybeboard\n1 Sol Ring\n",
     "[Main]\n1 Sol Ring|CMR\n1 Sol Ring\n[Sideboard]\n1 Sol Ring\n"])
-def test_runs_of_lines_read_before_give_the_same_deck_both_ways(monkeypatch, source):
-    """Runs of plain card lines read before are made into entries in one go, field by field
-    (`_FIELD_BY_FIELD`) or by calling DeckEntry: both give the deck a fresh read gives, with
-    sections from headers, the blank-line sideboard, the text kept for reports ("1 Sol Ring  "
+def test_runs_of_lines_read_before_give_the_same_deck(monkeypatch, source):
+    """Runs of plain card lines read before are made into entries in one go: the deck a fresh
+    read gives, with sections from headers, the blank-line sideboard, the text kept for reports ("1 Sol Ring  "
     is quoted without its trailing spaces) and the commander source."""
     from validator.decklist import text
 
@@ -480,23 +479,6 @@ def test_runs_of_lines_read_before_give_the_same_deck_both_ways(monkeypatch, sou
     fresh = _reading(parse_decklist(source))
     assert text._LINES  # the plain lines were kept
     assert _reading(parse_decklist(source)) == fresh
-    monkeypatch.setattr(text, "_FIELD_BY_FIELD", False)
-    assert _reading(parse_decklist(source)) == fresh
-
-
-def test_entries_are_made_field_by_field_for_todays_deck_entry():
-    """The cheap way of making entries (`_plain_entries`) is taken only while DeckEntry is the
-    plain dataclass it fills in; today's is. If this fails, DeckEntry changed: check that
-    `_plain_entries` sets every field, then update `_ENTRY_FIELDS` (else entries are made by
-    calling the class, correct but slower)."""
-    from validator.decklist import text
-
-    assert text._FIELD_BY_FIELD
-    entries = text._plain_entries([(7, "Sol Ring", "1 Sol Ring"), (8, (4, "Fire // Ice", "MH2",
-                                   None, "4 Fire // Ice|MH2"), "4 Fire // Ice|MH2")], SIDE)
-    assert entries == [
-        text.DeckEntry(1, "Sol Ring", SIDE, 7, None, None, "1 Sol Ring"),
-        text.DeckEntry(4, "Fire // Ice", SIDE, 8, "MH2", None, "4 Fire // Ice|MH2")]
 
 
 def test_a_line_read_as_a_card_is_not_one_in_metadata_or_about_blocks(monkeypatch):

@@ -9,7 +9,6 @@ entry or one issue; lines naming the same card are not merged here.
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 
 from validator.decklist.base import (
     MAX_LINES,
@@ -273,43 +272,6 @@ def _read_clean(line: str) -> _Reading | None:
             "|" in rest)
 
 
-#: A DeckEntry made field by field (`_plain_entries`) costs about two thirds of a call to the
-#: class (no argument binding, no __init__ frame): a 100-card deck makes one per line. Only
-#: while DeckEntry is exactly the plain slots dataclass of these fields; otherwise (a field
-#: added, an __init__ or __post_init__ that does more) entries are made by calling it.
-_ENTRY_FIELDS = ("quantity", "name", "section", "line", "set_code", "collector_number", "text")
-_FIELD_BY_FIELD = (
-    tuple(f.name for f in fields(DeckEntry)) == _ENTRY_FIELDS
-    and DeckEntry.__dict__.get("__slots__") == _ENTRY_FIELDS
-    and not hasattr(DeckEntry, "__post_init__")
-    # An __init__ that only stores its arguments: it names nothing but the fields.
-    and getattr(DeckEntry.__init__, "__code__", None) is not None
-    and DeckEntry.__init__.__code__.co_varnames == ("self",) + _ENTRY_FIELDS
-    and DeckEntry.__init__.__code__.co_names == _ENTRY_FIELDS)
-
-
-def _plain_entries(lines, section: Section) -> list[DeckEntry]:
-    """The entry of each (line number, `_LINES` value, raw line) of `lines`, as
-    `_Reader._plain_run` makes it by calling DeckEntry, made field by field (see
-    `_FIELD_BY_FIELD`)."""
-    added: list[DeckEntry] = []
-    add, new, entry_type = added.append, object.__new__, DeckEntry
-    for number, value, raw in lines:
-        entry = new(entry_type)
-        entry.section = section
-        entry.line = number
-        if value.__class__ is str:  # "1 Name": the name, the line is the text
-            entry.quantity = 1
-            entry.name = value
-            entry.set_code = entry.collector_number = None
-            entry.text = raw
-        else:
-            entry.quantity, entry.name, entry.set_code, entry.collector_number, entry.text = \
-                value
-        add(entry)
-    return added
-
-
 class _Reader:
     """State while reading lines: current section, and what the blank-line rule needs."""
 
@@ -383,13 +345,10 @@ class _Reader:
         self.seen_card_line = True
         section = self.section
         lines = zip(range(start + 1, end + 1), hits[start:end], raws[start:end])
-        if not _FIELD_BY_FIELD:
-            added = [DeckEntry(1, value, section, number, None, None, raw)
-                     if value.__class__ is str
-                     else DeckEntry(value[0], value[1], section, number, *value[2:])
-                     for number, value, raw in lines]
-        else:
-            added = _plain_entries(lines, section)
+        added = [DeckEntry(1, value, section, number, None, None, raw)
+                 if value.__class__ is str  # "1 NAME": the name, the line is the text
+                 else DeckEntry(value[0], value[1], section, number, *value[2:])
+                 for number, value, raw in lines]
         self.deck.entries += added
         if section is _MAIN:
             self.unmarked += added
