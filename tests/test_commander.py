@@ -184,6 +184,34 @@ def test_commander_that_chooses_a_color():
     assert problem.cards == ("Murder",)
 
 
+def test_a_tie_for_the_chosen_color_is_settled_the_same_way_every_run():
+    """903.4b: beside Faceless One, Tundra (W and U) alone shows two colors equally. The tie
+    goes to the color counted first (cards in listing order, each card's colors in WUBRG
+    order), so the same deck always gets the same report; a set's order once decided it,
+    which changed with the interpreter's hash seed (this test runs under several)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("from test_commander import check, only; "
+            "print(only(check(['Faceless One'], main=['Tundra', 'Giant Growth']), "
+            "'chosen-color').message)")
+    tests = str(Path(__file__).parent)
+    answers = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True, cwd=tests,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed),
+                                   "PYTHONPATH": os.pathsep.join([tests, *sys.path])}).stdout
+               for seed in range(6)}
+    assert answers == {"The deck's cards use W: taken as the color chosen for Faceless One "
+                       "before the game\n"}
+    # One green and one red card: the first listed; two greens beat one red.
+    problems = check(["Faceless One"], main=["Giant Growth", "Lightning Bolt"])
+    assert only(problems, "color-identity").cards == ("Lightning Bolt",)
+    problems = check(["Faceless One"], main=["Lightning Bolt", "Giant Growth", "Llanowar Elves"])
+    assert only(problems, "color-identity").cards == ("Lightning Bolt",)
+
+
 # --- banned as commander (Duel Commander), Commander's banned-as-companion -------------------
 
 def test_duel_restricted_means_banned_as_commander():

@@ -69,6 +69,15 @@ def test_csv_headers_are_told_apart_from_card_lines(header):
     assert detect_format("4 Thalia, Guardian of Thraben\n1 Forest\n") == "text"
 
 
+@pytest.mark.parametrize("header", ['"Q"ty,"N"ame', '"co"unt,"card"'])
+def test_a_csv_header_whose_quotes_split_its_words_is_still_csv(header):
+    """The csv reader joins a quoted part with the text after it ('"Q"ty' is the cell Qty):
+    the word pre-check must not read such a line as text."""
+    deck = parse_decklist(f"{header}\n60,Island\n")
+    assert deck.input_format == "csv"
+    assert [(e.quantity, e.name) for e in deck.entries] == [(60, "Island")]
+
+
 def test_detect_from_fixture_files():
     for name, expected in [("burn.dek", "mtgo-dek"), ("burn.cod", "cockatrice"),
                            ("commander.json", "json"), ("forge.dck", "forge")]:

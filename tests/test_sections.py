@@ -129,6 +129,18 @@ def test_thousands_of_repeated_commanders_rebuild_the_lists_once(monkeypatch):
     assert len(rebuilds) <= 3, rebuilds
 
 
+def test_an_entry_removed_by_hand_then_a_split_rebuilds_the_lists():
+    """Removing an entry by hand, then a move that splits one (adding an entry back), leaves
+    `entries` as long as when the lists were built: they must still be rebuilt."""
+    deck = make_deck(CARDS, main=[(1, "Mountain")], sideboard=[(2, "Krenko, Mob Boss")])
+    assert deck.count(Section.MAIN) == 1  # the lists are built
+    deck.entries.pop(0)
+    deck.move(deck.entries[0], Section.COMMANDER, 1)
+    assert deck.cards_in(Section.MAIN) == []
+    assert [e.card.name for e in deck.cards_in(Section.COMMANDER)] == ["Krenko, Mob Boss"]
+    assert deck.count(Section.SIDEBOARD) == 1 and deck.count(Section.MAIN) == 0
+
+
 def test_clone_shares_lines_but_not_moves():
     deck = make_deck(CARDS, main=[(99, "Mountain")], sideboard=[(2, "Krenko, Mob Boss")])
     clone = deck.clone()

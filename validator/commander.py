@@ -248,11 +248,10 @@ def _partner_problems(cards: Sequence[Card], what: str = "commanders") -> list[P
 # Moving entries between sections
 
 
-
 def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
           quantity: int = 1) -> ResolvedEntry:
     """Move `quantity` copies of `item` to `section` (`ResolvedDeck.move`: splits the entry
-    when it has more, keeps the deck's section lists right without rebuilding them)."""
+    when it has more, and keeps the deck's section lists right, mostly without a rebuild)."""
     return deck.move(item, section, quantity)
 
 
@@ -729,7 +728,10 @@ def _identity(leaders: Sequence[Card],
     colors = set("".join(c.color_identity for c in leaders))
     if not any(_CHOOSES_COLOR.search(c.oracle_text) for c in leaders):
         return colors, None
-    extra = Counter(c for e in entries for c in set(e.card.color_identity) - colors)
+    # Counted in listing order, each card's colors in WUBRG order (its identity string): a tie
+    # goes to the color counted first, so the same deck always gets the same report (a set's
+    # order, used before, changes with the interpreter's hash seed).
+    extra = Counter(c for e in entries for c in e.card.color_identity if c not in colors)
     chosen = extra.most_common(1)[0][0] if extra else None
     return colors | ({chosen} if chosen else set()), chosen
 

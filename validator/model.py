@@ -317,8 +317,9 @@ class ResolvedDeck:
     #: Entries by section, built once per deck (every check asks, a 100-card deck about 30
     #: times) and kept right by `move` in place, so that designation's moves cost no rebuild.
     #: Valid while `entries` is the same list of the same length (adding or removing entries
-    #: other than by `move` is seen; replacing an item of `entries` in place, or assigning a
-    #: ResolvedEntry's `entry`, is not: sections change only through `move`).
+    #: other than by `move` is seen, also when a `move` follows; replacing an item of `entries`
+    #: in place, or assigning a ResolvedEntry's `entry`, is not: sections change only through
+    #: `move`).
     #: `_buckets`: each section's entries in listing order, never empty (a section absent has
     #: none), except the `_dirty` sections, whose lists `move` could not keep cheaply: rebuilt
     #: together, in one pass, when next asked. `_order`: the sections in listing order while
@@ -410,7 +411,9 @@ class ResolvedDeck:
         thousands of moves linear (a hostile list repeating every commander).
         """
         entries = self.entries
-        kept = entries is self._list and len(entries) == self._length  # else rebuilt anyway
+        kept = entries is self._list and len(entries) == self._length
+        if not kept:  # changed by hand since the last ask: rebuilt at the next one, whatever
+            self._list = None  # length this move leaves (a split could restore the old one)
         old = item.entry
         source = old.section
         if old.quantity <= quantity:

@@ -105,12 +105,13 @@ def looks_like_csv(first_line: str) -> bool:
     """Whether a first line is a CSV header with a quantity column and a name column."""
     if not any(sep in first_line for sep in ",;\t"):
         return False
-    # Every quantity header holds one of these words and every name header one of those,
-    # whatever the quoting and spacing: a card line ("4 Thalia, Guardian of Thraben") is
-    # told apart without reading it as CSV.
+    # Every quantity header holds one of these words and every name header one of those, so
+    # a line without quotes that lacks them (a card line: "4 Thalia, Guardian of Thraben") is
+    # told apart without reading it as CSV. With quotes the words may be split ('"Q"ty' is
+    # the cell "Qty"): the cells decide.
     lowered = first_line.lower()
-    if not (any(word in lowered for word in _CSV_QUANTITY_WORDS)
-            and any(word in lowered for word in _CSV_NAME_WORDS)):
+    if '"' not in first_line and not (any(word in lowered for word in _CSV_QUANTITY_WORDS)
+                                      and any(word in lowered for word in _CSV_NAME_WORDS)):
         return False
     dialect = ";" if first_line.count(";") > first_line.count(",") else ","
     if "\t" in first_line and "," not in first_line:

@@ -215,10 +215,11 @@ _Reading = tuple[int, str, "str | None", "str | None", "Section | None", "str | 
 #: `_LINES` holds the plain lines, the bulk of every deck: no "SB:", no marker or category that
 #: sets a section, no Arena printing (a Forge "|SET" is plain). Their entry depends only on the
 #: reader's current section, so a run of them is read in one go (`_Reader._plain_run`). Its
-#: values are (quantity, name, set code, collector number, the text kept for reports), or for
-#: "1 NAME" (quantity 1, no printing, kept as written) just NAME: in a run over thousands of
-#: decks each object a line reaches is likely a CPU cache miss, and Commander decks are made
-#: of these lines.
+#: values are (quantity, name, set code, collector number, the text kept for reports), or just
+#: the name for a line of quantity 1 with no printing whose text is kept as written ("1 NAME",
+#: "Sol Ring", "1x Sol Ring", "1 Sol Ring *F*"; not one with trailing spaces): in a run over
+#: thousands of decks each object a line reaches is likely a CPU cache miss, and Commander
+#: decks are made of these lines.
 _Plain = "tuple[int, str, str | None, str | None, str] | str"
 _LINES: dict[str, _Plain] = {}
 #: The other clean card lines: (the text kept for reports, whether it starts with "SB:", then
