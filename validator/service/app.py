@@ -22,7 +22,7 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
 
@@ -76,7 +76,26 @@ class DeckRequest(BaseModel):
     rules: list[str] = Field(default_factory=list, max_length=20,
                              description="house rules in companion English")
     bracket: int | None = Field(None, ge=1, le=5, description="Commander Brackets: check bracket N")
-    as_of: dt.date | None = Field(None, description="legality as of this date (YYYY-MM-DD)")
+    as_of: dt.date | str | None = Field(
+        None, description="legality as of this date (YYYY-MM-DD), or of a month (YYYY-MM, for "
+                          "a deck known only to its month: judged as of the month's last day, "
+                          "and the report's `as_of_precision` is \"month\")")
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_reads(cls, value: dt.date | str | None) -> dt.date | str | None:
+        """A text date is read as the library reads it (`history.parse_as_of`), so the service
+        takes what `--as-of` and the API take; an unreadable one is a 422 naming the field
+        (its value is not echoed)."""
+        if isinstance(value, str):
+            from validator.history import AsOfError, parse_as_of
+
+            try:
+                parse_as_of(value)
+            except AsOfError:
+                raise ValueError("not a date: write it as YYYY-MM-DD (e.g. 2026-02-22), or "
+                                 "YYYY-MM for a date known only to its month") from None
+        return value
 
 
 class ValidateRequest(DeckRequest):
