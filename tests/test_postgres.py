@@ -125,3 +125,97 @@ def test_two_syncs_at_once_record_a_ban_once(pg_url, tmp_path):
     back = import_file(FIXTURES / "cards_core.json", pg_url)
     assert [(c["name"], c["old_status"], c["new_status"]) for c in back.changes] == [
         ("Lightning Bolt", "banned", "legal")]
+
+
+# ------------------------------------------------------- a schema version 1 database upgraded
+
+def _copy_schema_v1_to(url: str, tmp_path) -> None:
+    """The fixtures' schema version 1 database (cards_core.json as deckcheck synced it before
+    schema 2; tests/test_store.py reads the same dump into SQLite) written into the PostgreSQL
+    database at `url`: its tables as SQLAlchemy reads them from SQLite, with the types
+    PostgreSQL has, every row, and each id sequence past its rows, as a real one would be."""
+    import sqlite3
+
+    from sqlalchemy import DateTime, Integer, LargeBinary, MetaData, create_engine, insert, select
+
+    from validator.db import Base, make_engine
+
+    lite_path = tmp_path / "v1.sqlite3"
+    with sqlite3.connect(lite_path) as con:
+        con.executescript((FIXTURES / "cards_core_schema_v1.sql").read_text(encoding="utf-8"))
+    lite = create_engine(f"sqlite:///{lite_path}")
+    tables = MetaData()
+    tables.reflect(lite)
+    for table in tables.tables.values():
+        for column in table.columns:  # SQLite's BLOB and DATETIME, as PostgreSQL names them
+            if isinstance(column.type, LargeBinary):
+                column.type = LargeBinary()
+            elif isinstance(column.type, DateTime):
+                column.type = DateTime()
+    pg = make_engine(url)
+    Base.metadata.drop_all(pg)
+    tables.drop_all(pg)
+    tables.create_all(pg)
+    with lite.connect() as source, pg.begin() as target:
+        for table in tables.sorted_tables:
+            rows = [dict(r) for r in source.execute(select(table)).mappings()]
+            if rows:
+                target.execute(insert(table), rows)
+            ids = [c for c in table.primary_key.columns if isinstance(c.type, Integer)]
+            if len(table.primary_key.columns) == 1 and ids and rows:
+                target.exec_driver_sql(
+                    f"SELECT setval(pg_get_serial_sequence('{table.name}', '{ids[0].name}'), "
+                    f"(SELECT max({ids[0].name}) FROM {table.name}))")
+    lite.dispose()
+    pg.dispose()
+
+
+def test_a_schema_v1_database_is_upgraded_in_place_by_the_next_sync(pg_url, core_db, tmp_path):
+    """What tests/test_store.py checks on SQLite, on PostgreSQL: the next sync upgrades a
+    version 1 database inside its transaction (transactional DDL), the version 1 tables go,
+    the change log is kept and goes on, and the verdicts are SQLite's."""
+    from sqlalchemy import inspect, text
+
+    from validator.db import SCHEMA_VERSION, make_engine
+
+    _copy_schema_v1_to(pg_url, tmp_path)
+    engine = make_engine(pg_url)
+    bolt = next(o for o in _core_objects() if o["name"] == "Lightning Bolt")
+    with engine.begin() as con:  # an unban that version 1 logged, for the log to keep
+        con.execute(text("INSERT INTO legality_changes (sync_id, changed_at, oracle_id, name, "
+                         "format, old_status, new_status) VALUES (1, '2026-08-01 09:00:00', "
+                         ":oid, 'Lightning Bolt', 'modern', 'banned', 'legal')"),
+                    {"oid": bolt["oracle_id"]})
+    with engine.connect() as con:
+        old_log = con.execute(text("SELECT id, name, format, old_status, new_status "
+                                   "FROM legality_changes ORDER BY id")).all()
+        assert con.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")
+                           ).scalar() == "1"
+    with pytest.raises(validator.DatabaseError, match="run `deckcheck sync`"):
+        validator.open_db(pg_url)  # readers refuse it until a sync
+
+    objs = _core_objects()
+    changed = [dict(o, legalities=dict(o["legalities"], legacy="banned"))
+               if o["name"] == "Brainstorm" else o for o in objs]
+    result = import_file(_write(tmp_path / "b.jsonl", changed[1:]), pg_url, force=True)
+    assert [(c["name"], c["format"], c["old_status"], c["new_status"]) for c in result.changes] \
+        == [("Brainstorm", "legacy", "legal", "banned"), (objs[0]["name"], "*", "removed", None)]
+    tables = set(inspect(engine).get_table_names())
+    assert {"card_index", "legalities"}.isdisjoint(tables) and "legality_sets" in tables
+    with engine.connect() as con:
+        assert con.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")
+                           ).scalar() == str(SCHEMA_VERSION)
+        log = con.execute(text("SELECT id, name, format, old_status, new_status "
+                               "FROM legality_changes ORDER BY id")).all()
+    assert len(old_log) == 1 and log[:1] == old_log and len(log) == 3
+    assert [(c["name"], c["old_status"], c["new_status"]) for c in
+            validator.open_db(pg_url).changes()
+            if c["name"] == "Lightning Bolt"] == [("Lightning Bolt", "banned", "legal")]
+    assert import_file(_write(tmp_path / "b.jsonl", changed[1:]), pg_url, force=True).changes == []
+
+    # Back to the fixture's cards: the verdicts are SQLite's (and the other tests' data).
+    import_file(FIXTURES / "cards_core.json", pg_url, force=True, allow_shrink=True)
+    for fmt, deck in DECKS.items():
+        assert validator.validate(deck, fmt, db=pg_url).to_dict() == \
+            validator.validate(deck, fmt, db=core_db).to_dict()
+    engine.dispose()
