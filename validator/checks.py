@@ -46,7 +46,7 @@ def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     including the commander)."""
     sections = (MAIN, COMMANDER) if fmt.is_commander else (MAIN,)
     unresolved_sections = sections
-    if fmt.is_commander and not deck.cards_in(COMMANDER):
+    if fmt.is_commander and not deck.has(COMMANDER):
         # An unknown name in an MTGO-style sideboard is most likely the commander: it already
         # has its unknown-card problem, so it should not also make the deck "99 cards".
         unresolved_sections += (SIDEBOARD,)

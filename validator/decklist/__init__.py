@@ -57,8 +57,7 @@ def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None
         data = bytes(data)
     if not isinstance(data, (str, bytes)):
         raise TypeError(f"decklist data must be str or bytes, not {type(data).__name__}")
-    if not (isinstance(data, str) and data.isascii() and len(data) <= MAX_BYTES):
-        check_size(data)  # ASCII text (the common case) is its own UTF-8: nothing to check
+    check_size(data)
     family = forced or sniff(data, filename)
     if family == "mtgo-dek":
         from validator.decklist.dek import parse_dek

@@ -45,28 +45,27 @@ def read_limited(stream: BinaryIO, limit: int = MAX_BYTES) -> bytes:
     return b"".join(chunks)
 
 
-def check_size(data: str | bytes) -> bytes | None:
-    """Refuse inputs over MAX_BYTES; return the UTF-8 bytes of a str input (None for bytes)."""
-    if isinstance(data, str) and len(data) > MAX_BYTES:
-        # Every character is at least one UTF-8 byte: too large without encoding it all.
-        raise DecklistError(f"input is {len(data):,} characters; the limit is {MAX_BYTES:,} "
-                            "bytes")
+def check_size(data: str | bytes) -> None:
+    """Refuse inputs over MAX_BYTES (a str counted in UTF-8 bytes)."""
     if isinstance(data, str):
+        if len(data) > MAX_BYTES:
+            # Every character is at least one UTF-8 byte: too large without encoding it all.
+            raise DecklistError(f"input is {len(data):,} characters; the limit is "
+                                f"{MAX_BYTES:,} bytes")
+        if data.isascii():
+            return  # its own UTF-8 (the common case): as many bytes as characters
         try:
-            encoded = data.encode("utf-8")
+            size = len(data.encode("utf-8"))
         except UnicodeEncodeError as exc:
             raise DecklistError(
                 f"input is not valid Unicode text (lone surrogate at character {exc.start})"
             ) from None
-        size = len(encoded)
     else:
-        encoded = None
         size = len(data)
     if size > MAX_BYTES:
         raise DecklistError(
             f"input is {size:,} bytes; the limit is {MAX_BYTES:,} bytes"
         )
-    return encoded
 
 
 def check_entry_count(count: int) -> None:

@@ -18,10 +18,10 @@ from validator.decklist.base import (
     name_issue,
     quantity_issue,
 )
-from validator.model import Deck, DeckEntry, ParseIssue, Section
+from validator.model import (COMMANDER, COMPANION, IGNORED, MAIN, SIDEBOARD, Deck, DeckEntry,
+                             ParseIssue, Section)
 
-_MAIN, _SIDE, _CMDR, _COMP, _IGN = (Section.MAIN, Section.SIDEBOARD, Section.COMMANDER,
-                                     Section.COMPANION, Section.IGNORED)
+_MAIN, _SIDE, _CMDR, _COMP, _IGN = MAIN, SIDEBOARD, COMMANDER, COMPANION, IGNORED
 
 # Header words, compared lower-cased without a trailing ":" or "(count)".
 _HEADERS: dict[str, Section] = {
