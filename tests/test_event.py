@@ -140,6 +140,24 @@ def test_manifest_columns_relative_paths_and_player_selection(folder, core_db, c
     assert data["unreadable"][0]["player"] == "Carl"
 
 
+def test_a_month_as_of_beside_decks_with_their_own_date_is_judged_per_deck(
+        folder, core_db, capsys, tmp_path):
+    """`--as-of 2022-03` with a manifest row carrying its own date: the run is "per deck", and
+    the provenance says no month precision (it belongs to one date), nor "only the month".
+    Before, the month precision stayed and the terminal line read "only the month each de"."""
+    manifest = folder / "dated.csv"
+    manifest.write_text("file,format,as_of\nalice/deck.txt,modern,2021-12-01\n"
+                        "bob/deck.txt,modern,\n", encoding="utf-8")
+    out_json = tmp_path / "r.json"
+    _, text, _ = run(capsys, "validate", str(manifest), "--db", core_db, "--as-of", "2022-03",
+                     "--report", str(out_json))
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    assert [r["as_of"] for r in data["reports"]] == ["2021-12-01", "2022-03-31"]
+    assert data["provenance"]["legality_as_of"] == "per deck"
+    assert "legality_as_of_precision" not in data["provenance"]
+    assert "as of each deck's date (legality history)" in text and "only the month" not in text
+
+
 def test_duplicate_players_and_names_get_distinct_ids(tmp_path):
     path = tmp_path / "league.json"
     path.write_text(event_file(("amy", GOOD, []), ("amy", GOOD, [])), encoding="utf-8")

@@ -650,6 +650,8 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
                            db=db)
         prov = provenance(database, options.as_of if options.as_of != "event" else None)
         dates = {r.report.as_of for r in results if r.report is not None}
+        # The precision belongs to one date: said again below only when every deck has it.
+        prov.pop("legality_as_of_precision", None)
         if options.as_of == "event" or (dates - {None} and len(dates) > 1):
             prov["legality_as_of"], prov["legality_basis"] = "per deck", "history"
         elif dates and None not in dates:
@@ -657,8 +659,6 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
             precisions = {r.report.as_of_precision for r in results if r.report is not None}
             if precisions == {"month"}:
                 prov["legality_as_of_precision"] = "month"
-            else:
-                prov.pop("legality_as_of_precision", None)
         return EventResult(results, inputs.skipped, prov)
     finally:
         database.close()
