@@ -66,16 +66,22 @@ def preloaded_holder(config: "ServiceConfig") -> "CardHolder":
     return holder
 
 
-def listen(host: str, port: int) -> socket.socket:
-    """The listening socket, or a DeckcheckError naming the address (port in use...)."""
+def listen(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
+    """The listening socket, or a DeckcheckError naming the address (port in use...);
+    `reuse_port`: one of a group sharing the address (SO_REUSEPORT, `listen_group`)."""
+    sock = None
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         family, kind, proto, _, address = infos[0]
         sock = socket.socket(family, kind, proto)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
         sock.listen(2048)
     except OSError as exc:
+        if sock is not None:
+            sock.close()
         raise DeckcheckError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
                              "another --port or --host", code="usage") from exc
     sock.set_inheritable(True)
@@ -96,23 +102,16 @@ def listen_group(host: str, port: int, count: int) -> list[socket.socket]:
     first = listen(host, port)
     if count <= 1 or not sys.platform.startswith("linux") or not hasattr(socket, "SO_REUSEPORT"):
         return [first]
-    family, address = first.family, first.getsockname()
+    port = first.getsockname()[1]  # the port the first bind got (port 0 picks one)
     first.close()
-    group = []
+    group: list[socket.socket] = []
     try:
         for _ in range(count):
-            sock = socket.socket(family, socket.SOCK_STREAM)
-            group.append(sock)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-            sock.bind(address)
-            sock.listen(2048)
-            sock.set_inheritable(True)
-    except OSError as exc:
+            group.append(listen(host, port, reuse_port=True))
+    except DeckcheckError:
         for sock in group:
             sock.close()
-        raise DeckcheckError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
-                             "another --port or --host", code="usage") from exc
+        raise
     return group
 
 
