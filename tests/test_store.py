@@ -55,12 +55,6 @@ def all_folded(path: Path) -> list[str]:
         return [r[0] for r in con.execute("SELECT folded FROM card_names")]
 
 
-def test_lean_reader_reads_the_schema_version_of_the_model() -> None:
-    from validator import store_sqlite
-
-    assert store_sqlite.SCHEMA_VERSION == SCHEMA_VERSION
-
-
 def test_lean_reader_answers_as_carddb(db_path: Path) -> None:
     lean, full = SqliteCards(db_path), CardDB(db_path)
     names = all_folded(db_path) + ["no such card", "LIGHTNING  bolt", "Fire/Ice"]

@@ -315,8 +315,14 @@ CARD_FIELDS = (
 def lookup_names(card: Card, extra: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
     """(folded name, kind) pairs a decklist may use for this card: the full name, each face
     name, and printed/flavor names from `extra`."""
+    faces = card.faces
+    if not extra and len(faces) == 1 and faces[0].name == card.name:
+        folded = fold_name(card.name)  # most cards: the one face is the name (the sync's
+        if folded:                     # every card: no set, no second fold of the same text)
+            yield folded, "name"
+        return
     seen: set[str] = set()
-    candidates = [(card.name, "name")] + [(f.name, "face") for f in card.faces]
+    candidates = [(card.name, "name")] + [(f.name, "face") for f in faces]
     candidates += [(n, "alias") for n in extra]
     for raw, kind in candidates:
         folded = fold_name(raw)

@@ -16,6 +16,11 @@ from typing import Any, Callable
 
 from .model import Card, Face
 
+#: The card database's schema version (`db` describes the layout), here beside the encoding
+#: so that the writer (`db`) and the lean reader (`store_sqlite`) share one number without the
+#: reader importing SQLAlchemy.
+SCHEMA_VERSION = 2
+
 #: Bump when the array layout changes. Version 2: the card's mana cost, type line and text,
 #: and its front face's name, are null when they equal the front face's (or the card's name):
 #: most cards have one face, whose text was stored twice. Version 1 rows still decode.

@@ -27,16 +27,17 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
 from .cardfacts import lookup_names
-from .compact import IndexData, SyncStamp, decode_card, encode_card, legality_text
+from .compact import (SCHEMA_VERSION, IndexData, SyncStamp, decode_card, encode_card,
+                      legality_text)
 from .location import ENV_DB, database_url, default_db_path  # noqa: F401 - re-exported
 from .model import Card
 from .names import fold_name
 
-#: Version 2 (issue 12): a card's facts are one compact blob (`cards.data`) and its legalities
-#: one of a few hundred `legality_sets` (version 1 had a column per fact, a `legalities` row per
-#: format and a second copy of every card in `card_index`). A sync migrates a version 1
-#: database (`_migrate_from_v1`); readers of one say to run a sync.
-SCHEMA_VERSION = 2
+# Schema version 2 (`compact.SCHEMA_VERSION`, issue 12): a card's facts are one compact blob
+# (`cards.data`) and its legalities one of a few hundred `legality_sets` (version 1 had a
+# column per fact, a `legalities` row per format and a second copy of every card in
+# `card_index`). A sync migrates a version 1 database (`_migrate_from_v1`); readers of one say
+# to run a sync.
 
 
 class DatabaseError(DeckcheckError, RuntimeError):
@@ -348,16 +349,14 @@ def sync_lock(conn: Connection, timeout: float, *, poll: float = 0.2) -> None:
 
 # ---------------------------------------------------------------------------- rows <-> cards
 
-def _legality_sets(conn: Connection, ids: Iterable[int] | None = None) -> dict[int, dict[str, str]]:
-    """id -> statuses of the legality sets `ids` (default: all), each parsed once."""
+def _legality_sets(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
+    """id -> statuses of the legality sets `ids`, each parsed once."""
     t = LegalitySetRow.__table__
-    q = select(t.c.id, t.c.statuses)
-    if ids is not None:
-        wanted = sorted(set(ids))
-        if not wanted:
-            return {}
-        q = q.where(t.c.id.in_(wanted))
-    return {i: json.loads(statuses) for i, statuses in conn.execute(q)}
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    return {i: json.loads(statuses)
+            for i, statuses in conn.execute(select(t.c.id, t.c.statuses).where(t.c.id.in_(wanted)))}
 
 
 _CARD_READ = (CardRow.__table__.c.oracle_id, CardRow.__table__.c.name,
@@ -635,16 +634,11 @@ def _upgrade_and_check(conn: Connection, *, migrate: bool) -> bool:
     if found is None:
         conn.execute(insert(MetaRow.__table__), [{"key": "schema_version",
                                                   "value": str(SCHEMA_VERSION)}])
-    elif found[0] == "1" and migrate:
-        _migrate_from_v1(conn)
-        return True
-    elif found[0] == "1":
-        check_schema_version(found[0], "the database")
     elif found[0] != str(SCHEMA_VERSION):
-        raise DatabaseError(
-            f"the database has schema version {found[0]}, this deckcheck expects "
-            f"{SCHEMA_VERSION}; sync into a new --db path"
-        )
+        if found[0] == "1" and migrate:
+            _migrate_from_v1(conn)
+            return True
+        check_schema_version(found[0], "the database")  # the readers' words for it
     return False
 
 
@@ -752,15 +746,10 @@ def card_batches(cards: Iterable[Card], *, for_changes: bool,
         card_rows = []
         name_rows = []
         for c in batch:
-            oid, name, faces = c.oracle_id, c.name, c.faces
-            card_rows.append((oid, name, c.is_deck_card, legality(c.legalities, formats),
+            oid = c.oracle_id
+            card_rows.append((oid, c.name, c.is_deck_card, legality(c.legalities, formats),
                               encode_card(c)))
-            if len(faces) == 1 and faces[0].name == name:  # lookup_names: the name alone
-                folded = fold_name(name)
-                if folded:
-                    name_rows.append((folded, oid, "name"))
-            else:
-                name_rows.extend([(folded, oid, kind) for folded, kind in lookup_names(c)])
+            name_rows.extend([(folded, oid, kind) for folded, kind in lookup_names(c)])
         return CardBatch(
             ids=[c.oracle_id for c in batch],
             card_rows=card_rows,
@@ -796,8 +785,9 @@ _TEXT_COLUMNS = [("oracle_id", 36, False), ("name", 300, False), ("layout", 40, 
                  ("color_identity", 5, False), ("partner", 60, True),
                  ("partner_with", 300, True)]
 _TEXT_VALUES = operator.attrgetter(*(c for c, _, _ in _TEXT_COLUMNS))
-_FORMAT_MAX = 40
-_STATUS_MAX = 20
+# The change log's columns hold a format key and a status (PostgreSQL refuses longer values).
+_FORMAT_MAX = LegalityChange.__table__.c.format.type.length
+_STATUS_MAX = LegalityChange.__table__.c.old_status.type.length
 _NAME_MAX = NameRow.__table__.c.folded.type.length
 
 
@@ -849,7 +839,8 @@ def card_problem(card: Card, checked: dict[int, Any] | None = None) -> str | Non
 def _texts_fine(values: tuple[Any, ...]) -> bool:
     """True when every text fact is text, within its limit and without NUL: the common case,
     in one expression over the values in hand (a sync checks 35,000 cards; else
-    `_text_problem` says what is wrong). Spelled out for `_TEXT_COLUMNS` (checked below)."""
+    `_text_problem` says what is wrong). Spelled out for `_TEXT_COLUMNS`, in its order:
+    tests/test_db.py tries a bad value of each column on both, so they stay in step."""
     oracle_id, name, layout, mana_cost, type_line, color_identity, partner, partner_with = values
     return (type(oracle_id) is str and type(name) is str and type(layout) is str
             and type(mana_cost) is str and type(type_line) is str
@@ -863,13 +854,6 @@ def _texts_fine(values: tuple[Any, ...]) -> bool:
             and "\x00" not in oracle_id and "\x00" not in name and "\x00" not in layout
             and "\x00" not in mana_cost and "\x00" not in type_line
             and "\x00" not in color_identity)
-
-
-# `_texts_fine` spells these columns out, in this order: keep them in step.
-assert _TEXT_COLUMNS == [("oracle_id", 36, False), ("name", 300, False), ("layout", 40, False),
-                         ("mana_cost", 200, False), ("type_line", 300, False),
-                         ("color_identity", 5, False), ("partner", 60, True),
-                         ("partner_with", 300, True)]
 
 
 def _text_problem(values: tuple[Any, ...]) -> str | None:
@@ -944,7 +928,7 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     set_texts: dict[int, str] = dict(conn.execute(select(sets_t.c.id, sets_t.c.statuses)).all())
     set_ids = {t: i for i, t in set_texts.items()}  # a text held twice: either id serves
     next_set = max(set_texts, default=0) + 1
-    old_cols = select(cards_t.c.oracle_id, cards_t.c.name, cards_t.c.legalities, cards_t.c.data)
+    old_cols = select(*_CARD_READ)
 
     def old_rows(ids: list[str]) -> dict[str, tuple[str, str, bytes]]:
         """oracle_id -> (name, legality text, data) as stored, for the `ids` the database

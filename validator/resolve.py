@@ -72,7 +72,7 @@ class CardIndex:
     def _load_compact(self, data: IndexData) -> None:
         self._legalities = LegalityInterner()
         raw = self._raw
-        order: dict[str, int] = {}  # oracle id (the card_index row's string) -> card order
+        order: dict[str, int] = {}  # oracle id (the row's string) -> card order
         # The readers hand out one string per legality set already.
         for position, (oid, name, legalities, blob) in enumerate(data.rows):
             raw[oid] = (name, legalities, blob)

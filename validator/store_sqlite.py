@@ -6,8 +6,9 @@ sync writes through SQLAlchemy) with plain SQL and returns the same `Card`s as `
 verdicts and reports are identical. Every method that builds an answer reads in one transaction,
 one snapshot (issue 11: a sync committing meanwhile is seen wholly or not at all).
 
-Information commands (`info`, `changes`, `last_sync`) delegate to `CardDB`: they are not on the
-hot path. `open_cards` picks the reader: this one for a SQLite file, `CardDB` for any other URL.
+`changes` and `last_sync` are read here too (every report's provenance and every as-of run ask);
+`info` delegates to `CardDB`, off the hot path. A database of another schema version
+(`compact.SCHEMA_VERSION`) goes to `CardDB`, which says what to do. `open_cards` picks the reader: this one for a SQLite file, `CardDB` for any other URL.
 """
 
 from __future__ import annotations
@@ -21,14 +22,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 
-from .compact import IndexData, SyncStamp, decode_card
+from .compact import SCHEMA_VERSION, IndexData, SyncStamp, decode_card
 from .location import database_url, sqlite_file
 from .model import Card
 from .names import fold_name
 
-#: The card database layout this reader reads (`db.SCHEMA_VERSION`, checked by a test): a
-#: database of another version goes to `CardDB`, which says what to do.
-SCHEMA_VERSION = 2
 _CHUNK = 500  # names / ids per IN (...) list, as `db.CardDB` does
 
 
