@@ -102,7 +102,7 @@ class Server:
         raise SystemExit(f"deckcheck serve not ready after {timeout} s")
 
     def settled_memory_mb(self, timeout: float = 60.0) -> tuple[float, float, float]:
-        """(RSS, PSS) once every worker has loaded its index: two readings a second apart
+        """(RSS, PSS, USS) once every worker has loaded its index: two readings a second apart
         within 2 MB of each other."""
         deadline = time.monotonic() + timeout
         last = self.memory_mb()
@@ -129,8 +129,9 @@ class Server:
 
     def connections(self) -> list[int]:
         """Established connections to the port held by each process that holds any (each
-        worker: the kernel hands a new connection to whichever worker accepts first, and a
-        keep-alive connection stays with it), from /proc/net/tcp and each process's fds."""
+        worker: the kernel spreads new connections over the workers' sockets, or hands one to
+        whichever worker accepts first on a shared socket, and a keep-alive connection stays
+        with it), from /proc/net/tcp and each process's fds."""
         port = f":{self.port:04X}"
         inodes: set[str] = set()
         for table in ("/proc/net/tcp", "/proc/net/tcp6"):

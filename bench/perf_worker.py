@@ -88,10 +88,10 @@ def cmd_warm(args) -> dict:
         report = validate(parse_decklist(text), fmt, cards=index)
         dt = cpu() - c
         times.append(dt)
-        size = sum(n for n, _ in d["main"]) + sum(n for n, _ in d["side"])
-        if fmt in COMMANDER_FORMATS and size == 100:
+        kind = _kind(fmt, d)
+        if kind == "commander":
             tcmd.append(dt)
-        elif fmt not in COMMANDER_FORMATS and size == 75:
+        elif kind == "75":
             t75.append(dt)
         legal += report.legal
         h = hashlib.sha256(json.dumps(report.to_dict(), sort_keys=True,

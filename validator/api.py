@@ -188,14 +188,14 @@ class _AsOf:
 
 
 #: Per card source (weakly held: a service that swaps in new card data drops the old index and
-#: its overlays with it): its legality history, and (history id, date) -> _AsOf, so that many
+#: its overlays with it): its legality history, and (history id, date) -> AsOfCards, so that many
 #: decks of one event and date share one overlay (each card's past legality computed once).
 #: A cached overlay reaches its source through a weak proxy: a strong reference from a value
 #: to its key would keep the key alive for ever (it leaked every index a long-lived process
 #: validated as of a date); no cycle either, so a source is freed by reference counting, even
 #: one the service froze out of the collector's reach (validator/service/cards.py).
 _HISTORY_CACHE: "weakref.WeakKeyDictionary[Any, object]" = weakref.WeakKeyDictionary()
-_AS_OF_CACHE: "weakref.WeakKeyDictionary[Any, dict[tuple, _AsOf]]" = \
+_AS_OF_CACHE: "weakref.WeakKeyDictionary[Any, dict[tuple, Any]]" = \
     weakref.WeakKeyDictionary()
 
 
@@ -237,14 +237,15 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
         inner = weakref.proxy(cards)  # lives no longer than its cache entry
     except TypeError:  # not weakly referable: not cached
         overlays, inner = {}, cards
-    key = (id(history), day, when.month_only)  # the _AsOf holds its history: no id reuse
-    hit = overlays.get(key)
-    if hit is None:
+    # One overlay per day, whether the day was given or is a month's last ("2022-03" and
+    # "2022-03-31" judge by the same legalities). It holds its history: no id reuse.
+    key = (id(history), day)
+    overlay = overlays.get(key)
+    if overlay is None:
         if len(overlays) > 256:
             overlays.clear()
-        hit = overlays[key] = _AsOf(day, history, AsOfCards(inner, history, day),
-                                    when.month_only)
-    return hit
+        overlay = overlays[key] = AsOfCards(inner, history, day)
+    return _AsOf(day, history, overlay, when.month_only)
 
 
 def validate(deck: Deck | str | bytes, format: str | FormatRules, *,

@@ -74,6 +74,10 @@ class Change:
 _MONTH = re.compile(r"([0-9]{4})-([0-9]{2})")  # ASCII digits, as parse_date reads a full date
 
 
+#: How to write an as-of date, as every error about one says it.
+AS_OF_FORMS = "YYYY-MM-DD (e.g. 2026-02-22), or YYYY-MM for a date known only to its month"
+
+
 def parse_as_of(value: date | datetime | str | None, what: str = "as_of") -> AsOfDate | None:
     """An as-of date: a `date`, `datetime` or ISO string as `parse_date` reads it, or a month
     (YYYY-MM), judged as of the month's last day (`AsOfDate`)."""
@@ -85,8 +89,7 @@ def parse_as_of(value: date | datetime | str | None, what: str = "as_of") -> AsO
     try:
         day = parse_date(value, what)
     except AsOfError:
-        raise AsOfError(f"{what} {value!r} is not a date; write it as YYYY-MM-DD (e.g. "
-                        "2026-02-22), or YYYY-MM for a date known only to its month") from None
+        raise AsOfError(f"{what} {value!r} is not a date; write it as {AS_OF_FORMS}") from None
     return AsOfDate(day) if day is not None else None
 
 

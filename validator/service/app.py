@@ -88,13 +88,12 @@ class DeckRequest(BaseModel):
         takes what `--as-of` and the API take; an unreadable one is a 422 naming the field
         (its value is not echoed)."""
         if isinstance(value, str):
-            from validator.history import AsOfError, parse_as_of
+            from validator.history import AS_OF_FORMS, AsOfError, parse_as_of
 
             try:
                 parse_as_of(value)
             except AsOfError:
-                raise ValueError("not a date: write it as YYYY-MM-DD (e.g. 2026-02-22), or "
-                                 "YYYY-MM for a date known only to its month") from None
+                raise ValueError(f"not a date: write it as {AS_OF_FORMS}") from None
         return value
 
 
