@@ -223,6 +223,8 @@ def legality_history(cards: CardSource | None = None):
 
 def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     """Resolve `as_of=` (a date or ISO string) into the overlay for `cards`, or None."""
+    if value is None:  # today's legality: the history module is not even imported
+        return None
     from .history import parse_as_of
 
     when = parse_as_of(value)

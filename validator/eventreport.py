@@ -4,7 +4,6 @@ page. Every rendering carries the provenance and the same summary counts."""
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 from typing import Any
@@ -139,7 +138,11 @@ ul.problems{margin:.3em 0;padding-left:1.2em}ul.problems li{margin:.25em 0}
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    # Imported here: `html` loads its 2,000 named entities, which only an HTML report needs
+    # (the CLI imports this module for every run).
+    from html import escape
+
+    return escape("" if value is None else str(value), quote=True)
 
 
 def render_event_html(result: EventResult, *, title: str = "deckcheck event report") -> str:

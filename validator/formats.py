@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from .errors import DeckcheckError
 
-import difflib
 import functools
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from .resources import resource_path
 
@@ -108,12 +107,20 @@ def _type_ok(value: Any, expected: str) -> bool:
     return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
+def _closest(word: str, choices: Iterable[str]) -> list[str]:
+    """The one choice closest to a mistyped key, if any, for "did you mean". difflib is
+    imported only on this error path, not by every run that loads the formats."""
+    import difflib
+
+    return difflib.get_close_matches(word, list(choices), n=1)
+
+
 def _check_table(table: Mapping[str, Any], where: str) -> None:
     """Every key of one table is documented and has the documented type (`where` names the
     file and the table, so the error says exactly what to fix)."""
     for key, value in table.items():
         if key not in KEY_TYPES:
-            close = difflib.get_close_matches(key, KEY_TYPES, n=1)
+            close = _closest(key, KEY_TYPES)
             hint = (f"did you mean {close[0]}?" if close
                     else f"the keys are {', '.join(KEY_TYPES)}")
             raise FormatError(f"{where}: unknown key {key}; {hint}")
@@ -223,7 +230,7 @@ def get_format(name: str, formats: Mapping[str, FormatRules] | None = None) -> F
     if key not in formats:
         key = ALIASES.get(key, key)
     if key not in formats:
-        close = difflib.get_close_matches(key, list(formats), n=1)
+        close = _closest(key, formats)
         hint = f"did you mean {close[0]}? " if close else ""
         raise FormatError(f"unknown format {name!r}; {hint}known formats: "
                           f"{', '.join(sorted(formats))} (`deckcheck formats` lists them)")

@@ -25,6 +25,7 @@ from typing import Any, Iterable
 
 from .errors import DeckcheckError
 from .names import fold_name
+from .provenance import card_data_sync
 from .resources import resource_path
 
 HISTORY_FILE = "legality-history.json.gz"
@@ -336,11 +337,3 @@ def history_for(db: Any) -> LegalityHistory:
             card_data_date = _as_date(last.get("updated_at") or last["finished_at"])
         syncs = sorted({_as_date(c["changed_at"]) for c in changes})
     return LegalityHistory(changes, card_data_date, syncs)
-
-
-def card_data_sync(db: Any) -> dict[str, Any] | None:
-    """The last oracle-cards sync of `db` (when and from what the card data came)."""
-    try:
-        return db.last_sync("oracle_cards")
-    except Exception:  # noqa: BLE001 - provenance is best effort, never a reason to fail
-        return None

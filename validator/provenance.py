@@ -15,15 +15,26 @@ def _iso(value: Any) -> str | None:
     return str(value)
 
 
+def card_data_sync(db: Any) -> dict[str, Any] | None:
+    """The last oracle-cards sync of `db` (when and from what the card data came)."""
+    try:
+        return db.last_sync("oracle_cards")
+    except Exception:  # noqa: BLE001 - provenance is best effort, never a reason to fail
+        return None
+
+
 def provenance(db: Any = None, as_of: date | str | None = None) -> dict[str, Any]:
     """The provenance block of reports (`db`: a `CardDB`, or None when unknown)."""
     from . import __version__
-    from .history import card_data_sync, parse_as_of
 
     last = card_data_sync(db) if db is not None else None
     synced = last.get("finished_at") if last else None
     updated = last.get("updated_at") if last else None
-    when = parse_as_of(as_of)
+    when = None
+    if as_of is not None:  # the history module (and its imports) only for a dated verdict
+        from .history import parse_as_of
+
+        when = parse_as_of(as_of)
     day = when.day if when else None
     data_day = (updated or _iso(synced) or "")[:10] or None
     return {
