@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from validator.api import validate
-    from validator.companion import ConditionError, parse_condition
+    from validator.companion.reader import ConditionError, parse_condition
     from validator.db import CardDB
     from validator.formats import load_formats
     from validator.resolve import CardIndex

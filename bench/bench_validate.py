@@ -314,8 +314,9 @@ def parse_importtime(stderr: str) -> dict:
         "families": families.most_common(12),
         "heavy_present": sorted(n for n in ("sqlalchemy", "rapidfuzz", "lark", "requests", "tomllib",
                                             "orjson", "ijson", "defusedxml", "platformdirs",
-                                            "tqdm", "urllib3", "validator.companion",
-                                            "validator.commander", "validator.sync")
+                                            "tqdm", "urllib3", "validator.companion.predicates",
+                                            "validator.companion.reader", "validator.commander",
+                                            "validator.sync")
                                 if n in names),
     }
 

@@ -9,7 +9,8 @@ from conftest import load_cards
 from validator.cardfacts import card_from_scryfall
 from validator.cardtypes import deck_types
 from validator.commander import can_lead, is_time_lord_doctor, pair_problem
-from validator.companion import StartingDeck, companion_condition_problems
+from validator.companion.checks import companion_condition_problems
+from validator.companion.predicates import StartingDeck
 from validator.formats import get_format
 
 COMPANIONS = load_cards("cards_companion.json")

@@ -14,12 +14,15 @@ import pytest
 
 from conftest import FIXTURES, load_cards, make_deck
 from validator.cardfacts import card_from_scryfall
-from validator.companion import (
-    ActivatedAbility, ConditionError, ContainsNo, ContainsOnly, DeckSize, DifferentNames,
-    EachCard, KindOf, ManaValue, Offense, Parity, Predicate, RepeatedManaSymbol, SharesCardType,
-    StartingDeck, companion_cards, companion_condition_problems, constructed_companion_problems,
-    explain, house_rule_problems, parse_condition,
+from validator.companion.checks import (
+    companion_cards, companion_condition_problems, constructed_companion_problems,
+    house_rule_problems,
 )
+from validator.companion.predicates import (
+    ActivatedAbility, ContainsNo, ContainsOnly, DeckSize, DifferentNames, EachCard, KindOf,
+    ManaValue, Offense, Parity, Predicate, RepeatedManaSymbol, SharesCardType, StartingDeck,
+)
+from validator.companion.reader import ConditionError, explain, parse_condition
 from validator.formats import FormatRules, load_formats
 from validator.model import Section, Severity
 
@@ -166,6 +169,40 @@ def test_explain_shows_the_sentence_and_its_reading() -> None:
 def test_importing_the_module_does_not_import_lark() -> None:
     code = "import sys, validator.companion; assert 'lark' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=FIXTURES.parent.parent)
+
+
+def _companion_modules_after_validating(decklist: str) -> tuple[list[str], list[str]]:
+    """Validate `decklist` (Modern) in a fresh process against the fixtures' cards: the
+    problem codes, and which validator.companion modules that process imported."""
+    code = (
+        "import json, sys\n"
+        "from validator.api import validate\n"
+        "from validator.cardfacts import card_from_scryfall\n"
+        "from validator.resolve import CardIndex\n"
+        f"objs = json.loads(open({str(FIXTURES / 'cards_companion.json')!r}, encoding='utf-8').read())\n"
+        "index = CardIndex(((), card_from_scryfall(o)) for o in objs)\n"
+        "report = validate(sys.argv[1], 'modern', cards=index)\n"
+        "print(json.dumps([[p.code for p in report.problems],\n"
+        "                  sorted(m for m in sys.modules if m.startswith('validator.companion'))]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, decklist], capture_output=True, text=True,
+                         check=True, cwd=FIXTURES.parent.parent, timeout=120)
+    codes, modules = json.loads(out.stdout.splitlines()[-1])
+    return codes, modules
+
+
+def test_a_deck_with_no_companion_card_does_not_import_the_predicates_or_the_reader() -> None:
+    """The cold CLI: most decks have no companion card, and the deck checks return before
+    importing the predicates (19 dataclasses), the grammar's reader, cardtypes' and abilities'
+    regexes. A deck with one does import them (so this test cannot pass vacuously)."""
+    deck = "4 Lightning Bolt\n56 Mountain\n"
+    codes, modules = _companion_modules_after_validating(deck)
+    assert modules == ["validator.companion", "validator.companion.checks"], modules
+    assert not any(c.startswith("companion") for c in codes), codes
+    codes, modules = _companion_modules_after_validating(
+        deck + "Sideboard\n1 Jegantha, the Wellspring\n")
+    assert {"validator.companion.predicates", "validator.companion.reader"} <= set(modules)
+    assert "companion-condition-met" in codes or "companion-condition-not-met" in codes, codes
 
 
 def test_a_new_companion_works_from_its_text_alone() -> None:

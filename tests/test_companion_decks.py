@@ -23,9 +23,8 @@ import pytest
 
 from conftest import shared_data
 from validator.cardfacts import CardDataError, card_from_scryfall
-from validator.companion import (
-    StartingDeck, companion_condition_problems, constructed_companion_problems,
-)
+from validator.companion.checks import companion_condition_problems, constructed_companion_problems
+from validator.companion.predicates import StartingDeck
 from validator.formats import load_formats
 from validator.model import Card, Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
 from validator.names import fold_name

@@ -15,7 +15,7 @@ import json
 import pytest
 
 import validator.commander as commander_module
-import validator.companion as companion_module
+import validator.companion.checks as companion_module  # where checks look the name up
 import validator.resolve as resolve_module
 from conftest import load_cards
 from validator.api import validate

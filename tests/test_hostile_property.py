@@ -24,7 +24,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
 
 import validator.commander as commander_module  # noqa: E402
-import validator.companion as companion_module  # noqa: E402
+import validator.companion.checks as companion_module  # noqa: E402
 import validator.resolve as resolve_module  # noqa: E402
 from conftest import load_cards  # noqa: E402
 from validator.api import validate  # noqa: E402

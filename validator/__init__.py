@@ -46,7 +46,7 @@ _EXPORTS = {
     "DecklistError": "validator.decklist.base",
     "FormatError": "validator.formats",
     "DatabaseError": "validator.db",
-    "ConditionError": "validator.companion",
+    "ConditionError": "validator.companion.reader",
     "SyncError": "validator.sync",
     "BulkFileError": "validator.bulkfile",
     "CardDataError": "validator.cardfacts",

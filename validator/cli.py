@@ -296,7 +296,7 @@ def _open_cards(db: str | None, many: bool):
 def _check_rules(rules: Sequence[str]) -> None:
     if not rules:
         return
-    from .companion import ConditionError, parse_condition
+    from .companion.reader import ConditionError, parse_condition
 
     for sentence in rules:
         try:
@@ -553,7 +553,7 @@ def _changes_history(args: argparse.Namespace) -> int:
 
 
 def cmd_companion(args: argparse.Namespace) -> int:
-    from .companion import explain
+    from .companion.reader import explain
 
     sentence = args.sentence
     card = _open_cards(args.db, many=False).card(sentence) if args.db else None

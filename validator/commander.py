@@ -804,7 +804,8 @@ def _companion_condition(companion: ResolvedEntry, deck: ResolvedDeck,
                          fmt: FormatRules) -> list[Problem]:
     """The whole starting deck, commander included (702.139b), meets the condition."""
     try:
-        from .companion import StartingDeck, companion_condition_problems
+        from .companion.checks import companion_condition_problems
+        from .companion.predicates import StartingDeck
     except ImportError:  # the condition grammar is optional for the Commander rules
         return [Problem("companion-unchecked", f"could not check {companion.card.name}'s "
                         "companion condition (validator.companion is not available)",
