@@ -3,7 +3,7 @@ raise (CR 702.139a, 103.2b; in Commander 702.139b via `commander`), and house ru
 
 Cheap to import: the predicates and the grammar's reader are imported inside the functions
 that use them, so a deck with no companion card (most decks, and the cold CLI) never loads
-them (nor `cardtypes`/`abilities`, which they import).
+them.
 """
 
 from __future__ import annotations
