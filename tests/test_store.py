@@ -82,8 +82,10 @@ def test_open_db_picks_the_lean_reader_for_sqlite_only(db_path: Path, tmp_path: 
 
 #: What a cold `deckcheck validate` of one deck judged as of today has no use for (issue 12's
 #: cold-start target): the ORM (the SQLite read path is plain sqlite3), the legality history
-#: (only --as-of needs it), `html` (only an HTML report) and `difflib` (only "did you mean").
-_NOT_ON_THE_COLD_PATH = ("sqlalchemy", "validator.history", "html", "difflib")
+#: (only --as-of needs it), `html` (only an HTML report), `difflib` (only "did you mean"), and
+#: the companion predicates and grammar reader (only a deck with a companion card).
+_NOT_ON_THE_COLD_PATH = ("sqlalchemy", "validator.history", "html", "difflib",
+                         "validator.companion.predicates", "validator.companion.reader")
 
 
 def test_cold_validation_imports_only_what_it_needs(db_path: Path) -> None:
