@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import validator
+from conftest import load_cards
 
 DECK = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\nSideboard\n3 Counterspell\n"
 
@@ -64,6 +65,36 @@ def test_house_format(db_path, tmp_path):
     formats = validator.load_formats(house)
     report = validator.validate("4 Lightning Bolt\n36 Mountain\n", "burn40", db=db_path, formats=formats)
     assert report.legal and report.format_name == "Burn 40"
+
+
+class _Printed(validator.CardIndex):
+    """An index of the test cards whose printings say which rarities each was printed at."""
+
+    def __init__(self, cards, printed: dict[str, set[str]]) -> None:
+        super().__init__(((), c) for c in cards)
+        self.printed = {c.oracle_id: printed.get(c.name, {"common"}) for c in cards}
+
+    def rarities(self, oracle_id):
+        return self.printed.get(oracle_id)
+
+
+def test_pauper_commander_uncommon_commander_is_legal_though_the_key_says_not_legal():
+    """Scryfall's `paupercommander` key covers the 99 (printed at common): Kitchen Finks, a
+    creature printed only at uncommon, is `not_legal` there (real 2026-07-10 data) yet is a
+    Pauper Commander commander; its printed rarity decides. The same card in the 99 is not
+    legal."""
+    cards = list({c.oracle_id: c for c in load_cards("cards_commander.json").values()}.values())
+    source = _Printed(cards, {"Kitchen Finks": {"uncommon"}, "Adeline, Resplendent Cathar": {"rare"}})
+    assert next(c for c in cards if c.name == "Kitchen Finks").legalities["paupercommander"] == "not_legal"
+    report = validator.validate("Commander\n1 Kitchen Finks\n\nDeck\n99 Plains\n", "paupercommander",
+                                cards=source)
+    assert report.legal, [p.code for p in report.errors]
+    report = validator.validate("Commander\n1 Kitchen Finks\n\nDeck\n1 Adeline, Resplendent Cathar\n"
+                                "98 Plains\n", "paupercommander", cards=source)
+    assert [(p.code, p.cards) for p in report.errors] == [("not-legal", ("Adeline, Resplendent Cathar",))]
+    report = validator.validate("Commander\n1 Adeline, Resplendent Cathar\n\nDeck\n99 Plains\n",
+                                "paupercommander", cards=source)
+    assert [p.code for p in report.errors] == ["commander-not-eligible"]  # printed at rare only
 
 
 def test_pauper_commander_rarity_unchecked_without_printings(db_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_cards, make_deck
+from validator.cardfacts import card_from_scryfall
 from validator.checks import (
     check_card_pool, check_copies, check_deck_size, check_sideboard, copy_limit,
 )
@@ -75,6 +76,30 @@ def test_basic_lands_are_exempt_from_the_copy_limit(name):
     deck = make_deck(CARDS, main=[(60, name)])
     assert check_copies(deck, MODERN) == []
     assert copy_limit(CARDS[name], COMMANDER) is None
+
+
+#: A real playtest card (Mystery Booster 2) with the Basic supertype that is no land.
+OMNIPRESENT_IMPOSTOR = {
+    "object": "card", "oracle_id": "7a7dd21c-ff67-561f-ae25-44078ed20166",
+    "name": "Omnipresent Impostor", "layout": "normal", "mana_cost": "{2}", "cmc": 2.0,
+    "type_line": "Basic Creature — Shapeshifter",
+    "oracle_text": "Changeling\nOmnipresent Impostor has all card names.", "colors": [],
+    "color_identity": [], "keywords": ["Changeling"],
+    "legalities": {"legacy": "legal", "vintage": "legal", "commander": "legal"},
+}
+
+
+def test_only_basic_land_cards_are_exempt_from_the_copy_limit():
+    """CR 100.2a / 903.5b exempt basic *land* cards (205.4c): a Basic Creature is four copies
+    (one in Commander) like any other card."""
+    impostor = card_from_scryfall(OMNIPRESENT_IMPOSTOR)
+    cards = {**CARDS, impostor.name: impostor}
+    assert copy_limit(impostor, FORMATS["legacy"]) == 4 and copy_limit(impostor, COMMANDER) == 1
+    deck = make_deck(cards, main=[(5, "Omnipresent Impostor"), (55, "Mountain")])
+    [problem] = check_copies(deck, FORMATS["legacy"])
+    assert problem.code == "too-many-copies" and problem.cards == ("Omnipresent Impostor",)
+    assert check_copies(make_deck(cards, main=[(4, "Omnipresent Impostor"), (56, "Mountain")]),
+                        FORMATS["legacy"]) == []
 
 
 def test_card_text_overrides_copy_limit():

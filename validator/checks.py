@@ -87,10 +87,11 @@ def check_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
 def copy_limit(card: Card, fmt: FormatRules) -> int | None:
     """How many copies of `card` the deck may hold; None for any number.
 
-    Basic lands are unlimited (100.2a, 903.5b); a card's own text may set another limit
-    ("any number", "up to seven", "up to nine"; 113.6n lets it override the format's rule).
+    Basic land cards are unlimited (100.2a, 903.5b; `Card.is_basic_land`); a card's own text
+    may set another limit ("any number", "up to seven", "up to nine"; 113.6n lets it override
+    the format's rule).
     """
-    if card.is_basic or card.any_number:
+    if card.is_basic_land or card.any_number:
         return None
     if card.copy_limit is not None:
         return card.copy_limit
@@ -202,6 +203,12 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
                                   f"{fmt.restricted_limit} copy over main deck and sideboard, "
                                   f"this deck has {total}", cite, cards=(card.name,), lines=lines))
         elif status == "not_legal":
+            if fmt.commander_rarity and all(e.section is COMMANDER for e in group):
+                # Pauper Commander: the legality key speaks of the 99 (cards printed at
+                # common), so it calls a commander printed only at uncommon "not legal"; the
+                # commander's own rule is its printed rarity (format rules), which the
+                # commander checks decide (`commander_rarity`). A ban still applies (above).
+                continue
             problems.append(Problem("not-legal", f"{card.name} is not legal in {fmt.name}", cite,
                                     cards=(card.name,), lines=lines))
         else:

@@ -88,6 +88,12 @@ class Card:
         return "Basic" in self.supertypes
 
     @property
+    def is_basic_land(self) -> bool:
+        """A basic land card (205.4c), which deck construction exempts from copy limits (100.2a,
+        903.5b); a "Basic Creature" (a playtest card) is not one."""
+        return "Basic" in self.supertypes and "Land" in self.types
+
+    @property
     def is_legendary(self) -> bool:
         return "Legendary" in self.supertypes
 

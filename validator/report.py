@@ -168,7 +168,7 @@ def render_check_formats(reports: list[Report], source: str | None = None,
 def card_facts(card: Any, format_keys: Iterable[str]) -> dict[str, Any]:
     """A card as the validator sees it: `deckcheck card --json` and the service's
     `GET /v1/cards/{name}` (the legalities of `format_keys` and of the card's own keys)."""
-    limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic
+    limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic_land
              else str(card.copy_limit) if card.copy_limit else "format's limit")
     return {
         "name": card.name, "oracle_id": card.oracle_id, "layout": card.layout,
