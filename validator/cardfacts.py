@@ -141,10 +141,35 @@ def _copy_limit(text: str) -> tuple[int | None, bool]:
     return None, False
 
 
-def _partner(text: str) -> tuple[str | None, str | None]:
-    """The partner ability of a card (CR 702.124a), as (kind, partner-with name)."""
+def partner_abilities(text: str) -> tuple[tuple[str, str | None], ...]:
+    """Every partner ability of a card's text (CR 702.124a), each as (kind, partner-with name):
+    kinds "partner-with", "partner:<text>", "partner", "choose-a-background",
+    "doctors-companion". A card may have more than one and use either (702.124g: Amy Pond has
+    "Partner with Rory Williams" and "Doctor's companion")."""
     if "artner" not in text and "Background" not in text and "ompanion" not in text:
-        return None, None
+        return ()
+    text = text.replace("\u2019", "'")
+    found: list[tuple[str, str | None]] = []
+    m = _PARTNER_WITH.search(text)
+    if m:
+        found.append(("partner-with", m.group(1).strip()))
+    m = _PARTNER_TEXT.search(text)
+    if m:
+        found.append(("partner:" + m.group(1).strip(), None))
+    if _PARTNER.search(text):
+        found.append(("partner", None))
+    if _BACKGROUND.search(text):
+        found.append(("choose-a-background", None))
+    if _DOCTORS.search(text):
+        found.append(("doctors-companion", None))
+    return tuple(found)
+
+
+def _partner(text: str) -> tuple[str | None, str | None]:
+    """The card's first partner ability (`Card.partner`, `Card.partner_with`); a card with
+    more than one is paired by `partner_abilities`."""
+    found = partner_abilities(text)
+    return found[0] if found else (None, None)
     text = text.replace("\u2019", "'")
     m = _PARTNER_WITH.search(text)
     if m:
