@@ -15,6 +15,7 @@ from validator.api import check_formats, validate
 from validator.cli import main
 from validator.db import CardDB
 from validator.history import AsOfError, shipped_history
+from validator.model import Severity
 
 # Lurrus of the Dream-Den: first seen 2020-05-21; banned in Modern in the window
 # 2022-01-18 .. 2022-06-09 of the shipped history (the real announcement was 2022-03-07).
@@ -155,6 +156,34 @@ def test_database_change_log_extends_the_history(tmp_path):
         assert "banned" in codes(validate(deck, "modern", cards=db))
         assert validate(deck, "modern", cards=db, as_of=today - timedelta(days=10)).legal
         assert "banned" in codes(validate(deck, "modern", cards=db, as_of=today))
+
+
+def test_as_of_a_date_the_history_does_not_reach_says_so(tmp_path):
+    """Pauper and Commander legalities are not in the shipped history: as of a date before the
+    database's first sync, a ban or unban since is unknown. The deck is judged on what is
+    known, with a warning naming the gap, never silently "as of" the date."""
+    path = _resync_with(tmp_path, {"Lightning Bolt": {"pauper": "banned"}})
+    deck = "4 Lightning Bolt\n56 Mountain\n"
+    today = date.today()
+    with CardDB(path) as db:
+        early = validate(deck, "pauper", cards=db, as_of=today - timedelta(days=10))
+        [gap] = [p for p in early.problems if p.code == "legality-history-missing"]
+        assert gap.severity is Severity.WARNING and "Pauper" in gap.message
+        assert today.isoformat() in gap.message  # the change log begins at the first sync
+        # the change log covers the day of the syncs; the shipped history covers Modern
+        for fmt, when in (("pauper", today), ("modern", date(2022, 1, 1))):
+            report = validate(deck, fmt, cards=db, as_of=when)
+            assert "legality-history-missing" not in codes(report), (fmt, when)
+
+
+def test_changes_command_says_where_a_formats_knowledge_begins(tmp_path, capsys):
+    path = _resync_with(tmp_path, {"Lightning Bolt": {"pauper": "banned"}})
+    assert main(["changes", "--db", path, "--format", "pauper", "--since", "2022-01-01"]) == 0
+    out = capsys.readouterr().out
+    assert "Lightning Bolt: legal -> banned" in out
+    assert f"knows pauper's changes only from {date.today().isoformat()}" in out
+    assert main(["changes", "--db", path, "--format", "modern", "--since", "2022-01-01"]) == 0
+    assert "only from" not in capsys.readouterr().out
 
 
 def test_changes_command_lists_both_sources(tmp_path, capsys):

@@ -70,6 +70,8 @@ def test_lean_reader_answers_as_carddb(db_path: Path) -> None:
     assert lean.printing("xxx", "1") == full.printing("xxx", "1")
     assert lean.rarities(some.oracle_id) == full.rarities(some.oracle_id)
     assert lean.info().card_count == full.info().card_count
+    for which in ("first_sync", "last_sync"):
+        assert getattr(lean, which)("oracle_cards") == getattr(full, which)("oracle_cards")
     lean.close()
     full.close()
 

@@ -133,7 +133,26 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
                 "was not released yet", cite, Severity.INFO, cards=(card.name,), lines=lines))
     kept = [p for p in problems
             if not (p.code in _POOL_CODES and p.cards and set(p.cards) <= late)]
-    return kept + unreleased + notes
+    return kept + unreleased + notes + _unknown_history(fmt, history, as_of, cite)
+
+
+def _unknown_history(fmt: Any, history: LegalityHistory, as_of: date,
+                     cite: str) -> list[Problem]:
+    """A warning when the format's changes between `as_of` and the card data are not all
+    known (its legalities are not in the shipped history, and the database's change log
+    begins later): those cards were judged on the card data's legality, which a ban or unban
+    in between would make wrong. Never silently "as of" a date the history does not reach."""
+    since = history.unknown_before(fmt.legality, as_of)
+    if since is None:
+        return []
+    shipped = ", ".join(history.shipped.formats)
+    return [Problem(
+        "legality-history-missing", f"{fmt.name}'s legality changes before {since.isoformat()} "
+        f"are not known to deckcheck (its shipped history covers {shipped}; this card "
+        "database's change log begins at its first sync): the deck was judged on the legality "
+        f"known on {since.isoformat()}, so a ban or unban in {fmt.name} between "
+        f"{as_of.isoformat()} and then is not accounted for; check it by hand", cite,
+        Severity.WARNING)]
 
 
 def _near(changes: list[Change], fmt_key: str, first: date, last: date) -> list[Change]:

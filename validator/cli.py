@@ -538,17 +538,23 @@ def _changes_history(args: argparse.Namespace) -> int:
 
     key = get_format(args.format_name, load_formats(None)).legality if args.format_name else None
     since = parse_date(args.since, "--since")
-    changes = history_for(_open_cards(args.db, many=False)).changes(key, since)
+    history = history_for(_open_cards(args.db, many=False))
+    changes = history.changes(key, since)
     if args.json:
         _print_json({"schema": CHANGES_SCHEMA, "changes": [c.to_dict() for c in changes]})
         return EXIT_OK
     if not changes:
         print("no legality changes" + (f" in {key}" if key else "")
               + (f" since {since.isoformat()}" if since else ""))
-        return EXIT_OK
     for c in changes:
         print(f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
               f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {c.source})")
+    known = history.known_since(key) if key else None
+    if key and (known is None or (since is not None and since < known)):
+        # Not "no changes": nothing is known before then (the shipped history skips the format)
+        print(f"(deckcheck knows {key}'s changes only from "
+              + (f"{known.isoformat()}, this database's first sync" if known
+                 else "this database's syncs") + ", not from the shipped history)")
     return EXIT_OK
 
 

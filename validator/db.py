@@ -580,9 +580,16 @@ class CardDB:
                 raise database_error(self.url, exc) from exc
 
     def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
+        return self._sync_run(bulk_type, SyncRun.id.desc())
+
+    def first_sync(self, bulk_type: str) -> dict[str, Any] | None:
+        """The first sync of `bulk_type`: the database's change log covers the time since."""
+        return self._sync_run(bulk_type, SyncRun.id.asc())
+
+    def _sync_run(self, bulk_type: str, order: Any) -> dict[str, Any] | None:
         with self._connect() as conn:
             row = conn.execute(select(SyncRun.__table__).where(SyncRun.bulk_type == bulk_type)
-                               .order_by(SyncRun.id.desc())).first()
+                               .order_by(order)).first()
         return dict(row._mapping) if row else None
 
     def changes(self, limit: int | None = None) -> list[dict[str, Any]]:

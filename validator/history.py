@@ -245,9 +245,12 @@ class LegalityHistory:
     """
 
     def __init__(self, db_changes: Iterable[dict[str, Any]] = (),
-                 card_data_date: date | None = None, sync_dates: Iterable[date] = ()):
+                 card_data_date: date | None = None, sync_dates: Iterable[date] = (),
+                 log_start: date | None = None):
         self.shipped = shipped_history()
         self.card_data_date = card_data_date
+        #: The database's first sync: its change log holds every change since (None: unknown).
+        self.log_start = log_start
         self._by_oracle: dict[str, list[Change]] = {}
         self._db: list[Change] = []
         syncs = sorted(set(sync_dates))
@@ -270,6 +273,24 @@ class LegalityHistory:
     @property
     def start(self) -> date:
         return self.shipped.start
+
+    def known_since(self, fmt_key: str) -> date | None:
+        """From when this history knows every change of `fmt_key`: the shipped history's start
+        for the formats it covers, else the database's first sync (its change log), else
+        None (nothing before the card data's own date)."""
+        return self.start if fmt_key in self.shipped.formats else self.log_start
+
+    def unknown_before(self, fmt_key: str, as_of: date) -> date | None:
+        """The date from which `fmt_key`'s changes are known, when that is after `as_of` and
+        the card data is newer than `as_of` (so a change in between would be missed); else
+        None: legality as of `as_of` is fully known."""
+        newest = self.card_data_date
+        if newest is None or as_of >= newest:
+            return None  # nothing after the date to undo
+        since = self.known_since(fmt_key)
+        if since is not None and since <= as_of:
+            return None
+        return since if since is not None else newest
 
     def check_date(self, as_of: date) -> None:
         check_history_start(as_of, self.start)
@@ -326,7 +347,7 @@ def history_for(db: Any) -> LegalityHistory:
     """The history for a card database (a `CardDB`): its change log and its sync dates."""
     changes: list[dict[str, Any]] = []
     syncs: list[date] = []
-    card_data_date = None
+    card_data_date = log_start = None
     if db is not None:
         try:
             changes = list(db.changes(None))
@@ -335,5 +356,9 @@ def history_for(db: Any) -> LegalityHistory:
         last = card_data_sync(db)
         if last:
             card_data_date = _as_date(last.get("updated_at") or last["finished_at"])
-        syncs = sorted({_as_date(c["changed_at"]) for c in changes})
-    return LegalityHistory(changes, card_data_date, syncs)
+        first = card_data_sync(db, first=True)
+        if first:
+            log_start = _as_date(first["finished_at"])
+        # The first sync starts the first change's window (it logs no change itself).
+        syncs = sorted({_as_date(c["changed_at"]) for c in changes} | ({log_start} if first else set()))
+    return LegalityHistory(changes, card_data_date, syncs, log_start)

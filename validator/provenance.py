@@ -15,10 +15,11 @@ def _iso(value: Any) -> str | None:
     return str(value)
 
 
-def card_data_sync(db: Any) -> dict[str, Any] | None:
-    """The last oracle-cards sync of `db` (when and from what the card data came)."""
+def card_data_sync(db: Any, *, first: bool = False) -> dict[str, Any] | None:
+    """The last oracle-cards sync of `db` (when and from what the card data came), or with
+    `first` its first one (where its legality change log begins)."""
     try:
-        return db.last_sync("oracle_cards")
+        return db.first_sync("oracle_cards") if first else db.last_sync("oracle_cards")
     except Exception:  # noqa: BLE001 - provenance is best effort, never a reason to fail
         return None
 

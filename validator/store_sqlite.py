@@ -275,9 +275,17 @@ class SqliteCards:
     def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
         """The last sync of `bulk_type`, as `CardDB.last_sync` gives it, read without
         SQLAlchemy: every report's provenance asks for it, the cold CLI included."""
+        return self._sync_run(bulk_type, "DESC")
+
+    def first_sync(self, bulk_type: str) -> dict[str, Any] | None:
+        """The first sync of `bulk_type` (where the change log begins), as `CardDB.first_sync`
+        gives it."""
+        return self._sync_run(bulk_type, "ASC")
+
+    def _sync_run(self, bulk_type: str, order: str) -> dict[str, Any] | None:
         with self._snapshot() as conn:
             cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? "
-                               "ORDER BY id DESC LIMIT 1", (bulk_type,))
+                               f"ORDER BY id {order} LIMIT 1", (bulk_type,))
             row = cur.fetchone()
             if row is None:
                 return None
