@@ -54,6 +54,17 @@ def shared_data(*parts: str) -> Path:
 
 
 @pytest.fixture(scope="session")
+def commander_db(tmp_path_factory) -> str:
+    """A card database imported from tests/fixtures/cards_commander.json, whose cards carry
+    the Commander family's legality keys too."""
+    from validator.sync import import_file
+
+    path = tmp_path_factory.mktemp("commander-db") / "cards.sqlite3"
+    import_file(FIXTURES / "cards_commander.json", str(path))
+    return str(path)
+
+
+@pytest.fixture(scope="session")
 def core_db(tmp_path_factory) -> str:
     """A card database imported from tests/fixtures/cards_core.json (the sync path)."""
     from validator.sync import import_file

@@ -67,6 +67,24 @@ def test_house_format(db_path, tmp_path):
     assert report.legal and report.format_name == "Burn 40"
 
 
+def test_house_format_with_a_legality_key_the_card_data_lacks_is_refused(db_path, tmp_path):
+    """A typo in a house format's `legality` would make every card "not legal": refused with
+    FormatError (exit 2 on the CLI), through the database and an index alike."""
+    house = tmp_path / "house.toml"
+    house.write_text('[house]\nname = "House"\nlegality = "modren"\n', encoding="utf-8")
+    formats = validator.load_formats(house)
+    for cards in (validator.open_db(db_path), validator.CardIndex.from_db(validator.open_db(db_path))):
+        with pytest.raises(validator.FormatError, match="'modren'.*does not have.*modern"):
+            validator.validate("4 Lightning Bolt\n56 Mountain\n", "house", cards=cards,
+                               formats=formats)
+    from validator.cli import main
+
+    deck = tmp_path / "d.txt"
+    deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
+    assert main(["validate", str(deck), "--format", "house", "--formats-file", str(house),
+                 "--db", str(db_path)]) == 2
+
+
 class _Printed(validator.CardIndex):
     """An index of the test cards whose printings say which rarities each was printed at."""
 
@@ -97,9 +115,10 @@ def test_pauper_commander_uncommon_commander_is_legal_though_the_key_says_not_le
     assert [p.code for p in report.errors] == ["commander-not-eligible"]  # printed at rare only
 
 
-def test_pauper_commander_rarity_unchecked_without_printings(db_path):
+def test_pauper_commander_rarity_unchecked_without_printings(commander_db):
     # Without `sync --printings` the commander's rarity is unknown: say so, don't guess.
-    deck = "Commander\n1 Goblin Guide\n\nDeck\n99 Mountain\n"
-    for cards in (validator.open_db(db_path), validator.CardIndex.from_db(validator.open_db(db_path))):
+    deck = "Commander\n1 Kitchen Finks\n\nDeck\n99 Plains\n"
+    db = validator.open_db(commander_db)
+    for cards in (db, validator.CardIndex.from_db(db)):
         report = validator.validate(deck, "paupercommander", cards=cards)
         assert "commander-rarity-unchecked" in [p.code for p in report.warnings]

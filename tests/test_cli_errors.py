@@ -300,9 +300,9 @@ def test_format_names_ignore_hyphens_underscores_and_case(tmp_path):
     assert get_format("my-house", formats).name == "My House"
 
 
-def test_cli_format_names_with_underscores(core_db, tmp_path, capsys):
+def test_cli_format_names_with_underscores(commander_db, tmp_path, capsys):
     code, out, _ = run(capsys, "validate", deck(tmp_path), "--format", "standard_brawl",
-                       "--db", core_db)
+                       "--db", commander_db)
     assert code == 1 and "Standard Brawl" in out
 
 

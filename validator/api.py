@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .checks import GENERIC_CHECKS
 from .errors import UsageError
-from .formats import FormatRules, get_format, load_formats
+from .formats import FormatError, FormatRules, get_format, load_formats
 from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from .report import Report, summarize_deck
 from .resolve import CardSource, can_look_up, choose, meld_result_problem, resolve, suggestions
@@ -275,10 +275,32 @@ def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
     with _card_source(cards, db) as card_source:
+        _check_legality_key(fmt, card_source)
         when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
         prepared = _prepare(deck, when.cards if when else card_source, commanders)
         return _report(prepared, prepared.resolved, fmt, source, when, rules=rules,
                        bracket=bracket)
+
+
+#: Per card source: the legality keys its card data has (weakly held, like the caches above).
+_KEYS_CACHE: "weakref.WeakKeyDictionary[Any, frozenset[str]]" = weakref.WeakKeyDictionary()
+
+
+def _check_legality_key(fmt: FormatRules, cards: CardSource) -> None:
+    """Raise FormatError when the card data has no legalities for the format's key (a typo in
+    a house format's `legality`, or a format newer than the sync): every card would otherwise
+    read "not legal", a verdict the data never gave. A source that cannot say which keys it
+    has (or knows none: a database older than that record) is not refused."""
+    keys = getattr(cards, "formats", None)
+    if keys is None:
+        return
+    known = _cached(_KEYS_CACHE, cards, lambda: frozenset(keys()))
+    if known and fmt.legality not in known:
+        raise FormatError(
+            f"format {fmt.key!r} ({fmt.name}) judges by the legality key {fmt.legality!r}, "
+            f"which the card data does not have (it has {', '.join(sorted(known))}): fix "
+            "`legality` in the formats file, or run `deckcheck sync` if Scryfall added the "
+            "format since")
 
 
 def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None = None,

@@ -54,6 +54,9 @@ class AsOfCards:
     def rarities(self, oracle_id: str) -> set[str] | None:
         return self.inner.rarities(oracle_id)
 
+    def formats(self) -> list[str]:
+        return self.inner.formats()
+
     def __len__(self) -> int:
         return len(self.inner)
 

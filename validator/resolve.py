@@ -129,6 +129,11 @@ class CardIndex:
             out[folded] = cards
         return out
 
+    def formats(self) -> list[str]:
+        """The legality keys its database's last sync saw; [] (not known) for an index built
+        by hand, whose cards may carry only the keys their maker needed."""
+        return self._printings.formats() if self._printings is not None else []
+
     def all_names(self) -> list[str]:
         if self._names is None:
             names = {c.name for c in self._by_id.values()}
