@@ -896,6 +896,9 @@ def test_dns_failure_through_the_real_stack(db: str, monkeypatch: pytest.MonkeyP
     ("oracle_id", "0" * 37, "oracle_id is 37 characters long"),
     ("name", "Nul\x00Card", "name contains a NUL character"),
     ("legalities", {"f" * 41: "legal"}, "legality key 'fffff"),
+    # a letter that is no color would make the card colorless: fit for every Commander deck
+    ("color_identity", ["R", "Q"], "color_identity ['R', 'Q']; expected a list of the letters"),
+    ("color_identity", "R", "color_identity 'R'; expected a list"),
 ])
 def test_bad_card_fields_name_the_line(reader: str, field: str, value: Any, expected: str,
                                        seeded: str, tmp_path: Path,

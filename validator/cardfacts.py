@@ -110,21 +110,32 @@ def _deck_faces(layout: str, faces: tuple[Face, ...]) -> tuple[Face, ...]:
     return faces if layout in SPLIT_LAYOUTS else faces[:1]
 
 
-def _color_identity(colors: list[str] | None) -> str:
-    try:
-        key = tuple(colors or ())
-        found = _COLOR_IDENTITIES.get(key)
-    except TypeError:  # a color that is a list or an object: never equal to a letter
-        key, found = None, None
-    if found is None:
-        found = "".join(c for c in COLOR_ORDER if c in (colors or ()))
-        if key is not None and len(_COLOR_IDENTITIES) < 1 << 10:
-            _COLOR_IDENTITIES[key] = found
-    return found
+def _color_identity(colors: list[str] | None, name: str) -> str:
+    """The identity's letters in WUBRG order (CR 903.4). A value that is no list of color
+    letters fails the card: dropped, a letter would make the card look colorless, and fit
+    every Commander deck."""
+    if colors is None:
+        return ""
+    if type(colors) is list:  # a JSON array
+        key = tuple(colors)
+        try:
+            found = _COLOR_IDENTITIES.get(key)
+        except TypeError:  # a color that is a list or an object: never a letter
+            found = key = None
+        if found is not None:
+            return found
+        if key is not None and _COLOR_LETTERS.issuperset(key):
+            found = "".join(c for c in COLOR_ORDER if c in key)
+            if len(_COLOR_IDENTITIES) < 1 << 10:
+                _COLOR_IDENTITIES[key] = found
+            return found
+    raise CardDataError(f"card {name!r} has color_identity {colors!r}; expected a list of the "
+                        f"letters {', '.join(COLOR_ORDER)}")
 
 
 #: Color identity letters by the card object's list: 35,000 cards hold a few dozen lists.
 _COLOR_IDENTITIES: dict[tuple[Any, ...], str] = {}
+_COLOR_LETTERS = frozenset(COLOR_ORDER)
 
 
 def _copy_limit(text: str) -> tuple[int | None, bool]:
@@ -310,7 +321,7 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         subtypes,
         supertypes,
         text,  # oracle_text
-        _color_identity(get("color_identity")),
+        _color_identity(get("color_identity"), name),
         frozenset(get("keywords") or ()),
         legalities,
         bool(get("game_changer")),
