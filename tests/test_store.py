@@ -391,3 +391,43 @@ def test_a_file_that_is_no_card_database_gets_carddbs_message(tmp_path: Path) ->
     with pytest.raises(validator.DatabaseError) as full:
         CardDB(junk).check()
     assert str(lean.value) == str(full.value)
+
+
+def test_reading_never_changes_a_files_journal_mode(db_path: Path, tmp_path: Path) -> None:
+    """The sync writes its database in WAL (readers keep the last committed data during a
+    sync); a read command never changes a file: `deckcheck info` of an SQLite file that is no
+    card database used to switch it to WAL."""
+    import sqlite3
+
+    from validator.cli import main
+
+    def mode(path: Path) -> str:
+        con = sqlite3.connect(path)
+        try:
+            return con.execute("PRAGMA journal_mode").fetchone()[0]
+        finally:
+            con.close()
+
+    assert mode(db_path) == "wal"
+    other = tmp_path / "other.sqlite3"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    before = other.read_bytes()
+    assert main(["info", "--db", str(other)]) == 2  # not a card database
+    assert mode(other) == "delete" and other.read_bytes() == before
+
+
+def test_a_read_only_directory_is_named_as_the_reason(db_path: Path, monkeypatch) -> None:
+    """On a read-only file system SQLite cannot make the -shm file a WAL database is read
+    through: the message says so, instead of "check that the database is reachable"."""
+    import os
+    import sqlite3
+
+    import validator.db as db_module
+
+    monkeypatch.setattr(db_module.os, "access", lambda path, mode: mode != os.W_OK)
+    error = db_module.database_error(f"sqlite:///{db_path}",
+                                     sqlite3.OperationalError("unable to open database file"))
+    assert "read-only" in str(error) and "-shm" in str(error) and "writable" in str(error)

@@ -95,6 +95,14 @@ def database_error(url: str, exc: BaseException) -> DatabaseError:
             return DatabaseError(f"{where} is not a card database ({detail}); pass the file "
                                  f"`deckcheck sync` made (--db or ${ENV_DB}), or give a new path "
                                  f"and {_SYNC_HINT}")
+        if ("unable to open" in detail or "readonly" in detail) and path.exists() \
+                and not os.access(path.parent, os.W_OK):
+            # A WAL database (what the sync writes) is read through a shared-memory file SQLite
+            # makes beside it: a read-only directory or file system cannot be read from.
+            return DatabaseError(f"cannot open the card database {where} ({detail}): its "
+                                 f"directory {path.parent} is read-only, and SQLite needs to "
+                                 "write a -shm file beside a synced (WAL) database; copy the "
+                                 "file to a writable directory, or make this one writable")
     if "no such table" in detail or ("relation" in detail and "does not exist" in detail):
         return DatabaseError(f"{where} is not a deckcheck card database ({detail}); {_SYNC_HINT}, "
                              "or pass the right --db")
@@ -238,9 +246,9 @@ Index("ix_card_names_oracle_id", NameRow.__table__.c.oracle_id)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # Connection settings only: the journal mode is the file's, set by the sync that writes it
+    # (`make_write_engine`), so reading a file never changes it.
     cursor = dbapi_connection.cursor()
-    # WAL: a validation running during a sync keeps reading the last committed database.
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
@@ -314,6 +322,9 @@ def make_write_engine(url: str, *, lock_timeout: float, create_dirs: bool = True
         def connect(dbapi_connection: Any, _record: Any) -> None:
             dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
             dbapi_connection.execute(f"PRAGMA busy_timeout={ms}")
+            # WAL (kept by the file): a validation running during a sync keeps reading the
+            # last committed database.
+            dbapi_connection.execute("PRAGMA journal_mode=WAL")
             # For the import only (this engine's connections): a bigger page cache and
             # in-memory temp storage. Atomicity is untouched: one transaction, still WAL.
             # 16 MiB: measured as fast as 64 MiB for a full sync, with 50 MB less resident
