@@ -1,8 +1,8 @@
 """How the Commander problems name cards and color identities, and cite Oathbreaker.
 
 Shared by `leaders`, `designation` and `rules` (and `constructed`, for `_LISTED`) so that each
-is written once. It imports only the model, which a deck has loaded anyway: a constructed deck
-(`constructed`) gets it for free.
+is written once. It imports only the model, so that `constructed`, run for every constructed
+deck, can use it without loading the Commander rules.
 """
 
 from __future__ import annotations
