@@ -315,8 +315,10 @@ def parse_importtime(stderr: str) -> dict:
         "heavy_present": sorted(n for n in ("sqlalchemy", "rapidfuzz", "lark", "requests", "tomllib",
                                             "orjson", "ijson", "defusedxml", "platformdirs",
                                             "tqdm", "urllib3", "validator.companion.predicates",
-                                            "validator.companion.reader", "validator.commander",
-                                            "validator.sync")
+                                            "validator.companion.reader",
+                                            "validator.commander.designation",
+                                            "validator.commander.rules", "validator.cardtypes",
+                                            "validator.abilities", "validator.sync")
                                 if n in names),
     }
 

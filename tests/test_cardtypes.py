@@ -8,7 +8,7 @@ import pytest
 from conftest import load_cards
 from validator.cardfacts import card_from_scryfall
 from validator.cardtypes import deck_types
-from validator.commander import can_lead, is_time_lord_doctor, pair_problem
+from validator.commander.leaders import can_lead, is_time_lord_doctor, pair_problem
 from validator.companion.checks import companion_condition_problems
 from validator.companion.predicates import StartingDeck
 from validator.formats import get_format

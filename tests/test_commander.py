@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_cards, make_deck
-from validator.commander import commander_problems, pair_problem
+from validator.commander.leaders import pair_problem
+from validator.commander.rules import commander_problems
 from validator.formats import get_format
 from validator.model import Severity
 

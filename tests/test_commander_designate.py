@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from conftest import load_cards, make_deck
-from validator.commander import commander_problems, designate_commanders
+from validator.commander.designation import designate_commanders
+from validator.commander.rules import commander_problems
 from validator.formats import get_format
 from validator.model import Section, Severity
 

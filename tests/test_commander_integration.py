@@ -20,7 +20,8 @@ import pytest
 
 from conftest import shared_data
 from validator.cardfacts import card_from_scryfall
-from validator.commander import commander_problems, designate_commanders
+from validator.commander.designation import designate_commanders
+from validator.commander.rules import commander_problems
 from validator.formats import FormatRules, get_format
 from validator.model import (Card, Deck, DeckEntry, Problem, ResolvedDeck, ResolvedEntry, Section,
                              Severity)

@@ -14,7 +14,9 @@ import json
 
 import pytest
 
-import validator.commander as commander_module
+import validator.commander.designation as designation_module  # where the names are looked up
+import validator.commander.leaders as leaders_module
+import validator.commander.rules as rules_module
 import validator.companion.checks as companion_module  # where checks look the name up
 import validator.resolve as resolve_module
 from conftest import load_cards
@@ -76,6 +78,15 @@ class Counter:
             yield item
 
 
+def count_pairs(monkeypatch) -> Counter:
+    """`pair_problem` is looked up by designation (weighing sideboard candidates) and by
+    `leaders._partner_problems` (the rules' check of the commanders kept): one count for both."""
+    pairs = Counter(leaders_module.pair_problem, limit=100)
+    for module in (designation_module, leaders_module):
+        monkeypatch.setattr(module, "pair_problem", pairs)
+    return pairs
+
+
 # ------------------------------------------------------------------------------------------
 # Bounded designation (CR 903.3, 702.124, 702.139a)
 
@@ -83,7 +94,7 @@ def test_oathbreaker_command_section_with_a_dozen_walkers_and_spells(index, monk
     """Issue 11: 12 planeswalkers + 12 instants in the command section tried every ordering
     (645 s). A legal deck has at most two of each: said at once, naming them."""
     orderings = Counter(itertools.permutations, limit=100, iterate=True)
-    monkeypatch.setattr(commander_module, "permutations", orderings)
+    monkeypatch.setattr(rules_module, "permutations", orderings)
     walkers, spells = WALKERS[:12], SPELLS[:12]
     assert len(walkers) == 12
     text = f"Commander\n{lines(walkers)}\n{lines(spells)}\nDeck\n36 Island\n"
@@ -96,9 +107,11 @@ def test_oathbreaker_command_section_with_a_dozen_walkers_and_spells(index, monk
     assert "12 signature spells" in spells_problem.message and not report.legal
 
 
-def test_oathbreaker_with_two_walkers_still_matches_spells_to_them(index):
+def test_oathbreaker_with_two_walkers_still_matches_spells_to_them(index, monkeypatch):
     """The bound does not lose the check it bounds: two oathbreakers, two spells, one spell
-    outside both identities."""
+    outside both identities. The orderings are counted where the test above counts them."""
+    orderings = Counter(itertools.permutations, limit=100, iterate=True)
+    monkeypatch.setattr(rules_module, "permutations", orderings)
     jace = CARDS["Jace, the Mind Sculptor"]  # U
     liliana = CARDS["Liliana, the Last Hope"]  # B
     bolt = CARDS["Lightning Bolt"]  # R
@@ -107,12 +120,12 @@ def test_oathbreaker_with_two_walkers_still_matches_spells_to_them(index):
             "Deck\n56 Island\n")
     report = validate(text, "oathbreaker", cards=index)
     assert "signature-spell-invalid" in codes(report)
+    assert orderings.count >= 1  # both orderings tried, through the patched name
 
 
 def test_commander_sideboard_with_many_legends_is_said_at_once(index, monkeypatch):
     """Issue 11: 3,700 legendary cards in an MTGO-style sideboard weighed every pair (16 s)."""
-    pairs = Counter(commander_module.pair_problem, limit=100)
-    monkeypatch.setattr(commander_module, "pair_problem", pairs)
+    pairs = count_pairs(monkeypatch)
     legends = LEGENDS[:50]
     report = validate(f"99 Wastes\n\n{lines(legends)}\n", "commander", cards=index)
     assert pairs.count <= 15  # at most 6 candidates weighed: 15 pairs
@@ -123,19 +136,21 @@ def test_commander_sideboard_with_many_legends_is_said_at_once(index, monkeypatc
 
 
 def test_oathbreaker_sideboard_with_many_walkers_is_said_at_once(index, monkeypatch):
-    pairs = Counter(commander_module.pair_problem, limit=100)
-    monkeypatch.setattr(commander_module, "pair_problem", pairs)
+    pairs = count_pairs(monkeypatch)
     report = validate(f"Deck\n58 Island\nSideboard\n{lines(WALKERS)}\n{lines(SPELLS)}\n",
                       "oathbreaker", cards=index)
     assert pairs.count <= 15
     assert set(problem(report, "oathbreaker-missing").cards) == {c.name for c in WALKERS}
 
 
-def test_a_few_sideboard_legends_are_still_weighed(index):
-    """Real Melee exports list a commander beside a couple of other legends: still found."""
+def test_a_few_sideboard_legends_are_still_weighed(index, monkeypatch):
+    """Real Melee exports list a commander beside a couple of other legends: still found, their
+    pairs weighed through the name the tests above count."""
+    pairs = count_pairs(monkeypatch)
     text = ("1 Counterspell\n1 Lightning Bolt\n97 Forest\n\n1 Ragavan, Nimble Pilferer\n"
             "1 Fblthp, the Lost\n1 Flubs, the Fool\n")
     report = validate(text, "commander", cards=index)
+    assert pairs.count == 3  # three candidates, three pairs weighed by designation
     assert "commander-missing" not in codes(report)
     assert "Flubs, the Fool" in problem(report, "commander-found").message
 

@@ -23,7 +23,9 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
 
-import validator.commander as commander_module  # noqa: E402
+import validator.commander.designation as designation_module  # noqa: E402
+import validator.commander.leaders as leaders_module  # noqa: E402
+import validator.commander.rules as rules_module  # noqa: E402
 import validator.companion.checks as companion_module  # noqa: E402
 import validator.resolve as resolve_module  # noqa: E402
 from conftest import load_cards  # noqa: E402
@@ -77,10 +79,14 @@ class _Count:
 
 @contextmanager
 def counted():
-    """Count the steps whose number used to grow with the input."""
+    """Count the steps whose number used to grow with the input, patched where the code looks
+    each name up (`test_the_counted_names_are_the_ones_the_code_calls`)."""
+    pairs = _Count(leaders_module.pair_problem)
     patches = {
-        (commander_module, "pair_problem"): _Count(commander_module.pair_problem),
-        (commander_module, "permutations"): _Count(itertools.permutations, iterate=True),
+        # One count: designation weighs sideboard candidates, the rules judge the pair kept.
+        (designation_module, "pair_problem"): pairs,
+        (leaders_module, "pair_problem"): pairs,
+        (rules_module, "permutations"): _Count(itertools.permutations, iterate=True),
         (companion_module, "companion_condition_problems"):
             _Count(companion_module.companion_condition_problems),
         (resolve_module, "suggestions"): _Count(resolve_module.suggestions),
@@ -185,6 +191,25 @@ def test_lists_at_the_limits_are_judged_with_bounded_work(case):
     # Every problem is one line, and there are not more problems than input lines.
     assert len(report.problems) <= MAX_LINES + 50
     assert all("\n" not in p.message for p in report.problems)
+
+
+@pytest.mark.parametrize("fmt, text, counted_name, count", [
+    # A pair in the Commander section: only the rules judge it (702.124).
+    ("commander", "Commander\n1 Tymna the Weaver\n1 Kraum, Ludevic's Opus\nDeck\n98 Wastes\n",
+     "pair_problem", 1),
+    # Three sideboard partners: designation weighs 3 pairs, then the rules judge the pair kept.
+    ("commander", "98 Wastes\n\n1 Tymna the Weaver\n1 Kraum, Ludevic's Opus\n"
+     "1 Thrasios, Triton Hero\n", "pair_problem", 4),
+    # Two oathbreakers, two signature spells: both orderings tried.
+    ("oathbreaker", "Commander\n1 Jace, the Mind Sculptor\n1 Liliana, the Last Hope\n"
+     "1 Counterspell\n1 Lightning Bolt\nDeck\n56 Island\n", "permutations", 2),
+])
+def test_the_counted_names_are_the_ones_the_code_calls(fmt, text, counted_name, count):
+    """`counted` patches each name where the code looks it up: a patch of a name the code no
+    longer reads would count nothing, and the bounds above would hold without testing."""
+    with counted() as work:
+        validate(text, fmt, cards=INDEX)
+    assert work[counted_name].count == count
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)

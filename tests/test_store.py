@@ -84,10 +84,14 @@ def test_open_db_picks_the_lean_reader_for_sqlite_only(db_path: Path, tmp_path: 
 
 #: What a cold `deckcheck validate` of one deck judged as of today has no use for (issue 12's
 #: cold-start target): the ORM (the SQLite read path is plain sqlite3), the legality history
-#: (only --as-of needs it), `html` (only an HTML report), `difflib` (only "did you mean"), and
-#: the companion predicates and grammar reader (only a deck with a companion card).
+#: (only --as-of needs it), `html` (only an HTML report), `difflib` (only "did you mean"), the
+#: companion predicates and grammar reader (only a deck with a companion card), and the
+#: Commander designation and rules with the card types and abilities they read (only a deck of
+#: the Commander family: a constructed deck imports `validator.commander.constructed`).
 _NOT_ON_THE_COLD_PATH = ("sqlalchemy", "validator.history", "html", "difflib",
-                         "validator.companion.predicates", "validator.companion.reader")
+                         "validator.companion.predicates", "validator.companion.reader",
+                         "validator.commander.designation", "validator.commander.leaders",
+                         "validator.commander.rules", "validator.abilities", "validator.cardtypes")
 
 
 def test_cold_validation_imports_only_what_it_needs(db_path: Path) -> None:

@@ -90,18 +90,18 @@ def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence
     designation moves cards between sections): pass a clone to reuse it."""
     problems = list(deck.problems)
     if fmt.is_commander:
-        from .commander import designate_commanders
+        from .commander.designation import designate_commanders
 
         problems += designate_commanders(deck, fmt, commanders)
     else:  # cards marked as commander are deck cards where there is no commander
-        from .commander import commander_section_as_deck
+        from .commander.constructed import commander_section_as_deck
 
         problems += commander_section_as_deck(deck, fmt)
     for check in GENERIC_CHECKS:
         problems += check(deck, fmt)
     if fmt.is_commander:
         from .brackets import bracket_problems
-        from .commander import commander_problems
+        from .commander.rules import commander_problems
 
         problems += commander_problems(deck, fmt, rarities)
         if fmt.brackets or bracket is not None:
