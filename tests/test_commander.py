@@ -107,6 +107,41 @@ def test_invalid_pairs(pair, rule, words):
     assert set(problem.cards) == set(pair)
 
 
+#: Real cards (2026-08-22 data): Amy Pond has two partner abilities (CR 702.124g).
+TWO_ABILITIES = [
+    {"object": "card", "name": "Amy Pond", "oracle_id": "0935fa17-820a-54ce-a497-921c65cb634f",
+     "layout": "normal", "mana_cost": "{2}{R}", "cmc": 3.0,
+     "type_line": "Legendary Creature \u2014 Human",
+     "oracle_text": "Partner with Rory Williams (When this creature enters, target player may "
+                    "put Rory into their hand from their library, then shuffle.)\nWhenever Amy "
+                    "Pond deals combat damage to a player, choose a suspended card you own and "
+                    "remove that many time counters from it.\nDoctor's companion (You can have "
+                    "two commanders if the other is the Doctor.)",
+     "power": "2", "toughness": "2", "color_identity": ["R"], "legalities": {"commander": "legal"}},
+    {"object": "card", "name": "Rory Williams", "oracle_id": "355a9119-82b0-5642-b39c-7f3d98313cc7",
+     "layout": "normal", "mana_cost": "{W}{U}", "cmc": 2.0,
+     "type_line": "Legendary Creature \u2014 Human Soldier",
+     "oracle_text": "Partner with Amy Pond\nFirst strike, lifelink",
+     "power": "3", "toughness": "3", "color_identity": ["U", "W"],
+     "legalities": {"commander": "legal"}},
+]
+
+
+def test_a_card_with_two_partner_abilities_may_use_either():
+    """702.124g: Amy Pond pairs with Rory Williams (partner with) and with a Time Lord Doctor
+    (Doctor's companion), but not with a Partner card: she can't use an ability she lacks."""
+    from validator.cardfacts import card_from_scryfall
+
+    amy, rory = (card_from_scryfall(o) for o in TWO_ABILITIES)
+    assert amy.partner == "partner-with"  # the first ability, as stored
+    assert pair_problem(amy, rory) is None and pair_problem(rory, amy) is None
+    assert pair_problem(amy, CARDS["The Tenth Doctor"]) is None
+    assert pair_problem(CARDS["The Tenth Doctor"], amy) is None
+    problem = pair_problem(amy, CARDS["Tymna the Weaver"])
+    assert problem is not None and problem.citation == "CR 702.124f"
+    assert pair_problem(amy, CARDS["River Song"]) is not None  # not a Time Lord Doctor alone
+
+
 def test_more_than_two_commanders():
     problem = only(check(["Tymna the Weaver", "Thrasios, Triton Hero", "Kraum, Ludevic's Opus"]),
                    "invalid-partners")

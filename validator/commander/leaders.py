@@ -9,6 +9,7 @@ candidates; the rules checks ask them to judge the designated commanders.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Sequence
 
 from ..cardtypes import deck_types
@@ -154,7 +155,34 @@ def _mixed_problem(a: Card, b: Card) -> Problem:
 
 def pair_problem(a: Card, b: Card) -> Problem | None:
     """Why `a` and `b` cannot be your two commanders, or None when a partner ability lets them
-    (702.124a, f, h-m)."""
+    (702.124a, f, h-m). A card with more than one partner ability may use either, not both
+    (702.124g: Amy Pond has "Partner with Rory Williams" and "Doctor's companion"): the pair
+    is allowed when some choice allows it, else the first choice's problem is the one told."""
+    first = None
+    for x in _with_each_partner_ability(a):
+        for y in _with_each_partner_ability(b):
+            problem = _one_ability_pair_problem(x, y)
+            if problem is None:
+                return None
+            first = first or problem
+    return first
+
+
+def _with_each_partner_ability(card: Card) -> list[Card]:
+    """The card as it would be using each of its partner abilities (702.124g); most cards have
+    at most one, and are themselves."""
+    if card.partner is None:
+        return [card]
+    from ..cardfacts import partner_abilities  # the sync's text reading, for partner cards only
+
+    abilities = partner_abilities(card.faces[0].oracle_text)
+    if len(abilities) < 2:
+        return [card]
+    return [replace(card, partner=kind, partner_with=name) for kind, name in abilities]
+
+
+def _one_ability_pair_problem(a: Card, b: Card) -> Problem | None:
+    """`pair_problem` for two cards each using one partner ability (`Card.partner`)."""
     backgrounds = is_background(a) or is_background(b)
     if backgrounds or "choose-a-background" in (a.partner, b.partner):
         return _background_pair_problem(a, b)
