@@ -121,4 +121,4 @@ def test_pauper_commander_rarity_unchecked_without_printings(commander_db):
     db = validator.open_db(commander_db)
     for cards in (db, validator.CardIndex.from_db(db)):
         report = validator.validate(deck, "paupercommander", cards=cards)
-        assert "commander-rarity-unchecked" in [p.code for p in report.warnings]
+        assert [p.code for p in report.errors] == ["commander-rarity-unchecked"]

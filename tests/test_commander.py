@@ -84,7 +84,7 @@ def test_valid_pairs(pair):
      "Partner\u2014Friends forever: both commanders need the same partner ability"),
     (("Bjorna, Nightfall Alchemist", "Ellie, Brick Master"), "CR 702.124f",
      "Partner\u2014Survivors"),
-    (("Tymna the Weaver", "Krenko, Mob Boss"), "CR 702.124f",
+    (("Tymna the Weaver", "Krenko, Mob Boss"), "CR 702.124a",
      "Krenko, Mob Boss has no partner ability"),
     (("Krenko, Mob Boss", "Vilis, Broker of Blood"), "CR 702.124a", "no partner ability"),
     (("Pir, Imaginative Rascal", "Shabraz, the Skyshark"), "CR 702.124j",
@@ -408,11 +408,13 @@ def test_partner_oathbreakers_each_with_a_spell():
 PDH = get_format("paupercommander")
 
 
-def test_pauper_commander_without_printings_warns():
+def test_pauper_commander_without_printings_is_not_judged_legal():
+    """Unknown is not allowed: the legality key does not speak of the commander, and nothing
+    else says it was printed at uncommon (fails closed, like an unknown legality)."""
     problems = check(["Kitchen Finks"], main=["Plains"], fmt=PDH)
     problem = only(problems, "commander-rarity-unchecked")
-    assert problem.severity == Severity.WARNING
-    assert "deckcheck sync --printings" in problem.message
+    assert problem.severity == Severity.ERROR
+    assert "deckcheck sync --printings" in problem.message and "not judged legal" in problem.message
     problems = check(["Kitchen Finks"], fmt=PDH, rarities=lambda card: None)
     assert codes(problems) == ["commander-rarity-unchecked"]
 

@@ -142,15 +142,18 @@ def _named_partner(card: Card, other: Card) -> bool:
 
 
 def _mixed_problem(a: Card, b: Card) -> Problem:
-    """702.124f: different partner abilities do not combine (no ability at all neither)."""
+    """702.124f: different partner abilities do not combine; 702.124a: a card with none
+    cannot be a second commander."""
     if a.partner and b.partner:
         message = (f"{a.name} has {partner_text(a)} but {b.name}'s partner is {partner_text(b)}: "
                    "both commanders need the same partner ability")
-    else:
-        having, lacking = (a, b) if a.partner else (b, a)
-        message = (f"{having.name} has {partner_text(having)} but {lacking.name} has no partner "
-                   "ability: both commanders need the same partner ability")
-    return _invalid(message, "702.124f", a, b)
+        return _invalid(message, "702.124f", a, b)
+    # One has none: no ability of its own lets it be a second commander (702.124a), not two
+    # abilities that do not combine (702.124f).
+    having, lacking = (a, b) if a.partner else (b, a)
+    message = (f"{having.name} has {partner_text(having)} but {lacking.name} has no partner "
+               "ability: both commanders need the same partner ability")
+    return _invalid(message, "702.124a", a, b)
 
 
 def pair_problem(a: Card, b: Card) -> Problem | None:

@@ -97,10 +97,13 @@ def _rarity_problems(cards: Sequence[Card], fmt: FormatRules,
         return []
     printed = {c.oracle_id: (rarities(c) if rarities else None) for c in cards}
     if any(r is None for r in printed.values()):
+        # Unknown is not "allowed": the card data's legality key does not speak of the
+        # commander (check_card_pool), so without printings nothing says it may lead. Fails
+        # closed, like an unknown legality (checks.check_card_pool).
         return [Problem(
             "commander-rarity-unchecked", f"could not check the commander's rarity ({fmt.name} "
-            f"needs a commander printed at {fmt.commander_rarity}): run "
-            "`deckcheck sync --printings`", fmt.cite("commander"), WARNING,
+            f"needs a commander printed at {fmt.commander_rarity}), so the deck is not judged "
+            "legal: run `deckcheck sync --printings`", fmt.cite("commander"),
             cards=tuple(c.name for c in cards))]
     problems = []
     for card in cards:
@@ -135,7 +138,7 @@ def _identity(leaders: Sequence[Card],
 
 def _basic_type(e: ResolvedEntry) -> str | None:
     """The basic land type of a colored basic land card (Wastes has none)."""
-    if not (e.card.is_basic and e.card.is_land and e.card.color_identity):
+    if not (e.card.is_basic_land and e.card.color_identity):
         return None
     types = sorted(e.card.subtypes & BASIC_LAND_TYPES)
     return types[0] if len(types) == 1 else None
