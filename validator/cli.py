@@ -622,9 +622,63 @@ def _unexpected(args: argparse.Namespace, exc: Exception) -> str:
             f"report it with the command that caused it ({DEBUG_ENV}=1 prints the traceback)")
 
 
+class _Output:
+    """sys.stdout or sys.stderr during a command. A reader that stops reading (`| head -1`)
+    ends the output, not the run: the verdict was reached, so the exit code stays the run's
+    own (1 for an illegal deck, 2 for an input that could not be read; never 0 because the
+    pipe closed), `--report` files are still written, and nothing more is printed. The
+    stream's descriptor is pointed at os.devnull, so Python's flush at exit does not print
+    "Exception ignored ... BrokenPipeError" either (Python docs, "Note on SIGPIPE")."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        self.gone = True
+        try:
+            fd = self._stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return  # no file behind it (a test's capture): nothing is flushed at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Exit 0 legal/success, 1 a deck is not legal, 2 anything that stopped
-    deckcheck from judging: never a traceback, never 1 for an error."""
+    deckcheck from judging: never a traceback, never 1 for an error, and a closed output
+    changes none of them (`_Output`)."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (s if s is None else _Output(s) for s in streams)
+    try:
+        return _main(argv)
+    finally:
+        for out in (sys.stdout, sys.stderr):
+            if isinstance(out, _Output):
+                out.flush()  # now, while a closed pipe is still caught
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -635,8 +689,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - exit 1 would claim a deck is illegal
         _err(_one_line(_unexpected(args, exc)))
         return EXIT_USAGE
