@@ -11,26 +11,13 @@ import sys
 
 import pytest
 
-from validator.cli import main
+# The CLI-error helpers and the Commander fixture database of the CLI error tests.
+from test_cli_errors import LEGAL_MODERN, commander_db, run  # noqa: F401 (a fixture)
+from test_cli_errors import assert_cannot_judge as one_error_line
+from test_cli_errors import deck as _deck
 
-LEGAL_MODERN = "4 Lightning Bolt\n56 Mountain\n"
 ILLEGAL_MODERN = "4 Lightning Bolt\n"  # 4 cards: too small (CR 100.2a)
 NOT_UTF16 = b"\xff\xfe4\x00 \x00B"  # a UTF-16 BOM, then an odd byte count: no text
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(code: int, err: str, *hints: str) -> None:
-    """Exit 2, one line on stderr, no traceback, and the words that say what to do."""
-    assert code == 2, err
-    assert "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
-    for hint in hints:
-        assert hint in err, err
 
 
 # ------------------------------------------------------------------ a reader that goes away
@@ -117,3 +104,303 @@ def test_every_command_that_prints_survives_a_closed_stdout(core_db, tmp_path, a
         argv += ["--db", core_db]
     code, err = _reader_gone(argv, unbuffered=unbuffered)
     assert (code, err) == (expected, "")
+
+
+# ------------------------------------------------------------------ JSON scalars in a .json file
+
+@pytest.mark.parametrize("content, what", [("null", "a JSON null"), ('"hello"', "a JSON string"),
+                                           ("42", "a JSON number"), ("[]", "a JSON list")])
+def test_a_json_file_holding_no_deck_is_refused_not_judged(core_db, tmp_path, capsys, content,
+                                                           what):
+    path = tmp_path / "j11.json"
+    path.write_text(content + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "validate", str(path), "--format", "modern", "--db", core_db)
+    one_error_line(code, err, f"this JSON is not a deck deckcheck can read (it is {what})",
+                   "--input-format")
+    assert out == ""
+
+
+def test_a_truncated_json_file_says_malformed_json(core_db, tmp_path, capsys):
+    path = tmp_path / "deck.json"
+    path.write_text('  "main": [[4, "Lightning Bolt"]', encoding="utf-8")  # lost its "{"
+    code, _, err = run(capsys, "validate", str(path), "--format", "modern", "--db", core_db)
+    one_error_line(code, err, "malformed JSON", "line 1 column")
+
+
+def test_json_scalar_content_without_a_json_name_is_still_a_text_deck():
+    import validator
+    from validator.decklist import DecklistError
+
+    deck = validator.parse_decklist("42\n")  # stdin, deck.txt: a one-line text deck
+    assert deck.input_format == "text" and deck.issues
+    assert validator.parse_decklist(b"null", filename="deck.txt").entries[0].name == "null"
+    with pytest.raises(DecklistError, match="it is a JSON null"):
+        validator.parse_decklist(b"null", filename="deck.JSON")
+
+
+# ------------------------------------------------------------------ a JSON deck's as_of
+
+@pytest.mark.parametrize("as_of", [20260101, "", [2026, 1, 1], {"date": "2026-01-01"}])
+def test_a_json_deck_as_of_that_is_no_date_string_is_an_input_error(core_db, tmp_path, capsys,
+                                                                    as_of):
+    import json
+
+    import validator
+
+    body = json.dumps({"main": [[4, "Lightning Bolt"], [56, "Mountain"]], "as_of": as_of})
+    path = tmp_path / "deck.json"
+    path.write_text(body, encoding="utf-8")
+    code, out, err = run(capsys, "validate", str(path), "--format", "modern", "--db", core_db)
+    one_error_line(code, err, "deck.json: as_of", "is not a date", "YYYY-MM-DD")
+    assert out == ""  # no verdict by current legality
+    with pytest.raises(validator.DecklistError, match="as_of .* is not a date") as info:
+        validator.validate(body, "modern", db=core_db)
+    assert info.value.code == "bad-decklist"
+
+
+def test_a_json_deck_as_of_null_means_no_date(core_db):
+    import validator
+
+    body = '{"main": [[4, "Lightning Bolt"], [56, "Mountain"]], "as_of": null}'
+    assert validator.validate(body, "modern", db=core_db).legal
+
+
+def test_the_service_refuses_a_json_deck_as_of_that_is_no_date_string(core_db):
+    """The service reads decklists with the same parser: a 400, not a 200 judged as of today."""
+    pytest.importorskip("fastapi", reason="the service needs the serve extra")
+    pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
+    from fastapi.testclient import TestClient
+
+    from validator.service.app import ServiceConfig, create_app
+
+    deck = '{"main": [[4, "Lightning Bolt"], [56, "Mountain"]], "as_of": 20260101}'
+    with TestClient(create_app(ServiceConfig(db=core_db, poll_seconds=0))) as client:
+        response = client.post("/v1/validate", json={"decklist": deck, "format": "modern"})
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "bad-decklist"
+    assert "as_of 20260101 is not a date" in response.json()["detail"]
+
+
+# ------------------------------------------------------------------ options that would be ignored
+
+@pytest.mark.parametrize("command", ["validate", "check-formats"])
+def test_empty_as_of_is_a_usage_error_naming_the_forms(core_db, tmp_path, capsys, command):
+    argv = [command, _deck(tmp_path), "--db", core_db, "--as-of", ""]
+    code, out, err = run(capsys, *argv, *(["--format", "modern"] if command == "validate" else []))
+    one_error_line(code, err, "--as-of is empty", "YYYY-MM-DD", "YYYY-MM")
+    assert out == ""
+
+
+def test_empty_as_of_in_the_library_is_an_as_of_error(core_db):
+    import validator
+
+    for call in (lambda: validator.validate(LEGAL_MODERN, "modern", db=core_db, as_of=""),
+                 lambda: validator.check_formats(LEGAL_MODERN, db=core_db, as_of="")):
+        with pytest.raises(validator.AsOfError, match="as_of '' is not a date.*YYYY-MM-DD"):
+            call()
+
+
+def test_commander_outside_the_commander_family_is_a_usage_error(commander_db, tmp_path, capsys):
+    """As --bracket: the option cannot apply, so it is refused, not ignored with exit 0."""
+    import validator
+
+    code, out, err = run(capsys, "validate", _deck(tmp_path), "--format", "modern",
+                         "--db", commander_db, "--commander", "Tymna the Weaver")
+    one_error_line(code, err, "--commander applies only to the Commander family",
+                   "--format commander")
+    assert out == ""
+    with pytest.raises(validator.UsageError, match="--commander applies only"):
+        validator.validate(LEGAL_MODERN, "modern", db=commander_db,
+                           commanders=["Tymna the Weaver"])
+
+
+def test_commander_with_a_file_naming_a_non_commander_format_stops_like_bracket(
+        commander_db, tmp_path, capsys):
+    """Many inputs, one naming its own format: --commander (like --bracket) is an option of
+    the whole run, so a deck it cannot apply to stops the run rather than being ignored."""
+    legal = _deck(tmp_path)
+    for option in (["--bracket", "3"], ["--commander", "Tymna the Weaver"]):
+        code, _, err = run(capsys, "validate", f"{legal}:modern", "--db", commander_db, *option)
+        one_error_line(code, err, f"{option[0]} applies only to the Commander family")
+
+
+def test_commander_in_a_commander_format_still_works(commander_db, tmp_path, capsys):
+    text = "1 Tymna the Weaver\n1 Sol Ring\n"
+    code, out, _ = run(capsys, "validate", _deck(tmp_path, text), "--format", "commander",
+                       "--db", commander_db, "--commander", "Tymna the Weaver")
+    assert code == 1 and "Tymna the Weaver" in out  # too small, but judged
+
+
+@pytest.mark.parametrize("name", ["", "   "])
+def test_empty_commander_name_is_refused_plainly(commander_db, tmp_path, capsys, name):
+    code, out, err = run(capsys, "validate", _deck(tmp_path), "--format", "commander",
+                         "--db", commander_db, "--commander", name)
+    one_error_line(code, err, "a commander's name is empty", "full card name")
+    assert "did you mean" not in err and out == ""
+
+
+# ------------------------------------------------------------------ companion and $DECKCHECK_DB
+
+def test_companion_card_name_uses_deckcheck_db(core_db, capsys, monkeypatch):
+    monkeypatch.setenv("DECKCHECK_DB", core_db)
+    code, out, err = run(capsys, "companion", "Lurrus of the Dream-Den")
+    assert code == 0, err
+    assert out.startswith("Lurrus of the Dream-Den: companion condition")
+    assert "mana value 2 or less" in out
+
+
+def test_companion_sentence_needs_no_database(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DECKCHECK_DB", str(tmp_path / "missing.sqlite3"))
+    code, out, _ = run(capsys, "companion",
+                       "Each permanent card in your starting deck has mana value 2 or less.")
+    assert code == 0 and "reads as:" in out
+
+
+def test_companion_name_without_any_database_says_how_to_give_one(tmp_path, capsys, monkeypatch):
+    import validator.location as location
+
+    monkeypatch.delenv("DECKCHECK_DB", raising=False)
+    monkeypatch.setattr(location, "default_db_path", lambda: tmp_path / "none.sqlite3")
+    code, _, err = run(capsys, "companion", "Lurrus of the Dream-Den")
+    one_error_line(code, err, "cannot read condition", "give --db (or set $DECKCHECK_DB)")
+
+
+def test_companion_unknown_name_with_a_database(core_db, capsys):
+    code, _, err = run(capsys, "companion", "Lurrus of the Dream Dens", "--db", core_db)
+    one_error_line(code, err, "cannot read condition", "nor is it a card's name")
+
+
+# ------------------------------------------------------------------ library arguments
+
+def _usage(call, *words: str) -> None:
+    """The call raises a UsageError (a DeckcheckError, code "usage") saying `words`."""
+    import validator
+
+    with pytest.raises(validator.DeckcheckError) as info:
+        call()
+    assert isinstance(info.value, validator.UsageError) and info.value.code == "usage", info.value
+    for word in words:
+        assert word in str(info.value), str(info.value)
+
+
+@pytest.fixture(scope="module")
+def index(core_db):
+    import validator
+
+    return validator.CardIndex.from_db(validator.open_db(core_db))
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"format": "commander", "bracket": 9}, ["bracket=", "1 to 5", "9"]),
+    ({"format": "commander", "bracket": "3"}, ["bracket=", "'3'"]),
+    ({"format": "commander", "bracket": True}, ["bracket="]),
+    ({"format": None}, ["format=", "'modern'", "None"]),
+    ({"format": 5}, ["format=", "an int"]),
+    ({"format": "commander", "commanders": [None]}, ["commanders=", "list of strings", "None"]),
+    ({"format": "commander", "commanders": 5}, ["commanders=", "list of strings"]),
+    ({"format": "modern", "rules": [None]}, ["rules=", "list of strings", "None"]),
+    ({"format": "commander", "commanders": [""]}, ["commander's name is empty"]),
+    ({"format": "house", "formats": {"house": {"name": "x"}}},
+     ["formats=", "FormatRules", "load_formats", "'house'"]),
+    ({"format": "modern", "formats": ["modern"]}, ["formats=", "mapping"]),
+])
+def test_validate_argument_of_the_wrong_type_is_a_usage_error(index, kwargs, words):
+    import validator
+
+    fmt = kwargs.pop("format")
+    _usage(lambda: validator.validate(LEGAL_MODERN, fmt, cards=index, **kwargs), *words)
+
+
+def test_cards_given_a_path_says_to_pass_db(core_db):
+    import validator
+
+    _usage(lambda: validator.validate(LEGAL_MODERN, "modern", cards=core_db),
+           "cards=", "open_db", "CardIndex", "pass db=")
+    _usage(lambda: validator.check_formats(LEGAL_MODERN, cards=core_db), "pass db=")
+
+
+def test_check_formats_checks_its_arguments_too(index):
+    import validator
+
+    _usage(lambda: validator.check_formats(LEGAL_MODERN, cards=index, commanders=[None]),
+           "commanders=")
+    _usage(lambda: validator.check_formats(LEGAL_MODERN, cards=index,
+                                           formats={"house": {"name": "x"}}), "'house'")
+    _usage(lambda: validator.check_formats(None, cards=index), "a decklist is text", "None")
+
+
+@pytest.mark.parametrize("deck, words", [
+    (None, ["a decklist is text", "None"]),
+    (5, ["an int"]),
+    ({"main": [[4, "Lightning Bolt"]]}, ["a dict", "json.dumps"]),
+])
+def test_a_decklist_of_the_wrong_type_is_a_usage_error(index, deck, words):
+    import validator
+
+    _usage(lambda: validator.parse_decklist(deck), *words)
+    _usage(lambda: validator.validate(deck, "modern", cards=index), *words)
+
+
+def test_parse_decklist_reads_text_streams_like_binary_ones(tmp_path):
+    import io
+
+    import validator
+    from validator.decklist import MAX_BYTES
+
+    assert validator.parse_decklist(io.StringIO(LEGAL_MODERN)) == \
+        validator.parse_decklist(io.BytesIO(LEGAL_MODERN.encode()))
+    path = tmp_path / "deck.txt"
+    path.write_text(LEGAL_MODERN, encoding="utf-8")
+    with open(path, encoding="utf-8") as text_file:
+        assert len(validator.parse_decklist(text_file).entries) == 2
+    with pytest.raises(validator.DecklistError, match="limit"):  # read at most limit + 1
+        validator.parse_decklist(io.StringIO("1 Island\n" * (MAX_BYTES // 9 + 10)))
+
+
+def test_one_string_is_one_commander_and_one_rule(commander_db, index):
+    import validator
+
+    text = "1 Tymna the Weaver\n1 Sol Ring\n"
+    one = validator.validate(text, "commander", db=commander_db, commanders="Tymna the Weaver")
+    listed = validator.validate(text, "commander", db=commander_db,
+                                commanders=["Tymna the Weaver"])
+    assert one.to_dict() == listed.to_dict()
+    rule = "Each nonland card in your starting deck has mana value 2 or less."
+    big = "4 Lightning Bolt\n4 Sol Ring\n52 Mountain\n"
+    one = validator.validate(big, "vintage", cards=index, rules=rule)
+    listed = validator.validate(big, "vintage", cards=index, rules=[rule])
+    assert one.to_dict() == listed.to_dict()
+
+
+def test_event_collect_takes_one_path(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from validator.event import collect
+
+    monkeypatch.chdir(tmp_path)  # a relative path: its characters "d", "1" are no files
+    Path("d1").mkdir()
+    Path("d1", "a.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    for one in ("d1", Path("d1")):
+        jobs = collect(one).jobs
+        assert [(j.source, j.error) for j in jobs] == [("a.txt", None)]
+
+
+# ------------------------------------------------------------------ what a JSON file is not
+
+def test_a_truncated_event_file_without_format_says_malformed_json(core_db, tmp_path, capsys):
+    path = tmp_path / "event.json"
+    path.write_text('{"Tournament": {"Date": "2026-07-18"}, "Decks": [{"Player": "a", ',
+                    encoding="utf-8")
+    code, _, err = run(capsys, "validate", str(path), "--db", core_db)
+    one_error_line(code, err, "event.json: malformed JSON", "line 1 column")
+    assert "no format" not in err
+
+
+def test_sync_from_an_event_file_says_what_a_bulk_file_holds(tmp_path, capsys):
+    path = tmp_path / "event.json"
+    path.write_text('{\n  "Tournament": {"Date": "2026-07-18"},\n  "Decks": []\n}\n',
+                    encoding="utf-8")
+    code, _, err = run(capsys, "sync", "--from", str(path), "--db", str(tmp_path / "c.sqlite3"))
+    assert code == 2 and "Traceback" not in err
+    assert 'Scryfall card objects (with "name" and "oracle_id")' in err, err
+    assert "one per line (JSON Lines) or in one JSON array" in err

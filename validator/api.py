@@ -5,11 +5,13 @@ The CLI is a thin layer over these functions; a site integrating deckcheck calls
 
 from __future__ import annotations
 
+import io
 import os
 import weakref
+from collections.abc import Mapping as _MappingABC
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .checks import GENERIC_CHECKS
 from .errors import UsageError
@@ -41,16 +43,107 @@ def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
     return cards
 
 
-def parse_decklist(data: str | bytes, input_format: str | None = None,
+def parse_decklist(data: str | bytes | IO, input_format: str | None = None,
                    filename: str | None = None) -> Deck:
-    """Read a decklist in any supported format (see README "Decklist formats")."""
+    """Read a decklist in any supported format (see README "Decklist formats"): text, bytes,
+    or a file open for reading, binary or text (at most the size limit + 1 is read)."""
     from .decklist import parse_decklist as _parse
 
-    return _parse(data, input_format=input_format, filename=filename)
+    return _parse(_decklist_data(data), input_format=input_format, filename=filename)
+
+
+# ---------------------------------------------------------------------- argument checks
+# The library's arguments are checked here, once per call and with a few isinstance checks
+# (the warm path validates thousands of decks a second): a wrong type is a UsageError naming
+# the argument and what to pass, never an AttributeError or TypeError from deep inside.
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name} ({value!r:.60})"
+
+
+def _decklist_data(data: Any) -> Any:
+    """A decklist as `decklist.parse_decklist` takes it: a text stream is read here (at most
+    the limit + 1 characters, which its size check refuses); anything else must be text,
+    bytes or a binary stream."""
+    if isinstance(data, (str, bytes, bytearray, memoryview)):
+        return data
+    if isinstance(data, io.TextIOBase):
+        from .decklist import MAX_BYTES
+
+        return data.read(MAX_BYTES + 1)
+    if hasattr(data, "read"):
+        return data  # a binary stream: read_limited reads at most the limit + 1 bytes
+    hint = "; for a JSON deck pass its text (json.dumps)" if isinstance(data, (dict, list)) else ""
+    raise UsageError(f"a decklist is text (str or bytes), a file open for reading or a Deck "
+                     f"from parse_decklist; got {_kind(data)}{hint}")
+
+
+def _strings(value: Any, what: str) -> Sequence[str]:
+    """`commanders=` / `rules=`: a list of strings. One string is one name or sentence, not
+    its characters."""
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, (list, tuple)):
+        try:
+            value = () if value is None else tuple(value)
+        except TypeError:
+            raise UsageError(f"{what}= takes a list of strings; got {_kind(value)}") from None
+    for item in value:
+        if not isinstance(item, str):
+            raise UsageError(f"{what}= takes a list of strings; one item is {_kind(item)}")
+        if what == "commanders" and not item.strip():
+            raise UsageError("a commander's name is empty: give the commander's full card name "
+                             "(--commander NAME, commanders=[NAME]), or leave it out to use "
+                             "the deck's own commander")
+    return value
+
+
+def commander_names(value: Any) -> Sequence[str]:
+    """The `commanders=` (`--commander`) names, checked: a list of non-empty strings (one
+    string is one name); UsageError otherwise."""
+    return _strings(value, "commanders")
+
+
+def _check_cards(cards: Any) -> None:
+    if cards is not None and not hasattr(cards, "lookup"):
+        what = ("; for a database file or URL pass db= instead"
+                if isinstance(cards, (str, bytes, os.PathLike)) else "")
+        raise UsageError(f"cards= takes an open card source (validator.open_db(...) or a "
+                         f"CardIndex); got {_kind(cards)}{what}")
+
+
+def _check_formats_arg(formats: Any) -> None:
+    if formats is not None and not isinstance(formats, _MappingABC):
+        raise UsageError(f"formats= takes a mapping of format names to FormatRules "
+                         f"(validator.load_formats()); got {_kind(formats)}")
+
+
+def _format_rules(rules: Any, name: Any) -> FormatRules:
+    if not isinstance(rules, FormatRules):
+        raise UsageError(f"formats= maps format names to FormatRules (validator.load_formats("
+                         f"'house.toml') reads house formats from TOML); {name!r} is "
+                         f"{_kind(rules)}")
+    return rules
 
 
 def _format(fmt: str | FormatRules, formats: Mapping[str, FormatRules] | None) -> FormatRules:
-    return fmt if isinstance(fmt, FormatRules) else get_format(fmt, formats)
+    if isinstance(fmt, FormatRules):
+        return fmt
+    if not isinstance(fmt, str):
+        raise UsageError(f"format= takes a format name such as 'modern' (`deckcheck formats` "
+                         f"lists them) or a FormatRules; got {_kind(fmt)}")
+    _check_formats_arg(formats)
+    return _format_rules(get_format(fmt, formats), fmt)
+
+
+def _check_bracket_value(bracket: Any) -> None:
+    if bracket is not None and (isinstance(bracket, bool) or not isinstance(bracket, int)
+                                or not 1 <= bracket <= 5):
+        raise UsageError(f"bracket= takes a Commander Bracket, a whole number 1 to 5, or None; "
+                         f"got {_kind(bracket)}")
 
 
 def _named_cards(names: Iterable[str], cards: CardSource) -> tuple[list[Card], list[Problem]]:
@@ -168,13 +261,20 @@ def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: s
     return report
 
 
-def check_bracket(fmt: FormatRules, bracket: int | None) -> None:
-    """Raise UsageError when a Commander bracket is asked of a format outside the Commander
-    family: brackets describe Commander decks only, so the request is a mistake, not
-    something to ignore quietly."""
-    if bracket is not None and not fmt.is_commander:
+def check_bracket(fmt: FormatRules, bracket: int | None,
+                  commanders: Sequence[str] = ()) -> None:
+    """Raise UsageError when a Commander bracket or a commander is asked of a format outside
+    the Commander family: brackets and commanders belong to Commander decks only (CR 903.3),
+    so the request is a mistake, not something to ignore quietly."""
+    _check_bracket_value(bracket)
+    if fmt.is_commander:
+        return
+    if bracket is not None:
         raise UsageError(f"--bracket applies only to the Commander family; {fmt.name} has no "
                          "brackets (drop --bracket, or validate with --format commander)")
+    if commanders:
+        raise UsageError(f"--commander applies only to the Commander family; {fmt.name} has no "
+                         "commander (drop --commander, or validate with --format commander)")
 
 
 @dataclass
@@ -228,8 +328,11 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     from .history import parse_as_of
 
     when = parse_as_of(value)
-    if when is None:
-        return None
+    if when is None:  # "": not a date, and not silently today either
+        from .history import AS_OF_FORMS, AsOfError
+
+        raise AsOfError(f"as_of '' is not a date; write it as {AS_OF_FORMS}, or pass None to "
+                        "judge by current legality")
     day = when.day
     from .asof import AsOfCards
 
@@ -266,12 +369,15 @@ def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
 
     Raises the DeckcheckError family when no verdict can be given: FormatError (unknown
     format), DatabaseError (no usable card database), DecklistError (text that is no
-    decklist), UsageError (a `commanders` name that is no card, `bracket` outside the
-    Commander family), AsOfError (an `as_of` that is no date or is before the history).
+    decklist), UsageError (a `commanders` name that is no card, `bracket` or `commanders`
+    outside the Commander family, an argument of the wrong type), AsOfError (an `as_of`
+    that is no date, "" included, or is before the history).
     An illegal deck is a Report with `legal` False, never an exception.
     """
     fmt = _format(format, formats)
-    check_bracket(fmt, bracket)
+    commanders, rules = commander_names(commanders), _strings(rules, "rules")
+    check_bracket(fmt, bracket, commanders)
+    _check_cards(cards)
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
     with _card_source(cards, db) as card_source:
@@ -310,7 +416,12 @@ def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None
                   as_of: "date | str | None" = None, history=None) -> list[Report]:
     """Validate one deck against every known format (the deck is read and resolved once);
     `as_of` as in `validate`."""
+    _check_formats_arg(formats)
     formats = formats if formats is not None else load_formats()
+    for name, fmt in formats.items():
+        _format_rules(fmt, name)
+    commanders = commander_names(commanders)
+    _check_cards(cards)
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
     with _card_source(cards, db) as card_source:

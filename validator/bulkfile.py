@@ -145,6 +145,12 @@ class _Prepend:
         return self.stream.read(n)
 
 
+#: What a bulk file holds, for the messages that refuse one (a pretty-printed JSON document
+#: such as an event file is valid JSON but neither shape).
+CARD_OBJECTS = ("a bulk file holds Scryfall card objects (with \"name\" and \"oracle_id\"), "
+                "one per line (JSON Lines) or in one JSON array, as Scryfall's bulk data does")
+
+
 def _peek_first_byte(stream: IO[bytes], name: str) -> tuple[bytes, int]:
     """The first byte after leading whitespace and a UTF-8 byte-order mark, and how many
     line breaks were skipped to get there."""
@@ -183,10 +189,11 @@ def _iter_lines(first: bytes, stream: IO[bytes], name: str,
             except decode_error as exc:
                 if not line.strip():
                     continue
-                raise BulkFileError(f"{name}, line {number}: not valid JSON ({exc})") from exc
+                raise BulkFileError(f"{name}, line {number}: not valid JSON as one line ({exc}); "
+                                    f"{CARD_OBJECTS}") from exc
             if type(obj) is not dict:
-                raise BulkFileError(
-                    f"{name}, line {number}: expected a card object, got {type(obj).__name__}")
+                raise BulkFileError(f"{name}, line {number}: expected a card object, got "
+                                    f"{type(obj).__name__}; {CARD_OBJECTS}")
             yield f"line {number}", obj
         if not block:
             return
@@ -302,7 +309,8 @@ def _iter_array(stream: _Prepend, name: str,
         for obj in ijson.items(stream, "item", use_float=True):
             number += 1
             if not isinstance(obj, dict):
-                raise BulkFileError(f"{name}, item {number}: expected a card object")
+                raise BulkFileError(f"{name}, item {number}: expected a card object; "
+                                    f"{CARD_OBJECTS}")
             yield f"item {number}", obj if keys is None else _only(obj, keys)
     except ijson.JSONError as exc:
         raise BulkFileError(f"{name}, after item {number}: not valid JSON ({exc})") from exc

@@ -199,12 +199,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"print JSON (schema {CHANGES_SCHEMA}) instead of text")
 
     p = _command(sub, "companion", "Show how a companion condition sentence is read.",
-                 details="With --db, SENTENCE may also be a companion card's name: its condition "
-                         "is read.")
+                 details="SENTENCE may also be a companion card's name: its condition is read "
+                         "from the card database (--db, $DECKCHECK_DB or the default one).")
     _add_db(p)
     p.add_argument("sentence", metavar="SENTENCE",
                    help='a companion condition, e.g. "Each permanent card in your starting deck '
-                        'has mana value 2 or less.", or with --db a companion\'s card name')
+                        'has mana value 2 or less.", or a companion\'s card name')
 
     p = _command(sub, "serve", "Run the upload-check web service and its page (install "
                  "deckcheck[serve]).",
@@ -332,18 +332,23 @@ def _check_report_path(path: Path) -> None:
 
 
 def _check_as_of(value: str | None) -> None:
-    """A bad --as-of is a usage error before any deck is read."""
-    if not value or value == "event":
+    """A bad --as-of is a usage error before any deck is read; an empty one too (it would
+    otherwise mean current legality, silently)."""
+    if value is None or value == "event":
         return
-    from .history import check_history_start, parse_as_of, shipped_history
+    from .history import AS_OF_FORMS, check_history_start, parse_as_of, shipped_history
 
-    check_history_start(parse_as_of(value, "--as-of").day, shipped_history().start, "--as-of")
+    when = parse_as_of(value, "--as-of")
+    if when is None:
+        raise UsageError(f"--as-of is empty; give a date, {AS_OF_FORMS}, or 'event' (validate), "
+                         "or leave --as-of out to judge by current legality")
+    check_history_start(when.day, shipped_history().start, "--as-of")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
-    from .api import check_bracket
+    from .api import check_bracket, commander_names
     from .event import RunOptions, collect, run_event
     from .eventreport import render_event_json, render_event_text, write_event_report
     from .formats import get_format, load_formats
@@ -352,8 +357,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     # Everything that would stop the run is checked before the first deck is read.
     formats = load_formats(args.formats_file)
-    if args.format:
-        check_bracket(get_format(args.format, formats), args.bracket)
+    commander_names(args.commander)  # an empty name
+    if args.format:  # as the library: --bracket and --commander belong to Commander formats
+        check_bracket(get_format(args.format, formats), args.bracket, args.commander)
     _check_rules(args.rule)
     _check_as_of(args.as_of)
     if args.jobs is not None and args.jobs < 1:
@@ -559,17 +565,29 @@ def _changes_history(args: argparse.Namespace) -> int:
 
 
 def cmd_companion(args: argparse.Namespace) -> int:
-    from .companion.reader import explain
+    from .companion.reader import ConditionError, explain
 
-    sentence = args.sentence
-    card = _open_cards(args.db, many=False).card(sentence) if args.db else None
-    if card is not None:  # a card's name: read the condition printed on it (CR 702.139a)
-        if not card.companion_condition:
-            raise UsageError(f"{card.name} has no companion ability; give a companion's name "
-                             "or a condition sentence")
-        print(f"{card.name}: companion condition")
-        sentence = card.companion_condition
-    print(explain(sentence))
+    try:  # a sentence needs no card database
+        print(explain(args.sentence))
+        return EXIT_OK
+    except ConditionError as exc:
+        not_a_sentence = exc
+    # A card's name: read the condition printed on it (CR 702.139a), from the card database
+    # every other command uses (--db, $DECKCHECK_DB, else the default one when it exists).
+    from .location import ENV_DB, default_db_path
+
+    if not (args.db or os.environ.get(ENV_DB) or default_db_path().is_file()):
+        raise UsageError(f"{not_a_sentence}; to read a companion card's condition by its name, "
+                         f"give --db (or set ${ENV_DB})") from not_a_sentence
+    card = _open_cards(args.db, many=False).card(args.sentence)
+    if card is None:
+        raise UsageError(f"{not_a_sentence}; nor is it a card's name in the card database"
+                         ) from not_a_sentence
+    if not card.companion_condition:
+        raise UsageError(f"{card.name} has no companion ability; give a companion's name "
+                         "or a condition sentence")
+    print(f"{card.name}: companion condition")
+    print(explain(card.companion_condition))
     return EXIT_OK
 
 

@@ -383,6 +383,8 @@ def collect(inputs: Sequence[str], *, formats: Mapping[str, Any] | None = None,
     job with an `error`, or a skip."""
     from .decklist import MAX_BYTES
 
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [os.fspath(inputs)]  # one path, not its characters
     collector = _Collector(formats=formats, default_as_of=default_as_of,
                            read_stdin=read_stdin, max_bytes=MAX_BYTES)
     for arg in inputs:
@@ -480,6 +482,12 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
         result.error = job.error
         return result
     if result.format is None:
+        try:  # an input that is no decklist (malformed JSON...) says so: a format won't help
+            parse_decklist(job.data or b"", input_format=options.input_format,
+                           filename=job.filename)
+        except DeckcheckError as exc:
+            result.error = str(exc)
+            return result
         result.error = "no format: give --format, FILE:FORMAT or a manifest format column"
         return result
     try:

@@ -75,12 +75,17 @@ def json_shape(obj: Any) -> str:
         if any(key in obj for key in DECKCHECK_JSON_SECTIONS):
             return "json"
     got = f"an object with keys {', '.join(sorted(map(str, obj))[:8])}" if isinstance(obj, dict) \
-        and obj else f"a JSON {type(obj).__name__ if obj is not None else 'null'}"
+        and obj else f"a JSON {_JSON_TYPES.get(type(obj), 'value')}"
     if isinstance(obj, dict) and not obj:
         got = "an empty object"
     raise DecklistError(
         f"this JSON is not a deck deckcheck can read (it is {got}); tried: "
         + "; ".join(JSON_SHAPES.values()) + ". Force one with --input-format")
+
+
+#: What a parsed JSON value is called in messages (JSON's words, not Python's).
+_JSON_TYPES = {type(None): "null", bool: "true/false", int: "number", float: "number",
+               str: "string", list: "list"}
 
 
 def _moxfield_board(value: Any) -> bool:
@@ -129,6 +134,13 @@ def sniff(data: str | bytes, filename: str | None = None) -> str:
     format)."""
     head = _head(data)
     extension = _extension(filename)
+    # A file named *.json is JSON whatever its content begins with: a scalar (`null`, `42`,
+    # `"hello"`) or a truncated document is then refused as no JSON deck (exit 2), never
+    # judged as a text deck with a card named "null" (exit 1). Without the name, the content
+    # decides and only an object or a list is JSON: a text deck whose one line is `42` (on
+    # stdin, in deck.txt) stays a text deck.
+    if extension == ".json":
+        return "json"
     if head.startswith("<"):
         match = _ROOT_TAG.search(head)
         root = match.group(1).lower() if match else ""

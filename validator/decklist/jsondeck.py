@@ -108,13 +108,17 @@ def read_deckcheck_json(data: Any) -> Deck:
 
 
 def _read_as_of(deck: Deck, value: Any) -> None:
-    """"as_of": the date to judge the deck at (README "Legality as of a date"); checked when
-    the deck is validated, so a bad date is an error there, not a silent default."""
+    """"as_of": the date to judge the deck at (README "Legality as of a date"); the string is
+    read when the deck is validated, so a bad date is an error there, not a silent default.
+    Anything but a date string (a number, "", a list) is refused here the same way: no
+    verdict can be given, neither as of that date nor, silently, as of today (exit 2)."""
     if isinstance(value, str) and value.strip():
         deck.as_of = value.strip()
     elif value is not None:
-        deck.issues.append(ParseIssue(None, "as_of: must be a date string (YYYY-MM-DD)",
-                                      _dump(value)))
+        from validator.history import AS_OF_FORMS
+
+        raise DecklistError(f"as_of {_dump(value)} is not a date: write it as a string, "
+                            f"{AS_OF_FORMS}, or leave it out to judge by current legality")
 
 
 def _read_name(deck: Deck, name: Any) -> None:
