@@ -433,4 +433,4 @@ def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None
 
 
 __all__ = ["open_db", "parse_decklist", "validate", "check_formats", "check_resolved",
-           "check_bracket", "Report", "Problem", "Severity", "Section"]
+           "check_bracket", "commander_names", "Report", "Problem", "Severity", "Section"]
