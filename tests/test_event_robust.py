@@ -130,6 +130,16 @@ def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_jud
     assert "ev.json#\\ud800x" in out and "ev.json#bo" in out
 
 
+def test_control_characters_in_names_are_escaped_so_each_deck_stays_one_line(tmp_path, core_db,
+                                                                             capsys):
+    path = tmp_path / "ev.json"
+    path.write_text(event_json("Ann\nEvil\x1b[2J", "Bo\u2028b"), encoding="utf-8")
+    code, out, _ = run(capsys, "validate", path, "--db", core_db)
+    assert code == 0 and "\x1b" not in out and "\u2028" not in out
+    assert [line.split()[0] for line in out.splitlines()[1:3]] == [
+        f"{path}#Ann\\nEvil\\x1b[2J", f"{path}#Bo\\u2028b"]
+
+
 # ---------------------------------------------------------------------------- 3. file names
 
 needs_bytes_names = pytest.mark.skipif(
@@ -326,3 +336,70 @@ def test_directories_named_in_a_manifest_keep_their_names_in_ids(tmp_path):
     manifest.write_text("file,format\neast,modern\nwest/,modern\n", encoding="utf-8")
     assert [j.source for j in event.collect([str(manifest)]).jobs] == [
         "east/c.txt", "west/c.txt"]
+
+
+# ---------------------------------------------------------------------------- 9. SIGTERM
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find workers")
+def test_sigterm_stops_the_worker_processes_and_exits_like_an_interrupt(tmp_path, core_db):
+    import signal
+    import subprocess
+    import time
+
+    path = tmp_path / "big.json"
+    path.write_text(event_json(*(f"p{i}" for i in range(30000))), encoding="utf-8")
+    report = tmp_path / "r.csv"
+    report.write_text("the previous report\n", encoding="utf-8")
+    err_path = tmp_path / "err.txt"
+    # stderr to a file: a worker that outlived the run would hold a pipe open.
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "validator", "validate", str(path), "--db", core_db,
+             "--jobs", "2", "--report", str(report)],
+            stdout=subprocess.DEVNULL, stderr=err,
+            env={**os.environ, "DECKCHECK_START_METHOD": "fork"})
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+            workers = _children(proc.pid)
+        if proc.poll() is not None or len(workers) < 2:
+            pytest.skip("the run ended (or started no workers) before it could be signalled")
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while any(os.path.exists(f"/proc/{w}") for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        alive = [w for w in workers if os.path.exists(f"/proc/{w}")]
+    finally:
+        for pid in workers:  # nothing this test started outlives it
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    ours = os.fsencode(path) in f.read()
+                if ours:  # not a process that reused the number
+                    os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+    assert alive == []
+    assert code == 128 + 15
+    assert "terminated (SIGTERM)" in err_path.read_text(encoding="utf-8")
+    assert report.read_text(encoding="utf-8") == "the previous report\n"

@@ -361,7 +361,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
     from .api import check_bracket, commander_names
-    from .event import RunOptions, collect, run_event
+    from .event import EventTerminated, RunOptions, collect, run_event
     from .eventreport import render_event_json, render_event_text, write_event_report
     from .formats import get_format, load_formats
     from .provenance import provenance_line
@@ -387,7 +387,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     options = RunOptions(default_format=args.format, formats=formats,
                          commanders=tuple(args.commander), rules=tuple(args.rule),
                          bracket=args.bracket, input_format=args.input_format, as_of=args.as_of)
-    result = run_event(inputs, db=args.db, options=options, jobs=args.jobs)
+    try:
+        result = run_event(inputs, db=args.db, options=options, jobs=args.jobs)
+    except EventTerminated:  # its workers were stopped (validator/event.py _run_pool)
+        _err("validate terminated (SIGTERM): its worker processes were stopped; no report "
+             "was written")
+        return 128 + 15
     reports = [r.report for r in result.results if r.report is not None]
     failed = [r for r in result.results if r.report is None]
     for r in failed:

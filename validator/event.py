@@ -19,6 +19,7 @@ import glob
 import io
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -69,7 +70,7 @@ class DeckJob:
 
     def __post_init__(self) -> None:
         self.source, self.player, self.error = (
-            shown(self.source), shown(self.player), shown(self.error))
+            shown_name(self.source), shown_name(self.player), shown(self.error))
 
 
 @dataclass
@@ -79,7 +80,7 @@ class Skipped:
     root: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.source, self.reason = shown(self.source), shown(self.reason)
+        self.source, self.reason = shown_name(self.source), shown(self.reason)
 
 
 @dataclass
@@ -102,6 +103,19 @@ def shown(text: str | None) -> str | None:
         from .decklist.base import printable
 
         return printable(text)
+
+
+#: Characters that would break a report's one line per deck or drive a terminal (C0 and C1
+#: controls, the Unicode line separators): escaped in names and ids.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def shown_name(text: str | None) -> str | None:
+    """A file, player or deck name as one printable line (`shown`, controls escaped: `\\n`)."""
+    text = shown(text)
+    if text is None or not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def file_key(st: os.stat_result, path: Path) -> Any:
@@ -526,7 +540,7 @@ def _tell_roots_apart(out: EventInputs) -> None:
     for x in items:
         prefix = Path(os.path.relpath(os.path.abspath(x.root), common) if common else x.root)
         if prefix != Path("."):
-            x.source = f"{shown(prefix.as_posix())}/{x.source}"
+            x.source = f"{shown_name(prefix.as_posix())}/{x.source}"
 
 
 # ---------------------------------------------------------------------------- running
@@ -646,7 +660,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
             raise  # the command's own options (--commander, --bracket) are wrong for every deck
         result.error = shown(str(exc))
         return result
-    result.deck_name = shown(deck.name)
+    result.deck_name = shown_name(deck.name)
     report.player = job.player
     result.report = report
     # The offending lines are shown for illegal decks only (the HTML report's deck sections).
@@ -731,26 +745,73 @@ def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes:
     if processes <= 1 or len(jobs) < 2:
         results = [judge(job, cards, options, history) for job in jobs]
     else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        chunk = max(1, len(jobs) // (processes * 8))
-        method = start_method()
-        if method == "fork":
-            _WORKER.update(cards=cards, options=options, history=history)
-            try:
-                with ProcessPoolExecutor(processes,
-                                         mp_context=multiprocessing.get_context("fork")) as pool:
-                    results = list(pool.map(_work, jobs, chunksize=chunk))
-            finally:
-                _WORKER.clear()
-        else:  # each worker loads the index from the database (nothing large is pickled)
-            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context(method),
-                                     initializer=_init_spawned,
-                                     initargs=(db, options, history is not None)) as pool:
-                results = list(pool.map(_work, jobs, chunksize=chunk))
+        results = _run_pool(jobs, cards, options, processes, history, db)
     _ids(results, jobs)
     return results
+
+
+class EventTerminated(KeyboardInterrupt):
+    """SIGTERM arrived while worker processes judged decks: raised like Ctrl-C, so that the
+    workers are stopped with the run instead of outliving it."""
+
+
+def _terminated(signum: int, _frame: Any) -> None:
+    raise EventTerminated(f"signal {signum}")
+
+
+def _init_forked() -> None:
+    """A forked worker dies of SIGTERM (the parent's handler, inherited, would only raise)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: int,
+              history: Any, db: str | None) -> list[DeckResult]:
+    import multiprocessing
+    import signal
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunk = max(1, len(jobs) // (processes * 8))
+    method = start_method()
+    if method == "fork":
+        _WORKER.update(cards=cards, options=options, history=history)
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_init_forked)
+    else:  # each worker loads the index from the database (nothing large is pickled)
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context(method),
+                                   initializer=_init_spawned,
+                                   initargs=(db, options, history is not None))
+    # SIGTERM (a service manager, `timeout`, `kill`) would end this process alone and leave
+    # the workers running: while they run it is raised as EventTerminated (in the main thread,
+    # unless the program set its own handler), as Ctrl-C is.
+    on_term = (threading.current_thread() is threading.main_thread()
+               and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+    if on_term:
+        signal.signal(signal.SIGTERM, _terminated)
+    try:
+        with pool:
+            try:
+                return list(pool.map(_work, jobs, chunksize=chunk))
+            except BaseException:
+                _stop_workers(pool)
+                raise
+    finally:
+        _WORKER.clear()
+        if on_term:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _stop_workers(pool: Any) -> None:
+    """End a pool's workers now, whatever they are doing (leaving the pool would wait for them
+    to finish every queued deck)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    if hasattr(pool, "terminate_workers"):  # Python 3.14
+        pool.terminate_workers()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 def use_index(decks: int) -> bool:
@@ -809,6 +870,7 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
         database.close()
 
 
-__all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "RunOptions", "Skipped",
+__all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "EventTerminated",
+           "RunOptions", "Skipped",
            "collect", "judge", "run_event", "run_jobs", "use_index",
            "processes_for", "start_method"]
