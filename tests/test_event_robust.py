@@ -282,8 +282,23 @@ def test_a_report_over_one_of_the_inputs_is_refused_before_judging(tmp_path, cor
     code, out, err = run(capsys, "validate", *inputs, "--format", "modern", "--db", core_db,
                          "--report", report)
     assert code == 2 and out == ""
-    assert "is one of the inputs" in err and "choose another file" in err
+    assert "is one of the inputs" in err and "choose a file elsewhere" in err
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.csv")} == before
+
+
+def test_a_new_report_that_the_walk_of_an_input_directory_would_read_is_refused(
+        tmp_path, core_db, capsys):
+    regs = tmp_path / "regs"
+    regs.mkdir()
+    (regs / "a.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    code, out, err = run(capsys, "validate", regs, "--format", "modern", "--db", core_db,
+                         "--report", regs / "report.csv")
+    assert code == 2 and out == "" and "in the input directory" in err
+    assert sorted(p.name for p in regs.iterdir()) == ["a.txt"]
+    # What the walk skips is no input: an HTML page, a hidden file.
+    code, _, _ = run(capsys, "validate", regs, "--format", "modern", "--db", core_db,
+                     "--report", regs / "report.html", "--report", regs / ".report.csv")
+    assert code == 0 and (regs / "report.html").exists() and (regs / ".report.csv").exists()
 
 
 # ---------------------------------------------------------------------------- 7. CSV injection

@@ -329,20 +329,6 @@ def _check_report_path(path: Path) -> None:
                          "a directory that exists and that you can write to") from exc
 
 
-def _check_report_not_input(path: Path, files: dict) -> None:
-    """A report written over one of the run's inputs (a manifest, a decklist, a file in an
-    input directory) would destroy it: refused before any deck is judged."""
-    from .event import file_key
-
-    try:
-        key = file_key(path.stat(), path)
-    except OSError:
-        return  # no such file yet: it is no input
-    if key in files:
-        raise UsageError(f"--report {path} is one of the inputs ({files[key]}); writing the "
-                         "report there would replace it: choose another file")
-
-
 def _check_as_of(value: str | None) -> None:
     """A bad --as-of is a usage error before any deck is read; an empty one too (it would
     otherwise mean current legality, silently)."""
@@ -361,7 +347,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
     from .api import check_bracket, commander_names
-    from .event import EventTerminated, RunOptions, collect, run_event
+    from .event import EventTerminated, RunOptions, collect, report_clash, run_event
     from .eventreport import render_event_json, render_event_text, write_event_report
     from .formats import get_format, load_formats
     from .provenance import provenance_line
@@ -382,8 +368,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     inputs = collect(args.files, formats=formats, default_as_of=args.as_of,
                      read_stdin=lambda: read_limited(sys.stdin.buffer))
-    for path in args.report:
-        _check_report_not_input(path, inputs.files)
+    for path in args.report:  # a report over an input would destroy it
+        clash = report_clash(inputs, path)
+        if clash:
+            raise UsageError(f"--report {path}: {clash}; choose a file elsewhere")
     options = RunOptions(default_format=args.format, formats=formats,
                          commanders=tuple(args.commander), rules=tuple(args.rule),
                          bracket=args.bracket, input_format=args.input_format, as_of=args.as_of)

@@ -1,15 +1,16 @@
 """A whole event in one run: collect inputs into deck jobs, validate them with one card source
 (optionally in N processes), and keep every input accounted for.
 
-Inputs (README "Events"): decklist files, directories (recursive; hidden files and files that
-are clearly not decklists are skipped, each skip reported), glob patterns the shell did not
-expand, `FILE:FORMAT`, manifests (a CSV with a `file` column and optional `player`, `format`,
+Inputs (README "Events"): decklist files, directories (recursive; hidden files, what is no
+regular file and files that are clearly not decklists are skipped, each skip reported), glob
+patterns the shell did not expand, `FILE:FORMAT`, manifests (a CSV with a `file` column and optional `player`, `format`,
 `commander`, `as_of` columns; paths relative to the manifest) and event files
 (`{"Decks": [{"Player", "Mainboard", "Sideboard", ...}]}`: one deck per player).
 
-Each deck gets a stable id: its path relative to the directory or manifest, then `#player`
-where known, then `#deck name` where the decklist names itself. Results come back in input
-order whatever the number of processes, so reports are identical with `--jobs 1` and `--jobs N`.
+Each deck gets a stable id: its path relative to the directory or manifest (with several,
+after each one's path relative to their common parent), then `#player` where known, then
+`#deck name` where the decklist names itself. Results come back in input order whatever the
+number of processes, so reports are identical with `--jobs 1` and `--jobs N`.
 """
 
 from __future__ import annotations
@@ -87,9 +88,11 @@ class Skipped:
 class EventInputs:
     jobs: list[DeckJob] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    #: Every file this run reads or found in a directory, by identity (`file_key`) -> its id:
-    #: a `--report` must not overwrite one of them.
+    #: Every file this run reads, by identity (`file_key`) -> its path, and every directory it
+    #: walks (real paths): a report must not overwrite the one nor land in the other
+    #: (`report_clash`).
     files: dict[Any, str] = field(default_factory=dict)
+    directories: list[str] = field(default_factory=list)
 
 
 def shown(text: str | None) -> str | None:
@@ -287,6 +290,7 @@ class _Collector:
         saved = self.root
         if prefix is None:
             self.root = str(root)
+        self.out.directories.append(os.path.realpath(root))
         found, unwalked = [], set()
         for dirpath, dirnames, filenames in os.walk(root):
             # Hidden directories (.git, .cache) are reported, not walked; so are links to
@@ -523,6 +527,30 @@ def collect(inputs: Sequence[str], *, formats: Mapping[str, Any] | None = None,
         collector.argument(arg)
     _tell_roots_apart(collector.out)
     return collector.out
+
+
+def report_clash(inputs: EventInputs, path: Path) -> str | None:
+    """Why a report written to `path` would harm this run's inputs, or None: it is one of the
+    files read (writing would replace it), or a file that the walk of an input directory would
+    read as a decklist next time."""
+    try:
+        key = file_key(path.stat(), path)
+    except OSError:
+        key = None  # no such file yet
+    if key is not None and key in inputs.files:
+        return f"it is one of the inputs ({inputs.files[key]}): writing the report would replace it"
+    real = os.path.realpath(path)
+    if Path(real).suffix.lower() not in DECK_EXTENSIONS:
+        return None  # walks skip it (an .html report)
+    for directory in inputs.directories:
+        try:
+            rel = Path(os.path.relpath(real, directory))
+        except ValueError:  # another drive
+            continue
+        if rel.parts[0] != os.pardir and not any(p.startswith(".") for p in rel.parts):
+            return (f"it is in the input directory {shown_name(directory)}, whose walk would "
+                    "read the report as a decklist")
+    return None
 
 
 def _tell_roots_apart(out: EventInputs) -> None:
@@ -872,5 +900,5 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
 
 __all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "EventTerminated",
            "RunOptions", "Skipped",
-           "collect", "judge", "run_event", "run_jobs", "use_index",
+           "collect", "report_clash", "judge", "run_event", "run_jobs", "use_index",
            "processes_for", "start_method"]
