@@ -263,7 +263,7 @@ def test_a_fifo_or_a_device_named_as_input_is_not_a_regular_file(tmp_path, core_
         assert "/dev/zero: not a regular file (a character device)" in err
 
 
-# ---------------------------------------------------------------------------- 6. --report over inputs
+# ---------------------------------------------------------------------------- 6. reports, inputs
 
 @pytest.mark.parametrize("target", ["m.csv", "deck.csv", "decks/inner.txt.csv"])
 def test_a_report_over_one_of_the_inputs_is_refused_before_judging(tmp_path, core_db, capsys,

@@ -3,9 +3,9 @@
 
 Inputs (README "Events"): decklist files, directories (recursive; hidden files, what is no
 regular file and files that are clearly not decklists are skipped, each skip reported), glob
-patterns the shell did not expand, `FILE:FORMAT`, manifests (a CSV with a `file` column and optional `player`, `format`,
-`commander`, `as_of` columns; paths relative to the manifest) and event files
-(`{"Decks": [{"Player", "Mainboard", "Sideboard", ...}]}`: one deck per player).
+patterns the shell did not expand, `FILE:FORMAT`, manifests (a CSV with a `file` column and
+optional `player`, `format`, `commander`, `as_of` columns; paths relative to the manifest) and
+event files (`{"Decks": [{"Player", "Mainboard", "Sideboard", ...}]}`: one deck per player).
 
 Each deck gets a stable id: its path relative to the directory or manifest (with several,
 after each one's path relative to their common parent), then `#player` where known, then
