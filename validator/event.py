@@ -665,7 +665,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
             parse_decklist(job.data or b"", input_format=options.input_format,
                            filename=job.filename)
         except DeckcheckError as exc:
-            result.error = str(exc)
+            result.error = shown(str(exc))
             return result
         result.error = "no format: give --format, FILE:FORMAT or a manifest format column"
         return result
