@@ -212,6 +212,19 @@ def test_report_whose_directory_cannot_take_the_temporary_file_fails_before_judg
     assert out == "" and report.read_text(encoding="utf-8") == "old\n"
 
 
+@needs_bytes_names
+def test_a_format_given_with_undecodable_bytes_is_shown_escaped(tmp_path, core_db, capsys):
+    deck = tmp_path / "deck.txt"
+    deck.write_text(LEGAL_MODERN, encoding="utf-8")
+    report = tmp_path / "r.csv"
+    # The shell passes bytes; Python keeps the undecodable one as a surrogate escape.
+    arg = os.fsdecode(os.fsencode(str(deck)) + b":mod\xff")
+    code, out, err = run(capsys, "validate", arg, deck, "--format", "modern", "--db", core_db,
+                         "--report", report)
+    assert code == 2 and "unknown format 'mod\\udcff'" in err
+    assert [r["format"] for r in read_csv(report)] == ["mod\\xff", "modern"]
+
+
 # ---------------------------------------------------------------------------- 4. nothing to judge
 
 def test_an_event_file_without_decks_is_nothing_to_judge(tmp_path, core_db, capsys):
@@ -248,6 +261,14 @@ def test_a_fifo_in_a_deck_folder_is_skipped_not_waited_on(tmp_path):
     assert [j.source for j in inputs.jobs] == ["a.txt"]
     assert [(s.source, s.reason) for s in inputs.skipped] == [
         ("b.txt", "not a regular file (a named pipe)")]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32",
+                    reason="symbolic links need privileges on Windows")
+def test_a_link_to_a_missing_file_says_so(tmp_path):
+    (tmp_path / "c.txt").symlink_to(tmp_path / "gone.txt")
+    [job] = event.collect([str(tmp_path)]).jobs
+    assert job.error == f"cannot read: a link to {tmp_path / 'gone.txt'}, which does not exist"
 
 
 @needs_fifo

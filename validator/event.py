@@ -338,7 +338,10 @@ class _Collector:
                        **_job_fields(row))
             return
         except OSError as exc:
-            self.error(source, f"cannot read: {exc.strerror or exc}", **_job_fields(row))
+            why = exc.strerror or str(exc)
+            if isinstance(exc, FileNotFoundError) and path.is_symlink():
+                why = f"a link to {os.readlink(path)}, which does not exist"
+            self.error(source, f"cannot read: {why}", **_job_fields(row))
             return
         ext = path.suffix.lower()
         if ext == ".csv" and _manifest_header(data):
@@ -686,7 +689,8 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
 
         if isinstance(exc, UsageError) and not job.commanders:
             raise  # the command's own options (--commander, --bracket) are wrong for every deck
-        result.error = shown(str(exc))
+        # A format that is no format's name (FILE:FORMAT, a manifest) is reported as given.
+        result.format, result.error = shown_name(result.format), shown(str(exc))
         return result
     result.deck_name = shown_name(deck.name)
     report.player = job.player
