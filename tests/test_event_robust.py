@@ -257,7 +257,18 @@ def test_a_fifo_in_a_deck_folder_is_skipped_not_waited_on(tmp_path):
     deck_dir.mkdir()
     (deck_dir / "a.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     os.mkfifo(deck_dir / "b.txt")  # nobody writes: opening it to read would wait forever
-    inputs = event.collect([str(deck_dir)])
+    import threading
+
+    collected: list = []
+    worker = threading.Thread(target=lambda: collected.append(event.collect([str(deck_dir)])),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    if worker.is_alive():  # waiting on the FIFO: give it its end of file, then fail
+        os.close(os.open(deck_dir / "b.txt", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(timeout=10)
+        pytest.fail("collect waited on a FIFO")
+    [inputs] = collected
     assert [j.source for j in inputs.jobs] == ["a.txt"]
     assert [(s.source, s.reason) for s in inputs.skipped] == [
         ("b.txt", "not a regular file (a named pipe)")]
@@ -392,7 +403,7 @@ def _children(pid: int) -> list[int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find workers")
-def test_sigterm_stops_the_worker_processes_and_exits_like_an_interrupt(tmp_path, core_db):
+def test_sigterm_stops_the_worker_processes_and_exits_143(tmp_path, core_db):
     import signal
     import subprocess
     import time
