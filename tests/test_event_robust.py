@@ -191,6 +191,12 @@ def test_a_failed_report_write_leaves_the_previous_report_whole(tmp_path, monkey
     assert previous.read_text(encoding="utf-8") == "new report\n"
     if os.name == "posix":
         assert previous.stat().st_mode & 0o777 == 0o640  # the report keeps its permissions
+        # A link to the report stays a link: the file it names gets the new report.
+        link = tmp_path / "latest.csv"
+        link.symlink_to(previous)
+        monkeypatch.setattr(eventreport, "render_event_csv", lambda r: "newer report\n")
+        eventreport.write_event_report(link, result)
+        assert link.is_symlink() and previous.read_text(encoding="utf-8") == "newer report\n"
 
 
 def test_report_whose_directory_cannot_take_the_temporary_file_fails_before_judging(
@@ -223,6 +229,13 @@ def test_a_format_given_with_undecodable_bytes_is_shown_escaped(tmp_path, core_d
                          "--report", report)
     assert code == 2 and "unknown format 'mod\\udcff'" in err
     assert [r["format"] for r in read_csv(report)] == ["mod\\xff", "modern"]
+    # So is the format of an input that cannot be read (larger than a decklist may be).
+    huge = tmp_path / "huge.txt"
+    huge.write_bytes(b"x" * 1_000_001)
+    arg = os.fsdecode(os.fsencode(str(huge)) + b":mod\xff")
+    code, _, err = run(capsys, "validate", arg, deck, "--format", "modern", "--db", core_db,
+                       "--report", report)
+    assert code == 2 and [r["format"] for r in read_csv(report)] == ["mod\\xff", "modern"]
 
 
 # ---------------------------------------------------------------------------- 4. nothing to judge

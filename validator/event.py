@@ -658,8 +658,10 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
     """Validate one job; anything that stops judging it becomes the result's `error`."""
     from .api import parse_decklist, validate
 
+    wanted = job.format or options.default_format
+    # Reported as given when it names no format (FILE:FORMAT, a manifest): printable.
     result = DeckResult(id=job.source, source=job.source, player=job.player,
-                        format=job.format or options.default_format)
+                        format=shown_name(wanted))
     if job.error is not None:
         result.error = job.error
         return result
@@ -675,7 +677,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
     try:
         from .formats import get_format
 
-        fmt = get_format(result.format, options.formats)
+        fmt = get_format(wanted, options.formats)
         result.format = fmt.key
         deck = parse_decklist(job.data or b"", input_format=options.input_format,
                               filename=job.filename)
@@ -689,8 +691,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
 
         if isinstance(exc, UsageError) and not job.commanders:
             raise  # the command's own options (--commander, --bracket) are wrong for every deck
-        # A format that is no format's name (FILE:FORMAT, a manifest) is reported as given.
-        result.format, result.error = shown_name(result.format), shown(str(exc))
+        result.error = shown(str(exc))
         return result
     result.deck_name = shown_name(deck.name)
     report.player = job.player

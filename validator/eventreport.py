@@ -262,6 +262,7 @@ def write_event_report(path: Any, result: EventResult) -> None:
     else:
         text = render_event_csv(result)
     data = text.encode("utf-8")  # before any file is touched
+    path = Path(os.path.realpath(path))  # a link to the report stays a link: its file is replaced
     fd, tmp = _temporary_beside(path)
     try:
         with open(fd, "wb") as f:
@@ -292,7 +293,7 @@ def check_report_writable(path: Any) -> None:
     finally:
         if not existed:
             path.unlink(missing_ok=True)
-    fd, tmp = _temporary_beside(path)
+    fd, tmp = _temporary_beside(os.path.realpath(path))
     os.close(fd)
     os.unlink(tmp)
 
