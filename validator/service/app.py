@@ -32,7 +32,7 @@ from validator.report import card_facts, check_formats_dict
 
 from . import problems
 from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES, too_large_detail
-from .cards import CardHolder, Snapshot, iso
+from .cards import ORACLE_BULK, CardHolder, Snapshot, iso, snapshot_card, snapshot_provenance
 from .fastpath import ValidateFastPath, is_json, media_type
 from .problems import ProblemError
 
@@ -254,11 +254,34 @@ async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> A
 MAX_CARD_NAME = 200
 
 
-def check_formats_answer(reports: list[Any], source: str | None) -> dict[str, Any]:
-    """What `deckcheck check-formats --json` prints (`legal_in`, and per format its errors),
-    plus `reports`: the full deckcheck.report/1 object for every format."""
+#: Problems listed per format by POST /v1/check-formats (in `formats` and in `reports`), the
+#: rest counted in `problems_omitted`. A deck's input problems (each unknown name, each
+#: unreadable line) are found in every format: 4,999 unknown lines made a 114 MB answer
+#: (22 formats, each listing all of them twice). Capped, the answer stays under a few MB
+#: whatever the list; POST /v1/validate gives one format's report whole.
+MAX_PROBLEMS_PER_FORMAT = 50
+
+
+def _capped(entry: dict[str, Any]) -> dict[str, Any]:
+    """`entry` with its `problems` cut to the first MAX_PROBLEMS_PER_FORMAT (they come most
+    severe first) and `problems_omitted`: how many were left out (0: none)."""
+    listed = entry["problems"]
+    entry["problems_omitted"] = max(0, len(listed) - MAX_PROBLEMS_PER_FORMAT)
+    del listed[MAX_PROBLEMS_PER_FORMAT:]
+    return entry
+
+
+def check_formats_answer(reports: list[Any], source: str | None,
+                         provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What `deckcheck check-formats --json` prints (`legal_in`, per format its errors, the
+    `provenance`), plus `reports`: the deckcheck.report/1 object of every format; each
+    format's problems capped at MAX_PROBLEMS_PER_FORMAT (README "check-formats over HTTP")."""
     answer = check_formats_dict(reports, source)
-    answer["reports"] = [r.to_dict() for r in reports]
+    for entry in answer["formats"].values():
+        _capped(entry)
+    if provenance is not None:
+        answer["provenance"] = provenance
+    answer["reports"] = [_capped(r.to_dict()) for r in reports]
     return answer
 
 
@@ -296,7 +319,13 @@ class Service:
                                     commanders=options.commanders, rules=options.rules,
                                     bracket=options.bracket, formats=self.formats,
                                     source=options.filename, **extra)
-        return report.to_dict()
+        # As `deckcheck validate --json`: the report and where its verdict came from.
+        return dict(report.to_dict(), provenance=self._provenance(snap, options, deck))
+
+    @staticmethod
+    def _provenance(snap: Snapshot, options: DeckRequest, deck: Any) -> dict[str, Any]:
+        return snapshot_provenance(snap, options.as_of if options.as_of is not None
+                                   else deck.as_of)
 
     def check_formats(self, options: CheckFormatsRequest, content: str | bytes) -> dict[str, Any]:
         if options.rules or options.bracket is not None:
@@ -308,14 +337,15 @@ class Service:
         reports = validator.check_formats(deck, cards=snap.index, formats=self.formats,
                                           commanders=options.commanders,
                                           source=options.filename, **extra)
-        return check_formats_answer(reports, options.filename)
+        return check_formats_answer(reports, options.filename,
+                                    self._provenance(snap, options, deck))
 
     def card(self, name: str) -> dict[str, Any]:
         snap = self.snapshot()
         if len(name) > MAX_CARD_NAME:
             raise ProblemError("unknown-card", f"no card has a name of {len(name)} characters "
                                f"(the longest are under {MAX_CARD_NAME})", suggestions=[])
-        card = snap.db.card(name)
+        card = snapshot_card(snap, name)  # the snapshot validation uses, never newer data
         if card is None:
             hint = suggestions(name, snap.index, short_names=True)  # as `deckcheck card`
             did = f"; did you mean {' or '.join(hint)}?" if hint else ""
@@ -324,7 +354,16 @@ class Service:
         return card_facts(card, snap.formats)
 
     def health(self) -> dict[str, Any]:
+        """Ready when requests can be answered: the data loaded and its database readable
+        (card pages, printings and tokens are read from it)."""
         snap = self.snapshot()
+        try:
+            readable = snap.db.last_sync(ORACLE_BULK) is not None
+        except Exception as exc:  # noqa: BLE001 - any driver error: the database is unusable
+            raise validator.DatabaseError(f"the card database cannot be read: {exc}") from exc
+        if not readable:
+            raise validator.DatabaseError("the card database holds no sync any more "
+                                          "(emptied or replaced by an unsynced file)")
         sync = snap.sync or {}
         return {"status": "ok", "version": validator.__version__, "cards": snap.card_count,
                 "updated_at": snap.updated_at,
@@ -403,7 +442,7 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     @app.get("/healthz", summary="Ready: card count, the sync's updated_at, version",
              responses=_problems_doc(503))
     async def healthz() -> Response:
-        return _json(service.health())
+        return _json(await run_in_threadpool(service.health))
 
     @app.get("/", include_in_schema=False)
     async def page() -> Response:
