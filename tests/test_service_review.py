@@ -181,3 +181,93 @@ def test_reports_carry_the_provenance_of_the_snapshot_that_judged_them(own_db, t
         app.state.service.holder.refresh()
         newer = c.post("/v1/validate", json=body).json()["provenance"]
         assert newer["card_data"]["synced_at"] > prov["card_data"]["synced_at"]
+
+
+# ---------------------------------------------------------------------------- 7. slow clients
+
+@pytest.fixture
+def quick_deadline_server(own_db):
+    """The service under uvicorn in a thread on a free loopback port, with the deadline
+    protocol `deckcheck serve` uses, its deadlines cut to 0.5 s (head) and 1 s (body)."""
+    import importlib
+    import socket
+    import threading
+    import time
+
+    uvicorn = pytest.importorskip("uvicorn")
+    from validator.service.server import bounds
+
+    options = bounds()
+    module, name = options.pop("http").split(":")
+    quick = type("Quick", (getattr(importlib.import_module(module), name),),
+                 {"head_seconds": 0.5, "body_seconds": 1.0})
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(create_app(ServiceConfig(db=own_db, poll_seconds=0)), host="127.0.0.1",
+                            port=port, log_level="warning", http=quick, **options)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _closed_within(sock, seconds: float, trickle: bytes = b"") -> float | None:
+    """Seconds until the server closed `sock` (sending `trickle` a byte per 0.1 s meanwhile),
+    or None if it was still open after `seconds`."""
+    import socket
+    import time
+
+    started = time.monotonic()
+    sock.settimeout(0.1)
+    sent = 0
+    while time.monotonic() - started < seconds:
+        try:
+            data = sock.recv(65536)
+            if data == b"" or b"HTTP/1.1" in data:
+                return time.monotonic() - started
+        except socket.timeout:
+            pass
+        except OSError:
+            return time.monotonic() - started
+        if sent < len(trickle):
+            try:
+                sock.sendall(trickle[sent:sent + 1])
+            except OSError:
+                return time.monotonic() - started
+            sent += 1
+    return None
+
+
+def test_slow_and_idle_clients_are_closed_at_the_deadlines(quick_deadline_server):
+    import socket
+
+    port = quick_deadline_server
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as silent:
+        assert _closed_within(silent, 5) is not None  # connected, sent nothing
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as partial:
+        partial.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: x\r\n")  # the head never ends
+        assert _closed_within(partial, 5, trickle=b"X-Slow: " + b"a" * 100) is not None
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as slow_body:
+        slow_body.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: x\r\ncontent-type: application/json"
+                          b"\r\ncontent-length: 200\r\n\r\n")
+        assert _closed_within(slow_body, 5, trickle=b"{" * 200) is not None
+    # A request sent at once is answered as ever, on a connection kept alive for the next.
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    for _ in range(2):
+        conn.request("POST", "/v1/validate", body=json.dumps({"decklist": LEGAL_MODERN,
+                                                              "format": "modern"}),
+                     headers={"content-type": "application/json"})
+        response = conn.getresponse()
+        assert response.status == 200 and json.loads(response.read())["legal"] is True
+    conn.close()
