@@ -136,7 +136,8 @@ def test_a_client_that_goes_away_mid_body_is_no_server_error(own_db, caplog, con
     app = create_app(ServiceConfig(db=own_db, poll_seconds=0), holder=holder)
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
              "scheme": "http", "path": "/v1/validate", "raw_path": b"/v1/validate",
-             "query_string": b"format=modern", "root_path": "", "server": ("127.0.0.1", 8000),
+             "query_string": b"format=modern" if content_type == "text/plain" else b"",
+             "root_path": "", "server": ("127.0.0.1", 8000),
              "client": ("127.0.0.1", 5000),
              "headers": [(b"host", b"127.0.0.1"), (b"content-type", content_type.encode()),
                          (b"content-length", b"1000")]}
@@ -271,3 +272,83 @@ def test_slow_and_idle_clients_are_closed_at_the_deadlines(quick_deadline_server
         response = conn.getresponse()
         assert response.status == 200 and json.loads(response.read())["legal"] is True
     conn.close()
+
+
+# ---------------------------------------------------------------------------- 8. plain refusals
+
+@pytest.fixture(scope="module")
+def client(core_db):
+    with TestClient(create_app(ServiceConfig(db=core_db, poll_seconds=0))) as c:
+        yield c
+
+
+def test_a_compressed_body_is_a_415_naming_content_encoding(client):
+    import gzip
+
+    body = gzip.compress(json.dumps({"decklist": LEGAL_MODERN, "format": "modern"}).encode())
+    for path in ("/v1/validate", "/v1/check-formats"):
+        for encoding in ("gzip", "deflate"):
+            problem = assert_problem(client.post(path, content=body, headers={
+                "content-type": "application/json", "content-encoding": encoding}),
+                415, "unsupported-media-type")
+            assert "Content-Encoding" in problem["detail"] and "UTF-8" not in problem["detail"]
+
+
+def test_request_errors_name_the_request_fields_not_cli_flags(client):
+    problem = assert_problem(client.post("/v1/validate", json={
+        "decklist": LEGAL_MODERN, "format": "modern", "bracket": 2}), 400, "bad-input")
+    assert "`bracket`" in problem["detail"] and "--" not in problem["detail"]
+    form = assert_problem(client.post("/v1/validate", data={"format": "modern", "bracket": "2"},
+                                      files={"file": ("d.txt", LEGAL_MODERN.encode())}),
+                          400, "bad-input")
+    assert form["detail"] == problem["detail"]
+
+
+def test_commander_names_are_refused_when_empty_or_longer_than_any_card(client):
+    for names in ([""], ["   "], ["Minsc & Boo, Timeless Heroes", ""]):
+        response = client.post("/v1/validate", json={"decklist": "99 Mountain\n", "format": "commander",
+                                                     "commanders": names})
+        problem = assert_problem(response, 422, "invalid-field")
+        assert "empty" in problem["detail"] and "_____" not in response.text
+    long = "x" * 200_000
+    response = client.post("/v1/validate", json={"decklist": "99 Mountain\n", "format": "commander",
+                                                 "commanders": [long]})
+    assert_problem(response, 422, "invalid-field")
+    assert len(response.content) < 2_000 and long[:300] not in response.text
+
+
+def test_as_of_and_bracket_of_the_wrong_json_type_are_refused_plainly(client):
+    from validator.history import AS_OF_FORMS
+
+    for value in (20260101, 2026.5, True):
+        problem = assert_problem(client.post("/v1/validate", json={
+            "decklist": LEGAL_MODERN, "format": "modern", "as_of": value}), 422, "invalid-field")
+        assert AS_OF_FORMS in problem["detail"] and "Datetimes" not in problem["detail"]
+    for value in (True, False):
+        problem = assert_problem(client.post("/v1/validate", json={
+            "decklist": COMMANDER_DECK, "format": "commander", "bracket": value}), 422, "invalid-field")
+        assert "bracket" in problem["detail"]
+
+
+COMMANDER_DECK = "1 Minsc & Boo, Timeless Heroes\n99 Mountain\n"
+
+
+def test_query_parameters_beside_a_body_are_refused_not_ignored(client):
+    body = {"decklist": LEGAL_MODERN, "format": "modern"}
+    problem = assert_problem(client.post("/v1/validate?format=legacy", json=body), 400, "bad-input")
+    assert "format" in problem["detail"]
+    assert_problem(client.post("/v1/check-formats?as_of=2026-01-01", json={"decklist": LEGAL_MODERN}),
+                   400, "bad-input")
+    assert_problem(client.post("/v1/validate?bracket=2", data={"format": "modern"},
+                               files={"file": ("d.txt", LEGAL_MODERN.encode())}), 400, "bad-input")
+    # text/plain takes its options from the query string, as before
+    plain = client.post("/v1/validate?format=modern", content=LEGAL_MODERN.encode(),
+                        headers={"content-type": "text/plain"})
+    assert plain.status_code == 200 and plain.json()["format"] == "modern"
+
+
+def test_head_is_answered_for_the_page_and_health(client):
+    for path in ("/", "/healthz"):
+        response = client.head(path)
+        assert response.status_code == 200, (path, response.status_code)
+        assert response.headers["content-type"] == client.get(path).headers["content-type"]
