@@ -302,6 +302,10 @@ def test_request_errors_name_the_request_fields_not_cli_flags(client):
                                       files={"file": ("d.txt", LEGAL_MODERN.encode())}),
                           400, "bad-input")
     assert form["detail"] == problem["detail"]
+    commanders = assert_problem(client.post("/v1/validate", json={
+        "decklist": LEGAL_MODERN, "format": "modern", "commanders": ["Lightning Bolt"]}),
+        400, "bad-input")
+    assert "`commanders`" in commanders["detail"] and "--" not in commanders["detail"]
 
 
 def test_commander_names_are_refused_when_empty_or_longer_than_any_card(client):

@@ -368,11 +368,13 @@ class Service:
 
     def validate(self, options: ValidateRequest, content: str | bytes) -> dict[str, Any]:
         snap = self.snapshot()  # this request's data, start to finish, even across a swap
-        if options.bracket is not None:  # said in the request's words, not the CLI's flags
-            fmt = get_format(options.format, self.formats)
-            if not fmt.is_commander:
-                raise ProblemError("bad-input", f"`bracket` applies only to the Commander "
-                                   f"family; {fmt.name} has no brackets (leave `bracket` out, "
+        if options.bracket is not None or options.commanders:  # in the request's words
+            fmt = get_format(options.format, self.formats)  # not the CLI's flags (api.py)
+            field, what = (("bracket", "brackets") if options.bracket is not None
+                           else ("commanders", "commander"))
+            if not fmt.is_commander:  # CR 903.3: brackets and commanders are Commander's
+                raise ProblemError("bad-input", f"`{field}` applies only to the Commander "
+                                   f"family; {fmt.name} has no {what} (leave `{field}` out, "
                                    "or send \"format\": \"commander\")")
         extra = self._options(options, snap)
         deck = self._deck(options, content)
