@@ -32,6 +32,13 @@ def client(core_db):
         yield c
 
 
+def cli_json(report, db: str, as_of=None) -> dict:
+    """What `deckcheck validate --json` prints for `report`: the report and its provenance."""
+    from validator.provenance import provenance
+
+    return dict(report.to_dict(), provenance=provenance(validator.open_db(db), as_of))
+
+
 def assert_problem(response, status: int, code: str) -> dict:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith(PROBLEM_JSON)
@@ -50,8 +57,8 @@ def test_validate_json_is_exactly_the_library_report(client, core_db):
                                                      "filename": "deck.txt"})
         assert response.status_code == 200, response.text
         assert response.headers["content-type"] == "application/json"
-        expected = validator.validate(validator.parse_decklist(text, filename="deck.txt"), fmt,
-                                      db=core_db, source="deck.txt").to_dict()
+        expected = cli_json(validator.validate(validator.parse_decklist(text, filename="deck.txt"),
+                                               fmt, db=core_db, source="deck.txt"), core_db)
         assert response.json() == expected
 
 
@@ -70,8 +77,8 @@ def test_validate_commander_options(client, core_db):
             "commanders": ["Minsc & Boo, Timeless Heroes"], "bracket": 5}
     report = client.post("/v1/validate", json=body).json()
     assert report["deck"]["commanders"] == ["Minsc & Boo, Timeless Heroes"]
-    assert report == validator.validate(body["decklist"], "commander", db=core_db,
-                                        commanders=body["commanders"], bracket=5).to_dict()
+    assert report == cli_json(validator.validate(body["decklist"], "commander", db=core_db,
+                                                 commanders=body["commanders"], bracket=5), core_db)
     ruled = client.post("/v1/validate", json={
         "decklist": LEGAL_MODERN, "format": "modern",
         "rules": ["Each nonland card in your starting deck has mana value 0."]}).json()
@@ -83,8 +90,8 @@ def test_validate_multipart_file_upload(client, core_db):
     response = client.post("/v1/validate", files={"file": ("burn.dek", dek)},
                            data={"format": "modern"})
     assert response.status_code == 200, response.text
-    expected = validator.validate(validator.parse_decklist(dek, filename="burn.dek"), "modern",
-                                  db=core_db, source="burn.dek").to_dict()
+    expected = cli_json(validator.validate(validator.parse_decklist(dek, filename="burn.dek"),
+                                           "modern", db=core_db, source="burn.dek"), core_db)
     assert response.json() == expected and expected["deck"]["input_format"] == "mtgo-dek"
 
 
@@ -92,8 +99,8 @@ def test_validate_text_plain_with_query_options(client, core_db):
     response = client.post("/v1/validate?format=commander&commander=Minsc%20%26%20Boo,%20Timeless%20Heroes",
                            content=COMMANDER.encode(), headers={"content-type": "text/plain; charset=utf-8"})
     assert response.status_code == 200, response.text
-    assert response.json() == validator.validate(
-        COMMANDER, "commander", db=core_db, commanders=["Minsc & Boo, Timeless Heroes"]).to_dict()
+    assert response.json() == cli_json(validator.validate(
+        COMMANDER, "commander", db=core_db, commanders=["Minsc & Boo, Timeless Heroes"]), core_db)
 
 
 # ---------------------------------------------------------------------------- the JSON fast path
@@ -307,8 +314,10 @@ def test_as_of_is_passed_to_the_validator(client, core_db):
     response = client.post("/v1/validate", json=body)
     assert response.status_code == 200
     assert response.json()["as_of"] == "2026-01-01"
-    assert response.json() == validator.validate(
-        LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-01-01").to_dict()
+    assert response.json() == cli_json(validator.validate(
+        LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-01-01"), core_db,
+        "2026-01-01")
+    assert response.json()["provenance"]["legality_basis"] == "history"
     # a date before the shipped history begins is the library's bad-as-of error, as a 400
     assert_problem(client.post("/v1/validate", json={**body, "as_of": "1999-01-01"}), 400,
                    "bad-as-of")
@@ -323,8 +332,10 @@ def test_as_of_may_be_a_month_as_in_the_cli(client, core_db):
     assert answer.status_code == 200
     report = answer.json()
     assert report["as_of"] == "2026-05-31" and report["as_of_precision"] == "month"
-    assert report == validator.validate(
-        LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-05").to_dict()
+    assert report == cli_json(validator.validate(
+        LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-05"), core_db,
+        "2026-05")
+    assert report["provenance"]["legality_as_of_precision"] == "month"
     form = client.post("/v1/validate", data={"format": "modern", "as_of": "2026-05"},
                        files={"file": ("deck.txt", LEGAL_MODERN.encode())})
     assert form.status_code == 200 and form.json()["as_of_precision"] == "month"
@@ -371,7 +382,8 @@ def test_check_formats_reports_every_format(client, core_db):
     assert response.status_code == 200, response.text
     data = response.json()
     expected = validator.check_formats(LEGAL_MODERN, db=core_db)
-    assert data["reports"] == [r.to_dict() for r in expected]
+    assert data["reports"] == [dict(r.to_dict(), problems_omitted=0) for r in expected]
+    assert data["provenance"] == cli_json(expected[0], core_db)["provenance"]
     assert data["legal_in"] == [r.format for r in expected if r.legal] and "modern" in data["legal_in"]
     assert data["schema"] == "deckcheck.check-formats/1" and data["source"] is None
     assert data["formats"]["standard"]["legal"] is False

@@ -147,3 +147,27 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
         out = Path(os.environ["DECKCHECK_SCREENSHOTS"])
         for png in tmp_path.glob("serve-*.png"):
             shutil.copy(png, out / png.name)
+
+
+def test_page_asks_suggestions_for_the_first_20_unknown_names_only(browser, core_db, tmp_path):
+    """One GET v1/cards per unknown name cost the server ~15 ms each: a paste of thousands of
+    unknown lines must not become thousands of lookups. The first 20 still get "Did you mean"."""
+    import time
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, WAIT)
+    lookups = ("return performance.getEntriesByType('resource')"
+               ".filter(e => e.name.includes('/v1/cards/')).length")
+    with Server(core_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        browser.get(server.base + "/")
+        paste(browser, "".join(f"1 Lightnig Bolt{'x' * (i % 3)} {i:02d}\n" for i in range(40)))
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR,
+                                                 "li.problem[data-code=unknown-card]")) == 40)
+        wait.until(lambda d: d.execute_script(lookups) >= 20)
+        time.sleep(1.0)  # any lookup beyond the 20th would have been sent by now
+        assert browser.execute_script(lookups) == 20
+        browser.save_screenshot(str(tmp_path / "serve-many-unknown.png"))

@@ -27,12 +27,13 @@ from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
 
 import validator
+from validator.formats import get_format
 from validator.resolve import suggestions
 from validator.report import card_facts, check_formats_dict
 
 from . import problems
 from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES, too_large_detail
-from .cards import CardHolder, Snapshot, iso
+from .cards import ORACLE_BULK, CardHolder, Snapshot, iso, snapshot_card, snapshot_provenance
 from .fastpath import ValidateFastPath, is_json, media_type
 from .problems import ProblemError
 
@@ -61,6 +62,10 @@ class ServiceConfig:
 
 # ---------------------------------------------------------------------------- request bodies
 
+#: Longer than any card name (the longest are about 140 characters): not looked up.
+MAX_CARD_NAME = 200
+
+
 class DeckRequest(BaseModel):
     """A deck to check. Unknown fields are refused (422): a misspelt option is never ignored."""
 
@@ -80,6 +85,38 @@ class DeckRequest(BaseModel):
         None, description="legality as of this date (YYYY-MM-DD), or of a month (YYYY-MM, for "
                           "a deck known only to its month: judged as of the month's last day, "
                           "and the report's `as_of_precision` is \"month\")")
+
+    @field_validator("commanders")
+    @classmethod
+    def _commanders_read(cls, names: list[str]) -> list[str]:
+        """A commander is a card name: not blank, and no longer than any card name (a name is
+        echoed back in errors, so a 200 KB one would be answered with 200 KB)."""
+        for name in names:
+            if not name.strip():
+                raise ValueError("a commander name is empty: give the card's name, or leave "
+                                 "the commander out")
+            if len(name) > MAX_CARD_NAME:
+                raise ValueError(f"a commander name of {len(name)} characters is no card name "
+                                 f"(the longest are under {MAX_CARD_NAME})")
+        return names
+
+    @field_validator("bracket", mode="before")
+    @classmethod
+    def _bracket_is_a_number(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # JSON true is no bracket (pydantic would read it as 1)
+            raise ValueError("a bracket is a number from 1 to 5, not true or false")
+        return value
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _as_of_is_text(cls, value: Any) -> Any:
+        """A date is text (JSON has no dates): a number such as 20260101 is refused saying the
+        forms taken, not with pydantic's words about datetimes."""
+        if value is not None and not isinstance(value, (str, dt.date)):
+            from validator.history import AS_OF_FORMS
+
+            raise ValueError(f"not a date: write it as a string, {AS_OF_FORMS}")
+        return value
 
     @field_validator("as_of")
     @classmethod
@@ -174,9 +211,29 @@ def _checked(model: type[BaseModel], data: dict[str, Any]) -> BaseModel:
         raise RequestValidationError(exc.errors()) from None
 
 
+def refuse_encoded(encoding: str | None) -> None:
+    """A compressed body would be read as a decklist's bytes and fail as "not valid UTF-8":
+    say what is wrong instead (a decklist is small; nothing here decompresses)."""
+    if encoding and encoding.strip().lower() != "identity":
+        raise ProblemError("unsupported-media-type", f"Content-Encoding {encoding.strip()[:40]!r} "
+                           "is not accepted: send the body uncompressed")
+
+
+def refuse_query_beside_body(request: Request, media: str) -> None:
+    """Options come from the body, or (text/plain only) from the query string: never both,
+    so that a parameter that would be ignored is refused instead."""
+    if request.query_params and media != "text/plain":
+        names = ", ".join(sorted(set(request.query_params.keys())))[:200]
+        raise ProblemError("bad-input", f"query parameters ({names}) are read only with a "
+                           "text/plain body; with a JSON or form body put every option in the "
+                           "body")
+
+
 async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[BaseModel, str | bytes]:
     """The options and the decklist (text, or a file's raw bytes: .dek files may be UTF-16)."""
     media = media_type(request.headers.get("content-type", ""))
+    refuse_encoded(request.headers.get("content-encoding"))
+    refuse_query_beside_body(request, media)
     if is_json(media):
         raw = await request.body()
         try:
@@ -250,15 +307,36 @@ async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> A
     return await run_in_threadpool(fn, options, content)
 
 
-#: Longer than any card name (the longest are about 140 characters): not looked up.
-MAX_CARD_NAME = 200
+#: Problems listed per format by POST /v1/check-formats (in `formats` and in `reports`), the
+#: rest counted in `problems_omitted`. A deck's input problems (each unknown name, each
+#: unreadable line) are found in every format: 4,999 unknown lines made a 114 MB answer
+#: (22 formats, each listing all of them twice). Capped, the answer stays under a few MB
+#: whatever the list; POST /v1/validate gives one format's report whole.
+MAX_PROBLEMS_PER_FORMAT = 50
 
 
-def check_formats_answer(reports: list[Any], source: str | None) -> dict[str, Any]:
-    """What `deckcheck check-formats --json` prints (`legal_in`, and per format its errors),
-    plus `reports`: the full deckcheck.report/1 object for every format."""
-    answer = check_formats_dict(reports, source)
-    answer["reports"] = [r.to_dict() for r in reports]
+def _capped(entry: dict[str, Any]) -> dict[str, Any]:
+    """`entry` with its `problems` cut to the first MAX_PROBLEMS_PER_FORMAT (they come most
+    severe first) and `problems_omitted`: how many were left out (0: none)."""
+    listed = entry["problems"]
+    entry["problems_omitted"] = max(0, len(listed) - MAX_PROBLEMS_PER_FORMAT)
+    del listed[MAX_PROBLEMS_PER_FORMAT:]
+    return entry
+
+
+def check_formats_answer(reports: list[Any], source: str | None,
+                         provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What `deckcheck check-formats --json` prints (`legal_in`, per format its errors, the
+    `provenance`), plus `reports`: the deckcheck.report/1 object of every format; each
+    format's problems capped at MAX_PROBLEMS_PER_FORMAT (README "check-formats over HTTP")."""
+    answer = check_formats_dict(reports[:0], source)
+    answer["legal_in"] = [r.format for r in reports if r.legal]
+    for report in reports:  # one format at a time: at most one format's whole list in memory
+        answer["formats"].update({key: _capped(entry) for key, entry
+                                  in check_formats_dict([report], source)["formats"].items()})
+    if provenance is not None:
+        answer["provenance"] = provenance
+    answer["reports"] = [_capped(r.to_dict()) for r in reports]
     return answer
 
 
@@ -290,13 +368,27 @@ class Service:
 
     def validate(self, options: ValidateRequest, content: str | bytes) -> dict[str, Any]:
         snap = self.snapshot()  # this request's data, start to finish, even across a swap
+        if options.bracket is not None or options.commanders:  # in the request's words
+            fmt = get_format(options.format, self.formats)  # not the CLI's flags (api.py)
+            field, what = (("bracket", "brackets") if options.bracket is not None
+                           else ("commanders", "commander"))
+            if not fmt.is_commander:  # CR 903.3: brackets and commanders are Commander's
+                raise ProblemError("bad-input", f"`{field}` applies only to the Commander "
+                                   f"family; {fmt.name} has no {what} (leave `{field}` out, "
+                                   "or send \"format\": \"commander\")")
         extra = self._options(options, snap)
         deck = self._deck(options, content)
         report = validator.validate(deck, options.format, cards=snap.index,
                                     commanders=options.commanders, rules=options.rules,
                                     bracket=options.bracket, formats=self.formats,
                                     source=options.filename, **extra)
-        return report.to_dict()
+        # As `deckcheck validate --json`: the report and where its verdict came from.
+        return dict(report.to_dict(), provenance=self._provenance(snap, options, deck))
+
+    @staticmethod
+    def _provenance(snap: Snapshot, options: DeckRequest, deck: Any) -> dict[str, Any]:
+        return snapshot_provenance(snap, options.as_of if options.as_of is not None
+                                   else deck.as_of)
 
     def check_formats(self, options: CheckFormatsRequest, content: str | bytes) -> dict[str, Any]:
         if options.rules or options.bracket is not None:
@@ -308,14 +400,15 @@ class Service:
         reports = validator.check_formats(deck, cards=snap.index, formats=self.formats,
                                           commanders=options.commanders,
                                           source=options.filename, **extra)
-        return check_formats_answer(reports, options.filename)
+        return check_formats_answer(reports, options.filename,
+                                    self._provenance(snap, options, deck))
 
     def card(self, name: str) -> dict[str, Any]:
         snap = self.snapshot()
         if len(name) > MAX_CARD_NAME:
             raise ProblemError("unknown-card", f"no card has a name of {len(name)} characters "
                                f"(the longest are under {MAX_CARD_NAME})", suggestions=[])
-        card = snap.db.card(name)
+        card = snapshot_card(snap, name)  # the snapshot validation uses, never newer data
         if card is None:
             hint = suggestions(name, snap.index, short_names=True)  # as `deckcheck card`
             did = f"; did you mean {' or '.join(hint)}?" if hint else ""
@@ -324,7 +417,16 @@ class Service:
         return card_facts(card, snap.formats)
 
     def health(self) -> dict[str, Any]:
+        """Ready when requests can be answered: the data loaded and its database readable
+        (card pages, printings and tokens are read from it)."""
         snap = self.snapshot()
+        try:
+            readable = snap.db.last_sync(ORACLE_BULK) is not None
+        except Exception as exc:  # noqa: BLE001 - any driver error: the database is unusable
+            raise validator.DatabaseError(f"the card database cannot be read: {exc}") from exc
+        if not readable:
+            raise validator.DatabaseError("the card database holds no sync any more "
+                                          "(emptied or replaced by an unsynced file)")
         sync = snap.sync or {}
         return {"status": "ok", "version": validator.__version__, "cards": snap.card_count,
                 "updated_at": snap.updated_at,
@@ -400,12 +502,12 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     async def get_card(name: str) -> Response:
         return _json(await run_in_threadpool(service.card, name))
 
-    @app.get("/healthz", summary="Ready: card count, the sync's updated_at, version",
+    @app.api_route("/healthz", methods=["GET", "HEAD"], summary="Ready: card count, the sync's updated_at, version",
              responses=_problems_doc(503))
     async def healthz() -> Response:
-        return _json(service.health())
+        return _json(await run_in_threadpool(service.health))
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page() -> Response:
         response = FileResponse(STATIC / "index.html", media_type="text/html")
         # Every asset is local (venues are often offline): the page may load nothing else.

@@ -20,6 +20,9 @@ from typing import Any, Callable
 
 from .. import CardDB, CardIndex
 from ..api import legality_history
+from ..model import Card
+from ..names import fold_name
+from ..resolve import choose
 
 log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
 
@@ -59,6 +62,38 @@ class Snapshot:
         if not self.sync:
             return None
         return iso(self.sync.get("updated_at") or self.sync.get("finished_at"))
+
+
+class _SnapshotSync:
+    """The one thing `provenance.provenance` asks a database (its last sync), answered from a
+    snapshot: a report's provenance names the sync that judged it, not the file's latest."""
+
+    def __init__(self, record: dict[str, Any] | None) -> None:
+        self.record = record
+
+    def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
+        return self.record
+
+
+def snapshot_provenance(snap: Snapshot, as_of: Any = None) -> dict[str, Any]:
+    """The `provenance` block the CLI's `--json` carries, for the card data of `snap`."""
+    from ..provenance import provenance
+
+    return provenance(_SnapshotSync(snap.sync), as_of)
+
+
+def snapshot_card(snap: Snapshot, name: str) -> Card | None:
+    """The card `name` means in `snap`: a deck card from the snapshot's index (the very card
+    validation judges, so the two never disagree after a sync the worker has not swapped in
+    yet); failing that, a non-deck object (a token, an art card) from the database, as
+    `deckcheck card` finds one. A deck card the index lacks (a newer sync's) is None: for
+    this snapshot, as for validation, no such card exists."""
+    folded = fold_name(name)
+    found = choose(folded, snap.index.lookup_folded([folded]).get(folded, []))
+    if found:
+        return found[0]
+    other = snap.db.card(name)
+    return other if other is not None and not other.is_deck_card else None
 
 
 def iso(value: Any) -> str | None:

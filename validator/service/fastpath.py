@@ -66,7 +66,9 @@ class ValidateFastPath:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (scope["type"] != "http" or scope.get("method") != "POST"
                 or _route_path(scope) != PATH
-                or not is_json(media_type((_header(scope, b"content-type") or b"").decode("latin-1")))):
+                or not is_json(media_type((_header(scope, b"content-type") or b"").decode("latin-1")))
+                # refused by the app (415 / 400): a compressed body, query parameters beside it
+                or _header(scope, b"content-encoding") is not None or scope.get("query_string")):
             await self.app(scope, receive, send)
             return
         read: list[Message] = []  # every message taken from `receive`, to replay if need be

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from ..errors import DeckcheckError
 
@@ -45,6 +46,11 @@ PROBLEM_TYPES: dict[str, tuple[int, str]] = {
 
 #: Library error codes (validator.errors) -> service problem codes, where they differ.
 _LIBRARY_CODES = {"bad-format": "unknown-format"}
+
+
+#: The detail of every `database-unavailable` answer (the cause is in the server's log).
+DATABASE_UNAVAILABLE = ("the card database cannot be read right now; retry later (the cause "
+                        "is logged on the server)")
 
 
 class ProblemError(Exception):
@@ -87,8 +93,10 @@ def error_response(exc: BaseException, instance: str | None) -> JSONResponse | N
         return problem_response(exc.code, exc.detail, instance, **exc.extra)
     if isinstance(exc, DeckcheckError):
         if exc.code == "database-unavailable":
+            # The cause (a file path, the CLI's advice) is for the operator: logged here,
+            # never handed to an anonymous client.
             log.error("card database: %s", exc)
-            return problem_response("database-unavailable", str(exc), instance)
+            return problem_response("database-unavailable", DATABASE_UNAVAILABLE, instance)
         problem = from_library_error(exc)
         return problem_response(problem.code, problem.detail, instance)
     return None
@@ -129,6 +137,15 @@ def install(app: FastAPI) -> None:
             return JSONResponse(body, status_code=exc.status_code, media_type=MEDIA_TYPE)
         detail = exc.detail if isinstance(exc.detail, str) else PROBLEM_TYPES[code][1]
         return problem_response(code, detail, request.url.path, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(request: Request, exc: ClientDisconnect) -> JSONResponse:
+        # The client closed the connection before sending its whole body: not a server error
+        # (no traceback, one line); the answer goes nowhere (uvicorn drops it).
+        log.info("client went away before sending its whole body: %s %s", request.method,
+                 request.url.path)
+        return problem_response("malformed-body", "the request body ended early",
+                                request.url.path)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -33,6 +33,23 @@ DEFAULT_PORT = 8000
 log = logging.getLogger("uvicorn.error.deckcheck")
 
 
+#: Connections (and requests) one worker holds at once; past it uvicorn answers 503 at once
+#: rather than holding more (each costs a file descriptor and buffers). A worker answers a
+#: deck in about a millisecond: far more than it can use at any useful rate.
+LIMIT_CONCURRENCY = 1000
+#: Seconds an idle keep-alive connection is kept after its last answer (uvicorn's default).
+KEEP_ALIVE_SECONDS = 5
+
+
+def bounds() -> dict[str, Any]:
+    """What uvicorn bounds per worker (README "Web service": what is bounded): concurrent
+    connections, idle keep-alive, and (deadlines.py) the time to send a request head and body."""
+    from .deadlines import http_protocol
+
+    return dict(limit_concurrency=LIMIT_CONCURRENCY, timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                http=http_protocol())
+
+
 def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
     """Fail before binding a port when the service could not answer: no card database, a
     database that was never synced, or a bad formats file (DeckcheckError, exit 2)."""
@@ -129,7 +146,8 @@ def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 
     config = ServiceConfig(db=db, poll_seconds=poll_seconds, cors_origins=tuple(cors_origins),
                            formats_file=str(formats_file) if formats_file else None)
     common: dict[str, Any] = dict(access_log=access_log, root_path=root_path, log_level=log_level,
-                                  server_header=False, timeout_graceful_shutdown=10)
+                                  server_header=False, timeout_graceful_shutdown=10,
+                                  **bounds())
     if workers > 1 and not hasattr(os, "fork"):
         # Each worker process imports the app by name and reads its configuration from the
         # environment it inherits; each loads its own index.

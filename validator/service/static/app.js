@@ -116,8 +116,15 @@ async function check(event) {
 
 function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
 
+// "Did you mean" is asked of the server (one GET v1/cards each) for the first unknown names
+// only, as the CLI suggests for the first 20 (validator.resolve.MAX_SUGGESTED_NAMES): a paste
+// of thousands of unknown lines must not cost the server a lookup each.
+const MAX_SUGGESTED_NAMES = 20;
+let suggestionsLeft = 0;
+
 function render(report) {
   result.hidden = false;
+  suggestionsLeft = MAX_SUGGESTED_NAMES;
   verdict.className = `verdict ${report.legal ? "legal" : "illegal"}`;
   verdict.textContent = `${report.legal ? "✓ Legal" : "✗ Not legal"} in ${report.format_name}`;
   const deck = report.deck, parts = [`${deck.main} main deck`];
@@ -178,7 +185,10 @@ function problemItem(problem) {
   } else {
     item.append(el("div", { class: "problem-text" }, ...content));
   }
-  if (problem.code === "unknown-card" && problem.cards.length) addSuggestions(item, problem);
+  if (problem.code === "unknown-card" && problem.cards.length && suggestionsLeft > 0) {
+    suggestionsLeft -= 1;
+    addSuggestions(item, problem);
+  }
   return item;
 }
 
