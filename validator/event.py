@@ -210,14 +210,21 @@ class _Collector:
     def skip(self, source: str, reason: str) -> None:
         self.out.skipped.append(Skipped(source, reason, root=self.root))
 
-    def read(self, path: Path, limit: int) -> bytes:
+    def read(self, path: Path, limit: int, *, streams: bool = False) -> bytes:
         """At most `limit` + 1 bytes of a regular file (one byte over the limit: the parser's
         size check names the limit). Opened without blocking and checked once open, so that a
-        FIFO or a device is refused (NotRegularFile), never waited on or read forever."""
+        FIFO or a device is refused (NotRegularFile), never waited on or read forever. With
+        `streams` (a path the user named, as `deckcheck validate <(curl ...)` names a pipe)
+        a pipe or character device is read like standard input: up to the limit."""
+        import stat
+
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         with open(fd, "rb") as f:
             st = os.fstat(fd)
             why = _not_regular(st)
+            if why and streams and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
+                os.set_blocking(fd, True)  # the user named it: wait for its writer, as cat does
+                why = None
             if why:
                 raise NotRegularFile(why)
             self.out.files.setdefault(file_key(st, path), shown(str(path)))
@@ -332,7 +339,7 @@ class _Collector:
              row: Mapping[str, Any] | None = None) -> None:
         row = dict(row or {})
         try:
-            data = self.read(path, self.max_bytes)
+            data = self.read(path, self.max_bytes, streams=explicit)
         except NotRegularFile as exc:
             self.error(source, f"{exc}: give a decklist file, or - to read standard input",
                        **_job_fields(row))
