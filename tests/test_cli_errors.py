@@ -22,15 +22,6 @@ from conftest import FIXTURES
 LEGAL_MODERN = "4 Lightning Bolt\n56 Mountain\n"
 
 
-@pytest.fixture(scope="module")
-def commander_db(tmp_path_factory) -> str:
-    from validator.sync import import_file
-
-    path = tmp_path_factory.mktemp("commander-db") / "cards.sqlite3"
-    import_file(FIXTURES / "cards_commander.json", str(path))
-    return str(path)
-
-
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 # The CLI-error helpers and the Commander fixture database of the CLI error tests.
-from test_cli_errors import LEGAL_MODERN, commander_db, run  # noqa: F401 (a fixture)
+from test_cli_errors import LEGAL_MODERN, run
 from test_cli_errors import assert_cannot_judge as one_error_line
 from test_cli_errors import deck as _deck
 
