@@ -475,3 +475,20 @@ def test_sigterm_stops_the_worker_processes_and_exits_143(tmp_path, core_db):
     assert code == 128 + 15
     assert "terminated (SIGTERM)" in err_path.read_text(encoding="utf-8")
     assert report.read_text(encoding="utf-8") == "the previous report\n"
+
+
+def test_text_output_never_passes_a_control_character_to_the_terminal(tmp_path, core_db, capsys):
+    """A card, commander or deck name can carry ESC sequences (a hostile upload an organizer
+    checks at a terminal): every line of text output shows them escaped, one deck, many decks,
+    whatever message quotes the name."""
+    deck = tmp_path / "esc.json"
+    deck.write_text('{"name": "Deck\\u001b[31mX", "main": [[4, "Lightning Bolt"], [56, "Mountain"]],'
+                    ' "commanders": ["Evil\\u001b[31mRED\\u0085"]}', encoding="utf-8")
+    other = tmp_path / "b.txt"
+    other.write_text("4 Lightning Bolt\n1 Bad\x1b]0;title\x07Name\n55 Mountain\n", encoding="utf-8")
+    for inputs in ([deck], [deck, other]):
+        code, out, _ = run(capsys, "validate", *inputs, "--format", "modern", "--db", core_db,
+                           "--verbose")
+        assert code == 1
+        assert not any(c in out for c in "\x1b\x07\x85"), out
+        assert "\\x1b[31m" in out

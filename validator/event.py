@@ -20,13 +20,12 @@ import glob
 import io
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import DeckcheckError
-from .report import Report
+from .report import Report, escape_controls
 
 #: Extensions a decklist file may have (plus none at all); anything else found while walking a
 #: directory is skipped as "not a decklist" (images, archives, documents, scripts...).
@@ -108,17 +107,11 @@ def shown(text: str | None) -> str | None:
         return printable(text)
 
 
-#: Characters that would break a report's one line per deck or drive a terminal (C0 and C1
-#: controls, the Unicode line separators): escaped in names and ids.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
 def shown_name(text: str | None) -> str | None:
-    """A file, player or deck name as one printable line (`shown`, controls escaped: `\\n`)."""
+    """A file, player or deck name as one printable line (`shown`, controls escaped: `\\n`)
+    for every report, not only the terminal's."""
     text = shown(text)
-    if text is None or not _CONTROL.search(text):
-        return text
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    return None if text is None else escape_controls(text)
 
 
 def file_key(st: os.stat_result, path: Path) -> Any:

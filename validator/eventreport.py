@@ -13,7 +13,7 @@ from typing import Any
 from .event import DeckResult, EventResult
 from .model import Severity
 from .provenance import as_of_label, provenance_line, synced_shown
-from .report import SCHEMA, shown_lines
+from .report import SCHEMA, escape_controls, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
 DATE_NOTES = frozenset({"legality-date-uncertain"})
@@ -60,7 +60,7 @@ def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
     out.append(f"{summary['legal']} of {judged} decks legal"
                + (f"; {summary['unreadable']} input(s) unreadable" if summary["unreadable"] else ""))
     out.append(provenance_line(result.provenance))
-    return "\n".join(out)
+    return "\n".join(escape_controls(line) for line in out)
 
 
 # ---------------------------------------------------------------------------- JSON

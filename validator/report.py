@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -98,6 +99,18 @@ def summarize_deck(report: Report, deck: Any) -> None:
     report.sticker_sheets = sum(e.quantity for e in getattr(deck, "sticker_sheets", ()))
 
 
+#: Characters that would drive a terminal or break a line of text output (C0 and C1 controls,
+#: the Unicode line separators): a decklist can put them in a card or deck name.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def escape_controls(text: str) -> str:
+    """`text` as one printable line: controls written as escapes (`\\x1b`, `\\n`)."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def render_text(report: Report, *, verbose: bool = False) -> str:
     """What a player reads at a terminal: the verdict, then one line per problem."""
     head = f"{report.source}: " if report.source else ""
@@ -120,7 +133,7 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     hidden = sum(1 for p in report.problems if p.severity == INFO) if not verbose else 0
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
-    return "\n".join(lines)
+    return "\n".join(escape_controls(line) for line in lines)
 
 
 #: At most this many line numbers after a problem in the text output (the JSON has them all).
