@@ -176,6 +176,11 @@ def test_as_of_a_date_the_history_does_not_reach_says_so(tmp_path):
             assert "legality-history-missing" not in codes(report), (fmt, when)
 
 
+def test_changes_since_an_empty_date_is_a_usage_error(core_db, capsys):
+    assert main(["changes", "--db", core_db, "--format", "modern", "--since", ""]) == 2
+    assert "--since '' is not a date" in capsys.readouterr().err
+
+
 def test_changes_command_says_where_a_formats_knowledge_begins(tmp_path, capsys):
     path = _resync_with(tmp_path, {"Lightning Bolt": {"pauper": "banned"}})
     assert main(["changes", "--db", path, "--format", "pauper", "--since", "2022-01-01"]) == 0

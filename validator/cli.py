@@ -550,6 +550,9 @@ def _changes_history(args: argparse.Namespace) -> int:
     from .history import history_for, parse_date
 
     key = get_format(args.format_name, load_formats(None)).legality if args.format_name else None
+    if args.since is not None and not args.since.strip():  # not a date, and not "every change"
+        raise UsageError("--since '' is not a date; write it as YYYY-MM-DD (e.g. 2026-02-22), or "
+                         "leave --since out for every change")
     since = parse_date(args.since, "--since")
     history = history_for(_open_cards(args.db, many=False))
     changes = history.changes(key, since)
