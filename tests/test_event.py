@@ -158,6 +158,29 @@ def test_a_month_as_of_beside_decks_with_their_own_date_is_judged_per_deck(
     assert "as of each deck's date (legality history)" in text and "only the month" not in text
 
 
+def test_a_per_deck_run_with_undated_decks_says_they_were_judged_on_the_card_data(
+        folder, core_db, capsys, tmp_path):
+    """A manifest whose rows carry dates only for some decks: the undated ones were judged on
+    the card data, and the provenance says so rather than "as of each deck's date" alone; with
+    --as-of event and no dated deck at all, the run is plainly the card data's."""
+    manifest = folder / "some-dated.csv"
+    manifest.write_text("file,format,as_of\nalice/deck.txt,modern,2021-12-01\n"
+                        "bob/deck.txt,modern,\n", encoding="utf-8")
+    out_json = tmp_path / "r.json"
+    _, text, _ = run(capsys, "validate", str(manifest), "--db", core_db, "--report", str(out_json))
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    assert [r["as_of"] for r in data["reports"]] == ["2021-12-01", None]
+    assert data["provenance"]["legality_as_of"] == "per deck"
+    assert data["provenance"]["legality_basis"] == "history and card data"
+    assert "decks without a date: current card data" in text
+    undated = folder / "undated.csv"
+    undated.write_text("file,format\nbob/deck.txt,modern\n", encoding="utf-8")
+    _, text, _ = run(capsys, "validate", str(undated), "--db", core_db, "--as-of", "event",
+                     "--report", str(out_json))
+    prov = json.loads(out_json.read_text(encoding="utf-8"))["provenance"]
+    assert prov["legality_basis"] == "card data" and "each deck's date" not in text
+
+
 def test_duplicate_players_and_names_get_distinct_ids(tmp_path):
     path = tmp_path / "league.json"
     path.write_text(event_file(("amy", GOOD, []), ("amy", GOOD, [])), encoding="utf-8")

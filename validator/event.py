@@ -891,8 +891,11 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
         dates = {r.report.as_of for r in results if r.report is not None}
         # The precision belongs to one date: said again below only when every deck has it.
         prov.pop("legality_as_of_precision", None)
-        if options.as_of == "event" or (dates - {None} and len(dates) > 1):
-            prov["legality_as_of"], prov["legality_basis"] = "per deck", "history"
+        dated = dates - {None}
+        if dated and (options.as_of == "event" or len(dates) > 1):
+            # Each deck as of its own date; a deck without one was judged on the card data.
+            prov["legality_as_of"] = "per deck"
+            prov["legality_basis"] = "history" if None not in dates else "history and card data"
         elif dates and None not in dates:
             prov["legality_as_of"], prov["legality_basis"] = dates.pop(), "history"
             precisions = {r.report.as_of_precision for r in results if r.report is not None}
