@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from .errors import DeckcheckError, UsageError
 
@@ -343,10 +343,33 @@ def _check_as_of(value: str | None) -> None:
     check_history_start(when.day, shipped_history().start, "--as-of")
 
 
+def _check_commander_options(inputs: Any, args: argparse.Namespace, formats: Any) -> None:
+    """--commander and --bracket are for the run's Commander-family decks (the others are
+    judged without them, `event.judge`): a run with none of those cannot use them, so they are
+    refused before any deck is judged, not silently ignored (as the library's check_bracket)."""
+    from .api import check_bracket
+    from .formats import FormatError, get_format
+
+    if not args.commander and args.bracket is None:
+        return
+    found = []
+    names = {job.format or args.format for job in inputs.jobs if job.error is None} - {None}
+    for name in sorted(names):
+        try:
+            found.append(get_format(name, formats))
+        except FormatError:
+            continue  # said on the deck itself
+    if not found and args.format:
+        found.append(get_format(args.format, formats))
+    leader = next((f for f in found if f.is_commander), found[0] if found else None)
+    if leader is not None:
+        check_bracket(leader, args.bracket, args.commander)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
-    from .api import check_bracket, commander_names
+    from .api import commander_names
     from .event import EventTerminated, RunOptions, collect, report_clash, run_event
     from .eventreport import render_event_json, render_event_text, write_event_report
     from .formats import get_format, load_formats
@@ -356,8 +379,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # Everything that would stop the run is checked before the first deck is read.
     formats = load_formats(args.formats_file)
     commander_names(args.commander)  # an empty name
-    if args.format:  # as the library: --bracket and --commander belong to Commander formats
-        check_bracket(get_format(args.format, formats), args.bracket, args.commander)
+    if args.format:
+        get_format(args.format, formats)  # an unknown --format stops the run at once
     _check_rules(args.rule)
     _check_as_of(args.as_of)
     if args.jobs is not None and args.jobs < 1:
@@ -372,6 +395,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         clash = report_clash(inputs, path)
         if clash:
             raise UsageError(f"--report {path}: {clash}; choose a file elsewhere")
+    _check_commander_options(inputs, args, formats)
     options = RunOptions(default_format=args.format, formats=formats,
                          commanders=tuple(args.commander), rules=tuple(args.rule),
                          bracket=args.bracket, input_format=args.input_format, as_of=args.as_of)

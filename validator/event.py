@@ -215,12 +215,16 @@ class _Collector:
         with open(fd, "rb") as f:
             st = os.fstat(fd)
             why = _not_regular(st)
-            if why and streams and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
-                os.set_blocking(fd, True)  # the user named it: wait for its writer, as cat does
-                why = None
-            if why:
+            stream = bool(why) and streams and (stat.S_ISFIFO(st.st_mode)
+                                                or stat.S_ISCHR(st.st_mode))
+            if why and not stream:
                 raise NotRegularFile(why)
             self.out.files.setdefault(file_key(st, path), shown(str(path)))
+            if not stream:
+                return f.read(limit + 1)
+        # The user named it: opened again, blocking, to wait for its writer as cat does (a pipe
+        # opened without blocking reads as empty until a writer comes).
+        with open(path, "rb") as f:
             return f.read(limit + 1)
 
     # -- inputs
@@ -683,9 +687,18 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
                               filename=job.filename)
         default = options.as_of if options.as_of != "event" else None
         as_of = job.as_of or deck.as_of or default
-        report = validate(deck, fmt, cards=cards, commanders=job.commanders or options.commanders,
-                          rules=options.rules, bracket=options.bracket, source=job.source,
+        commanders, bracket = job.commanders or options.commanders, options.bracket
+        if not fmt.is_commander:
+            # The run's --commander and --bracket are for its Commander decks (a run whose
+            # default format is outside the family is refused before any deck: cli); a
+            # manifest's commander cell on a deck of another format is a slip in the sheet:
+            # the deck is judged without it, and its report says so.
+            commanders, bracket = (), None
+        report = validate(deck, fmt, cards=cards, commanders=commanders,
+                          rules=options.rules, bracket=bracket, source=job.source,
                           as_of=as_of, history=history)
+        if job.commanders and not fmt.is_commander:
+            report.problems.append(_commander_ignored(job.commanders, fmt))
     except DeckcheckError as exc:
         from .errors import UsageError
 
@@ -699,6 +712,16 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
     # The offending lines are shown for illegal decks only (the HTML report's deck sections).
     result.offending = [] if report.legal else _offending(report, deck)
     return result
+
+
+def _commander_ignored(names: Sequence[str], fmt: Any) -> Any:
+    from .model import WARNING, Problem
+
+    return Problem(
+        "commander-ignored", f"the manifest names a commander ({', '.join(names)}) for this "
+        f"{fmt.name} deck, which has none (CR 903 applies to the Commander variants only): "
+        "judged without it; fix the row's format or commander", f"format:{fmt.key}", WARNING,
+        cards=tuple(names))
 
 
 def _ids(results: list[DeckResult], jobs: list[DeckJob]) -> None:
