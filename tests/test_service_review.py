@@ -340,7 +340,11 @@ COMMANDER_DECK = "1 Minsc & Boo, Timeless Heroes\n99 Mountain\n"
 def test_query_parameters_beside_a_body_are_refused_not_ignored(client):
     body = {"decklist": LEGAL_MODERN, "format": "modern"}
     problem = assert_problem(client.post("/v1/validate?format=legacy", json=body), 400, "bad-input")
-    assert "format" in problem["detail"]
+    assert "format" in problem["detail"] and "in the body" in problem["detail"]
+    # only the options are named, not a cache-buster beside them
+    mixed = assert_problem(client.post("/v1/validate?_=1&commander=X&as_of=2026-01-01", json=body),
+                           400, "bad-input")
+    assert mixed["detail"].startswith("options as_of, commander in the query string")
     assert_problem(client.post("/v1/check-formats?as_of=2026-01-01", json={"decklist": LEGAL_MODERN}),
                    400, "bad-input")
     assert_problem(client.post("/v1/validate?bracket=2", data={"format": "modern"},
@@ -349,6 +353,69 @@ def test_query_parameters_beside_a_body_are_refused_not_ignored(client):
     plain = client.post("/v1/validate?format=modern", content=LEGAL_MODERN.encode(),
                         headers={"content-type": "text/plain"})
     assert plain.status_code == 200 and plain.json()["format"] == "modern"
+
+
+def test_query_parameters_that_are_no_option_pass_beside_a_json_or_form_body(client):
+    """A cache-buster or an API gateway's key is none of the service's business: the answer
+    is the one without it."""
+    body = {"decklist": LEGAL_MODERN, "format": "modern"}
+    for path, json_body in (("/v1/validate", body), ("/v1/check-formats", {"decklist": LEGAL_MODERN})):
+        plain = client.post(path, json=json_body)
+        assert plain.status_code == 200
+        for query in ("_=123", "api_key=k3y&_=1700000000", "_"):
+            busted = client.post(f"{path}?{query}", json=json_body)
+            assert busted.status_code == 200, (path, query, busted.text)
+            assert busted.json() == plain.json()
+        form = client.post(f"{path}?api_key=k3y", data={k: v for k, v in json_body.items()
+                                                         if k != "decklist"},
+                           files={"file": ("d.txt", LEGAL_MODERN.encode())})
+        assert form.status_code == 200, form.text
+
+
+def test_the_fast_path_answers_a_cache_busted_json_body_and_leaves_options_to_the_app():
+    from validator.service.app import QUERY_OPTIONS, ValidateRequest
+    from validator.service.fastpath import ValidateFastPath
+
+    async def app(scope, receive, send):  # the full app: records that it was asked
+        asked.append(scope["query_string"])
+        await send({"type": "http.response.start", "status": 400, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def answer(options):
+        return {"format": options.format}
+
+    layer = ValidateFastPath(app, model=ValidateRequest, answer=answer, query_options=QUERY_OPTIONS)
+    body = json.dumps({"decklist": LEGAL_MODERN, "format": "modern"}).encode()
+
+    async def post(query: bytes) -> int:
+        sent: list[dict] = []
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive():
+            return messages.pop(0)
+
+        async def send(message):
+            sent.append(message)
+
+        await layer({"type": "http", "method": "POST", "path": "/v1/validate", "root_path": "",
+                     "query_string": query, "headers": [(b"content-type", b"application/json")]},
+                    receive, send)
+        return sent[0]["status"]
+
+    asked: list[bytes] = []
+    assert asyncio.run(post(b"_=123")) == 200 and asked == []
+    assert asyncio.run(post(b"api_key=x&%66ormat=legacy")) == 400 and asked == [b"api_key=x&%66ormat=legacy"]
+
+
+def test_a_body_of_no_accepted_type_is_a_415_whatever_the_query(client):
+    """`requests.post(url, params={"format": "modern"}, data=text)` sends no Content-Type."""
+    for path in ("/v1/validate", "/v1/check-formats"):
+        for headers in ({}, {"content-type": "application/octet-stream"}):
+            problem = assert_problem(client.post(f"{path}?format=modern", content=LEGAL_MODERN.encode(),
+                                                 headers=headers), 415, "unsupported-media-type")
+            for accepted in ("application/json", "multipart/form-data", "text/plain"):
+                assert accepted in problem["detail"]
+            assert "query string" in problem["detail"] and "JSON or form body" not in problem["detail"]
 
 
 def test_head_is_answered_for_the_page_and_health(client):

@@ -219,20 +219,44 @@ def refuse_encoded(encoding: str | None) -> None:
                            "is not accepted: send the body uncompressed")
 
 
+#: The query parameters a text/plain body takes its options from (`_fields_from`).
+QUERY_OPTIONS = frozenset(_SCALAR_FIELDS).union(*_LIST_FIELDS.values())
+
+_FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def refuse_unsupported(media: str) -> None:
+    """A body of no accepted type (no Content-Type at all, as `requests.post(url, data=text)`
+    sends, or application/octet-stream) is a 415 saying what to send, whatever the query."""
+    if not (is_json(media) or media in _FORM_TYPES or media == "text/plain"):
+        raise ProblemError("unsupported-media-type", f"content type {media or '(none)'!r} is not "
+                           "accepted; send application/json (the options in the JSON object), "
+                           "multipart/form-data (a `file` field, the options as form fields) or "
+                           "text/plain (the decklist as the body, the options in the query "
+                           "string: ?format=modern)")
+
+
 def refuse_query_beside_body(request: Request, media: str) -> None:
-    """Options come from the body, or (text/plain only) from the query string: never both,
-    so that a parameter that would be ignored is refused instead."""
-    if request.query_params and media != "text/plain":
-        names = ", ".join(sorted(set(request.query_params.keys())))[:200]
-        raise ProblemError("bad-input", f"query parameters ({names}) are read only with a "
-                           "text/plain body; with a JSON or form body put every option in the "
-                           "body")
+    """Options come from the body, or (text/plain only) from the query string: an option in
+    the query beside a JSON or form body would be ignored, so it is refused instead. Other
+    query parameters (a cache-buster `?_=...`, an API gateway's `?api_key=...`) are none of
+    the service's business and pass untouched."""
+    if media == "text/plain":
+        return
+    named = sorted(QUERY_OPTIONS.intersection(request.query_params.keys()))
+    if named:
+        it = "them" if len(named) > 1 else "it"
+        raise ProblemError("bad-input", f"option{'s' if len(named) > 1 else ''} "
+                           f"{', '.join(named)} in the query string beside a JSON or form "
+                           f"body: put {it} in the body (only a text/plain body takes its "
+                           "options from the query string)")
 
 
 async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[BaseModel, str | bytes]:
     """The options and the decklist (text, or a file's raw bytes: .dek files may be UTF-16)."""
     media = media_type(request.headers.get("content-type", ""))
     refuse_encoded(request.headers.get("content-encoding"))
+    refuse_unsupported(media)
     refuse_query_beside_body(request, media)
     if is_json(media):
         raw = await request.body()
@@ -245,7 +269,7 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
                                '({"decklist": "...", "format": "modern"})')
         options = _checked(model, data)
         return options, options.decklist  # type: ignore[attr-defined]
-    if media in ("multipart/form-data", "application/x-www-form-urlencoded"):
+    if media in _FORM_TYPES:
         try:
             form = await request.form(max_files=1, max_fields=50)
         except BodyTooLarge:
@@ -266,13 +290,10 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
                                                   "is required", "input": None}])
         options = _checked(model, {**data, "decklist": ""})
         return options, content
-    if media == "text/plain":
-        content = await request.body()
-        options = _checked(model, {**_fields_from(request.query_params, model), "decklist": ""})
-        return options, content
-    raise ProblemError("unsupported-media-type", f"content type {media or '(none)'!r} is not "
-                       "accepted; send application/json, multipart/form-data (a `file` field) "
-                       "or text/plain with ?format=")
+    # text/plain (refuse_unsupported let nothing else through)
+    content = await request.body()
+    options = _checked(model, {**_fields_from(request.query_params, model), "decklist": ""})
+    return options, content
 
 
 # ---------------------------------------------------------------------------- answers
@@ -474,7 +495,8 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
 
     # Outside the body limit (it enforces the same limit itself), inside CORS (its answers
     # get the CORS headers too): JSON validate requests skip the framework's per-request layers.
-    app.add_middleware(ValidateFastPath, model=ValidateRequest, answer=validate_answer)
+    app.add_middleware(ValidateFastPath, model=ValidateRequest, answer=validate_answer,
+                       query_options=QUERY_OPTIONS)
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
                            allow_methods=["GET", "POST"], allow_headers=["Content-Type"])

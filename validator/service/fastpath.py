@@ -24,6 +24,7 @@ from typing import Any, Awaitable, Callable
 
 import orjson
 from pydantic import BaseModel
+from starlette.datastructures import QueryParams
 
 from .bodylimit import MAX_BODY_BYTES, ASGIApp, Message, Receive, Scope, Send
 from .problems import error_response
@@ -60,15 +61,20 @@ class ValidateFastPath:
 
     def __init__(self, app: ASGIApp, *, model: type[BaseModel],
                  answer: Callable[[Any], Awaitable[dict[str, Any]]],
-                 max_bytes: int = MAX_BODY_BYTES) -> None:
+                 max_bytes: int = MAX_BODY_BYTES,
+                 query_options: frozenset[str] = frozenset()) -> None:
         self.app, self.model, self.answer, self.max_bytes = app, model, answer, max_bytes
+        #: query parameters the app refuses beside a JSON body (the text/plain body's options)
+        self.query_options = query_options
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (scope["type"] != "http" or scope.get("method") != "POST"
                 or _route_path(scope) != PATH
                 or not is_json(media_type((_header(scope, b"content-type") or b"").decode("latin-1")))
-                # refused by the app (415 / 400): a compressed body, query parameters beside it
-                or _header(scope, b"content-encoding") is not None or scope.get("query_string")):
+                # refused by the app (415 / 400): a compressed body, an option in the query
+                # beside it (any other query parameter, `?_=...`, is no concern of the answer)
+                or _header(scope, b"content-encoding") is not None
+                or self._option_in_query(scope.get("query_string", b""))):
             await self.app(scope, receive, send)
             return
         read: list[Message] = []  # every message taken from `receive`, to replay if need be
@@ -97,6 +103,10 @@ class ValidateFastPath:
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-length", b"%d" % len(answer)), (b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": answer})
+
+    def _option_in_query(self, query: bytes) -> bool:
+        """Whether the query string names an option (parsed as the app parses it)."""
+        return bool(query) and not self.query_options.isdisjoint(QueryParams(query).keys())
 
     async def _read(self, scope: Scope, receive: Receive, read: list[Message]) -> bytes | None:
         """The whole body, or None when it is over the limit (declared or counted) or the
