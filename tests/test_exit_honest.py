@@ -224,6 +224,34 @@ def test_commander_with_a_file_naming_a_non_commander_format_stops_like_bracket(
         one_error_line(code, err, f"{option[0]} applies only to the Commander family")
 
 
+def test_commander_options_apply_to_the_commander_decks_of_a_mixed_run(core_db, tmp_path,
+                                                                       capsys):
+    """--commander with a Commander default and one FILE:modern: the Modern deck is judged
+    without it (as before this session), not the whole run refused."""
+    cmd = _deck(tmp_path, "1 Lurrus of the Dream-Den\n1 Mountain\n", "cmd.txt")
+    modern = _deck(tmp_path, LEGAL_MODERN, "modern.txt")
+    code, out, err = run(capsys, "validate", cmd, f"{modern}:modern", "--format", "commander",
+                         "--db", core_db, "--commander", "Lurrus of the Dream-Den")
+    assert code == 1 and err == ""  # the Commander deck is too small, and judged
+    assert "modern.txt" in out and "UNREADABLE" not in out
+
+
+def test_a_manifest_commander_cell_on_another_format_is_a_warning(core_db, tmp_path, capsys):
+    """A stray commander cell on a Modern row: the deck is judged, its report says the cell
+    was ignored (it was silently ignored before; then, briefly, the deck was unreadable)."""
+    import json
+
+    _deck(tmp_path, LEGAL_MODERN, "modern.txt")
+    manifest = tmp_path / "m.csv"
+    manifest.write_text("file,format,commander\nmodern.txt,modern,Lightning Bolt\n",
+                        encoding="utf-8")
+    code, out, _ = run(capsys, "validate", str(manifest), "--db", core_db, "--json")
+    assert code == 0
+    report = json.loads(out)  # one deck: its report, as validate --json prints one
+    assert [(p["code"], p["severity"]) for p in report["problems"]] == [
+        ("commander-ignored", "warning")]
+
+
 def test_commander_in_a_commander_format_still_works(commander_db, tmp_path, capsys):
     text = "1 Tymna the Weaver\n1 Sol Ring\n"
     code, out, _ = run(capsys, "validate", _deck(tmp_path, text), "--format", "commander",
