@@ -352,10 +352,14 @@ def test_a_new_report_that_the_walk_of_an_input_directory_would_read_is_refused(
                          "--report", regs / "report.csv")
     assert code == 2 and out == "" and "in the input directory" in err
     assert sorted(p.name for p in regs.iterdir()) == ["a.txt"]
-    # What the walk skips is no input: an HTML page, a hidden file.
+    # What the walk skips is no input: an HTML page, a JSON report, a hidden file; and the
+    # next run over the folder judges the same deck, the reports skipped.
+    reports = [regs / "report.html", regs / "report.json", regs / ".report.csv"]
     code, _, _ = run(capsys, "validate", regs, "--format", "modern", "--db", core_db,
-                     "--report", regs / "report.html", "--report", regs / ".report.csv")
-    assert code == 0 and (regs / "report.html").exists() and (regs / ".report.csv").exists()
+                     *[x for r in reports for x in ("--report", r)])
+    assert code == 0 and all(r.exists() for r in reports)
+    code, out, _ = run(capsys, "validate", regs, "--format", "modern", "--db", core_db)
+    assert code == 0 and "1 of 1 decks legal" in out and "3 file(s) skipped" in out
 
 
 # ---------------------------------------------------------------------------- 7. CSV injection

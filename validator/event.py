@@ -547,8 +547,10 @@ def report_clash(inputs: EventInputs, path: Path) -> str | None:
     if key is not None and key in inputs.files:
         return f"it is one of the inputs ({inputs.files[key]}): writing the report would replace it"
     real = os.path.realpath(path)
-    if Path(real).suffix.lower() not in DECK_EXTENSIONS:
-        return None  # walks skip it (an .html report)
+    if Path(real).suffix.lower() not in DECK_EXTENSIONS or Path(real).suffix.lower() == ".json":
+        # Walks skip it: an .html report, and a .json one (JSON that is neither a deck nor an
+        # event file is skipped and listed); a .csv report would read as a CSV decklist.
+        return None
     for directory in inputs.directories:
         try:
             rel = Path(os.path.relpath(real, directory))
