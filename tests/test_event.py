@@ -171,7 +171,8 @@ def test_a_per_deck_run_with_undated_decks_says_they_were_judged_on_the_card_dat
     data = json.loads(out_json.read_text(encoding="utf-8"))
     assert [r["as_of"] for r in data["reports"]] == ["2021-12-01", None]
     assert data["provenance"]["legality_as_of"] == "per deck"
-    assert data["provenance"]["legality_basis"] == "history and card data"
+    assert data["provenance"]["legality_basis"] == "history"
+    assert data["provenance"]["undated_decks_basis"] == "card data"
     assert "decks without a date: current card data" in text
     undated = folder / "undated.csv"
     undated.write_text("file,format\nbob/deck.txt,modern\n", encoding="utf-8")

@@ -919,8 +919,9 @@ def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions
         dated = dates - {None}
         if dated and (options.as_of == "event" or len(dates) > 1):
             # Each deck as of its own date; a deck without one was judged on the card data.
-            prov["legality_as_of"] = "per deck"
-            prov["legality_basis"] = "history" if None not in dates else "history and card data"
+            prov["legality_as_of"], prov["legality_basis"] = "per deck", "history"
+            if None in dates:  # an added field: the values of the others stay as documented
+                prov["undated_decks_basis"] = "card data"
         elif dates and None not in dates:
             prov["legality_as_of"], prov["legality_basis"] = dates.pop(), "history"
             precisions = {r.report.as_of_precision for r in results if r.report is not None}

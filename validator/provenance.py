@@ -77,10 +77,10 @@ def provenance_line(prov: dict[str, Any]) -> str:
     source = "legality history"
     if prov.get("legality_as_of_precision") == "month":  # "only the month 2026-05 is known"
         source = f"only the month {when[:7]} is known; {source}"
-    if prov["legality_basis"] == "history and card data":  # a per-deck run, some undated
+    if prov.get("undated_decks_basis") == "card data":  # a per-deck run, some undated
         source += "; decks without a date: current card data"
     basis = (f"as of {when} ({source})"
-             if prov["legality_basis"] in ("history", "history and card data")
+             if prov["legality_basis"] == "history"
              else f"current card data ({prov['legality_as_of'] or 'unknown date'})")
     return (f"deckcheck {prov['deckcheck']}; card data synced {synced}, Scryfall updated_at "
             f"{updated}; legality {basis}")
