@@ -138,6 +138,10 @@ def test_control_characters_in_names_are_escaped_so_each_deck_stays_one_line(tmp
     assert code == 0 and "\x1b" not in out and "\u2028" not in out
     assert [line.split()[0] for line in out.splitlines()[1:3]] == [
         f"{path}#Ann\\nEvil\\x1b[2J", f"{path}#Bo\\u2028b"]
+    # The data keeps the names as given: JSON escapes them its own way, unambiguously.
+    code, out, _ = run(capsys, "validate", path, "--db", core_db, "--json")
+    players = [r["player"] for r in json.loads(out)["reports"]]
+    assert players == ["Ann\nEvil\x1b[2J", "Bo\u2028b"]
 
 
 # ---------------------------------------------------------------------------- 3. file names

@@ -38,7 +38,9 @@ EXITS_PLAIN = """exit codes:
 
 
 def _err(message: str) -> None:
-    print(f"deckcheck: {message}", file=sys.stderr)
+    from .report import escape_controls  # a file or player name can carry terminal controls
+
+    print(f"deckcheck: {escape_controls(message)}", file=sys.stderr)
 
 
 def _one_line(message: str) -> str:

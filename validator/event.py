@@ -70,7 +70,7 @@ class DeckJob:
 
     def __post_init__(self) -> None:
         self.source, self.player, self.error = (
-            shown_name(self.source), shown_name(self.player), shown(self.error))
+            shown(self.source), shown(self.player), shown(self.error))
 
 
 @dataclass
@@ -80,7 +80,7 @@ class Skipped:
     root: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.source, self.reason = shown_name(self.source), shown(self.reason)
+        self.source, self.reason = shown(self.source), shown(self.reason)
 
 
 @dataclass
@@ -108,8 +108,9 @@ def shown(text: str | None) -> str | None:
 
 
 def shown_name(text: str | None) -> str | None:
-    """A file, player or deck name as one printable line (`shown`, controls escaped: `\\n`)
-    for every report, not only the terminal's."""
+    """A name as one printable line of a message (`shown`, controls escaped: `\\n`). Names
+    kept in results stay as given (`shown` only): JSON and CSV carry them faithfully, and
+    every line of text output is escaped where it is printed (`report.escape_controls`)."""
     text = shown(text)
     return None if text is None else escape_controls(text)
 
@@ -577,7 +578,7 @@ def _tell_roots_apart(out: EventInputs) -> None:
     for x in items:
         prefix = Path(os.path.relpath(os.path.abspath(x.root), common) if common else x.root)
         if prefix != Path("."):
-            x.source = f"{shown_name(prefix.as_posix())}/{x.source}"
+            x.source = f"{shown(prefix.as_posix())}/{x.source}"
 
 
 # ---------------------------------------------------------------------------- running
@@ -667,7 +668,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
     wanted = job.format or options.default_format
     # Reported as given when it names no format (FILE:FORMAT, a manifest): printable.
     result = DeckResult(id=job.source, source=job.source, player=job.player,
-                        format=shown_name(wanted))
+                        format=shown(wanted))
     if job.error is not None:
         result.error = job.error
         return result
@@ -708,7 +709,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
             raise  # the command's own options (--commander, --bracket) are wrong for every deck
         result.error = shown(str(exc))
         return result
-    result.deck_name = shown_name(deck.name)
+    result.deck_name = shown(deck.name)
     report.player = job.player
     result.report = report
     # The offending lines are shown for illegal decks only (the HTML report's deck sections).
