@@ -142,6 +142,10 @@ def test_control_characters_in_names_are_escaped_so_each_deck_stays_one_line(tmp
     code, out, _ = run(capsys, "validate", path, "--db", core_db, "--json")
     players = [r["player"] for r in json.loads(out)["reports"]]
     assert players == ["Ann\nEvil\x1b[2J", "Bo\u2028b"]
+    report = tmp_path / "r.csv"
+    run(capsys, "validate", path, "--db", core_db, "--report", report)
+    lines = report.read_text(encoding="utf-8").split("\n")
+    assert len(lines) == 4 and lines[-1] == "" and "\x1b" not in report.read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- 3. file names

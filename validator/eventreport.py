@@ -117,9 +117,13 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _cell(value: Any) -> Any:
-    """A CSV cell that a spreadsheet shows as text: a leading quote before a formula start."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
+    """A CSV cell that a spreadsheet shows as text: a leading quote before a formula start;
+    control characters escaped, so that each deck is one line of the file (`cat` shows no
+    terminal control either)."""
+    if isinstance(value, str):
+        if value.startswith(FORMULA_STARTS):
+            value = "'" + value
+        return escape_controls(value)
     return value
 
 
