@@ -176,6 +176,27 @@ def test_as_of_a_date_the_history_does_not_reach_says_so(tmp_path):
             assert "legality-history-missing" not in codes(report), (fmt, when)
 
 
+def test_check_formats_says_which_legal_formats_are_legal_only_as_far_as_known(tmp_path, capsys):
+    path = _resync_with(tmp_path, {"Lightning Bolt": {"pauper": "banned"}})
+    deck = tmp_path / "bolt.txt"
+    deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
+    early = (date.today() - timedelta(days=10)).isoformat()
+    main(["check-formats", str(deck), "--db", path, "--as-of", early])
+    out = capsys.readouterr().out
+    [line] = [x for x in out.splitlines() if "legal as far as known" in x]
+    assert "Pauper" in line and "Modern" not in line and early in line
+    main(["check-formats", str(deck), "--db", path])  # today: nothing to doubt
+    assert "as far as known" not in capsys.readouterr().out
+
+
+def test_check_formats_text_passes_no_control_character(core_db, tmp_path, capsys):
+    deck = tmp_path / "esc\x1b[31m.txt"  # the file's name heads the output
+    deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
+    main(["check-formats", str(deck), "--db", core_db])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "esc\\x1b[31m.txt" in out
+
+
 def test_changes_since_an_empty_date_is_a_usage_error(core_db, capsys):
     assert main(["changes", "--db", core_db, "--format", "modern", "--since", ""]) == 2
     assert "--since '' is not a date" in capsys.readouterr().err

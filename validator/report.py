@@ -175,7 +175,15 @@ def render_check_formats(reports: list[Report], source: str | None = None,
             shown = "; ".join(p.message + shown_lines(p) for p in errors[:reasons])
             more = f" (+{len(errors) - reasons} more)" if len(errors) > reasons else ""
             lines.append(f"  not {r.format_name}: {shown}{more}")
-    return "\n".join(lines)
+    # "Legal" as of a date the history does not reach is legal as far as known: said, as
+    # validate says it (asof.py `legality-history-missing`), not left to the JSON.
+    unsure = [r for r in reports if r.legal
+              and any(p.code == "legality-history-missing" for p in r.problems)]
+    if unsure:
+        lines.append(f"  legal as far as known in {', '.join(r.format_name for r in unsure)}: "
+                     f"deckcheck's legality history for them does not reach {unsure[0].as_of} "
+                     "(the JSON says from when it does); check a ban or unban since by hand")
+    return "\n".join(escape_controls(line) for line in lines)
 
 
 def card_facts(card: Any, format_keys: Iterable[str]) -> dict[str, Any]:
