@@ -182,7 +182,8 @@ def render_check_formats(reports: list[Report], source: str | None = None,
     if unsure:
         lines.append(f"  legal as far as known in {', '.join(r.format_name for r in unsure)}: "
                      f"deckcheck's legality history for them does not reach {unsure[0].as_of} "
-                     "(the JSON says from when it does); check a ban or unban since by hand")
+                     "(validate with --format says from when it does); check a ban or unban "
+                     "since by hand")
     return "\n".join(escape_controls(line) for line in lines)
 
 
