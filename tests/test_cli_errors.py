@@ -299,13 +299,21 @@ def test_cli_format_names_with_underscores(commander_db, tmp_path, capsys):
 
 # ------------------------------------------------------------------------------ options
 
-def test_bracket_outside_the_commander_family_is_a_usage_error(core_db, tmp_path, capsys):
-    code, out, err = run(capsys, "validate", deck(tmp_path), "--format", "modern", "--db", core_db,
-                         "--bracket", "2")
-    assert_cannot_judge(code, err, "--bracket applies only to the Commander family")
+@pytest.mark.parametrize("option, value, kwargs", [
+    ("--bracket", "2", {"bracket": 2}),
+    ("--commander", "Tymna the Weaver", {"commanders": ["Tymna the Weaver"]}),
+])
+def test_commander_options_outside_the_commander_family_are_usage_errors(
+        commander_db, tmp_path, capsys, option, value, kwargs):
+    """The option cannot apply to a Modern deck: refused, not ignored with exit 0, on the CLI
+    (with the way out) and in the library."""
+    code, out, err = run(capsys, "validate", deck(tmp_path), "--format", "modern",
+                         "--db", commander_db, option, value)
+    assert_cannot_judge(code, err, f"{option} applies only to the Commander family",
+                        "--format commander")
     assert out == ""
-    with pytest.raises(validator.UsageError) as info:
-        validator.validate(LEGAL_MODERN, "modern", cards=validator.CardIndex(), bracket=2)
+    with pytest.raises(validator.UsageError, match=f"{option} applies only") as info:
+        validator.validate(LEGAL_MODERN, "modern", cards=validator.CardIndex(), **kwargs)
     assert info.value.code == "usage"
 
 

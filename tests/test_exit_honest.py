@@ -200,20 +200,6 @@ def test_empty_as_of_in_the_library_is_an_as_of_error(core_db):
             call()
 
 
-def test_commander_outside_the_commander_family_is_a_usage_error(commander_db, tmp_path, capsys):
-    """As --bracket: the option cannot apply, so it is refused, not ignored with exit 0."""
-    import validator
-
-    code, out, err = run(capsys, "validate", _deck(tmp_path), "--format", "modern",
-                         "--db", commander_db, "--commander", "Tymna the Weaver")
-    one_error_line(code, err, "--commander applies only to the Commander family",
-                   "--format commander")
-    assert out == ""
-    with pytest.raises(validator.UsageError, match="--commander applies only"):
-        validator.validate(LEGAL_MODERN, "modern", db=commander_db,
-                           commanders=["Tymna the Weaver"])
-
-
 def test_commander_with_a_file_naming_a_non_commander_format_stops_like_bracket(
         commander_db, tmp_path, capsys):
     """Many inputs, one naming its own format: --commander (like --bracket) is an option of
