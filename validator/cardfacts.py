@@ -181,20 +181,6 @@ def _partner(text: str) -> tuple[str | None, str | None]:
     more than one is paired by `partner_abilities`."""
     found = partner_abilities(text)
     return found[0] if found else (None, None)
-    text = text.replace("\u2019", "'")
-    m = _PARTNER_WITH.search(text)
-    if m:
-        return "partner-with", m.group(1).strip()
-    m = _PARTNER_TEXT.search(text)
-    if m:
-        return "partner:" + m.group(1).strip(), None
-    if _PARTNER.search(text):
-        return "partner", None
-    if _BACKGROUND.search(text):
-        return "choose-a-background", None
-    if _DOCTORS.search(text):
-        return "doctors-companion", None
-    return None, None
 
 
 def _commander_eligible(front: Face, types: frozenset[str], subtypes: frozenset[str],
