@@ -146,15 +146,14 @@ def test_suggestions_are_cached_per_source(index):
 
 
 def test_entries_by_section_follow_moves_between_sections(index):
-    from validator.commander.designation import _move
 
     deck = resolve(Deck(entries=[DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
                                  DeckEntry(1, "Black Lotus", Section.SIDEBOARD, 2)]), index)
     assert [e.card.name for e in deck.cards_in(Section.SIDEBOARD)] == ["Black Lotus"]
     bolt = deck.cards_in(Section.MAIN)[0]
-    _move(deck, bolt, Section.SIDEBOARD, 1)  # splits the entry: one copy moves
+    deck.move(bolt, Section.SIDEBOARD, 1)  # splits the entry: one copy moves
     assert deck.count(Section.MAIN) == 1 and deck.count(Section.SIDEBOARD) == 2
-    _move(deck, deck.cards_in(Section.MAIN)[0], Section.COMMANDER)
+    deck.move(deck.cards_in(Section.MAIN)[0], Section.COMMANDER)
     assert deck.cards_in(Section.MAIN) == [] and deck.count(Section.COMMANDER) == 1
     deck.entries.pop()
     assert deck.count(Section.MAIN, Section.SIDEBOARD, Section.COMMANDER) == 2
@@ -183,14 +182,13 @@ def test_section_index_sees_moved_entries_and_new_lists(index):
 def test_by_card_groups_lines_of_one_card_and_follows_moves(index):
     """`ResolvedDeck.by_card` (the copies and card-pool checks' shared grouping) sums lines
     naming one card however spelled (201.3b) and is rebuilt after an entry moves."""
-    from validator.commander.designation import _move
 
     deck = resolve(Deck(entries=[DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
                                  DeckEntry(1, "Black Lotus", Section.MAIN, 2),
                                  DeckEntry(2, "lightning bolt", Section.SIDEBOARD, 3)]), index)
     groups = deck.by_card(Section.MAIN, Section.SIDEBOARD)
     assert [[e.entry.line for e in g] for g in groups.values()] == [[1, 3], [2]]
-    _move(deck, deck.cards_in(Section.SIDEBOARD)[0], Section.IGNORED, 2)
+    deck.move(deck.cards_in(Section.SIDEBOARD)[0], Section.IGNORED, 2)
     assert [[e.entry.line for e in g] for g in deck.by_card(Section.MAIN, Section.SIDEBOARD)
             .values()] == [[1], [2]]
 

@@ -42,13 +42,6 @@ MAX_SIDEBOARD_CANDIDATES = 6
 # Moving entries between sections
 
 
-def _move(deck: ResolvedDeck, item: ResolvedEntry, section: Section,
-          quantity: int = 1) -> ResolvedEntry:
-    """Move `quantity` copies of `item` to `section` (`ResolvedDeck.move`: splits the entry
-    when it has more, and keeps the deck's section lists right, mostly without a rebuild)."""
-    return deck.move(item, section, quantity)
-
-
 def _info(code: str, message: str, fmt: FormatRules, cards: Iterable[Card] = (),
           entries: Iterable[ResolvedEntry] = ()) -> Problem:
     return Problem(code, message, fmt.cite("commander"), INFO,
@@ -70,7 +63,7 @@ def _ignore_duplicates(deck: ResolvedDeck, fmt: FormatRules, section: Section,
     for e in deck.cards_in(section):
         if e.quantity > 1 and not twice_allowed:
             listed = e.quantity
-            _move(deck, e, IGNORED, listed - 1)
+            deck.move(e, IGNORED, listed - 1)
             problems.append(_info("duplicate-listing", f"{e.card.name} is listed {listed} times "
                                   f"as the {what}; counted once", fmt, [e.card], [e]))
     keep = {e.card.oracle_id for e in deck.cards_in(section)}
@@ -83,7 +76,7 @@ def _ignore_duplicates(deck: ResolvedDeck, fmt: FormatRules, section: Section,
             seen.add(oid)  # the first listing in the section is the card itself
             continue
         where = " in the sideboard" if e.section == SIDEBOARD else ""
-        moved = _move(deck, e, IGNORED, e.quantity)
+        moved = deck.move(e, IGNORED, e.quantity)
         problems.append(_info("duplicate-listing", f"{e.card.name} is listed again{where} "
                               f"besides being the {what}; counted once", fmt, [e.card], [moved]))
     return problems
@@ -111,7 +104,7 @@ def _commander_also_in_main(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
         return []
     problems = []
     for e in repeats:
-        moved = _move(deck, e, IGNORED, e.quantity)
+        moved = deck.move(e, IGNORED, e.quantity)
         problems.append(_info("duplicate-listing", f"{e.card.name} is listed both as commander "
                               "and in the deck; counted once, as the commander",
                               fmt, [e.card], [moved]))
@@ -138,7 +131,7 @@ def _designate_named(deck: ResolvedDeck, fmt: FormatRules, named: Sequence[Card]
                                   "as the commander (--commander)", fmt, [card]))
             continue
         where = source.section.value
-        moved = _move(deck, source, COMMANDER)
+        moved = deck.move(source, COMMANDER)
         problems.append(_info("commander-found", f"Commander set by --commander: {card.name} "
                               f"(moved from the {where})", fmt, [card], [moved]))
     return problems
@@ -231,7 +224,7 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
             chosen = (non_companions[0],)
         if not chosen:
             return []
-    moved = [_move(deck, e, COMMANDER) for e in chosen]
+    moved = [deck.move(e, COMMANDER) for e in chosen]
     problems = [_found_in_sideboard(fmt, moved)]
     if guessed:
         problems.append(_guessed(fmt, "commander", (e.card for e in candidates),
@@ -295,7 +288,7 @@ def _designate_companion(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
                            if e.card.companion_condition is not None)
     if len(companions) != 1:
         return []
-    moved = _move(deck, companions[0], COMPANION)
+    moved = deck.move(companions[0], COMPANION)
     return [Problem("companion-found", f"Companion taken from the sideboard: {moved.card.name}",
                     fmt.cite("companion", "CR 903.11a"), INFO, cards=(moved.card.name,),
                     lines=entry_lines([moved]))]
@@ -313,7 +306,7 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
     if not chosen:
         return [Problem("oathbreaker-missing", "No oathbreaker found: an Oathbreaker deck is led "
                         f"by a planeswalker; {_HOW_TO_MARK}", _OATHBREAKER)]
-    moved = [_move(deck, e, COMMANDER) for e in chosen]
+    moved = [deck.move(e, COMMANDER) for e in chosen]
     cards = [e.card for e in moved]
     problems = [_info("commander-found", f"Oathbreaker taken from the sideboard: {_names(cards)}",
                       fmt, cards, moved)]
@@ -334,7 +327,7 @@ def _designate_signature_spells(deck: ResolvedDeck, fmt: FormatRules) -> list[Pr
         return [Problem("signature-spell-missing", "No signature spell found: each oathbreaker "
                         "needs an instant or sorcery signature spell; list it with the "
                         "oathbreaker (Commander section or --commander NAME)", _OATHBREAKER)]
-    moved = [_move(deck, e, COMMANDER) for e in fitting[:len(walkers)]]
+    moved = [deck.move(e, COMMANDER) for e in fitting[:len(walkers)]]
     cards = [e.card for e in moved]
     problems = [_info("commander-found", "Signature spell taken from the sideboard: "
                       f"{_names(cards)}", fmt, cards, moved)]
