@@ -261,20 +261,21 @@ def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: s
     return report
 
 
-def check_bracket(fmt: FormatRules, bracket: int | None,
-                  commanders: Sequence[str] = ()) -> None:
+def check_bracket(fmt: FormatRules, bracket: int | None, commanders: Sequence[str] = (), *,
+                  spelled: tuple[str, str] = ("--bracket", "--commander"),
+                  instead: str = "validate with --format commander") -> None:
     """Raise UsageError when a Commander bracket or a commander is asked of a format outside
     the Commander family: brackets and commanders belong to Commander decks only (CR 903.3),
-    so the request is a mistake, not something to ignore quietly."""
+    so the request is a mistake, not something to ignore quietly. `spelled` and `instead`
+    word it for the caller (the CLI's flags; the service's request fields)."""
     _check_bracket_value(bracket)
     if fmt.is_commander:
         return
-    if bracket is not None:
-        raise UsageError(f"--bracket applies only to the Commander family; {fmt.name} has no "
-                         "brackets (drop --bracket, or validate with --format commander)")
-    if commanders:
-        raise UsageError(f"--commander applies only to the Commander family; {fmt.name} has no "
-                         "commander (drop --commander, or validate with --format commander)")
+    for given, option, what in ((bracket is not None, spelled[0], "brackets"),
+                                (bool(commanders), spelled[1], "commander")):
+        if given:
+            raise UsageError(f"{option} applies only to the Commander family; {fmt.name} has "
+                             f"no {what} (drop {option}, or {instead})")
 
 
 @dataclass

@@ -390,13 +390,13 @@ class Service:
     def validate(self, options: ValidateRequest, content: str | bytes) -> dict[str, Any]:
         snap = self.snapshot()  # this request's data, start to finish, even across a swap
         if options.bracket is not None or options.commanders:  # in the request's words
-            fmt = get_format(options.format, self.formats)  # not the CLI's flags (api.py)
-            field, what = (("bracket", "brackets") if options.bracket is not None
-                           else ("commanders", "commander"))
-            if not fmt.is_commander:  # CR 903.3: brackets and commanders are Commander's
-                raise ProblemError("bad-input", f"`{field}` applies only to the Commander "
-                                   f"family; {fmt.name} has no {what} (leave `{field}` out, "
-                                   "or send \"format\": \"commander\")")
+            try:  # api.check_bracket's rule (CR 903.3), worded with the request's fields
+                validator.api.check_bracket(
+                    get_format(options.format, self.formats), options.bracket,
+                    options.commanders, spelled=("`bracket`", "`commanders`"),
+                    instead='send "format": "commander"')
+            except validator.UsageError as exc:
+                raise ProblemError("bad-input", str(exc)) from None
         extra = self._options(options, snap)
         deck = self._deck(options, content)
         report = validator.validate(deck, options.format, cards=snap.index,
