@@ -323,6 +323,18 @@ def test_a_pipe_or_a_device_named_as_input_is_read_like_standard_input(tmp_path,
     code, out, err = run(capsys, "validate", fifo, "--format", "modern", "--db", core_db)
     thread.join(10)
     assert code == 0 and "LEGAL" in out, err
+    # An event file larger than one decklist may be, through a pipe: read once, whole (a
+    # second open of the pipe would see nothing).
+    from validator.decklist import MAX_BYTES
+
+    players = [f"Player {i:05d}" for i in range(MAX_BYTES // 120)]
+    big = event_json(*players)
+    assert len(big.encode()) > MAX_BYTES
+    thread = threading.Thread(target=lambda: fifo.write_text(big, encoding="utf-8"), daemon=True)
+    thread.start()
+    code, out, err = run(capsys, "validate", fifo, "--db", core_db)
+    thread.join(30)
+    assert code == 0 and f"{len(players)} of {len(players)} decks legal" in out, err[-300:]
     if os.path.exists("/dev/zero"):
         code, _, err = run(capsys, "validate", "/dev/zero", "--format", "modern", "--db", core_db)
         assert code == 2 and "/dev/zero" in err and "limit" in err, err

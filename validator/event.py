@@ -120,6 +120,17 @@ def file_key(st: os.stat_result, path: Path) -> Any:
     return (st.st_dev, st.st_ino) if st.st_ino else os.path.normcase(os.path.realpath(path))
 
 
+def _is_stream(path: Path) -> bool:
+    """A pipe or a character device (what `<(...)` and /dev/stdin name): readable only once."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # reading it says why
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
 def _not_regular(st: os.stat_result) -> str | None:
     """Why a file that exists cannot be read as a decklist file, or None for a regular file:
     reading a FIFO would wait for a writer forever, a device (/dev/zero) never ends."""
@@ -336,8 +347,11 @@ class _Collector:
     def file(self, path: Path, source: str, *, explicit: bool,
              row: Mapping[str, Any] | None = None) -> None:
         row = dict(row or {})
+        # A pipe the user named can be read only once: as far as an event file may go (the
+        # decklist limit still applies below); a regular file is read again if it is one.
+        once = explicit and _is_stream(path)
         try:
-            data = self.read(path, self.max_bytes, streams=explicit)
+            data = self.read(path, EVENT_MAX_BYTES if once else self.max_bytes, streams=explicit)
         except NotRegularFile as exc:
             self.error(source, f"{exc}: give a decklist file, or - to read standard input",
                        **_job_fields(row))
@@ -358,7 +372,7 @@ class _Collector:
         head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         if head == b"{" and len(data) > self.max_bytes and b'"Decks"' in data[:65536]:
             try:  # an event file larger than one decklist may be: read it whole
-                data = self.read(path, EVENT_MAX_BYTES)
+                data = data if once else self.read(path, EVENT_MAX_BYTES)
             except OSError as exc:
                 self.error(source, f"cannot read: {exc.strerror or exc}", **_job_fields(row))
                 return
