@@ -58,11 +58,8 @@ def test_detect_format(data, expected):
 def test_csv_headers_are_told_apart_from_card_lines(header):
     """A first line is read as CSV only when it could name a quantity and a name column
     (`looks_like_csv`'s word check first, then the cells); a card line with a comma is text."""
-    from validator.decklist.detect import (CSV_NAME, CSV_QUANTITY, _CSV_NAME_WORDS,
-                                           _CSV_QUANTITY_WORDS, looks_like_csv)
+    from validator.decklist.detect import looks_like_csv
 
-    assert all(any(w in key for w in _CSV_QUANTITY_WORDS) for key in CSV_QUANTITY)
-    assert all(any(w in key for w in _CSV_NAME_WORDS) for key in CSV_NAME)
     assert looks_like_csv(header)
     assert not looks_like_csv("4 Thalia, Guardian of Thraben")
     assert not looks_like_csv("1 Card, Name of a Count")  # the words, but not as headers

@@ -21,9 +21,6 @@ CSV_QUANTITY = ("count", "quantity", "qty", "amount", "copies", "number of copie
 CSV_NAME = ("name", "card name", "card", "cardname", "card title")
 CSV_SECTION = ("section", "board", "deck section", "zone", "category")
 CSV_SET = ("set code", "setcode", "edition code", "set", "edition")
-#: Words of which every CSV_QUANTITY / CSV_NAME header holds one.
-_CSV_QUANTITY_WORDS = ("count", "quantity", "qty", "amount", "copies")
-_CSV_NAME_WORDS = ("name", "card")
 CSV_COLLECTOR = ("collector number", "collectornumber", "number", "cn", "card number")
 
 #: JSON deck shapes, in the order they are tried (README "Decklist formats").
@@ -110,13 +107,12 @@ def looks_like_csv(first_line: str) -> bool:
     """Whether a first line is a CSV header with a quantity column and a name column."""
     if not any(sep in first_line for sep in ",;\t"):
         return False
-    # Every quantity header holds one of these words and every name header one of those, so
-    # a line without quotes that lacks them (a card line: "4 Thalia, Guardian of Thraben") is
-    # told apart without reading it as CSV. With quotes the words may be split ('"Q"ty' is
-    # the cell "Qty"): the cells decide.
+    # A line without quotes that holds no quantity header and no name header (a card line:
+    # "4 Thalia, Guardian of Thraben") is told apart without reading it as CSV. With quotes
+    # the headers may be split ('"Q"ty' is the cell "Qty"): the cells decide.
     lowered = first_line.lower()
-    if '"' not in first_line and not (any(word in lowered for word in _CSV_QUANTITY_WORDS)
-                                      and any(word in lowered for word in _CSV_NAME_WORDS)):
+    if '"' not in first_line and not (any(head in lowered for head in CSV_QUANTITY)
+                                      and any(head in lowered for head in CSV_NAME)):
         return False
     dialect = ";" if first_line.count(";") > first_line.count(",") else ","
     if "\t" in first_line and "," not in first_line:
