@@ -150,12 +150,11 @@ def _unknown_history(fmt: Any, history: LegalityHistory, as_of: date,
         return []
     shipped = ", ".join(history.shipped.formats)
     return [Problem(
-        "legality-history-missing", f"{fmt.name}'s legality changes before {since.isoformat()} "
-        f"are not known to deckcheck (its shipped history covers {shipped}; this card "
-        "database's change log begins at its first sync): the deck was judged on the legality "
-        f"known on {since.isoformat()}, so a ban or unban in {fmt.name} between "
-        f"{as_of.isoformat()} and then is not accounted for; check it by hand", cite,
-        Severity.WARNING)]
+        "legality-history-missing", f"deckcheck has no record of {fmt.name} bans and unbans "
+        f"before {since.isoformat()} (its history covers {shipped}; for other formats, the "
+        f"syncs of this card database since its first): the deck was judged by {fmt.name}'s "
+        f"legality on {since.isoformat()}, so check by hand for a change between "
+        f"{as_of.isoformat()} and then", cite, Severity.WARNING)]
 
 
 def _near(changes: list[Change], fmt_key: str, first: date, last: date) -> list[Change]:

@@ -734,10 +734,11 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
 def _commander_ignored(names: Sequence[str], fmt: Any) -> Any:
     from .model import WARNING, Problem
 
+    # CR 903.3: a commander belongs to the Commander variants; other formats have none.
     return Problem(
         "commander-ignored", f"the manifest names a commander ({', '.join(names)}) for this "
-        f"{fmt.name} deck, which has none (CR 903 applies to the Commander variants only): "
-        "judged without it; fix the row's format or commander", f"format:{fmt.key}", WARNING,
+        f"{fmt.name} deck; {fmt.name} has no commander, so the deck was judged without it: "
+        "remove the commander from the row, or set its format", "CR 903.3", WARNING,
         cards=tuple(names))
 
 
