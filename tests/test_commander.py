@@ -139,7 +139,11 @@ def test_a_card_with_two_partner_abilities_may_use_either():
     assert pair_problem(CARDS["The Tenth Doctor"], amy) is None
     problem = pair_problem(amy, CARDS["Tymna the Weaver"])
     assert problem is not None and problem.citation == "CR 702.124f"
-    assert pair_problem(amy, CARDS["River Song"]) is not None  # not a Time Lord Doctor alone
+    # River Song is no Time Lord Doctor, nor has she a partner ability: refused, the first of
+    # Amy's abilities telling why
+    problem = pair_problem(amy, CARDS["River Song"])
+    assert problem is not None and problem.citation == "CR 702.124a"
+    assert "River Song has no partner ability" in problem.message
 
 
 def test_more_than_two_commanders():
