@@ -71,10 +71,15 @@ def test_closed_stdout_keeps_exit_2_for_an_unreadable_input(core_db, three_decks
     assert err.strip() == "deckcheck: c.txt: input is not valid UTF-16 text: truncated data"
 
 
-def test_closed_stdout_and_stderr_keep_exit_2(core_db, three_decks):
-    code, _ = _reader_gone(["validate", str(three_decks), "--format", "modern", "--db", core_db],
-                           unbuffered=True, stderr_too=True)
+def test_closed_stdout_and_stderr_keep_exit_2(core_db, three_decks, tmp_path):
+    """Exit 2 for the unreadable input, not for a crash (which would also exit 2, silently
+    with stderr closed): the report shows the run went through."""
+    report = tmp_path / "event.csv"
+    code, _ = _reader_gone(["validate", str(three_decks), "--format", "modern", "--db", core_db,
+                            "--report", str(report)], unbuffered=True, stderr_too=True)
     assert code == 2
+    rows = report.read_text(encoding="utf-8").splitlines()
+    assert any("c.txt" in row and "unreadable" in row for row in rows), rows
 
 
 def test_closed_stdout_still_writes_the_report(core_db, three_decks, tmp_path):
