@@ -150,18 +150,20 @@ def shown_lines(problem: Problem) -> str:
     return f" (line {shown}{f', +{more} more' if more > 0 else ''})"
 
 
-def check_formats_dict(reports: list[Report], source: str | None = None) -> dict[str, Any]:
+def check_formats_dict(reports: list[Report], source: str | None = None,
+                       limit: int | None = None) -> dict[str, Any]:
     """One deck against every format (README "check-formats JSON"): where it is legal, and
-    each format's errors."""
-    return {
-        "schema": CHECK_FORMATS_SCHEMA,
-        "source": source,
-        "legal_in": [r.format for r in reports if r.legal],
-        "formats": {r.format: {"format_name": r.format_name, "legal": r.legal,
-                               "problems": [p.to_dict() for p in r.sorted_problems()
-                                            if p.severity == ERROR]}
-                    for r in reports},
-    }
+    each format's errors; with `limit`, at most that many per format and `problems_omitted`
+    (the service's bound on its answer): the others are never turned into dicts."""
+    formats: dict[str, Any] = {}
+    for r in reports:
+        errors = [p for p in r.sorted_problems() if p.severity == ERROR]
+        entry = formats[r.format] = {"format_name": r.format_name, "legal": r.legal,
+                                     "problems": [p.to_dict() for p in errors[:limit]]}
+        if limit is not None:
+            entry["problems_omitted"] = max(0, len(errors) - limit)
+    return {"schema": CHECK_FORMATS_SCHEMA, "source": source,
+            "legal_in": [r.format for r in reports if r.legal], "formats": formats}
 
 
 def render_check_formats(reports: list[Report], source: str | None = None,

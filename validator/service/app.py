@@ -350,11 +350,7 @@ def check_formats_answer(reports: list[Any], source: str | None,
     """What `deckcheck check-formats --json` prints (`legal_in`, per format its errors, the
     `provenance`), plus `reports`: the deckcheck.report/1 object of every format; each
     format's problems capped at MAX_PROBLEMS_PER_FORMAT (README "check-formats over HTTP")."""
-    answer = check_formats_dict(reports[:0], source)
-    answer["legal_in"] = [r.format for r in reports if r.legal]
-    for report in reports:  # one format at a time: at most one format's whole list in memory
-        answer["formats"].update({key: _capped(entry) for key, entry
-                                  in check_formats_dict([report], source)["formats"].items()})
+    answer = check_formats_dict(reports, source, limit=MAX_PROBLEMS_PER_FORMAT)
     if provenance is not None:
         answer["provenance"] = provenance
     answer["reports"] = [_capped(r.to_dict()) for r in reports]
