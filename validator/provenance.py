@@ -26,9 +26,14 @@ def card_data_sync(db: Any, *, first: bool = False) -> dict[str, Any] | None:
 
 def provenance(db: Any = None, as_of: date | str | None = None) -> dict[str, Any]:
     """The provenance block of reports (`db`: a `CardDB`, or None when unknown)."""
+    return provenance_of(card_data_sync(db) if db is not None else None, as_of)
+
+
+def provenance_of(last: dict[str, Any] | None, as_of: date | str | None = None) -> dict[str, Any]:
+    """The provenance block for the card data of one sync (`last`: its `sync_runs` record, as
+    `card_data_sync` gives it; the service passes the sync its loaded data came from)."""
     from . import __version__
 
-    last = card_data_sync(db) if db is not None else None
     synced = last.get("finished_at") if last else None
     updated = last.get("updated_at") if last else None
     when = None

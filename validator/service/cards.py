@@ -64,22 +64,12 @@ class Snapshot:
         return iso(self.sync.get("updated_at") or self.sync.get("finished_at"))
 
 
-class _SnapshotSync:
-    """The one thing `provenance.provenance` asks a database (its last sync), answered from a
-    snapshot: a report's provenance names the sync that judged it, not the file's latest."""
-
-    def __init__(self, record: dict[str, Any] | None) -> None:
-        self.record = record
-
-    def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
-        return self.record
-
-
 def snapshot_provenance(snap: Snapshot, as_of: Any = None) -> dict[str, Any]:
-    """The `provenance` block the CLI's `--json` carries, for the card data of `snap`."""
-    from ..provenance import provenance
+    """The `provenance` block the CLI's `--json` carries, for the card data of `snap`: a
+    report's provenance names the sync that judged it, not the file's latest."""
+    from ..provenance import provenance_of
 
-    return provenance(_SnapshotSync(snap.sync), as_of)
+    return provenance_of(snap.sync, as_of)
 
 
 def snapshot_card(snap: Snapshot, name: str) -> Card | None:
