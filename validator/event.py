@@ -20,9 +20,10 @@ import glob
 import io
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .errors import DeckcheckError
 from .report import Report, escape_controls
@@ -239,16 +240,31 @@ class _Collector:
         with open(path, "rb") as f:
             return f.read(limit + 1)
 
+    @contextmanager
+    def _expecting_jobs(self, source: str, nothing: Callable[[list["Skipped"]], str],
+                        root: str | None = None) -> Iterator[None]:
+        """Read an input (under `root`, when given, for the ids); when it gave nothing to
+        judge (only skips, or nothing at all), an error on `source`: `nothing(skips)`."""
+        before, skipped_before = len(self.out.jobs), len(self.out.skipped)
+        saved = self.root
+        if root is not None:
+            self.root = root
+        try:
+            yield
+        finally:
+            self.root = saved
+        if len(self.out.jobs) == before:
+            self.error(source, nothing(self.out.skipped[skipped_before:]))
+
     # -- inputs
     def argument(self, arg: str) -> None:
-        before, skipped_before = len(self.out.jobs), len(self.out.skipped)
-        self._argument(arg)
-        if len(self.out.jobs) == before:  # only skips: nothing of this input to judge
-            why = "; ".join(f"{s.source}: {s.reason}"
-                            for s in self.out.skipped[skipped_before:][:3])
-            self.error(arg, "nothing to judge in this input (expected a decklist, an event "
-                            "file, a manifest or a directory of decklists)"
-                       + (f"; skipped {why}" if why else ""))
+        def nothing(skipped: list[Skipped]) -> str:
+            why = "; ".join(f"{s.source}: {s.reason}" for s in skipped[:3])
+            return ("nothing to judge in this input (expected a decklist, an event file, a "
+                    "manifest or a directory of decklists)" + (f"; skipped {why}" if why else ""))
+
+        with self._expecting_jobs(arg, nothing):
+            self._argument(arg)
 
     def _argument(self, arg: str) -> None:
         if arg == "-":
@@ -301,11 +317,15 @@ class _Collector:
     def directory(self, root: Path, fmt: str | None = None, prefix: str | None = None) -> None:
         """Every decklist under `root`, named by its path relative to `root` (after `prefix`,
         the directory as a manifest names it)."""
-        row = {"format": fmt} if fmt else {}
-        before, skipped_before = len(self.out.jobs), len(self.out.skipped)
-        saved = self.root
-        if prefix is None:
-            self.root = str(root)
+        def nothing(skipped: list[Skipped]) -> str:
+            return "no decklist files in this directory" + (
+                f" ({len(skipped)} file(s) skipped as not decklists)" if skipped else "")
+
+        with self._expecting_jobs(prefix or str(root), nothing,
+                                  str(root) if prefix is None else None):
+            self._walk(root, {"format": fmt} if fmt else {}, prefix)
+
+    def _walk(self, root: Path, row: dict[str, Any], prefix: str | None) -> None:
         self.out.directories.append(os.path.realpath(root))
         found, unwalked = [], set()
         for dirpath, dirnames, filenames in os.walk(root):
@@ -338,11 +358,6 @@ class _Collector:
                 self.skip(source, f"not a decklist ({ext} file)")
                 continue
             self.file(path, source, explicit=False, row=row)
-        self.root = saved
-        if len(self.out.jobs) == before:
-            skipped = len(self.out.skipped) - skipped_before
-            self.error(prefix or str(root), "no decklist files in this directory"
-                       + (f" ({skipped} file(s) skipped as not decklists)" if skipped else ""))
 
     def file(self, path: Path, source: str, *, explicit: bool,
              row: Mapping[str, Any] | None = None) -> None:
@@ -423,8 +438,15 @@ class _Collector:
         except UnicodeDecodeError:
             self.error(source, "manifest is not UTF-8 text")
             return
-        before, skipped_before = len(self.out.jobs), len(self.out.skipped)
-        saved, self.root = self.root, str(base)
+        def nothing(skipped: list[Skipped]) -> str:
+            return ("no decklist to judge in this manifest (expected rows whose `file` names a "
+                    "decklist, a directory or an event file"
+                    + (f"; {len(skipped)} skipped, --verbose lists them)" if skipped else ")"))
+
+        with self._expecting_jobs(source, nothing, str(base)):
+            self._rows(path, base, text)
+
+    def _rows(self, path: Path, base: Path, text: str) -> None:
         reader = csv.DictReader(io.StringIO(text))
         columns = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
         for n, raw in enumerate(reader, start=2):
@@ -446,12 +468,6 @@ class _Collector:
                 self.file(target, name, explicit=True, row=row)
             else:
                 self.error(name, f"no such file (listed in {where})", **_job_fields(row))
-        self.root = saved
-        if len(self.out.jobs) == before:
-            skipped = len(self.out.skipped) - skipped_before
-            self.error(source, "no decklist to judge in this manifest (expected rows whose "
-                               "`file` names a decklist, a directory or an event file"
-                       + (f"; {skipped} skipped, --verbose lists them)" if skipped else ")"))
 
     def event_file(self, obj: dict, source: str, row: Mapping[str, Any]) -> None:
         tournament = obj.get("Tournament") if isinstance(obj.get("Tournament"), dict) else {}
