@@ -258,6 +258,14 @@ def test_empty_commander_name_is_refused_plainly(commander_db, tmp_path, capsys,
     assert "did you mean" not in err and out == ""
 
 
+def test_an_empty_commander_name_given_as_one_string_is_refused_too(commander_db):
+    import validator
+
+    for names in ("", "  ", ["Tymna the Weaver", ""]):
+        with pytest.raises(validator.UsageError, match="a commander's name is empty"):
+            validator.validate(LEGAL_MODERN, "commander", db=commander_db, commanders=names)
+
+
 # ------------------------------------------------------------------ companion and $DECKCHECK_DB
 
 def test_companion_card_name_uses_deckcheck_db(core_db, capsys, monkeypatch):

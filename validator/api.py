@@ -94,17 +94,18 @@ def _strings(value: Any, what: str) -> Sequence[str]:
     for item in value:
         if not isinstance(item, str):
             raise UsageError(f"{what}= takes a list of strings; one item is {_kind(item)}")
-        if what == "commanders" and not item.strip():
-            raise UsageError("a commander's name is empty: give the commander's full card name "
-                             "(--commander NAME, commanders=[NAME]), or leave it out to use "
-                             "the deck's own commander")
     return value
 
 
 def commander_names(value: Any) -> Sequence[str]:
     """The `commanders=` (`--commander`) names, checked: a list of non-empty strings (one
     string is one name); UsageError otherwise."""
-    return _strings(value, "commanders")
+    names = _strings(value, "commanders")
+    if any(not name.strip() for name in names):
+        raise UsageError("a commander's name is empty: give the commander's full card name "
+                         "(--commander NAME, commanders=[NAME]), or leave it out to use the "
+                         "deck's own commander")
+    return names
 
 
 def _check_cards(cards: Any) -> None:

@@ -108,14 +108,6 @@ def shown(text: str | None) -> str | None:
         return printable(text)
 
 
-def shown_name(text: str | None) -> str | None:
-    """A name as one printable line of a message (`shown`, controls escaped: `\\n`). Names
-    kept in results stay as given (`shown` only): JSON and CSV carry them faithfully, and
-    every line of text output is escaped where it is printed (`report.escape_controls`)."""
-    text = shown(text)
-    return None if text is None else escape_controls(text)
-
-
 def file_key(st: os.stat_result, path: Path) -> Any:
     """One file's identity, whatever the path that names it (symbolic and hard links)."""
     return (st.st_dev, st.st_ino) if st.st_ino else os.path.normcase(os.path.realpath(path))
@@ -588,7 +580,7 @@ def report_clash(inputs: EventInputs, path: Path) -> str | None:
         except ValueError:  # another drive
             continue
         if rel.parts[0] != os.pardir and not any(p.startswith(".") for p in rel.parts):
-            return (f"it is in the input directory {shown_name(directory)}, whose walk would "
+            return (f"it is in the input directory {escape_controls(shown(directory))}, whose walk would "
                     "read the report as a decklist")
     return None
 
