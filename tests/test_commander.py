@@ -407,6 +407,15 @@ def test_partner_oathbreakers_each_with_a_spell():
                                               "Giant Growth", "Lightning Bolt"], fmt=OATH))
 
 
+def test_partner_oathbreakers_with_one_spell_between_them_are_short_of_one():
+    """Each oathbreaker brings its own signature spell (format:oathbreaker, partners 702.124):
+    two oathbreakers and one spell is a deck missing the second, not a legal one."""
+    problem = only(check(["Rowan Kenrith", "Will Kenrith", "Lightning Bolt"], fmt=OATH),
+                   "signature-spell-missing")
+    assert problem.severity == Severity.ERROR
+    assert set(problem.cards) == {"Rowan Kenrith", "Will Kenrith", "Lightning Bolt"}
+
+
 # --- Pauper Commander (uncommon creature commander) and PreDH ---------------------------------
 
 PDH = get_format("paupercommander")

@@ -203,6 +203,19 @@ def test_oathbreaker_missing_parts():
     assert "signature-spell-missing" in [p.code for p in designate_commanders(deck, fmt)]
 
 
+def test_partner_oathbreakers_take_the_second_spell_from_the_sideboard():
+    """Two oathbreakers listed with one signature spell: the other spell is the sideboard's
+    (one per oathbreaker), as a single oathbreaker's spell is."""
+    fmt = get_format("oathbreaker")
+    deck = make_deck(CARDS, main=[(56, "Island")], sideboard=[(1, "Counterspell")],
+                     commanders=["Rowan Kenrith", "Will Kenrith", "Lightning Bolt"])
+    problems = designate_commanders(deck, fmt)
+    assert sorted(names_in(deck, Section.COMMANDER)) == [
+        "Counterspell", "Lightning Bolt", "Rowan Kenrith", "Will Kenrith"]
+    assert not [p for p in problems if p.severity != Severity.INFO]
+    assert commander_problems(deck, fmt) == []
+
+
 def test_constructed_format_is_left_alone():
     deck = make_deck(CARDS, main=[(60, "Mountain")], sideboard=[(1, "Krenko, Mob Boss")])
     assert designate_commanders(deck, get_format("modern")) == []

@@ -318,20 +318,26 @@ def _designate_oathbreakers(deck: ResolvedDeck, fmt: FormatRules) -> list[Proble
 def _designate_signature_spells(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     commanders = deck.cards_in(COMMANDER)
     walkers = [e.card for e in commanders if _is_planeswalker(e.card)]
-    if not walkers or any(_is_signature_spell(e.card) for e in commanders):
+    # One signature spell per oathbreaker (two with partners, 702.124): the sideboard gives
+    # those the list did not name with its oathbreakers.
+    wanted = len(walkers) - sum(1 for e in commanders if _is_signature_spell(e.card)
+                                and not _is_planeswalker(e.card))
+    if not walkers or wanted <= 0:
         return []
     identity = set("".join(c.color_identity for c in walkers))
     spells = distinct_cards(e for e in deck.cards_in(SIDEBOARD) if _is_signature_spell(e.card))
     fitting = [e for e in spells if set(e.card.color_identity) <= identity] or spells
     if not fitting:
+        if wanted < len(walkers):
+            return []  # one spell listed for two oathbreakers: the rules check says so
         return [Problem("signature-spell-missing", "No signature spell found: each oathbreaker "
                         "needs an instant or sorcery signature spell; list it with the "
                         "oathbreaker (Commander section or --commander NAME)", _OATHBREAKER)]
-    moved = [deck.move(e, COMMANDER) for e in fitting[:len(walkers)]]
+    moved = [deck.move(e, COMMANDER) for e in fitting[:wanted]]
     cards = [e.card for e in moved]
     problems = [_info("commander-found", "Signature spell taken from the sideboard: "
                       f"{_names(cards)}", fmt, cards, moved)]
-    if len(fitting) > len(walkers):
+    if len(fitting) > wanted:
         problems.append(_guessed(fmt, "signature spell", (e.card for e in fitting), cards))
     return problems
 

@@ -295,6 +295,15 @@ def _oathbreaker_problems(deck: ResolvedDeck, fmt: FormatRules,
             "signature-spell-invalid", f"{len(spells):,} signature spells ({_some_names(spells)})"
             f" for {len(walkers):,} oathbreaker(s): one each, and at most two oathbreakers "
             "(CR 702.124)", cite, cards=tuple(c.name for c in spells)))
+    elif walkers and spells and len(spells) < len(walkers) <= 2:
+        # Partner oathbreakers (702.124) each bring their own signature spell: one spell for
+        # two is a deck short of its second (format:oathbreaker). No spell at all is said by
+        # `designate_commanders` (signature-spell-missing).
+        problems.append(Problem(
+            "signature-spell-missing", f"{len(walkers)} oathbreakers ({_names(walkers)}) but "
+            f"one signature spell ({_names(spells)}): each oathbreaker needs its own instant or "
+            "sorcery signature spell; list the second with the oathbreakers", cite,
+            cards=tuple(c.name for c in walkers + spells)))
     elif walkers and spells and len(walkers) <= 2 and not _spells_fit(spells, walkers):
         problems.append(Problem(
             "signature-spell-invalid", "A signature spell must be within its oathbreaker's color "
