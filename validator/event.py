@@ -489,6 +489,11 @@ class _Collector:
                     "sideboard": _cards(d.get("Sideboard"))}
             if _as_text(d.get("name")):
                 deck["name"] = d["name"]
+            # python-mtg's `commander` list (a name or a list): the deck's commanders, passed
+            # as the JSON deck's own key so that its parser reads (and reports) them.
+            leaders = d.get("commander", d.get("commanders"))
+            if leaders is not None:
+                deck["commanders"] = leaders
             fields = _job_fields(row)
             fields["player"] = player
             fields["format"] = (row.get("format") or own_format
