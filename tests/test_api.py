@@ -43,6 +43,18 @@ def test_problem_objects_carry_code_citation_cards_and_lines(db_path):
         "too-many-copies", "CR 100.2a", ("Lightning Bolt",), (1,))
 
 
+def test_summary_counts_cards_listed_under_unknown_names_as_the_size_check_does(db_path):
+    """A 60-card list with 4 typos is judged 60 cards (no deck-too-small, CR 100.2a): its
+    summary says 60 and 3, not 56 and 0, so an organizer does not read "59" beside a deck
+    judged as 60."""
+    text = "4 Lightning Bolt\n4 Notacard\n52 Mountain\n\n3 Alsonotacard\n"
+    report = validator.validate(text, "modern", db=db_path)
+    assert [p.code for p in report.problems if p.severity == validator.Severity.ERROR] == [
+        "unknown-card", "unknown-card"]
+    assert (report.main_count, report.sideboard_count) == (60, 3)
+    assert report.to_dict()["deck"]["main"] == 60
+
+
 def test_check_formats(db_path):
     reports = {r.format: r for r in validator.check_formats(DECK, db=db_path)}
     assert reports["modern"].legal and reports["legacy"].legal

@@ -89,6 +89,13 @@ def summarize_deck(report: Report, deck: Any) -> None:
     """Fill the deck summary of `report` from a ResolvedDeck."""
     report.main_count = deck.count(MAIN)
     report.sideboard_count = deck.count(SIDEBOARD)
+    # Cards listed under a name that is no card still count as listed, as the deck-size check
+    # counts them (CR 100.2a): a 60-card list with one typo is not shown as 59.
+    for e in deck.unresolved:
+        if e.section == MAIN:
+            report.main_count += e.quantity
+        elif e.section == SIDEBOARD:
+            report.sideboard_count += e.quantity
     report.commanders = [e.card.name for e in deck.cards_in(COMMANDER)]
     companions = deck.cards_in(COMPANION)
     report.companion = companions[0].card.name if companions else None
