@@ -103,7 +103,20 @@ def test_card_command_shows_validator_facts(db, capsys):
     assert code == 0
     assert "name: Fire // Ice" in out and "mana_value: 4.0" in out and "color_identity: UR" in out
     code, _, err = run(capsys, "card", "Lightnig Bolt", "--db", db)
-    assert code == 2 and "did you mean Lightning Bolt" in err
+    assert code == 2 and "did you mean 'Lightning Bolt'" in err
+
+
+@pytest.mark.parametrize("name", ["", "   "])
+def test_card_command_with_an_empty_name_asks_for_one(db, capsys, name):
+    code, out, err = run(capsys, "card", name, "--db", db)
+    assert code == 2 and out == "" and "give a card name" in err and "did you mean" not in err
+
+
+def test_companion_command_with_a_first_name_suggests_the_card(db, capsys):
+    """`deckcheck companion Lurrus`: neither a sentence nor a full name; the card is offered,
+    as validate offers it for a decklist line."""
+    code, out, err = run(capsys, "companion", "Lurrus", "--db", db)
+    assert code == 2 and out == "" and "did you mean 'Lurrus of the Dream-Den'" in err
 
 
 def test_formats_and_info(db, capsys):

@@ -378,7 +378,8 @@ def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
     """
     fmt = _format(format, formats)
     commanders, rules = commander_names(commanders), _strings(rules, "rules")
-    check_bracket(fmt, bracket, commanders)
+    check_bracket(fmt, bracket, commanders, spelled=("bracket=", "commanders="),
+                  instead="validate with a Commander-family format")
     _check_cards(cards)
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)

@@ -498,14 +498,12 @@ def cmd_formats(args: argparse.Namespace) -> int:
 def cmd_card(args: argparse.Namespace) -> int:
     import json
 
+    if not args.name.strip():
+        raise UsageError("give a card name: deckcheck card \"Lightning Bolt\"")
     db = _open_cards(args.db, many=False)
     card = db.card(args.name)
     if card is None:
-        from .resolve import suggestions
-
-        hint = suggestions(args.name, db, short_names=True)
-        raise UsageError(f"no card named {args.name!r}"
-                         + (f"; did you mean {' or '.join(hint)}?" if hint else ""))
+        raise UsageError(f"no card named {args.name!r}{_did_you_mean(args.name, db)}")
     from .report import card_facts
 
     facts = card_facts(card, db.formats())
@@ -520,6 +518,15 @@ def cmd_card(args: argparse.Namespace) -> int:
         elif value not in (None, False, [], ""):
             print(f"{key}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
     return EXIT_OK
+
+
+def _did_you_mean(name: str, cards) -> str:
+    """"; did you mean 'A' or 'B'?" for a name that is no card (a first name too: "Lurrus"),
+    or nothing when no name is close."""
+    from .resolve import suggestions
+
+    hint = suggestions(name, cards, short_names=True)
+    return f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
 
 
 def _print_json(data: object) -> None:
@@ -615,10 +622,11 @@ def cmd_companion(args: argparse.Namespace) -> int:
     if not (args.db or os.environ.get(ENV_DB) or default_db_path().is_file()):
         raise UsageError(f"{not_a_sentence}; to read a companion card's condition by its name, "
                          f"give --db (or set ${ENV_DB})") from not_a_sentence
-    card = _open_cards(args.db, many=False).card(args.sentence)
+    cards = _open_cards(args.db, many=False)
+    card = cards.card(args.sentence)
     if card is None:
         raise UsageError(f"{not_a_sentence}; nor is it a card's name in the card database"
-                         ) from not_a_sentence
+                         f"{_did_you_mean(args.sentence, cards)}") from not_a_sentence
     if not card.companion_condition:
         raise UsageError(f"{card.name} has no companion ability; give a companion's name "
                          "or a condition sentence")
