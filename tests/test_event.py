@@ -357,3 +357,18 @@ def test_event_format_from_label_and_name(tmp_path, label, name, expected):
     path.write_text(json.dumps(data), encoding="utf-8")
     inputs = event.collect([str(path)])
     assert [j.format for j in inputs.jobs] == [expected]
+
+
+def test_event_file_naming_no_format_says_so_once(core_db, capsys, tmp_path):
+    """An event file with no format (Formats null, a name that names none) stops each of its
+    decks for one reason: one stderr line naming the file, not one per player; the report
+    still lists every deck as unreadable."""
+    path = tmp_path / "fnm.json"
+    path.write_text(json.dumps({"Tournament": {"Name": "Friday Night Magic", "Formats": None},
+                                "Decks": [{"Player": p, "Mainboard": [], "Sideboard": []}
+                                          for p in ("ann", "bob", "cy")]}), encoding="utf-8")
+    out_json = tmp_path / "r.json"
+    code, out, err = run(capsys, "validate", str(path), "--db", core_db, "--report", str(out_json))
+    assert code == 2
+    assert err.count("\n") == 1 and "fnm.json (3 decks): no format: this event file names none" in err
+    assert len(json.loads(out_json.read_text(encoding="utf-8"))["unreadable"]) == 3

@@ -516,3 +516,53 @@ def test_text_output_never_passes_a_control_character_to_the_terminal(tmp_path, 
         assert code == 1
         assert not any(c in out for c in "\x1b\x07\x85"), out
         assert "\\x1b[31m" in out
+
+
+@needs_fifo
+def test_a_named_pipe_whose_writer_came_and_went_before_the_read_keeps_its_data(tmp_path):
+    """The sequence that hung a run now and then: the pipe is opened (without blocking) to
+    look at it, its writer opens, writes and leaves, then the reading starts. The data is in
+    the pipe the first descriptor holds; it is read from there, not waited for again."""
+    from validator.event import _read_stream
+
+    fifo = tmp_path / "p.txt"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(writer, b"4 Lightning Bolt\n56 Mountain\n")
+        os.close(writer)
+        assert _read_stream(reader, 1000) == b"4 Lightning Bolt\n56 Mountain\n"
+        assert _read_stream(reader, 1000) == b""  # its writer left: the end, not a wait
+    finally:
+        os.close(reader)
+
+
+@needs_fifo
+def test_a_named_pipe_read_before_its_writer_comes_waits_for_it(tmp_path):
+    """Opened without blocking before any writer, the pipe is not "empty": the read waits for
+    the writer, as cat does, and stops at the limit + 1 byte."""
+    import threading
+    import time
+
+    from validator.event import _read_stream
+
+    fifo = tmp_path / "p.txt"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+
+    def late_writer() -> None:
+        time.sleep(0.2)
+        try:
+            with open(fifo, "wb") as f:
+                f.write(b"x" * 5000)
+        except BrokenPipeError:  # the reader stopped at its limit and left
+            pass
+
+    thread = threading.Thread(target=late_writer, daemon=True)
+    thread.start()
+    try:
+        assert _read_stream(reader, 100) == b"x" * 101
+    finally:
+        os.close(reader)
+        thread.join(10)

@@ -409,9 +409,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return 128 + 15
     reports = [r.report for r in result.results if r.report is not None]
     failed = [r for r in result.results if r.report is None]
+    # An input that cannot be read or is no decklist: say so; the others were checked. The
+    # decks of one input stopped for one reason (an event file naming no format) are one line;
+    # the reports still list each deck.
+    by_reason: dict[tuple[str, str | None], list] = {}
     for r in failed:
-        # An input that cannot be read or is no decklist: say so; the others were checked.
-        _err(_one_line(f"{r.id}: {r.error}"))
+        by_reason.setdefault((r.source, r.error), []).append(r)
+    for (source, error), same in by_reason.items():
+        who = same[0].id if len(same) == 1 else f"{source} ({len(same)} decks)"
+        _err(_one_line(f"{who}: {error}"))
     single = len(result.results) == 1 and len(args.files) == 1 and not result.skipped
     if args.json:
         if single and reports:

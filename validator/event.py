@@ -191,6 +191,30 @@ def _as_text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def _read_stream(fd: int, limit: int) -> bytes:
+    """At most `limit` + 1 bytes of a pipe or device opened without blocking: each read waits
+    (poll) for data, or for the end of the input. A FIFO whose writer has not come yet is not
+    at its end (Linux reports the hang-up only once a writer opened and left), so this waits
+    for the writer, never reads "empty" too early."""
+    import select
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        poller.poll()
+        try:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+        except BlockingIOError:  # woken with nothing to read yet
+            continue
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 class _Collector:
     def __init__(self, *, formats: Mapping[str, Any] | None, default_as_of: str | None,
                  read_stdin: Callable[[], bytes] | None, max_bytes: int):
@@ -227,10 +251,10 @@ class _Collector:
             self.out.files.setdefault(file_key(st, path), shown(str(path)))
             if not stream:
                 return f.read(limit + 1)
-        # The user named it: opened again, blocking, to wait for its writer as cat does (a pipe
-        # opened without blocking reads as empty until a writer comes).
-        with open(path, "rb") as f:
-            return f.read(limit + 1)
+            # The user named it: read through this same descriptor, waiting for the writer as
+            # cat does. Opening it again instead lost a writer that came between the two opens
+            # (its data went with the first descriptor, and the second waited for ever).
+            return _read_stream(fd, limit)
 
     @contextmanager
     def _expecting_jobs(self, source: str, nothing: Callable[[list["Skipped"]], str],
@@ -706,7 +730,10 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
         except DeckcheckError as exc:
             result.error = shown(str(exc))
             return result
-        result.error = "no format: give --format, FILE:FORMAT or a manifest format column"
+        result.error = ("no format: this event file names none (neither its Tournament's Formats "
+                        "or Name, nor the deck's format); give --format, FILE:FORMAT or a "
+                        "manifest format column" if job.deck_index is not None else
+                        "no format: give --format, FILE:FORMAT or a manifest format column")
         return result
     try:
         from .formats import get_format
