@@ -465,63 +465,62 @@ def _iter_array(stream: _Prepend, name: str,
     number = 0
     stack: list[Any] = []  # the containers being built; the array itself is not kept
     depth = 0  # nesting of the event just read; the array is level 1
-    skip = 0  # > 0: inside the value of a key not read, which started at this depth
+    skip = False  # inside the value of a card's key not read (`keys`)
     key: Any = None
-    start, end = _START, _END
+    start, end, max_depth = _START, _END, MAX_DEPTH
     try:
         for event, value in ijson.basic_parse(stream, use_float=True):
+            if skip:  # most events, with `keys`: the card's URLs, prices and image links
+                if event in start:
+                    depth += 1
+                    if depth > max_depth:
+                        raise _too_deep(name, f"item {number}")
+                    continue
+                if event in end:
+                    depth -= 1
+                if depth == 2:  # the value ended: a scalar, or its closing bracket
+                    skip = False
+                continue
+            if event == "map_key":
+                if depth == 2 and keys is not None and value not in keys:
+                    skip = True
+                else:
+                    key = value
+                continue
             if event in start:
                 depth += 1
-                if depth > MAX_DEPTH:
-                    raise _too_deep(name, f"item {number}")
-                if depth == 1:
-                    continue  # the bulk file's array
-                if depth == 2:
+                if depth > 2:
+                    if depth > max_depth:
+                        raise _too_deep(name, f"item {number}")
+                    made: Any = {} if event == "start_map" else []
+                    top = stack[-1]
+                    if type(top) is list:
+                        top.append(made)
+                    else:
+                        top[key] = made
+                    stack.append(made)
+                elif depth == 2:
                     number += 1
                     if event != "start_map":
                         raise BulkFileError(f"{name}, item {number}: expected a card object; "
                                             f"{CARD_OBJECTS}")
                     stack.append({})
-                    continue
-                if skip:
-                    continue
-                made: Any = {} if event == "start_map" else []
-            elif event in end:
+                continue
+            if event in end:
                 depth -= 1
-                if skip:
-                    if depth == skip:
-                        skip = 0
-                    continue
                 if depth == 1:
-                    obj = stack.pop()
-                    yield f"item {number}", obj
+                    yield f"item {number}", stack.pop()
                 elif depth > 1:
                     stack.pop()
                 continue
-            elif event == "map_key":
-                if skip:
-                    continue
-                if depth == 2 and keys is not None and value not in keys:
-                    skip = 2
-                    continue
-                key = value
-                continue
-            else:
-                if skip:
-                    if depth == skip:
-                        skip = 0
-                    continue
-                if depth == 1:
-                    number += 1
-                    raise BulkFileError(f"{name}, item {number}: expected a card object; "
-                                        f"{CARD_OBJECTS}")
-                made = value
+            if depth == 1:  # a scalar item
+                number += 1
+                raise BulkFileError(f"{name}, item {number}: expected a card object; "
+                                    f"{CARD_OBJECTS}")
             top = stack[-1]
             if type(top) is list:
-                top.append(made)
+                top.append(value)
             else:
-                top[key] = made
-            if event in start:
-                stack.append(made)
+                top[key] = value
     except ijson.JSONError as exc:
         raise BulkFileError(f"{name}, after item {number}: not valid JSON ({exc})") from exc
