@@ -3,7 +3,9 @@
 Two shapes exist: the 2026 one (a gzip file of JSON Lines, `jsonl_download_uri`) and the older
 one (one JSON array, `download_uri`, often already un-gzipped by the HTTP client). Gzip is
 detected by its magic bytes, the shape by the first non-space byte; memory stays flat because
-nothing is read whole (JSON Lines are read in 1 MiB blocks, a JSON array through ijson).
+nothing is read whole (JSON Lines are read in 1 MiB blocks, a JSON array through ijson's
+parse events). What no bulk file holds is refused early, so a hostile file ends quickly: a
+device, JSON nested past `MAX_DEPTH`, `MAX_SPACE` of whitespace, a line over `MAX_LINE`.
 
 A Scryfall card object is mostly URLs, prices and image links: a reader that names the `keys`
 it reads gets objects holding only those, and JSON Lines are then decoded by msgspec into just
