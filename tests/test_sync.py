@@ -1099,3 +1099,15 @@ def test_cli_sync_from_a_device_says_what_to_do(seeded: str,
     assert "--from: /dev/zero is not a regular file or a pipe (a device): save the bulk file " \
            "first" in err and "no such file" not in err
     assert_intact(seeded)
+
+
+def test_cli_sync_from_stdin(db: str, tmp_path: Path) -> None:
+    """`curl ... | deckcheck sync --from -`, in a real process (its stdin a pipe)."""
+    import subprocess
+    import sys
+
+    data = gzip.compress(jsonl_bytes(fixture_objects()))
+    result = subprocess.run([sys.executable, "-m", "validator", "sync", "--from", "-", "--db", db],
+                            input=data, capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr.decode()
+    assert_intact(db)

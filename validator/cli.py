@@ -238,6 +238,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if args.from_file is not None:
         from .bulkfile import source_problem
 
+        if str(args.from_file) == "-":  # as validate reads `-`: `curl ... | deckcheck sync --from -`
+            args.from_file = Path("/dev/stdin")
         problem = source_problem(args.from_file)  # a file or a pipe: `--from /dev/stdin`
         if problem:
             raise UsageError(f"--from: {problem}")
