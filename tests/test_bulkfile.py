@@ -392,3 +392,12 @@ def test_a_device_is_refused_at_once() -> None:
     with pytest.raises(BulkFileError, match=r"^zero: /dev/zero is not a regular file or a pipe "
                                             r"\(a device\): save the bulk file first"):
         list(iter_bulk_file(Path("/dev/zero")))
+
+
+@pytest.mark.parametrize("keys", [None, {"name", "oracle_id", "object"}], ids=["full", "keys"])
+def test_a_pretty_printed_object_is_named(tmp_path: Path, keys) -> None:
+    page = {"object": "list", "has_more": False, "data": OBJS}
+    path = make(tmp_path / "page.json", json.dumps(page, indent=2).encode(), False)
+    with pytest.raises(BulkFileError, match=r"^page\.json, line 1: a JSON object spread over "
+                                            r"several lines \(pretty-printed JSON"):
+        list(iter_bulk_file(path, keys=keys))

@@ -251,7 +251,11 @@ def _too_much_space(name: str, number: int) -> BulkFileError:
                          f"in a row: not a bulk file; {CARD_OBJECTS}")
 
 
-def _not_json(name: str, number: int, exc: Exception) -> BulkFileError:
+def _not_json(name: str, number: int, exc: Exception, line: bytes = b"") -> BulkFileError:
+    if line.strip() == b"{":
+        return BulkFileError(f"{name}, line {number}: a JSON object spread over several lines "
+                             f"(pretty-printed JSON, such as a saved Scryfall API page?), not one "
+                             f"card object per line; {CARD_OBJECTS}")
     if "depth" in str(exc) or isinstance(exc, RecursionError):
         return BulkFileError(f"{name}, line {number}: JSON nested too deep to read (a Scryfall "
                              f"card object nests about 5 levels): not a Scryfall bulk file; "
@@ -305,7 +309,7 @@ def _iter_lines(first: bytes, stream: IO[bytes], name: str,
                     if blank > MAX_SPACE:
                         raise _too_much_space(name, number) from None
                     continue
-                raise _not_json(name, number, exc) from exc
+                raise _not_json(name, number, exc, line) from exc
             if type(obj) is not dict:
                 raise BulkFileError(f"{name}, line {number}: expected a card object, got "
                                     f"{type(obj).__name__}; {CARD_OBJECTS}")
