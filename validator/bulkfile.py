@@ -20,7 +20,6 @@ import gzip
 import hashlib
 import io
 import os
-import re
 import stat
 import zlib
 from dataclasses import dataclass, field
