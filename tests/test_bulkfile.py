@@ -260,3 +260,144 @@ def test_keys_read_splits_lines_across_any_block_boundary(tmp_path: Path, block:
     monkeypatch.setattr(bulkfile, "BLOCK", block)
     assert _both(tmp_path / "b.jsonl") == expected
     assert [p for p, _ in expected[1]][:2] == ["line 3", "line 6"] and len(expected[1]) == 10
+
+
+# ---------------------------------------------------------------------------- hostile input
+
+def _card(i: int, **extra: object) -> bytes:
+    return orjson.dumps({"object": "card", "oracle_id": f"id-{i}", "name": f"Card {i}", **extra})
+
+
+def _counting_reads(path: Path, **kw: object) -> tuple[list[int], object]:
+    """(sizes of every raw read, what reading the file gave: the objects, or the error)."""
+    reads: list[int] = []
+    try:
+        got: object = list(iter_bulk_file(path, on_read=reads.append, **kw))
+    except BulkFileError as exc:
+        got = exc
+    return reads, got
+
+
+@pytest.mark.parametrize("keys", [None, {"name", "oracle_id"}], ids=["full", "keys"])
+@pytest.mark.parametrize("where", ["junk", "name"])
+def test_array_nested_too_deep_is_refused_where_it_starts(tmp_path: Path, keys, where) -> None:
+    """ijson.items built a path string per level ("item.item..."): memory grew with the square of
+    the depth (a 40 KB file took 1 GB). The depth is counted and refused past MAX_DEPTH, in a
+    key deckcheck does not read too, before the rest of the file is read."""
+    from validator.bulkfile import MAX_DEPTH
+
+    deep = b"[" * 5000 + b"]" * 5000
+    data = (b"[" + _card(1) + b",\n" + _card(2)[:-1] + b', "' + where.encode() + b'": ' + deep
+            + b"}" + b"".join(b",\n" + _card(i) for i in range(3, 40_000)) + b"]")
+    path = make(tmp_path / "deep.json", data, False)
+    reads, got = _counting_reads(path, keys=keys)
+    assert isinstance(got, BulkFileError)
+    assert str(got).startswith(f"deep.json, item 2: JSON nested more than {MAX_DEPTH} levels deep")
+    assert sum(reads) < len(data) / 4  # stopped where it starts, not at the end
+
+
+def test_array_at_the_depth_limit_is_read(tmp_path: Path) -> None:
+    from validator.bulkfile import MAX_DEPTH
+
+    nested = b"[" * (MAX_DEPTH - 2) + b"1" + b"]" * (MAX_DEPTH - 2)  # array, card, then these
+    data = b"[" + _card(1)[:-1] + b', "junk": ' + nested + b"}]"
+    items = list(iter_bulk_file(make(tmp_path / "ok.json", data, False)))
+    assert items[0][1]["junk"] == json.loads(nested)
+
+
+@pytest.mark.parametrize("keys", [None, {"name", "oracle_id"}], ids=["full", "keys"])
+def test_jsonl_line_nested_too_deep_says_so(tmp_path: Path, keys) -> None:
+    data = _card(1) + b"\n" + _card(2)[:-1] + b', "junk": ' + b"[" * 3000 + b"]" * 3000 + b"}\n"
+    with pytest.raises(BulkFileError, match=r"^d\.jsonl, line 2: JSON nested too deep to read"):
+        list(iter_bulk_file(make(tmp_path / "d.jsonl", data, False), keys=keys))
+
+
+def test_leading_whitespace_is_read_in_blocks(tmp_path: Path) -> None:
+    """It was read one byte at a time (50 MB of spaces: 31 s)."""
+    data = b" \r\n\t" * 100_000 + jsonl()
+    reads, got = _counting_reads(make(tmp_path / "ws.jsonl", data, False))
+    assert [obj for _, obj in got] == OBJS  # type: ignore[union-attr]
+    assert len(reads) < 50
+
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gzip", "plain"])
+def test_a_bulk_file_of_whitespace_ends_early(tmp_path: Path, gz: bool) -> None:
+    """A gzip of 600 MB of spaces is 600 KB: refused once MAX_SPACE is read, not inflated whole."""
+    from validator.bulkfile import MAX_SPACE
+
+    data = b" " * (8 * MAX_SPACE) + jsonl()
+    path = make(tmp_path / "ws.jsonl.gz", data, gz)
+    reads, got = _counting_reads(path)
+    assert isinstance(got, BulkFileError)
+    assert str(got).startswith("ws.jsonl.gz: more than 1 MiB of whitespace before any JSON")
+    if not gz:  # (a gzip of spaces is a few KB: read whole)
+        assert sum(reads) < 2 * MAX_SPACE
+
+
+@pytest.mark.parametrize("keys", [None, {"name", "oracle_id"}], ids=["full", "keys"])
+@pytest.mark.parametrize("blank", [b"\n", b" \r\n"], ids=["empty", "spaces"])
+def test_runs_of_blank_lines_are_bounded(tmp_path: Path, keys, blank: bytes) -> None:
+    from validator.bulkfile import MAX_SPACE
+
+    data = jsonl() + blank * (MAX_SPACE // len(blank) + 10) + _card(9) + b"\n"
+    with pytest.raises(BulkFileError, match=r"^b\.jsonl, line \d+: more than 1 MiB of blank lines"):
+        list(iter_bulk_file(make(tmp_path / "b.jsonl", data, False), keys=keys))
+    # a few blank lines anywhere stay fine
+    data = jsonl() + blank * 1000 + _card(9) + b"\n"
+    assert len(list(iter_bulk_file(make(tmp_path / "b.jsonl", data, False), keys=keys))) == 6
+
+
+@pytest.mark.parametrize("keys", [None, {"name", "oracle_id"}], ids=["full", "keys"])
+def test_a_line_without_end_is_refused_once_too_long(tmp_path: Path, keys) -> None:
+    from validator.bulkfile import MAX_LINE
+
+    data = jsonl() + b'{"name": "' + b"x" * (MAX_LINE + 10)
+    path = make(tmp_path / "long.jsonl.gz", data, True)
+    with pytest.raises(BulkFileError, match=r"^long\.jsonl\.gz, line 6: longer than 16 MiB"):
+        list(iter_bulk_file(path, keys=keys))
+
+
+@pytest.mark.parametrize("keys", [None, {"name", "oracle_id", "object"}], ids=["full", "keys"])
+def test_a_scryfall_api_page_is_named(tmp_path: Path, keys) -> None:
+    page = {"object": "list", "total_cards": 5, "has_more": False, "data": OBJS}
+    path = make(tmp_path / "page.json", orjson.dumps(page), False)
+    with pytest.raises(BulkFileError, match=r"^page\.json, line 1: the file is one JSON object "
+                                            r"with a \"data\" list \(a Scryfall API page"):
+        list(iter_bulk_file(path, keys=keys))
+
+
+def test_reads_a_pipe(tmp_path: Path) -> None:
+    """`curl ... | deckcheck sync --from /dev/stdin`: a pipe cannot seek; it is read once."""
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    data = gzip.compress(jsonl())
+
+    def write() -> None:
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    stats = BulkStats()
+    items = list(iter_bulk_file(fifo, stats, keys={"name", "oracle_id"}))
+    writer.join(timeout=10)
+    assert [obj["name"] for _, obj in items] == [o["name"] for o in OBJS]
+    assert stats.gzip and stats.sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_a_device_is_refused_at_once() -> None:
+    with pytest.raises(BulkFileError, match=r"^zero: /dev/zero is not a regular file or a pipe "
+                                            r"\(a device\): save the bulk file first"):
+        list(iter_bulk_file(Path("/dev/zero")))
+
+
+@pytest.mark.parametrize("keys", [None, {"name", "oracle_id", "object"}], ids=["full", "keys"])
+def test_a_pretty_printed_object_is_named(tmp_path: Path, keys) -> None:
+    page = {"object": "list", "has_more": False, "data": OBJS}
+    path = make(tmp_path / "page.json", json.dumps(page, indent=2).encode(), False)
+    with pytest.raises(BulkFileError, match=r"^page\.json, line 1: a JSON object spread over "
+                                            r"several lines \(pretty-printed JSON"):
+        list(iter_bulk_file(path, keys=keys))

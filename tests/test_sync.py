@@ -992,3 +992,122 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(seeded: str, tmp_path: Pat
         holder.close()
     [result] = sync(seeded, from_file=path, lock_timeout=0.2)
     assert result.card_count == N_FIXTURE
+
+
+# ---------------------------------------------------------------------------- sync --from hardening
+
+@pytest.mark.parametrize("key, value, says", [
+    ("legalities", "legal", "legalities must be an object of format -> status"),
+    ("legalities", [["modern", "legal"]], "legalities must be an object of format -> status"),
+    ("card_faces", "Fire // Ice", "card_faces must be a list of face objects, not a text"),
+    ("card_faces", [{"name": "Fire", "type_line": ["Instant"]}],
+     "card_faces[1].type_line must be a text, not a list"),
+    ("keywords", "Flying", "keywords must be a list of keyword names, not a text"),
+    ("type_line", {"types": ["Instant"]}, "type_line must be a text, not an object"),
+])
+@pytest.mark.parametrize("worker", [False, True], ids=["in-process", "worker"])
+def test_a_mis_shaped_card_field_names_the_card_and_the_key(
+        seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: Any,
+        says: str, worker: bool) -> None:
+    import validator.sync as sync_module
+
+    if worker:
+        monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0)
+    objs = fixture_objects()
+    i = next(i for i, o in enumerate(objs) if i > 3 and "card_faces" not in o)  # one face
+    objs[i][key] = value
+    path = write_bulk(tmp_path / "bad.jsonl", objs, gz=False)
+    with pytest.raises(SyncError) as err:
+        sync(seeded, from_file=path)
+    message = str(err.value)
+    assert message.startswith(f"bad.jsonl, line {i + 1}: card {objs[i]['name']!r}: {says}"), \
+        message
+    assert "ValueError" not in message and "TypeError" not in message
+    assert_intact(seeded)
+
+
+def test_keys_deckcheck_does_not_read_are_not_checked(db: str, tmp_path: Path) -> None:
+    objs = fixture_objects()
+    objs[5]["image_uris"] = "not an object"
+    objs[5]["prices"] = [1, 2]
+    assert import_file(write_bulk(tmp_path / "ok.jsonl.gz", objs), db).card_count == N_FIXTURE
+
+
+def test_a_scryfall_api_page_is_refused_as_one(seeded: str, tmp_path: Path) -> None:
+    path = tmp_path / "search.json"
+    path.write_bytes(orjson.dumps({"object": "list", "has_more": False,
+                                   "data": fixture_objects()}))
+    with pytest.raises(SyncError, match=r"search\.json, line 1: the file is one JSON object with "
+                                        r"a \"data\" list \(a Scryfall API page.*wants a Scryfall "
+                                        r"bulk file \(JSON Lines or one JSON array"):
+        sync(seeded, from_file=path)
+    assert_intact(seeded)
+
+
+def test_sync_from_a_pipe(db: str, tmp_path: Path) -> None:
+    """`curl ... | deckcheck sync --from /dev/stdin` (or `--from <(...)`): read once, as a
+    stream; named by its path in messages."""
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    data = gzip.compress(jsonl_bytes(fixture_objects()))
+
+    def write() -> None:
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    result = sync(db, from_file=fifo)[0]
+    writer.join(timeout=10)
+    assert result.card_count == N_FIXTURE and result.source == str(fifo)
+    assert result.sha256 == hashlib.sha256(data).hexdigest()
+    assert_intact(db)
+
+
+def test_sync_from_a_pipe_that_is_not_a_bulk_file_keeps_the_database(seeded: str,
+                                                                     tmp_path: Path) -> None:
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "wb") as f:
+            try:
+                f.write(b"\0" * (20 << 20))  # `cat /dev/zero |`: refused once 16 MiB are read
+            except BrokenPipeError:
+                pass
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    with pytest.raises(SyncError, match=rf"{fifo}, line 1: longer than 16 MiB with no line break"):
+        sync(seeded, from_file=fifo)
+    writer.join(timeout=10)
+    assert_intact(seeded)
+
+
+def test_cli_sync_from_a_device_says_what_to_do(seeded: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from validator.cli import main
+
+    assert main(["sync", "--from", "/dev/zero", "--db", seeded]) == 2
+    err = capsys.readouterr().err
+    assert "--from: /dev/zero is not a regular file or a pipe (a device): save the bulk file " \
+           "first" in err and "no such file" not in err
+    assert_intact(seeded)
+
+
+def test_cli_sync_from_stdin(db: str, tmp_path: Path) -> None:
+    """`curl ... | deckcheck sync --from -`, in a real process (its stdin a pipe)."""
+    import subprocess
+    import sys
+
+    data = gzip.compress(jsonl_bytes(fixture_objects()))
+    result = subprocess.run([sys.executable, "-m", "validator", "sync", "--from", "-", "--db", db],
+                            input=data, capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr.decode()
+    assert_intact(db)

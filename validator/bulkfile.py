@@ -3,7 +3,9 @@
 Two shapes exist: the 2026 one (a gzip file of JSON Lines, `jsonl_download_uri`) and the older
 one (one JSON array, `download_uri`, often already un-gzipped by the HTTP client). Gzip is
 detected by its magic bytes, the shape by the first non-space byte; memory stays flat because
-nothing is read whole (JSON Lines are read in 1 MiB blocks, a JSON array through ijson).
+nothing is read whole (JSON Lines are read in 1 MiB blocks, a JSON array through ijson's
+parse events). What no bulk file holds is refused early, so a hostile file ends quickly: a
+device, JSON nested past `MAX_DEPTH`, `MAX_SPACE` of whitespace, a line over `MAX_LINE`.
 
 A Scryfall card object is mostly URLs, prices and image links: a reader that names the `keys`
 it reads gets objects holding only those, and JSON Lines are then decoded by msgspec into just
@@ -17,6 +19,8 @@ from .errors import DeckcheckError
 import gzip
 import hashlib
 import io
+import os
+import stat
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,16 +91,17 @@ def iter_bulk_file(path: Path, stats: BulkStats | None = None,
     path = Path(path)
     name = name or path.name
     stats = stats if stats is not None else BulkStats()
-    with open(path, "rb") as raw_file:
-        head = raw_file.read(2)
-        raw_file.seek(0)
+    raw_file = _open(path, name)
+    with raw_file:
         raw = _HashingReader(raw_file, on_read)
+        head = raw.read(2)  # read, not peeked: a pipe cannot seek back
         stats.gzip = head == GZIP_MAGIC
         gzip_file, gzip_errors = _gzip()
-        stream: Any = gzip_file(fileobj=raw, mode="rb") if stats.gzip else raw  # type: ignore[arg-type]
+        stream: Any = (gzip_file(fileobj=_Prepend(head, raw), mode="rb")  # type: ignore[arg-type]
+                       if stats.gzip else _Prepend(head, raw))
         try:
-            first, skipped_lines = _peek_first_byte(stream, name)
-            if first == b"[":
+            first, skipped_lines = _skip_leading_space(stream, name)
+            if first[:1] == b"[":
                 stats.shape = "json-array"
                 yield from _iter_array(_Prepend(first, stream), name, keys)
             elif keys is not None:
@@ -110,6 +115,36 @@ def iter_bulk_file(path: Path, stats: BulkStats | None = None,
         except gzip_errors as exc:
             raise BulkFileError(f"{name}: the gzip data is truncated or corrupt ({exc})") from exc
         stats.sha256, stats.size = raw.sha256.hexdigest(), raw.size
+
+
+def source_problem(path: Path) -> str | None:
+    """Why `path` cannot be read as a bulk file, or None. A regular file or a pipe
+    (`--from /dev/stdin`, `<(...)`) can: a pipe is read once as a stream. A device (/dev/zero,
+    a terminal) or a directory is refused at once: it is never a bulk file, and /dev/zero
+    would never end."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"no such file: {path}"
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return f"is a directory, not a bulk file: {path}"
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return f"{path} is not a regular file or a pipe (a device): {NOT_A_FILE}"
+    return None
+
+
+def _open(path: Path, name: str) -> IO[bytes]:
+    problem = source_problem(path)
+    if problem:
+        raise BulkFileError(f"{name}: {problem}")
+    return open(path, "rb")
+
+
+#: What to do with something that is not a bulk file on disk or in a pipe.
+NOT_A_FILE = ("save the bulk file first (or pipe it in: `curl ... | deckcheck sync --from "
+              "/dev/stdin`), then sync --from FILE")
 
 
 #: What the standard library's gzip reader raises on a truncated or corrupt stream.
@@ -144,6 +179,16 @@ class _Prepend:
             return data
         return self.stream.read(n)
 
+    def readinto(self, buffer: Any) -> int:  # what a gzip reader calls
+        if self.head:
+            data = self.read(len(buffer))
+            memoryview(buffer)[:len(data)] = data
+            return len(data)
+        return self.stream.readinto(buffer)  # type: ignore[attr-defined]
+
+    def readable(self) -> bool:
+        return True
+
 
 #: What a bulk file holds, for the messages that refuse one (a pretty-printed JSON document
 #: such as an event file is valid JSON but neither shape).
@@ -151,22 +196,91 @@ CARD_OBJECTS = ("a bulk file holds Scryfall card objects (with \"name\" and \"or
                 "one per line (JSON Lines) or in one JSON array, as Scryfall's bulk data does")
 
 
-def _peek_first_byte(stream: IO[bytes], name: str) -> tuple[bytes, int]:
-    """The first byte after leading whitespace and a UTF-8 byte-order mark, and how many
-    line breaks were skipped to get there."""
-    newlines = 0
+#: Whitespace accepted before the first JSON value, or in a row between JSON Lines: a bulk
+#: file has a few bytes of it; a gzip of nothing but spaces (600 MB inflate from 600 KB) is
+#: refused once this much is read, not read to its end.
+MAX_SPACE = 1 << 20
+_SPACE = b" \t\r\n"
+_BOM = b"\xef\xbb\xbf"
+
+
+def _skip_leading_space(stream: IO[bytes], name: str) -> tuple[bytes, int]:
+    """The data from the first byte after leading whitespace and UTF-8 byte-order marks (read
+    in blocks; what follows that byte in the block comes along), and how many line breaks were
+    skipped to get there."""
+    newlines = skipped = 0
+    data = b""
     while True:
-        ch = stream.read(1)
-        if not ch:
+        block = stream.read(1 << 16)
+        if not block:
+            if data:  # only a part of a byte-order mark
+                raise BulkFileError(f"{name}: the bulk file does not start with JSON")
             raise BulkFileError(f"{name}: the bulk file is empty")
-        if ch == b"\xef":
-            if stream.read(2) == b"\xbb\xbf":
+        data += block
+        while True:
+            rest = data.lstrip(_SPACE)
+            newlines += data.count(b"\n", 0, len(data) - len(rest))
+            skipped += len(data) - len(rest)
+            data = rest
+            if data.startswith(_BOM):
+                data = data[3:]
                 continue
-            raise BulkFileError(f"{name}: the bulk file does not start with JSON")
-        if ch == b"\n":
-            newlines += 1
-        elif ch not in b" \t\r":
-            return ch, newlines
+            break
+        if skipped > MAX_SPACE:
+            raise BulkFileError(f"{name}: more than {MAX_SPACE >> 20} MiB of whitespace before "
+                                f"any JSON: not a bulk file; {CARD_OBJECTS}")
+        if data and not (len(data) < 3 and _BOM.startswith(data)):
+            if data[:1] == b"\xef":
+                raise BulkFileError(f"{name}: the bulk file does not start with JSON")
+            return data, newlines
+
+
+#: The longest line JSON Lines may hold: a Scryfall card object is a few KB. A longer one (a
+#: stream with no line break, such as `cat /dev/zero |`) is refused once this much is read.
+MAX_LINE = 16 << 20
+
+
+def _line_too_long(name: str, number: int) -> BulkFileError:
+    return BulkFileError(f"{name}, line {number}: longer than {MAX_LINE >> 20} MiB with no line "
+                         f"break (a card object is a few KB): not a bulk file; {CARD_OBJECTS}")
+
+
+def _too_much_space(name: str, number: int) -> BulkFileError:
+    return BulkFileError(f"{name}, line {number}: more than {MAX_SPACE >> 20} MiB of blank lines "
+                         f"in a row: not a bulk file; {CARD_OBJECTS}")
+
+
+def _not_json(name: str, number: int, exc: Exception, line: bytes = b"") -> BulkFileError:
+    if line.strip() == b"{":
+        return BulkFileError(f"{name}, line {number}: a JSON object spread over several lines "
+                             f"(pretty-printed JSON, such as a saved Scryfall API page?), not one "
+                             f"card object per line; {CARD_OBJECTS}")
+    if "depth" in str(exc) or isinstance(exc, RecursionError):
+        return BulkFileError(f"{name}, line {number}: JSON nested too deep to read (a Scryfall "
+                             f"card object nests about 5 levels): not a Scryfall bulk file; "
+                             f"download the bulk file again, or check what wrote this one")
+    return BulkFileError(f"{name}, line {number}: not valid JSON as one line ({exc}); "
+                         f"{CARD_OBJECTS}")
+
+
+def _api_page(obj: dict[str, Any]) -> bool:
+    """Whether a file's first object is a Scryfall API response (`"object": "list"` with its
+    cards in "data", as /cards/search pages are), not a card."""
+    return obj.get("object") == "list" or (
+        type(obj.get("data")) is list and "oracle_id" not in obj and "name" not in obj)
+
+
+def _refuse_api_page(name: str, number: int, line: bytes) -> None:
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return
+    if type(obj) is dict and _api_page(obj):
+        raise BulkFileError(
+            f"{name}, line {number}: the file is one JSON object with a \"data\" list (a "
+            f"Scryfall API page, such as a /cards/search result?), not a bulk file: sync --from "
+            f"wants a Scryfall bulk file (JSON Lines or one JSON array of card objects, e.g. "
+            f"oracle_cards from https://api.scryfall.com/bulk-data)")
 
 
 def _iter_lines(first: bytes, stream: IO[bytes], name: str,
@@ -175,28 +289,39 @@ def _iter_lines(first: bytes, stream: IO[bytes], name: str,
     `number` is the count of lines before `first`."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     rest = first
+    blank = 0  # bytes of blank lines since the last object
+    first_object = True
     while True:
         block = stream.read(BLOCK)
         if block:
             lines = (rest + block).split(b"\n")
             rest = lines.pop()
-        else:
-            lines, rest = [rest], b""
+        else:  # `first` may hold whole lines
+            lines, rest = rest.split(b"\n"), b""
         for line in lines:
             number += 1
             try:
                 obj = loads(line)
             except decode_error as exc:
                 if not line.strip():
+                    blank += len(line) + 1
+                    if blank > MAX_SPACE:
+                        raise _too_much_space(name, number) from None
                     continue
-                raise BulkFileError(f"{name}, line {number}: not valid JSON as one line ({exc}); "
-                                    f"{CARD_OBJECTS}") from exc
+                raise _not_json(name, number, exc, line) from exc
             if type(obj) is not dict:
                 raise BulkFileError(f"{name}, line {number}: expected a card object, got "
                                     f"{type(obj).__name__}; {CARD_OBJECTS}")
+            if first_object:
+                first_object = False
+                if _api_page(obj):
+                    _refuse_api_page(name, number, line)
+            blank = 0
             yield f"line {number}", obj
         if not block:
             return
+        if len(rest) > MAX_LINE:
+            raise _line_too_long(name, number + 1)
 
 
 def _only(obj: dict[str, Any], keys: Collection[str]) -> dict[str, Any]:
@@ -263,6 +388,8 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
     seen: dict[bytes, Any] = {}
     loads = msgspec.json.decode
     rest = first
+    blank = 0  # bytes of blank lines since the last object
+    first_object = True
     while True:
         block = stream.read(BLOCK)
         if block:
@@ -280,9 +407,15 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
                 if block or start > end:
                     break
                 cut = end
+            number += 1
+            if cut == start:  # an empty line (runs of them are skipped one compare each)
+                start = cut + 1
+                blank += 1
+                if blank > MAX_SPACE:
+                    raise _too_much_space(name, number)
+                continue
             line = view[start:cut]
             start = cut + 1
-            number += 1
             try:
                 obj = decode(line)
                 if shared:
@@ -290,27 +423,109 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
             except refused:
                 # the line as orjson reads it: its error, a blank line skipped, or the object
                 line = bytes(line)
+                if not line.strip():
+                    blank += len(line) + 1
+                    if blank > MAX_SPACE:
+                        raise _too_much_space(name, number) from None
+                    continue
                 found = list(_iter_lines(line[:1], io.BytesIO(line[1:]), name, number - 1))
                 if not found:
                     continue
                 obj = _only(found[0][1], keys)
+            if first_object:  # a Scryfall API page is one object: its "data" is not read
+                first_object = False
+                _refuse_api_page(name, number, bytes(line))
+            blank = 0
             yield f"line {number}", obj
         if not block:
             return
+        if len(rest) > MAX_LINE:
+            raise _line_too_long(name, number + 1)
+
+
+#: How deep a JSON array bulk file may nest (the array itself is level 1; a Scryfall card
+#: object's deepest values, a face's image URLs, are at level 4). Deeper is refused before it
+#: is built: a file of 40 KB can nest 20,000 levels.
+MAX_DEPTH = 64
+_START = frozenset({"start_map", "start_array"})
+_END = frozenset({"end_map", "end_array"})
+
+
+def _too_deep(name: str, where: str) -> BulkFileError:
+    return BulkFileError(f"{name}, {where}: JSON nested more than {MAX_DEPTH} levels deep (a "
+                         f"Scryfall card object nests about 5): not a Scryfall bulk file; "
+                         f"download the bulk file again, or check what wrote this one")
 
 
 def _iter_array(stream: _Prepend, name: str,
                 keys: Collection[str] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The objects of one JSON array, built from ijson's parse events.
+
+    Not `ijson.items`: its events carry each value's path ("item.item.item..."), which costs
+    memory growing with the square of the depth (a 40 KB file of nested arrays took 1 GB);
+    here the depth is counted and refused past `MAX_DEPTH`. With `keys`, the values of other
+    keys are parsed (and their depth counted) but not built."""
     import ijson  # streaming parser for the legacy single-array shape
 
-
     number = 0
+    stack: list[Any] = []  # the containers being built; the array itself is not kept
+    depth = 0  # nesting of the event just read; the array is level 1
+    skip = False  # inside the value of a card's key not read (`keys`)
+    key: Any = None
+    start, end, max_depth = _START, _END, MAX_DEPTH
     try:
-        for obj in ijson.items(stream, "item", use_float=True):
-            number += 1
-            if not isinstance(obj, dict):
+        for event, value in ijson.basic_parse(stream, use_float=True):
+            if skip:  # most events, with `keys`: the card's URLs, prices and image links
+                if event in start:
+                    depth += 1
+                    if depth > max_depth:
+                        raise _too_deep(name, f"item {number}")
+                    continue
+                if event in end:
+                    depth -= 1
+                if depth == 2:  # the value ended: a scalar, or its closing bracket
+                    skip = False
+                continue
+            if event == "map_key":
+                if depth == 2 and keys is not None and value not in keys:
+                    skip = True
+                else:
+                    key = value
+                continue
+            if event in start:
+                depth += 1
+                if depth > 2:
+                    if depth > max_depth:
+                        raise _too_deep(name, f"item {number}")
+                    made: Any = {} if event == "start_map" else []
+                    top = stack[-1]
+                    if type(top) is list:
+                        top.append(made)
+                    else:
+                        top[key] = made
+                    stack.append(made)
+                elif depth == 2:
+                    number += 1
+                    if event != "start_map":
+                        raise BulkFileError(f"{name}, item {number}: expected a card object; "
+                                            f"{CARD_OBJECTS}")
+                    stack.append({})
+                continue
+            if event in end:
+                depth -= 1
+                if depth == 1:
+                    yield f"item {number}", stack.pop()
+                elif depth > 1:
+                    stack.pop()
+                continue
+            if depth == 1:  # a scalar item
+                number += 1
                 raise BulkFileError(f"{name}, item {number}: expected a card object; "
                                     f"{CARD_OBJECTS}")
-            yield f"item {number}", obj if keys is None else _only(obj, keys)
+            top = stack[-1]
+            if type(top) is list:
+                top.append(value)
+            else:
+                top[key] = value
     except ijson.JSONError as exc:
         raise BulkFileError(f"{name}, after item {number}: not valid JSON ({exc})") from exc

@@ -256,6 +256,59 @@ def _legalities_of(raw: Any) -> dict[str, str]:
     return found
 
 
+_MAPPINGS = (dict, MappingProxyType)
+_LEGALITIES_SHAPE = ('legalities must be an object of format -> status (such as '
+                     '{"modern": "legal", "vintage": "restricted"})')
+_TEXT_KEYS = ("id", "oracle_id", "name", "layout", "mana_cost", "type_line", "oracle_text",
+              "power", "toughness", "loyalty")
+
+
+def _shown(value: Any) -> str:
+    """A JSON value in a message: its JSON type and the start of its text."""
+    kind = {dict: "an object", MappingProxyType: "an object", list: "a list", str: "a text",
+            bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
+    text = repr(value)
+    return f"{kind} ({text[:60]}{'...' if len(text) > 60 else ''})"
+
+
+def field_problem(obj: dict[str, Any]) -> str | None:
+    """Which key of a card object `card_from_scryfall` cannot read, and why, or None: for the
+    message when reading it failed (the keys deckcheck does not read are not checked)."""
+    def text_problem(where: dict[str, Any], prefix: str) -> str | None:
+        for key in _TEXT_KEYS:
+            value = where.get(key)
+            if value is not None and type(value) is not str:
+                return f"{prefix}{key} must be a text, not {_shown(value)}"
+        return None
+
+    found = text_problem(obj, "")
+    if found:
+        return found
+    cmc = obj.get("cmc")
+    if cmc is not None and type(cmc) not in (int, float):
+        return f"cmc must be a number, not {_shown(cmc)}"
+    legalities = obj.get("legalities")
+    if legalities is not None:
+        if type(legalities) not in _MAPPINGS:
+            return f"{_LEGALITIES_SHAPE}, not {_shown(legalities)}"
+        for fmt, status in legalities.items():
+            if type(status) is not str:
+                return f"{_LEGALITIES_SHAPE}: the status of {fmt!r} is {_shown(status)}"
+    keywords = obj.get("keywords")
+    if keywords is not None and (type(keywords) is not list
+                                 or any(type(k) is not str for k in keywords)):
+        return f"keywords must be a list of keyword names, not {_shown(keywords)}"
+    faces = obj.get("card_faces")
+    if faces is not None:
+        if type(faces) is not list or any(type(f) is not dict for f in faces):
+            return f"card_faces must be a list of face objects, not {_shown(faces)}"
+        for number, face in enumerate(faces, 1):
+            found = text_problem(face, f"card_faces[{number}].")
+            if found:
+                return found
+    return None
+
+
 def card_from_scryfall(obj: dict[str, Any]) -> Card:
     """Build the `Card` facts of one Scryfall card object (oracle_cards or default_cards)."""
     get = obj.get  # each key read once
@@ -293,7 +346,17 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
     copy_limit, any_number = _copy_limit(all_text)
     partner, partner_with = _partner(front.oracle_text)
     companion = _COMPANION.search(front.oracle_text) if "Companion" in front.oracle_text else None
-    legalities = _legalities(get("legalities") or {})
+    raw_legalities = get("legalities")
+    if type(raw_legalities) not in _MAPPINGS:  # a list of pairs would pass dict()
+        if raw_legalities is not None:
+            raise CardDataError(f"card {name!r}: {_LEGALITIES_SHAPE}, not "
+                                f"{_shown(raw_legalities)}")
+        raw_legalities = {}
+    keywords = get("keywords")
+    if keywords is not None and type(keywords) is not list:  # a text would become its letters
+        raise CardDataError(f"card {name!r}: keywords must be a list of keyword names, not "
+                            f"{_shown(keywords)}")
+    legalities = _legalities(raw_legalities)
     # Positional, in CARD_FIELDS order (a sync builds 35,000 cards; keywords cost half again).
     return Card(
         oracle_id,
@@ -308,7 +371,7 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         supertypes,
         text,  # oracle_text
         _color_identity(get("color_identity"), name),
-        frozenset(get("keywords") or ()),
+        frozenset(keywords or ()),
         legalities,
         bool(get("game_changer")),
         bool(get("reserved")),

@@ -235,9 +235,14 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_sync(args: argparse.Namespace) -> int:
     from .sync import DownloadLimits, SyncError, SyncTerminated, sync
 
-    if args.from_file is not None and not args.from_file.is_file():
-        what = "is a directory, not a bulk file" if args.from_file.is_dir() else "no such file"
-        raise UsageError(f"--from: {what}: {args.from_file}")
+    if args.from_file is not None:
+        from .bulkfile import source_problem
+
+        if str(args.from_file) == "-":  # as validate reads `-`: `curl ... | deckcheck sync --from -`
+            args.from_file = Path("/dev/stdin")
+        problem = source_problem(args.from_file)  # a file or a pipe: `--from /dev/stdin`
+        if problem:
+            raise UsageError(f"--from: {problem}")
     for option in ("min_rate", "stall_timeout", "request_timeout"):
         if getattr(args, option) is not None and not getattr(args, option) > 0:
             raise UsageError(f"--{option.replace('_', '-')} must be greater than 0")

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from . import __version__
-from .bulkfile import BulkFileError, BulkStats, iter_bulk_file
-from .cardfacts import SCRYFALL_KEYS, CardDataError, card_from_scryfall
+from .bulkfile import BulkFileError, BulkStats, iter_bulk_file, source_problem
+from .cardfacts import SCRYFALL_KEYS, CardDataError, card_from_scryfall, field_problem
 from .db import (
     CardBatch, CardDB, LegalityChange, LockTimeout, SyncRun, card_batches, card_problem,
     count_cards, create_schema, database_url, make_write_engine, refresh_aliases,
@@ -818,8 +818,11 @@ def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
         except CardDataError as exc:
             raise SyncError(f"{name}, {position}: {exc}") from exc
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
-            raise SyncError(f"{name}, {position}: unexpected card data "
-                            f"({type(exc).__name__}: {exc})") from exc
+            card_name = obj.get("name")
+            shown = repr(card_name[:120]) if isinstance(card_name, str) else "?"
+            problem = field_problem(obj) or (f"unexpected card data "
+                                             f"({type(exc).__name__}: {exc})")
+            raise SyncError(f"{name}, {position}: card {shown}: {problem}") from exc
         # A name that is a number or an oracle_id that is an object would otherwise fail
         # later, without a line (building the name index), or in the database ("value too
         # long" on PostgreSQL).
@@ -979,9 +982,10 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
     from .db import DatabaseError
 
     path = Path(path)
-    name = name or path.name
-    if not path.is_file():
-        raise SyncError(f"cannot read {path}: no such file")
+    name = name or (path.name if path.is_file() else str(path))  # a pipe: /dev/fd/63, not 63
+    problem = source_problem(path)  # a regular file or a pipe (read once, as a stream)
+    if problem:
+        raise SyncError(problem)
     wait = lock_timeout_from_env(lock_timeout)
     url = database_url(db)
     db_file = _sqlite_path(url)
