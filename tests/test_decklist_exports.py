@@ -108,9 +108,43 @@ def test_plain_csv_headers_vary(text):
 def test_csv_bad_rows_and_missing_columns():
     deck = parse_decklist("count,name,section\nfour,Lightning Bolt,main\n1,,main\n1,Duress,wishes\n")
     assert [(i.line, i.code) for i in deck.issues] == [
-        (2, "bad-quantity"), (3, "unreadable-line"), (4, "unreadable-line")]
+        (2, "bad-quantity"), (3, "unreadable-line"), (4, "unknown-section")]
+    assert names(deck, Section.MAIN) == ["Duress"]  # counted: a note, never an unreadable line
     with pytest.raises(DecklistError, match="lacks a name column"):
         parse_decklist("count,price\n1,2\n", "csv")
+
+
+ARCHIDEKT_CSV = ("Quantity,Name,Finish,Set Code,Collector Number,Category\n"
+                 "1,Red Elemental Blast,Normal,a25,147,Instant\n"
+                 "1,\"Kraum, Ludevic's Opus\",Normal,cmr,523,Commander\n"
+                 "1,Obosh the Preypiercer,Normal,c20,91,Companion\n"
+                 "1,Sol Ring,Normal,cmm,400,Ramp\n"
+                 "1,Duress,Normal,m19,94,Sideboard\n"
+                 "1,Mana Drain,Normal,ima,65,Maybeboard\n"
+                 "1,Vial Smasher the Fierce,Normal,cmr,540,\"Commander,Creature\"\n")
+
+
+def test_csv_category_column_is_archidekts_categories():
+    """Archidekt's CSV: its Category column holds the user's categories ("Instant", "Ramp"),
+    main-deck cards without any issue, as its JSON reader reads them; the categories naming a
+    section choose it."""
+    deck = parse_decklist(ARCHIDEKT_CSV)
+    assert deck.input_format == "csv" and deck.issues == []
+    assert names(deck, Section.MAIN) == ["Red Elemental Blast", "Sol Ring"]
+    assert names(deck, Section.COMMANDER) == ["Kraum, Ludevic's Opus", "Vial Smasher the Fierce"]
+    assert names(deck, Section.COMPANION) == ["Obosh the Preypiercer"]
+    assert names(deck, Section.SIDEBOARD) == ["Duress"]
+    assert names(deck, Section.IGNORED) == ["Mana Drain"]
+
+
+def test_csv_unknown_section_is_a_note_and_the_card_counts():
+    card_index = CardIndex(((), c) for c in load_cards("cards_core.json").values())
+    report = validator.validate("count,name,board\n4,Lightning Bolt,mainn\n56,Mountain,\n",
+                                "modern", cards=card_index)
+    assert report.legal, report.problems
+    (note,) = report.problems
+    assert (note.code, note.severity, note.lines) == ("unknown-section", Severity.INFO, (2,))
+    assert "'mainn'" in note.message and "main deck" in note.message
 
 
 def test_forcing_a_site_format():
@@ -230,6 +264,33 @@ def export_db(tmp_path_factory):
     (folder / "cards.json").write_text(json.dumps(objs), encoding="utf-8")
     import_file(folder / "cards.json", str(folder / "cards.sqlite3"))
     return str(folder / "cards.sqlite3")
+
+
+@pytest.mark.integration
+def test_archidekt_csv_gives_the_verdict_of_its_json(export_db, tmp_path, capsys):
+    """The 3 Amigos deck of Archidekt's JSON written as Archidekt's CSV (Quantity, Name, Set
+    Code, Collector Number, Category): legal in Commander, as the JSON is."""
+    import csv
+
+    from validator.cli import main
+
+    path = shared_data("decklists", "commander", "mtg-parser-mocks",
+                       "archidekt_deck_3_Amigos.json")
+    rows = [["Quantity", "Name", "Finish", "Set Code", "Collector Number", "Category"]]
+    for item in json.loads(path.read_text("utf-8"))["cards"]:
+        card = item["card"]
+        rows.append([item["quantity"], card["oracleCard"]["name"], "Normal",
+                     card["edition"]["editioncode"], card["collectorNumber"],
+                     ",".join(item["categories"])])
+    with open(tmp_path / "amigos.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    code = main(["validate", str(tmp_path / "amigos.csv"), "--format", "commander",
+                 "--db", export_db, "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["legal"], report["problems"]
+    assert sorted(report["deck"]["commanders"]) == sorted(AMIGOS)
+    assert report["deck"]["companion"] == OBOSH
+    assert not [p for p in report["problems"] if p["citation"] == "deckcheck:input"]
 
 
 @pytest.mark.integration

@@ -374,8 +374,9 @@ def _remember(known: dict[str, Card], name: str, card: Card) -> None:
 
 
 #: Parse issue codes that are notes about how the input was read, not errors in the deck
-#: (a JSON field ignored, a Cockatrice tokens zone read but not counted).
-NOTE_CODES = frozenset({"ignored-field", "skipped-cards"})
+#: (a JSON field ignored, a Cockatrice tokens zone read but not counted, a CSV section value
+#: not known, whose card is counted in the main deck).
+NOTE_CODES = frozenset({"ignored-field", "skipped-cards", "unknown-section"})
 
 
 def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
