@@ -342,7 +342,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             names = sorted({c.name for c in cards})
             resolved.problems.append(Problem(
                 code="ambiguous-card",
-                message=f"{entry.name!r} could be any of: {'; '.join(names)}; write the full name",
+                message=f"{_where(entry)}{entry.name!r} could be any of: {'; '.join(names)}; "
+                        "write the full name",
                 citation="deckcheck:input", cards=tuple(names), lines=_lines(entry)))
         else:
             resolved.unresolved.append(entry)
@@ -350,8 +351,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             if suggest and suggested < MAX_SUGGESTED_NAMES and can_look_up(entry.name):
                 suggested += 1
                 hint = suggestions(entry.name, source)
-            where = f"line {entry.line}: " if entry.line else ""
-            message = f"{where}unknown card {entry.name!r}"
+            message = f"{_where(entry)}unknown card {entry.name!r}"
             if hint:
                 message += f"; did you mean {' or '.join(repr(h) for h in hint)}?"
             resolved.problems.append(Problem(
@@ -402,3 +402,11 @@ def can_look_up(text: str) -> bool:
 
 def _lines(entry) -> tuple[int, ...]:
     return (entry.line,) if entry.line else ()
+
+
+def _where(entry) -> str:
+    """The prefix naming where an entry is in its input: its line, or for a JSON deck's item
+    (no line) its JSON path ("main[3]: ")."""
+    if entry.line:
+        return f"line {entry.line}: "
+    return f"{entry.where}: " if entry.where else ""

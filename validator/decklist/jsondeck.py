@@ -184,7 +184,7 @@ def _read_item(deck: Deck, path: str, section: Section, item: Any) -> None:
             return
         printing.append(written or None)
     deck.entries.append(DeckEntry(value, " ".join(name.split()), section, None,
-                                  printing[0], printing[1], text))
+                                  printing[0], printing[1], text, path))
 
 
 def _item_fields(item: Any) -> tuple[Any, Any, Any, Any] | str:
