@@ -127,7 +127,7 @@ def test_bad_name_field():
 @pytest.mark.parametrize("data", [
     '{"main": [',
     '{"main": ["Island",]}',
-    '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    '{"a": ' + "[" * 90_000 + "]" * 90_000 + "}",
     '{"main": [{"quantity": ' + "9" * 5000 + ', "name": "A"}]}',
 ])
 def test_malformed_json(data):
@@ -171,4 +171,4 @@ def test_unknown_and_ambiguous_cards_name_their_json_path():
     text = parse_decklist("56 Island\n2 Twin\n")
     assert [e.where for e in text.entries] == [None, None]
     (problem,) = resolve(text, index, suggest=False).problems
-    assert problem.message.startswith("line 2: 'Twin' could be any of") and problem.lines == (2,)
+    assert problem.message.startswith("'Twin' could be any of") and problem.lines == (2,)

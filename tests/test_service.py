@@ -598,3 +598,17 @@ def test_library_errors_keep_their_stable_code(client, monkeypatch):
     problem = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
                              400, "bad-as-of")
     assert problem["detail"].startswith("as-of date 1990-01-01")
+
+
+def test_a_decklist_without_a_card_line_is_a_bad_decklist(client):
+    """Nothing to judge (empty, blank, comments only; README: 400 `bad-decklist`), whichever
+    way the body comes, never a 200 "not legal: 0 cards"."""
+    for text in ("", "\n \n", "# only a comment\n"):
+        body = assert_problem(client.post("/v1/validate", json={"decklist": text,
+                                                                "format": "modern"}),
+                              400, "bad-decklist")
+        assert "no card lines found" in body["detail"]
+        assert_problem(client.post("/v1/validate?format=modern", content=text.encode(),
+                                   headers={"content-type": "text/plain"}), 400, "bad-decklist")
+        assert_problem(client.post("/v1/check-formats", json={"decklist": text}), 400,
+                       "bad-decklist")

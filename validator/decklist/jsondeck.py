@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from validator.decklist.base import (
+    MAX_JSON_CONTAINERS,
     DecklistError,
     check_entry_count,
     clip,
@@ -51,6 +52,10 @@ def load_json(text: str) -> Any:
     """The parsed JSON document; DecklistError when it is not JSON."""
     import json
 
+    containers = text.count("{") + text.count("[")  # brackets in strings count too: fine
+    if containers > MAX_JSON_CONTAINERS:
+        raise DecklistError(f"JSON opens {containers:,} objects and lists; the limit is "
+                            f"{MAX_JSON_CONTAINERS:,} (a deck's card objects hold a few dozen)")
     try:
         return json.loads(text.lstrip("\ufeff \t\r\n"))
     except RecursionError:
