@@ -4,7 +4,7 @@
     python bench/bench_hostile.py --case oathbreaker-command --size 10
     python bench/bench_hostile.py --db cards.sqlite3
 
-Each case builds a hostile list within the input limits (1 MB, 5,000 lines, 10,000 copies per
+Each case builds a hostile list within the input limits (1 MB, 4 MB for JSON, 5,000 lines, 10,000 copies per
 line; see README "Decklist formats") for one format kind: many commander / oathbreaker /
 signature-spell / partner / companion candidates in every section, maximal lines, thousands of
 distinct unknown names, the same decks as JSON / .dek / .cod. It is judged through the Python

@@ -316,3 +316,37 @@ def test_real_exports_are_legal_commander_decks(export_db, name, capsys):
 def test_moxfield_v2_entry_without_card_name_uses_its_key():
     deck = parse_decklist(json.dumps({"mainboard": {"Island": {"quantity": 60}}}))
     assert deck.input_format == "moxfield" and names(deck, Section.MAIN) == ["Island"] * 60
+
+
+def _moxfield_with_maybeboard(cards: int = 120) -> str:
+    """The Moxfield fixture with a maybeboard of `cards` entries whose card objects are as large
+    as real ones (about 4.6 KB pretty-printed: prices, legalities, images... for each card)."""
+    data = json.loads((EXPORTS / "moxfield_v2.json").read_text("utf-8"))
+    data["maybeboard"] = {
+        f"Card {i}": {"quantity": 1, "boardType": "maybeboard",
+                      "card": {"name": f"Card {i}", "id": f"{i:08d}", "set": "cmm",
+                               "legalities": {f"format{j}": "legal" for j in range(30)},
+                               "prices": {f"price{j}": j / 7 for j in range(20)},
+                               "oracle_text": "Flying. " * 500}}
+        for i in range(cards)}
+    return json.dumps(data, indent=2)
+
+
+def test_a_moxfield_export_with_a_big_maybeboard_is_read():
+    """A real Moxfield export (100-card deck, 120-card maybeboard: 1.1 MB) is over 1 MB: JSON decks
+    may have 4 MB, and the maybeboard is never judged."""
+    from validator.decklist import MAX_BYTES, MAX_TEXT_BYTES
+
+    text = _moxfield_with_maybeboard(200)
+    assert MAX_TEXT_BYTES < len(text.encode()) < MAX_BYTES
+    deck = parse_decklist(text.encode(), filename="deck.json")
+    assert deck.input_format == "moxfield" and deck.issues == []
+    assert len(names(deck, Section.IGNORED)) == 200
+    assert sorted(names(deck, Section.COMMANDER)) == AMIGOS
+    # Text, CSV and XML decklists keep the 1 MB limit: no real one comes near it.
+    with pytest.raises(DecklistError, match=r"the limit for a text, CSV or XML decklist .* is "
+                                            r"1,000,000 bytes"):
+        parse_decklist(b"1 Island\n" * 4000 + b"#" * MAX_TEXT_BYTES)
+    # A JSON deck's objects and lists are bounded, whatever its size in bytes.
+    with pytest.raises(DecklistError, match="opens 100,001 objects and lists; the limit is"):
+        parse_decklist('{"main": [' + ",".join(["{}"] * 100_001) + "]}")
