@@ -348,5 +348,5 @@ def test_a_moxfield_export_with_a_big_maybeboard_is_read():
                                             r"1,000,000 bytes"):
         parse_decklist(b"1 Island\n" * 4000 + b"#" * MAX_TEXT_BYTES)
     # A JSON deck's objects and lists are bounded, whatever its size in bytes.
-    with pytest.raises(DecklistError, match="opens 100,001 objects and lists; the limit is"):
+    with pytest.raises(DecklistError, match="opens 100,003 objects and lists; the limit is 100,000"):
         parse_decklist('{"main": [' + ",".join(["{}"] * 100_001) + "]}")
