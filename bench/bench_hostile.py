@@ -140,6 +140,9 @@ def cases(pool: Pool, size: int | None) -> dict[str, Callable[[], tuple[str, str
             "commanders": [c.name for c in at_most(pool.partners, 2500)],
             "main": [[1, c.name] for c in at_most(pool.all, 2400)],
             "companion": [c.name for c in pool.companions]})),
+        # A deck site's JSON at the 4 MB JSON limit: 4,900 Moxfield entries, each card object
+        # padded as real ones are (prices, legalities, text: ~800 bytes each here).
+        "json-moxfield-4mb": lambda: ("legacy", _moxfield(at_most(pool.all, 4900), 3_990_000)),
         "dek-sideboard-legends": lambda: ("duel", _dek(at_most(pool.all, 99),
                                                        at_most(pool.legends, 4800))),
         "cod-oathbreaker": lambda: ("oathbreaker", _cod(at_most(pool.spells, 2400),
@@ -150,6 +153,14 @@ def cases(pool: Pool, size: int | None) -> dict[str, Callable[[], tuple[str, str
 def _xml_name(name: str) -> str:
     return (name.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
             .replace(">", "&gt;"))
+
+
+def _moxfield(cards, size: int) -> str:
+    """Moxfield's deck JSON of `cards` (one copy each) padded to about `size` bytes."""
+    pad = max(0, size // max(len(cards), 1) - 120)
+    board = {c.name: {"quantity": 1, "card": {"name": c.name, "set": "xxx", "text": "x" * pad}}
+             for c in cards}
+    return json.dumps({"name": "hostile", "mainboard": board, "maybeboard": {}})
 
 
 def _dek(main, side) -> str:

@@ -350,3 +350,7 @@ def test_a_moxfield_export_with_a_big_maybeboard_is_read():
     # A JSON deck's objects and lists are bounded, whatever its size in bytes.
     with pytest.raises(DecklistError, match="opens 100,003 objects and lists; the limit is 100,000"):
         parse_decklist('{"main": [' + ",".join(["{}"] * 100_001) + "]}")
+    with pytest.raises(DecklistError, match="holds 200,001 values .*; the limit is 200,000"):
+        parse_decklist('{"main": [' + ",".join(["1"] * 200_002) + "]}")
+    within = '{"main": [[1, "Island"]], "description": [' + ",".join(["1"] * 199_000) + "]}"
+    assert parse_decklist(within).entries[0].name == "Island"

@@ -17,8 +17,12 @@ MAX_BYTES = 4_000_000
 #: The limit of every other decklist (text, CSV, XML): a few kilobytes for any real deck.
 MAX_TEXT_BYTES = 1_000_000
 #: A JSON deck may open at most this many objects and lists (`{`, `[`; a real Moxfield card
-#: has about 16): what keeps the memory of parsing 4 MB of `[{},{},...]` bounded.
+#: has about 16), and hold at most this many values past the first of each object or list
+#: (its commas; a real Moxfield card has about 130, so 4 MB of real cards about 130,000):
+#: what keeps the memory and time of parsing 4 MB of `[{},{},...]` or `["ab","ab",...]` bounded
+#: (bench/bench_hostile.py; counted in strings too, which only errs on the safe side).
 MAX_JSON_CONTAINERS = 100_000
+MAX_JSON_VALUES = 200_000
 #: Inputs with more lines (or, for XML/JSON, more card entries) than this are refused.
 MAX_LINES = 5_000
 #: Larger quantities are reported on their line instead of being read (no overflow, no clipping).

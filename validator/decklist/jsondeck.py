@@ -20,6 +20,7 @@ from typing import Any
 
 from validator.decklist.base import (
     MAX_JSON_CONTAINERS,
+    MAX_JSON_VALUES,
     DecklistError,
     check_entry_count,
     clip,
@@ -56,6 +57,10 @@ def load_json(text: str) -> Any:
     if containers > MAX_JSON_CONTAINERS:
         raise DecklistError(f"JSON opens {containers:,} objects and lists; the limit is "
                             f"{MAX_JSON_CONTAINERS:,} (a deck's card objects hold a few dozen)")
+    values = text.count(",")
+    if values > MAX_JSON_VALUES:
+        raise DecklistError(f"JSON holds {values:,} values (commas); the limit is "
+                            f"{MAX_JSON_VALUES:,} (a deck's card objects hold a few hundred)")
     try:
         return json.loads(text.lstrip("\ufeff \t\r\n"))
     except RecursionError:
