@@ -4,7 +4,7 @@
     python bench/bench_hostile.py --case oathbreaker-command --size 10
     python bench/bench_hostile.py --db cards.sqlite3
 
-Each case builds a hostile list within the input limits (1 MB, 5,000 lines, 10,000 copies per
+Each case builds a hostile list within the input limits (1 MB, 4 MB for JSON, 5,000 lines, 10,000 copies per
 line; see README "Decklist formats") for one format kind: many commander / oathbreaker /
 signature-spell / partner / companion candidates in every section, maximal lines, thousands of
 distinct unknown names, the same decks as JSON / .dek / .cod. It is judged through the Python
@@ -140,6 +140,9 @@ def cases(pool: Pool, size: int | None) -> dict[str, Callable[[], tuple[str, str
             "commanders": [c.name for c in at_most(pool.partners, 2500)],
             "main": [[1, c.name] for c in at_most(pool.all, 2400)],
             "companion": [c.name for c in pool.companions]})),
+        # A deck site's JSON at the 4 MB JSON limit: 4,900 Moxfield entries, each card object
+        # padded as real ones are (prices, legalities, text: ~800 bytes each here).
+        "json-moxfield-4mb": lambda: ("legacy", _moxfield(at_most(pool.all, 4900), 3_990_000)),
         "dek-sideboard-legends": lambda: ("duel", _dek(at_most(pool.all, 99),
                                                        at_most(pool.legends, 4800))),
         "cod-oathbreaker": lambda: ("oathbreaker", _cod(at_most(pool.spells, 2400),
@@ -150,6 +153,14 @@ def cases(pool: Pool, size: int | None) -> dict[str, Callable[[], tuple[str, str
 def _xml_name(name: str) -> str:
     return (name.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
             .replace(">", "&gt;"))
+
+
+def _moxfield(cards, size: int) -> str:
+    """Moxfield's deck JSON of `cards` (one copy each) padded to about `size` bytes."""
+    pad = max(0, size // max(len(cards), 1) - 120)
+    board = {c.name: {"quantity": 1, "card": {"name": c.name, "set": "xxx", "text": "x" * pad}}
+             for c in cards}
+    return json.dumps({"name": "hostile", "mainboard": board, "maybeboard": {}})
 
 
 def _dek(main, side) -> str:

@@ -24,9 +24,11 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "decklists"
 
 
 def test_limits_are_the_documented_values():
-    assert (MAX_BYTES, MAX_LINES, MAX_QUANTITY) == (1_000_000, 5_000, 10_000)
+    assert (MAX_BYTES, MAX_LINES, MAX_QUANTITY) == (4_000_000, 5_000, 10_000)
+    assert decklist.MAX_TEXT_BYTES == 1_000_000  # text, CSV and XML; MAX_BYTES is JSON's
     assert set(decklist.__all__) >= {"parse_decklist", "detect_format", "DecklistError",
-                                     "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY"}
+                                     "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY",
+                                     "MAX_TEXT_BYTES"}
 
 
 def test_input_formats():
@@ -49,7 +51,10 @@ def test_input_formats():
 ])
 def test_detect_format(data, expected):
     assert detect_format(data) == expected
-    assert parse_decklist(data).input_format == expected
+    try:
+        assert parse_decklist(data).input_format == expected
+    except DecklistError as exc:  # detected, but no card line: nothing to judge
+        assert "no card lines found" in str(exc) and "Island" not in str(data)
 
 
 @pytest.mark.parametrize("header", [
@@ -164,3 +169,39 @@ def test_import_is_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1], check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("data, name", [
+    (b"", "empty.txt"), (b"# only a comment\n\n// another\n", "comments.txt"),
+    (b"Deck\nSideboard\n", "headers.txt"), (b"count,name\n", "header.csv"),
+    (b"<Deck></Deck>", "empty.dek"), (b'{"main": [], "sideboard": []}', "empty.json"),
+    (b'{"boards": {"mainboard": {"count": 0, "cards": {}}}}', "mox.json"),
+])
+def test_an_input_without_a_card_line_is_refused_like_an_empty_json(data, name):
+    """Nothing to judge, whatever the reader: a DecklistError (exit 2), as `{}` is."""
+    with pytest.raises(DecklistError, match=r"no card lines found \(.+ input\): nothing to judge"):
+        parse_decklist(data, filename=name)
+    assert detect_format(data, name)  # detection still names its format
+
+
+def test_cli_and_event_runs_refuse_a_decklist_without_card_lines(core_db, tmp_path, capsys):
+    """`validate empty.txt` exits 2 naming the file; in a run of many decks it is an input that
+    stopped judging (exit 2) and the other decks are still judged."""
+    from validator.cli import main
+
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "comments.txt").write_text("# only a comment\n", encoding="utf-8")
+    (tmp_path / "burn.txt").write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
+    for name in ("empty.txt", "comments.txt"):
+        code = main(["validate", str(tmp_path / name), "--format", "modern", "--db", core_db])
+        out, err = capsys.readouterr()
+        assert code == 2 and f"{name}: no card lines found" in err and "0 cards" not in out
+    code = main(["validate", str(tmp_path), "--format", "modern", "--db", core_db, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    import json
+
+    data = json.loads(out)
+    assert [r["id"] for r in data["reports"]] == ["burn.txt"] and data["reports"][0]["legal"]
+    assert data["summary"]["unreadable"] == 2
+    assert all("no card lines found" in json.dumps(u) for u in data["unreadable"])

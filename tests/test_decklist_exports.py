@@ -108,9 +108,43 @@ def test_plain_csv_headers_vary(text):
 def test_csv_bad_rows_and_missing_columns():
     deck = parse_decklist("count,name,section\nfour,Lightning Bolt,main\n1,,main\n1,Duress,wishes\n")
     assert [(i.line, i.code) for i in deck.issues] == [
-        (2, "bad-quantity"), (3, "unreadable-line"), (4, "unreadable-line")]
+        (2, "bad-quantity"), (3, "unreadable-line"), (4, "unknown-section")]
+    assert names(deck, Section.MAIN) == ["Duress"]  # counted: a note, never an unreadable line
     with pytest.raises(DecklistError, match="lacks a name column"):
         parse_decklist("count,price\n1,2\n", "csv")
+
+
+ARCHIDEKT_CSV = ("Quantity,Name,Finish,Set Code,Collector Number,Category\n"
+                 "1,Red Elemental Blast,Normal,a25,147,Instant\n"
+                 "1,\"Kraum, Ludevic's Opus\",Normal,cmr,523,Commander\n"
+                 "1,Obosh the Preypiercer,Normal,c20,91,Companion\n"
+                 "1,Sol Ring,Normal,cmm,400,Ramp\n"
+                 "1,Duress,Normal,m19,94,Sideboard\n"
+                 "1,Mana Drain,Normal,ima,65,Maybeboard\n"
+                 "1,Vial Smasher the Fierce,Normal,cmr,540,\"Commander,Creature\"\n")
+
+
+def test_csv_category_column_is_archidekts_categories():
+    """Archidekt's CSV: its Category column holds the user's categories ("Instant", "Ramp"),
+    main-deck cards without any issue, as its JSON reader reads them; the categories naming a
+    section choose it."""
+    deck = parse_decklist(ARCHIDEKT_CSV)
+    assert deck.input_format == "csv" and deck.issues == []
+    assert names(deck, Section.MAIN) == ["Red Elemental Blast", "Sol Ring"]
+    assert names(deck, Section.COMMANDER) == ["Kraum, Ludevic's Opus", "Vial Smasher the Fierce"]
+    assert names(deck, Section.COMPANION) == ["Obosh the Preypiercer"]
+    assert names(deck, Section.SIDEBOARD) == ["Duress"]
+    assert names(deck, Section.IGNORED) == ["Mana Drain"]
+
+
+def test_csv_unknown_section_is_a_note_and_the_card_counts():
+    card_index = CardIndex(((), c) for c in load_cards("cards_core.json").values())
+    report = validator.validate("count,name,board\n4,Lightning Bolt,mainn\n56,Mountain,\n",
+                                "modern", cards=card_index)
+    assert report.legal, report.problems
+    (note,) = report.problems
+    assert (note.code, note.severity, note.lines) == ("unknown-section", Severity.INFO, (2,))
+    assert "'mainn'" in note.message and "main deck" in note.message
 
 
 def test_forcing_a_site_format():
@@ -168,9 +202,10 @@ def test_event_file_is_not_one_deck_but_the_cli_reads_each_players(core_db, tmp_
     path.write_text(event, encoding="utf-8")
     code = main(["validate", str(path), "--format", "modern", "--db", core_db])
     out, err = capsys.readouterr()
-    # The CLI reads event files (README "Events"): amy's empty deck is judged, not refused.
-    assert code == 1 and "Traceback" not in out + err
-    assert "event.json#amy: NOT LEGAL in Modern" in out and "main deck has 0 cards" in out
+    # The CLI reads event files (README "Events"): amy's deck has no card line, so it is an
+    # input that stopped judging (exit 2), as an empty decklist file is.
+    assert code == 2 and "Traceback" not in out + err
+    assert "event.json#amy" in out + err and "no card lines found" in out + err
 
 
 def test_cli_unknown_json_shape_exits_two(core_db, tmp_path, capsys):
@@ -233,6 +268,33 @@ def export_db(tmp_path_factory):
 
 
 @pytest.mark.integration
+def test_archidekt_csv_gives_the_verdict_of_its_json(export_db, tmp_path, capsys):
+    """The 3 Amigos deck of Archidekt's JSON written as Archidekt's CSV (Quantity, Name, Set
+    Code, Collector Number, Category): legal in Commander, as the JSON is."""
+    import csv
+
+    from validator.cli import main
+
+    path = shared_data("decklists", "commander", "mtg-parser-mocks",
+                       "archidekt_deck_3_Amigos.json")
+    rows = [["Quantity", "Name", "Finish", "Set Code", "Collector Number", "Category"]]
+    for item in json.loads(path.read_text("utf-8"))["cards"]:
+        card = item["card"]
+        rows.append([item["quantity"], card["oracleCard"]["name"], "Normal",
+                     card["edition"]["editioncode"], card["collectorNumber"],
+                     ",".join(item["categories"])])
+    with open(tmp_path / "amigos.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    code = main(["validate", str(tmp_path / "amigos.csv"), "--format", "commander",
+                 "--db", export_db, "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["legal"], report["problems"]
+    assert sorted(report["deck"]["commanders"]) == sorted(AMIGOS)
+    assert report["deck"]["companion"] == OBOSH
+    assert not [p for p in report["problems"] if p["citation"] == "deckcheck:input"]
+
+
+@pytest.mark.integration
 @pytest.mark.parametrize("name", ["moxfield_deck_3_Amigos.json", "archidekt_deck_3_Amigos.json",
                                   "mtgjson_deck_BreedLethality_CM2.json",
                                   "scryfall_deck_export.csv"])
@@ -254,3 +316,41 @@ def test_real_exports_are_legal_commander_decks(export_db, name, capsys):
 def test_moxfield_v2_entry_without_card_name_uses_its_key():
     deck = parse_decklist(json.dumps({"mainboard": {"Island": {"quantity": 60}}}))
     assert deck.input_format == "moxfield" and names(deck, Section.MAIN) == ["Island"] * 60
+
+
+def _moxfield_with_maybeboard(cards: int = 120) -> str:
+    """The Moxfield fixture with a maybeboard of `cards` entries whose card objects are as large
+    as real ones (about 4.6 KB pretty-printed: prices, legalities, images... for each card)."""
+    data = json.loads((EXPORTS / "moxfield_v2.json").read_text("utf-8"))
+    data["maybeboard"] = {
+        f"Card {i}": {"quantity": 1, "boardType": "maybeboard",
+                      "card": {"name": f"Card {i}", "id": f"{i:08d}", "set": "cmm",
+                               "legalities": {f"format{j}": "legal" for j in range(30)},
+                               "prices": {f"price{j}": j / 7 for j in range(20)},
+                               "oracle_text": "Flying. " * 500}}
+        for i in range(cards)}
+    return json.dumps(data, indent=2)
+
+
+def test_a_moxfield_export_with_a_big_maybeboard_is_read():
+    """A real Moxfield export (100-card deck, 120-card maybeboard: 1.1 MB) is over 1 MB: JSON decks
+    may have 4 MB, and the maybeboard is never judged."""
+    from validator.decklist import MAX_BYTES, MAX_TEXT_BYTES
+
+    text = _moxfield_with_maybeboard(200)
+    assert MAX_TEXT_BYTES < len(text.encode()) < MAX_BYTES
+    deck = parse_decklist(text.encode(), filename="deck.json")
+    assert deck.input_format == "moxfield" and deck.issues == []
+    assert sum(n.startswith("Card ") for n in names(deck, Section.IGNORED)) == 200
+    assert sorted(names(deck, Section.COMMANDER)) == AMIGOS
+    # Text, CSV and XML decklists keep the 1 MB limit: no real one comes near it.
+    with pytest.raises(DecklistError, match=r"the limit for a text, CSV or XML decklist .* is "
+                                            r"1,000,000 bytes"):
+        parse_decklist(b"1 Island\n" * 4000 + b"#" * MAX_TEXT_BYTES)
+    # A JSON deck's objects and lists are bounded, whatever its size in bytes.
+    with pytest.raises(DecklistError, match="opens 100,003 objects and lists; the limit is 100,000"):
+        parse_decklist('{"main": [' + ",".join(["{}"] * 100_001) + "]}")
+    with pytest.raises(DecklistError, match="holds 200,001 values .*; the limit is 200,000"):
+        parse_decklist('{"main": [' + ",".join(["1"] * 200_002) + "]}")
+    within = '{"main": [[1, "Island"]], "description": [' + ",".join(["1"] * 199_000) + "]}"
+    assert parse_decklist(within).entries[0].name == "Island"

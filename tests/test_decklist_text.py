@@ -368,9 +368,12 @@ def test_same_card_on_two_lines_is_not_merged():
 
 
 def test_empty_input():
-    deck = parse_decklist("")
-    assert not deck.entries and not deck.issues
-    assert parse_decklist("\n\n  \n").entries == []
+    """No card line at all (empty, blank, comments only) is nothing to judge: refused."""
+    from validator.decklist import DecklistError
+
+    for data in ("", "\n\n  \n", "# only a comment\n// and another\n"):
+        with pytest.raises(DecklistError, match="no card lines found"):
+            parse_decklist(data)
 
 
 def test_every_card_line_gives_one_entry_or_one_issue():
@@ -415,7 +418,7 @@ def _timed(data: bytes) -> float:
     "1 A" + " (ab)" * 190_000,
     "1 A " + "(" * 999_000,
     "\n".join(["1 A" + " [x]" * 40] * 4900),
-    "#" * 999_000,
+    "#" * 999_000 + "\n1 A",
 ], ids=lambda d: repr(d[:12]))
 def test_pathological_lines_stay_fast(data):
     start = time.perf_counter()

@@ -109,8 +109,18 @@ def test_unknown_xml_root():
 
 
 def test_forced_format_must_match_the_root():
-    with pytest.raises(DecklistError, match="cockatrice_deck"):
+    """A .dek forced as Cockatrice (and the reverse) is told which format it is, never that
+    its root is neither."""
+    with pytest.raises(DecklistError) as dek:
         parse_decklist((FIXTURES / "burn.dek").read_bytes(), input_format="cockatrice")
+    assert str(dek.value) == ("this is an MTGO .dek deck (XML root element <Deck>), not a "
+                              "Cockatrice deck: use --input-format mtgo-dek (or auto)")
+    with pytest.raises(DecklistError) as cod:
+        parse_decklist('<cockatrice_deck version="1"><zone name="main"/></cockatrice_deck>',
+                       input_format="mtgo-dek")
+    assert str(cod.value) == ("this is a Cockatrice deck (XML root element <cockatrice_deck>), "
+                              "not an MTGO .dek deck: use --input-format cockatrice (or auto)")
+    assert "neither" not in str(dek.value) + str(cod.value)
 
 
 def test_cockatrice_fixture():
@@ -152,6 +162,7 @@ def test_too_many_xml_elements():
 def test_huge_text_content_stays_fast():
     start = time.perf_counter()
     deck = parse_decklist("<cockatrice_deck><deckname>" + "ab\n" * 300_000
-                          + "</deckname></cockatrice_deck>")
+                          + '</deckname><zone name="main"><card number="1" name="A"/></zone>'
+                          "</cockatrice_deck>")
     assert time.perf_counter() - start < 2.0
     assert deck.name is not None and len(deck.name) <= 200

@@ -108,7 +108,7 @@ def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_jud
         '{"Count": 4, "CardName": "Lightning Bolt"}, {"Count": 56, "CardName": "Mountain"}]},'
         '{"Player": "bo", "Mainboard": [{"Count": 4, "CardName": "\\ud803Bolt"},'
         '{"Count": 56, "CardName": "Mountain"}]},'
-        '{"Player": "cy", "Date": "2026-\\ud802", "Mainboard": []}]}', encoding="utf-8")
+        '{"Player": "cy", "Date": "2026-\\ud802", "Mainboard": [{"Count": 1, "CardName": "Island"}]}]}', encoding="utf-8")
     reports = [tmp_path / f"r.{ext}" for ext in ("csv", "json", "html")]
     argv = ["validate", path, "--db", core_db, *[a for r in reports for a in ("--report", r)]]
     code, out, err = run(capsys, *argv, "--json")

@@ -225,7 +225,7 @@ class Endless(io.RawIOBase):
 
 def test_read_limited_stops_one_byte_past_the_limit():
     stream = Endless()
-    with pytest.raises(DecklistError, match="limit of 1,000,000 bytes"):
+    with pytest.raises(DecklistError, match=f"limit of {MAX_BYTES:,} bytes"):
         read_limited(stream)
     assert stream.read_bytes <= MAX_BYTES + 1 + (1 << 16)
     assert read_limited(io.BytesIO(b"4 Island\n")) == b"4 Island\n"
@@ -254,11 +254,11 @@ def test_cli_endless_stdin_fails_fast_with_exit_2(core_db, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", Stdin())
     code = main(["validate", "-", "--format", "modern", "--db", core_db])
     err = capsys.readouterr().err
-    assert code == 2 and "limit of 1,000,000 bytes" in err
+    assert code == 2 and f"limit of {MAX_BYTES:,} bytes" in err
     assert stream.read_bytes <= MAX_BYTES + 1 + (1 << 16)
     monkeypatch.setattr("sys.stdin", Stdin())
     assert main(["check-formats", "-", "--db", core_db]) == 2
-    assert "limit of 1,000,000 bytes" in capsys.readouterr().err
+    assert f"limit of {MAX_BYTES:,} bytes" in capsys.readouterr().err
 
 
 def test_cli_huge_file_stops_reading_at_the_limit(core_db, tmp_path, capsys):

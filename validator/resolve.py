@@ -9,7 +9,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Iterable, Protocol, Sequence
 
-from .decklist.base import unusable_text
+from .decklist.base import NOTE_CODES, unusable_text
 from .compact import IndexData, LegalityInterner, SyncStamp, decode_card
 from .model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from .names import fold_name
@@ -342,7 +342,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             names = sorted({c.name for c in cards})
             resolved.problems.append(Problem(
                 code="ambiguous-card",
-                message=f"{entry.name!r} could be any of: {'; '.join(names)}; write the full name",
+                message=f"{_path(entry)}{entry.name!r} could be any of: {'; '.join(names)}; "
+                        "write the full name",
                 citation="deckcheck:input", cards=tuple(names), lines=_lines(entry)))
         else:
             resolved.unresolved.append(entry)
@@ -350,7 +351,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             if suggest and suggested < MAX_SUGGESTED_NAMES and can_look_up(entry.name):
                 suggested += 1
                 hint = suggestions(entry.name, source)
-            where = f"line {entry.line}: " if entry.line else ""
+            where = f"line {entry.line}: " if entry.line else _path(entry)
             message = f"{where}unknown card {entry.name!r}"
             if hint:
                 message += f"; did you mean {' or '.join(repr(h) for h in hint)}?"
@@ -373,9 +374,6 @@ def _remember(known: dict[str, Card], name: str, card: Card) -> None:
     known[name] = card
 
 
-#: Parse issue codes that are notes about how the input was read, not errors in the deck
-#: (a JSON field ignored, a Cockatrice tokens zone read but not counted).
-NOTE_CODES = frozenset({"ignored-field", "skipped-cards"})
 
 
 def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
@@ -401,3 +399,9 @@ def can_look_up(text: str) -> bool:
 
 def _lines(entry) -> tuple[int, ...]:
     return (entry.line,) if entry.line else ()
+
+
+def _path(entry) -> str:
+    """For an entry without a line (a JSON deck's item), the prefix naming its JSON path
+    ("main[3]: "); a line is named by the problem's `lines`."""
+    return f"{entry.where}: " if entry.where and not entry.line else ""

@@ -17,6 +17,8 @@ from validator.decklist.base import (
     MAX_BYTES,
     MAX_LINES,
     MAX_QUANTITY,
+    MAX_TEXT_BYTES,
+    NOTE_CODES,
     DecklistError,
     check_size,
     decode_text,
@@ -29,7 +31,7 @@ from validator.decklist.text import parse_text
 from validator.model import Deck, ParseIssue
 
 __all__ = [
-    "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY", "DecklistError",
+    "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY", "MAX_TEXT_BYTES", "DecklistError",
     "detect_format", "is_event_file", "json_shape", "parse_decklist", "read_limited",
 ]
 
@@ -47,8 +49,9 @@ def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None
     """Parse a decklist in any supported format (detected unless `input_format` forces one).
 
     `data` is text, bytes, or a binary stream (an open file, `sys.stdin.buffer`), of which at
-    most MAX_BYTES + 1 bytes are read. Raises DecklistError when the input cannot be a
-    decklist (size or line limit, undecodable bytes, malformed JSON or XML, XML entities).
+    most MAX_BYTES + 1 bytes are read: a JSON deck may have MAX_BYTES, any other decklist
+    MAX_TEXT_BYTES. Raises DecklistError when the input cannot be a decklist (size or line
+    limit, undecodable bytes, malformed JSON or XML, XML entities) or holds no card line.
     """
     forced = _format_name(input_format)
     if not isinstance(data, (str, bytes)) and hasattr(data, "read"):
@@ -58,7 +61,16 @@ def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None
     if not isinstance(data, (str, bytes)):
         raise TypeError(f"decklist data must be str or bytes, not {type(data).__name__}")
     check_size(data)
+    return _something_to_judge(_parse(data, forced, filename))
+
+
+_JSON_FAMILIES = frozenset({"json", *JSON_SHAPES})
+
+
+def _parse(data: str | bytes, forced: str | None, filename: str | None) -> Deck:
     family = forced or sniff(data, filename)
+    if family not in _JSON_FAMILIES:
+        check_size(data, MAX_TEXT_BYTES, " for a text, CSV or XML decklist (4 MB for JSON)")
     if family == "mtgo-dek":
         from validator.decklist.dek import parse_dek
 
@@ -67,7 +79,7 @@ def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None
         from validator.decklist.cockatrice import parse_cockatrice
 
         return parse_cockatrice(data)
-    if family == "json" or family in JSON_SHAPES:
+    if family in _JSON_FAMILIES:
         from validator.decklist.jsondeck import parse_json
 
         return _printable(parse_json(decode_text(data), forced))
@@ -76,6 +88,18 @@ def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None
 
         return parse_csv(decode_text(data))
     return parse_text(decode_text(data), forced)
+
+
+def _something_to_judge(deck: Deck) -> Deck:
+    """Refuse an input without a single card line (an empty file, only comments or headers, a
+    CSV header, an empty XML or JSON deck): there is nothing to judge, as for `{}` (exit 2),
+    not an empty deck to call illegal. A line that names a card in any section, or that could
+    not be read (an error on its line), is something to judge; notes alone are not."""
+    if deck.entries or any(issue.code not in NOTE_CODES for issue in deck.issues):
+        return deck
+    raise DecklistError(
+        f"no card lines found ({deck.input_format or 'text'} input): nothing to judge; "
+        "a decklist needs at least one line naming a card, such as '4 Lightning Bolt'")
 
 
 def _printable(deck: Deck) -> Deck:
@@ -105,7 +129,9 @@ def detect_format(data: str | bytes, filename: str | None = None) -> str:
     family = sniff(data, filename)
     if family not in _TEXT_FORMATS + ("json", "csv"):
         return family
-    return parse_decklist(data, None, filename).input_format or family
+    check_size(data)
+    # Detection only: an input with no card line still has a format (parse_decklist refuses it).
+    return _parse(data, None, filename).input_format or family
 
 
 def _format_name(input_format: str | None) -> str | None:

@@ -9,14 +9,30 @@ from typing import BinaryIO
 
 from validator.model import ParseIssue
 
-#: Inputs larger than this are refused before any parsing (a decklist is a few kilobytes).
-MAX_BYTES = 1_000_000
+#: Inputs larger than this are refused before any parsing, and no more is ever read: the limit
+#: of a JSON deck export. Deck sites' JSON repeats every card's whole record (a Moxfield card
+#: object is about 4.6 KB), so a real export of a 100-card deck with its sideboard, maybeboard
+#: and tokens runs past a megabyte; 4 MB holds about 850 such cards.
+MAX_BYTES = 4_000_000
+#: The limit of every other decklist (text, CSV, XML): a few kilobytes for any real deck.
+MAX_TEXT_BYTES = 1_000_000
+#: A JSON deck may open at most this many objects and lists (`{`, `[`; a real Moxfield card
+#: has about 16), and hold at most this many values past the first of each object or list
+#: (its commas; a real Moxfield card has about 130, so 4 MB of real cards about 130,000):
+#: what keeps the memory and time of parsing 4 MB of `[{},{},...]` or `["ab","ab",...]` bounded
+#: (bench/bench_hostile.py; counted in strings too, which only errs on the safe side).
+MAX_JSON_CONTAINERS = 100_000
+MAX_JSON_VALUES = 200_000
 #: Inputs with more lines (or, for XML/JSON, more card entries) than this are refused.
 MAX_LINES = 5_000
 #: Larger quantities are reported on their line instead of being read (no overflow, no clipping).
 MAX_QUANTITY = 10_000
 #: The longest real card name has 141 characters; a longer "name" is a broken line.
 MAX_NAME_CHARS = 200
+#: Parse issue codes that are notes about how the input was read, not errors in the deck
+#: (a JSON field ignored, a Cockatrice tokens zone read but not counted, a CSV section value
+#: not known, whose card is counted in the main deck): reported as info, never an error.
+NOTE_CODES = frozenset({"ignored-field", "skipped-cards", "unknown-section"})
 
 
 class DecklistError(DeckcheckError, ValueError):
@@ -45,13 +61,14 @@ def read_limited(stream: BinaryIO, limit: int = MAX_BYTES) -> bytes:
     return b"".join(chunks)
 
 
-def check_size(data: str | bytes) -> None:
-    """Refuse inputs over MAX_BYTES (a str counted in UTF-8 bytes)."""
+def check_size(data: str | bytes, limit: int = MAX_BYTES, what: str = "") -> None:
+    """Refuse inputs over `limit` (a str counted in UTF-8 bytes); `what` names the kind of
+    input the limit is for (" for a text, CSV or XML decklist")."""
     if isinstance(data, str):
-        if len(data) > MAX_BYTES:
+        if len(data) > limit:
             # Every character is at least one UTF-8 byte: too large without encoding it all.
-            raise DecklistError(f"input is {len(data):,} characters; the limit is "
-                                f"{MAX_BYTES:,} bytes")
+            raise DecklistError(f"input is {len(data):,} characters; the limit{what} is "
+                                f"{limit:,} bytes")
         if data.isascii():
             return  # its own UTF-8 (the common case): as many bytes as characters
         try:
@@ -62,10 +79,8 @@ def check_size(data: str | bytes) -> None:
             ) from None
     else:
         size = len(data)
-    if size > MAX_BYTES:
-        raise DecklistError(
-            f"input is {size:,} bytes; the limit is {MAX_BYTES:,} bytes"
-        )
+    if size > limit:
+        raise DecklistError(f"input is {size:,} bytes; the limit{what} is {limit:,} bytes")
 
 
 def check_entry_count(count: int) -> None:

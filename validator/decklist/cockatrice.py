@@ -21,7 +21,7 @@ def parse_cockatrice(data: str | bytes) -> Deck:
     """Read a Cockatrice deck; the "tokens" zone is kept as IGNORED entries."""
     root = read_xml(data)
     if root.tag != "cockatrice_deck":
-        raise DecklistError(wrong_root(root.tag))
+        raise DecklistError(wrong_root(root.tag, "cockatrice"))
     deck = Deck(input_format="cockatrice")
     zones = [child for child in root.children if child.tag == "zone"]
     check_entry_count(sum(len(zone.children) for zone in zones))

@@ -1,11 +1,17 @@
 """CSV decks: Scryfall's deck export and the plain CSVs other sites and spreadsheets write.
 
 The first row is the header. A deck needs a quantity column (`count`, `quantity`, `qty`...) and
-a name column (`name`, `card`, `card name`...); a section column (`section`, `board`...) and
-the printing (`set_code`, `collector_number`) are read when present, every other column is
-ignored. Scryfall's sections are `commanders`, `nonlands`, `lands`, `sideboard`, `maybeboard`
-and `outside` (cards outside the game: the companion, wishes), read as the sideboard, where
-Commander's rules look for a companion.
+a name column (`name`, `card`, `card name`...); a section column (`section`, `board`...) or a
+`category` column, and the printing (`set_code`, `collector_number`) are read when present,
+every other column is ignored. Scryfall's sections are `commanders`, `nonlands`, `lands`,
+`sideboard`, `maybeboard` and `outside` (cards outside the game: the companion, wishes), read as
+the sideboard, where Commander's rules look for a companion.
+
+A card is never dropped for its section: a section value deckcheck does not know reads as main
+deck, with an `unknown-section` note (info) naming it. A `category` column (Archidekt's CSV)
+holds the user's categories ("Ramp", "Instant"), which are main-deck cards without a word, as
+the Archidekt JSON reader reads them; only the categories that name a section ("Commander",
+"Sideboard", "Maybeboard"...) choose one.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 
+from validator.decklist.archidekt import section_for
 from validator.decklist.base import DecklistError, MAX_LINES, clip
 from validator.decklist.detect import (
     CSV_COLLECTOR,
@@ -78,6 +85,8 @@ def parse_csv(text: str) -> Deck:
         raise DecklistError(f"the CSV header {clip(lines[0], 120)!r} lacks {missing}; a CSV "
                             "deck needs both in its first row")
     section_col = _column(keys, CSV_SECTION)
+    # A category column holds the user's categories, not sections (module docstring).
+    categories = section_col is not None and keys[section_col] == "category"
     set_col, number_col = _column(keys, CSV_SET), _column(keys, CSV_COLLECTOR)
     deck = Deck(input_format="csv")  # Scryfall's export too: one --input-format name
     while True:
@@ -99,10 +108,17 @@ def parse_csv(text: str) -> Deck:
         section = Section.MAIN
         written = cell(section_col)
         if written:
-            section = SECTIONS.get(written.lower(), Section.MAIN)
-            if written.lower() not in SECTIONS:
+            key = " ".join(written.lower().split())
+            known = SECTIONS.get(key)
+            if known is not None:
+                section = known
+            elif categories:
+                # Archidekt's categories, as its JSON reader reads them ("Commander,Creature").
+                section = section_for(key.split(","), {})
+            else:
                 deck.issues.append(ParseIssue(
-                    line, f"unknown section {written!r}; its card is read as main deck", raw))
+                    line, f"unknown section {clip(written, 60)!r}; its card is read as main "
+                    "deck", raw, "unknown-section"))
         add_entry(deck, "", section, cell(quantity), cell(name), cell(set_col),
                   cell(number_col), text=raw, line=line)
     mark_commander_source(deck)

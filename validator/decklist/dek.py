@@ -75,9 +75,22 @@ def unexpected_children(deck: Deck, element: Element, where: str) -> None:
         unknown_element(deck, child, f"nothing is nested inside {where}")
 
 
-def wrong_root(tag: str) -> str:
-    return (f"XML root element is <{tag}>, neither an MTGO .dek <Deck> nor a Cockatrice "
-            "<cockatrice_deck>")
+#: Root element -> (what the file is, its --input-format name).
+_ROOTS = {"Deck": ("an MTGO .dek deck", "mtgo-dek"),
+          "cockatrice_deck": ("a Cockatrice deck", "cockatrice")}
+
+
+def wrong_root(tag: str, reading: str = "mtgo-dek") -> str:
+    """Why the root element `tag` is not the one the `reading` parser ("mtgo-dek",
+    "cockatrice") reads: the other XML deck format's root says which to use; any other root
+    is neither."""
+    known = _ROOTS.get(tag)
+    if known is not None and known[1] != reading:
+        wanted = next(what for what, name in _ROOTS.values() if name == reading)
+        return (f"this is {known[0]} (XML root element <{tag}>), not {wanted}: use "
+                f"--input-format {known[1]} (or auto)")
+    return (f"XML root element is <{clip(tag, 40)}>, neither an MTGO .dek <Deck> nor a "
+            "Cockatrice <cockatrice_deck>")
 
 
 def _section(deck: Deck, element: Element) -> Section | None:

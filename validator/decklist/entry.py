@@ -73,7 +73,9 @@ def add_entry(deck: Deck, where: str, section: Section, quantity: Any, name: Any
         written_extra = str(extra).strip()
         printing.append(written_extra[:20] or None)
     assert value is not None
-    deck.entries.append(DeckEntry(value, name, section, line, printing[0], printing[1], text))
+    # An entry without a line (JSON) keeps its path, which problems name (`DeckEntry.where`).
+    deck.entries.append(DeckEntry(value, name, section, line, printing[0], printing[1], text,
+                                  where if line is None and where else None))
 
 
 def mark_commander_source(deck: Deck) -> Deck:

@@ -19,6 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from validator.decklist.base import (
+    MAX_JSON_CONTAINERS,
+    MAX_JSON_VALUES,
     DecklistError,
     check_entry_count,
     clip,
@@ -51,6 +53,14 @@ def load_json(text: str) -> Any:
     """The parsed JSON document; DecklistError when it is not JSON."""
     import json
 
+    containers = text.count("{") + text.count("[")  # brackets in strings count too: fine
+    if containers > MAX_JSON_CONTAINERS:
+        raise DecklistError(f"JSON opens {containers:,} objects and lists; the limit is "
+                            f"{MAX_JSON_CONTAINERS:,} (a deck's card objects hold a few dozen)")
+    values = text.count(",")
+    if values > MAX_JSON_VALUES:
+        raise DecklistError(f"JSON holds {values:,} values (commas); the limit is "
+                            f"{MAX_JSON_VALUES:,} (a deck's card objects hold a few hundred)")
     try:
         return json.loads(text.lstrip("\ufeff \t\r\n"))
     except RecursionError:
@@ -184,7 +194,7 @@ def _read_item(deck: Deck, path: str, section: Section, item: Any) -> None:
             return
         printing.append(written or None)
     deck.entries.append(DeckEntry(value, " ".join(name.split()), section, None,
-                                  printing[0], printing[1], text))
+                                  printing[0], printing[1], text, path))
 
 
 def _item_fields(item: Any) -> tuple[Any, Any, Any, Any] | str:

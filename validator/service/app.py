@@ -157,7 +157,7 @@ class ProblemDoc(BaseModel):
 def _problems_doc(*statuses: int) -> dict[int | str, dict[str, Any]]:
     described = {400: "unknown format, malformed body, unreadable decklist or house rule",
                  404: "no card by that name (`suggestions` lists close names)",
-                 413: "body over 1 MB", 415: "content type not accepted",
+                 413: "body over 5 MB", 415: "content type not accepted",
                  422: "a field of the wrong type or value", 503: "card data not loaded yet"}
     schema = ProblemDoc.model_json_schema()
     return {status: {"description": described[status],
@@ -309,7 +309,7 @@ def _json(data: Any, status: int = 200) -> Response:
 #: thread: the ASGI app measured with the judging stubbed out) while buying no parallelism:
 #: the GIL lets one thread judge at a time. A real deck (a 100-card .dek is ~10 KB) stays
 #: under the limit; at the limit the slowest list measured (900 lines of distinct unknown
-#: names) holds the loop ~20 ms, and anything longer (up to the 1 MB limit) runs in a thread
+#: names) holds the loop ~20 ms, and anything longer (up to the 5 MB limit) runs in a thread
 #: so the loop keeps reading and answering other requests meanwhile.
 INLINE_MAX_BYTES = 32 * 1024
 

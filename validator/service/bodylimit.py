@@ -18,8 +18,10 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-#: The decklist limit (README "Limits": 1 MB per decklist) is also the request limit.
-MAX_BODY_BYTES = 1024 * 1024
+#: The request limit: the largest decklist (decklist.MAX_BYTES, 4 MB: a deck site's JSON export;
+#: README "Limits") with room for the escapes of a JSON body, where its quotes and newlines
+#: become two characters each (a quarter more for Moxfield's JSON).
+MAX_BODY_BYTES = 5 * 1024 * 1024
 
 
 class BodyTooLarge(Exception):

@@ -225,8 +225,8 @@ function replaceName(lines, name, suggestion) {
 fileInput.addEventListener("change", () => {
   const file = fileInput.files[0];
   if (!file) return;
-  if (file.size > 1024 * 1024) {
-    showError(`${file.name} is over 1 MB; a decklist is at most 1 MB.`);
+  if (file.size > 4000000) {  // decklist.MAX_BYTES: a JSON export; text, CSV and XML 1 MB
+    showError(`${file.name} is over 4 MB; a decklist is at most 4 MB (a JSON export; 1 MB otherwise).`);
     return;
   }
   const reader = new FileReader();
