@@ -412,7 +412,7 @@ def _json(data: Any, status: int = 200) -> Response:
 #: thread: the ASGI app measured with the judging stubbed out) while buying no parallelism:
 #: the GIL lets one thread judge at a time. A real deck (a 100-card .dek is ~10 KB) stays
 #: under the limit; at the limit the slowest list measured (900 lines of distinct unknown
-#: names) holds the loop ~20 ms, and anything longer (up to the 1 MB limit) runs in a thread
+#: names) holds the loop ~20 ms, and anything longer (up to the body limit) runs in a thread
 #: so the loop keeps reading and answering other requests meanwhile.
 INLINE_MAX_BYTES = 32 * 1024
 
