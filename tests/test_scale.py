@@ -171,3 +171,61 @@ def test_local_cluster_gives_the_in_process_verdicts(sample_db) -> None:
     # 8 tasks on 2 worker processes: each loaded the card index once.
     assert len(infos) == 2 and all(info["loads"] == 1 for info in infos.values()), infos
     assert dask.__version__
+
+
+# ---------------------------------------------------------------------------- README examples
+
+def test_report_schema_names_every_row_field_in_order(core_db: str) -> None:
+    """PySpark's `createDataFrame(rows, REPORT_SCHEMA)`: the DDL names exactly the fields
+    `validate_rows` yields, in order, with types that hold their values (None included)."""
+    ddl = [part.strip().split() for part in scale.REPORT_SCHEMA.split(",")]
+    names = [name for name, _ in ddl]
+    rows = list(scale.validate_rows([{"id": "1", "format": "modern", "decklist": BOLT},
+                                     {"id": "2", "format": "no-such-format", "decklist": BOLT}],
+                                    core_db))
+    assert names == list(scale.REPORT_FIELDS) == list(rows[0]) == list(rows[1])
+    spark_types = {"STRING": str, "BOOLEAN": bool, "BIGINT": int}
+    for row in rows:
+        for name, kind in ddl:
+            assert row[name] is None or isinstance(row[name], spark_types[kind]), (name, row[name])
+    # the dataframe's meta and the schema agree on the numeric columns
+    assert {n for n, k in ddl if k == "BIGINT"} == {n for n, t in scale.REPORT_META.items() if t == "int64"}
+
+
+def _readme_block(starts: str) -> str:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for block in readme.split("```python\n")[1:]:
+        code = block.split("```", 1)[0]
+        if code.startswith(starts):
+            return code
+    raise AssertionError(f"no README python block starts with {starts!r}")
+
+
+def test_readme_dask_example_runs_on_a_local_cluster(core_db: str, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Dask example, run as written (paths and the scheduler address swapped in):
+    illegal decks are the judged ones with legal False; a deck that could not be judged is in
+    `failed/`, not counted as illegal."""
+    pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("dask.distributed")
+    import pandas as pd
+
+    decks = [{"id": "legal", "format": "modern", "decklist": BOLT},
+             {"id": "illegal", "format": "modern", "decklist": LOTUS},
+             {"id": "unjudged", "format": "no-such-format", "decklist": BOLT}]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "decks-0.jsonl").write_text("".join(json.dumps(d) + "\n" for d in decks))
+    pd.DataFrame(decks).to_parquet("decks.parquet")
+    code = _readme_block("import json\nimport dask.bag")
+    # in-process workers (inproc:// transport: no port opened)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        code = code.replace('"scheduler:8786"', repr(cluster.scheduler_address))
+        code = code.replace('"/data/cards.sqlite3"', repr(core_db))
+        names: dict = {}
+        exec(compile(code, "README.md", "exec"), names)  # noqa: S102 - our own README
+        names["client"].close()
+    assert sorted(r["id"] for r in names["reports"].compute().to_dict("records")) == \
+        ["illegal", "legal", "unjudged"]
+    assert pd.read_parquet("illegal/")["id"].tolist() == ["illegal"]
+    assert pd.read_parquet("failed/")["id"].tolist() == ["unjudged"]

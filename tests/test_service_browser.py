@@ -172,3 +172,143 @@ def test_page_asks_suggestions_for_the_first_20_unknown_names_only(browser, core
         time.sleep(1.0)  # any lookup beyond the 20th would have been sent by now
         assert browser.execute_script(lookups) == 20
         browser.save_screenshot(str(tmp_path / "serve-many-unknown.png"))
+
+
+# A windows-1252 MTGO .dek (its XML declaration says so), written from bytes: "Lim-Dûl's
+# Vault" is the byte 0xFB, which read as UTF-8 is no character at all.
+CP1252_DEK = ('<?xml version="1.0" encoding="windows-1252"?>\r\n'
+              '<Deck xmlns:xsd="http://www.w3.org/2001/XMLSchema" '
+              'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\r\n'
+              '  <NetDeckID>0</NetDeckID>\r\n  <PreconstructedDeckID>0</PreconstructedDeckID>\r\n'
+              '  <Cards CatID="1" Quantity="4" Sideboard="false" Name="Lim-Dûl\'s Vault" />\r\n'
+              '  <Cards CatID="2" Quantity="56" Sideboard="false" Name="Mountain" />\r\n'
+              '</Deck>\r\n').encode("cp1252")
+
+# Records what each check sends: "form" (the file itself) or the JSON body's keys.
+RECORD_FETCH = """
+window.__sent = [];
+const realFetch = window.fetch;
+window.fetch = (url, init) => {
+  if (init && init.body !== undefined) {
+    window.__sent.push(init.body instanceof FormData ? {kind: "form"}
+                       : {kind: "json", body: JSON.parse(init.body)});
+  }
+  return realFetch(url, init);
+};
+"""
+
+
+def _page(browser, server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, WAIT)
+    browser.get(server.base + "/")
+    wait.until(lambda d: len(Select(d.find_element(By.ID, "format")).options) > 10)
+    browser.execute_script(RECORD_FETCH)
+    return wait, Select(browser.find_element(By.ID, "format"))
+
+
+def _keep(tmp_path, *names):
+    if os.environ.get("DECKCHECK_SCREENSHOTS"):
+        for name in names:
+            shutil.copy(tmp_path / name, Path(os.environ["DECKCHECK_SCREENSHOTS"]) / name)
+
+
+def test_page_sends_an_opened_file_itself_so_a_windows_1252_dek_is_read_as_the_cli_reads_it(
+        browser, core_db, tmp_path):
+    """The page read the file as UTF-8 text and resent that: "unknown card Lim-D\ufffdl's
+    Vault" where the CLI and an upload say legal. Unedited, the file itself is sent."""
+    from selenium.webdriver.common.by import By
+
+    dek = tmp_path / "vault.dek"
+    dek.write_bytes(CP1252_DEK)
+    with Server(core_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        wait, fmt = _page(browser, server)
+        fmt.select_by_value("legacy")
+        browser.find_element(By.ID, "file").send_keys(str(dek))
+        wait.until(lambda d: "<Deck" in d.find_element(By.ID, "decklist").get_attribute("value"))
+        # shown as the file says (its declared encoding), not with replacement characters
+        assert "Lim-Dûl's Vault" in browser.find_element(By.ID, "decklist").get_attribute("value")
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Legal in Legacy" in d.find_element(By.ID, "verdict").text)
+        assert "60 main deck" in browser.find_element(By.ID, "summary").text
+        assert "Lim-Dûl's Vault" in browser.find_element(By.ID, "listing").text
+        assert browser.execute_script("return window.__sent") == [{"kind": "form"}]
+        browser.save_screenshot(str(tmp_path / "serve-cp1252-dek.png"))
+
+        # Edited, the text is sent (as JSON, without the file's name).
+        browser.find_element(By.ID, "decklist").send_keys(" ")
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: len(d.execute_script("return window.__sent")) == 2)
+        wait.until(lambda d: "Legal in Legacy" in d.find_element(By.ID, "verdict").text
+                   and not d.find_element(By.ID, "stale-note").is_displayed())
+        sent = browser.execute_script("return window.__sent")[1]
+        assert sent["kind"] == "json" and "filename" not in sent["body"]
+        assert "Lim-Dûl's Vault" in sent["body"]["decklist"]
+    _keep(tmp_path, "serve-cp1252-dek.png")
+
+
+def test_page_never_shows_a_verdict_of_another_list(browser, core_db, tmp_path):
+    """An edit marks the shown verdict out of date; a failed check clears it (the error is not
+    shown beside the last list's "Legal"); typing over an opened file's text drops its name
+    (a text list sent as "mydeck.json" was a 400 malformed JSON)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    mydeck = tmp_path / "mydeck.json"
+    mydeck.write_text('{"main": [{"name": "Lightning Bolt", "quantity": 4}]}')
+    with Server(core_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        wait, fmt = _page(browser, server)
+        fmt.select_by_value("modern")
+        paste(browser, LEGAL_MODERN)
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Legal in Modern" in d.find_element(By.ID, "verdict").text)
+        assert not browser.find_element(By.ID, "stale-note").is_displayed()
+
+        # An edit: the verdict is marked out of date at once.
+        browser.find_element(By.ID, "decklist").send_keys("1 Black Lotus")
+        assert browser.find_element(By.ID, "stale-note").is_displayed()
+        assert "stale" in browser.find_element(By.ID, "result").get_attribute("class").split()
+        browser.save_screenshot(str(tmp_path / "serve-stale.png"))
+
+        # A failed check: the error, and no verdict beside it.
+        paste(browser, "<Deck><Cards Name=")  # malformed XML: a 400 bad-decklist
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: d.find_element(By.ID, "error").is_displayed())
+        assert not browser.find_element(By.ID, "result").is_displayed()
+        assert not browser.find_element(By.ID, "verdict").is_displayed()
+        browser.save_screenshot(str(tmp_path / "serve-error.png"))
+
+        # An opened JSON file replaced by typing a text list: sent as text, no "mydeck.json".
+        browser.find_element(By.ID, "file").send_keys(str(mydeck))
+        wait.until(lambda d: "Lightning Bolt" in d.find_element(By.ID, "decklist").get_attribute("value"))
+        area = browser.find_element(By.ID, "decklist")
+        area.send_keys(Keys.CONTROL, "a")
+        area.send_keys(Keys.DELETE)
+        area.send_keys("4 Lightning Bolt\n56 Mountain\n")
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Legal in Modern" in d.find_element(By.ID, "verdict").text)
+        assert not browser.find_element(By.ID, "error").is_displayed()
+        sent = browser.execute_script("return window.__sent")[-1]
+        assert sent["kind"] == "json" and "filename" not in sent["body"]
+    _keep(tmp_path, "serve-stale.png", "serve-error.png")
+
+
+def test_page_refuses_a_list_over_the_decklist_limit_in_the_servers_words(browser, core_db, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    from validator.decklist import MAX_BYTES
+
+    with Server(core_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        wait, _ = _page(browser, server)
+        paste(browser, "1 Mountain\n" * (MAX_BYTES // 11) + "x" * 20)  # just over the limit
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: d.find_element(By.ID, "error").is_displayed())
+        error = browser.find_element(By.ID, "error").text
+        assert f"the limit of a decklist is {MAX_BYTES:,} bytes" in error
+        assert browser.execute_script("return window.__sent") == []  # refused before sending

@@ -24,9 +24,20 @@ from .location import database_url
 
 #: The fields of every report row, in order (a dataframe partition gets these columns).
 REPORT_FIELDS = ("id", "format", "legal", "errors", "warnings", "codes", "report", "failure")
-#: `meta=` for `dask.dataframe.map_partitions`: column -> dtype.
-REPORT_META = {"id": "object", "format": "object", "legal": "object", "errors": "int64",
-               "warnings": "int64", "codes": "object", "report": "object", "failure": "object"}
+#: `meta=` for `dask.dataframe.map_partitions`: column -> dtype. Concrete dtypes, not
+#: `object`: Dask infers a parquet schema from the meta, and an `object` column has no type
+#: to infer (`to_parquet` failed: "Could not convert <object object>"). `legal` is pandas'
+#: nullable boolean (NA: not judged); text columns are strings, `id` too (as REPORT_SCHEMA).
+REPORT_META = {"id": "string", "format": "string", "legal": "boolean", "errors": "int64",
+               "warnings": "int64", "codes": "string", "report": "string", "failure": "string"}
+
+#: The report rows' schema for PySpark, as a DDL string: `spark.createDataFrame(rows,
+#: REPORT_SCHEMA)`. Spark infers a schema from the first rows otherwise, and fails
+#: (CANNOT_DETERMINE_TYPE) when a field is None in all of them: `failure` is None for every
+#: judged deck, `legal` and `report` for every deck that could not be judged. `id` is a
+#: string: cast a numeric id column first (README "Revalidating at scale").
+REPORT_SCHEMA = ("id STRING, format STRING, legal BOOLEAN, errors BIGINT, warnings BIGINT, "
+                 "codes STRING, report STRING, failure STRING")
 
 _INDEXES: dict[str, Any] = {}
 _LOCK = threading.Lock()
@@ -131,7 +142,7 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
     """Validate one partition of decks into report rows.
 
     A pandas DataFrame (a Dask dataframe partition) gives a DataFrame with the columns of
-    `REPORT_FIELDS`; any other iterable of rows (dicts, PySpark Rows: a Dask bag partition, a
+    `REPORT_FIELDS` and the dtypes of `REPORT_META` (`id` as text, `legal` nullable boolean); any other iterable of rows (dicts, PySpark Rows: a Dask bag partition, a
     Spark partition) gives a list of dicts. `db` is the card database every worker reads (a
     path or URL; default `DECKCHECK_DB`)."""
     if hasattr(partition, "itertuples") and hasattr(partition, "columns"):
@@ -139,10 +150,11 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
 
         rows = [validate_row(r, db) for r in partition.to_dict("records")]
         frame = pd.DataFrame(rows, columns=list(REPORT_FIELDS))
-        return frame.astype({"errors": "int64", "warnings": "int64"}) if rows else \
-            frame.astype(REPORT_META)
+        if rows:  # an id column of numbers: its text, as the meta says
+            frame["id"] = [None if _blank(v) else str(v) for v in frame["id"]]
+        return frame.astype(REPORT_META)
     return list(validate_rows(partition, db))
 
 
 __all__ = ["validate_partition", "validate_rows", "validate_row", "card_index",
-           "forget_indexes", "cache_info", "REPORT_FIELDS", "REPORT_META"]
+           "forget_indexes", "cache_info", "REPORT_FIELDS", "REPORT_META", "REPORT_SCHEMA"]

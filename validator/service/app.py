@@ -9,6 +9,8 @@ writes: sync stays a CLI job.
 
 from __future__ import annotations
 
+import codecs
+import inspect
 import datetime as dt
 import json
 import os
@@ -16,11 +18,12 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
+from urllib.parse import quote
 
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from fastapi.exceptions import RequestValidationError
@@ -32,7 +35,8 @@ from validator.resolve import suggestions
 from validator.report import card_facts, check_formats_dict
 
 from . import problems
-from .bodylimit import BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES, too_large_detail
+from .bodylimit import (DECKLIST_MAX_BYTES, BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES,
+                        too_large_detail)
 from .cards import ORACLE_BULK, CardHolder, Snapshot, iso, snapshot_card, snapshot_provenance
 from .fastpath import ValidateFastPath, is_json, media_type
 from .problems import ProblemError
@@ -118,22 +122,6 @@ class DeckRequest(BaseModel):
             raise ValueError(f"not a date: write it as a string, {AS_OF_FORMS}")
         return value
 
-    @field_validator("as_of")
-    @classmethod
-    def _as_of_reads(cls, value: dt.date | str | None) -> dt.date | str | None:
-        """A text date is read as the library reads it (`history.parse_as_of`), so the service
-        takes what `--as-of` and the API take; an unreadable one is a 422 naming the field
-        (its value is not echoed)."""
-        if isinstance(value, str):
-            from validator.history import AS_OF_FORMS, AsOfError, parse_as_of
-
-            try:
-                parse_as_of(value)
-            except AsOfError:
-                raise ValueError(f"not a date: write it as {AS_OF_FORMS}") from None
-        return value
-
-
 class ValidateRequest(DeckRequest):
     format: str = Field(max_length=64, description="format key (see GET /v1/formats)")
 
@@ -157,7 +145,8 @@ class ProblemDoc(BaseModel):
 def _problems_doc(*statuses: int) -> dict[int | str, dict[str, Any]]:
     described = {400: "unknown format, malformed body, unreadable decklist or house rule",
                  404: "no card by that name (`suggestions` lists close names)",
-                 413: "body over 5 MB", 415: "content type not accepted",
+                 413: f"body over {MAX_BODY_BYTES:,} bytes (a decklist: at most "
+                      f"{DECKLIST_MAX_BYTES:,})", 415: "content type not accepted",
                  422: "a field of the wrong type or value", 503: "card data not loaded yet"}
     schema = ProblemDoc.model_json_schema()
     return {status: {"description": described[status],
@@ -169,13 +158,36 @@ _REPORT_DOC = {"description": "the deckcheck.report/1 object `deckcheck validate
                "content": {"application/json": {"schema": {"type": "object"}}}}
 
 
+def _query_doc(model: type[BaseModel]) -> list[dict[str, Any]]:
+    """The query parameters a text/plain body takes its options from (`_fields_from`): each
+    option the model has, lists as repeated keys (`?commander=A&commander=B`)."""
+    props = model.model_json_schema()["properties"]
+    params = []
+    for name in _SCALAR_FIELDS:
+        if name in props:
+            schema = {k: v for k, v in props[name].items() if k not in ("title", "description")}
+            params.append({"name": name, "in": "query", "required": False, "schema": schema,
+                           "description": f"text/plain body only: {props[name].get('description', name)}"})
+    for name, (plural, single) in _LIST_FIELDS.items():
+        if name in props and not (model is CheckFormatsRequest and name == "rules"):
+            params.append({"name": single, "in": "query", "required": False,
+                           "schema": {"type": "array", "items": {"type": "string"}},
+                           "style": "form", "explode": True,
+                           "description": f"text/plain body only: {props[name].get('description')} "
+                                          f"(repeat the key for each; `{plural}` is taken too)"})
+    if model is CheckFormatsRequest:  # refused by check-formats (bad-input): not offered
+        params = [p for p in params if p["name"] != "bracket"]
+    return params
+
+
 def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
-    """OpenAPI for a body read by hand: JSON, a multipart upload, or text/plain."""
+    """OpenAPI for a body read by hand: JSON, a multipart upload, or text/plain (its options
+    as query parameters)."""
     schema = model.model_json_schema()
     form = {"type": "object", "properties": {
         "file": {"type": "string", "format": "binary", "description": "the decklist file"},
         **{k: v for k, v in schema["properties"].items() if k != "decklist"}}}
-    return {"requestBody": {"required": True, "content": {
+    return {"parameters": _query_doc(model), "requestBody": {"required": True, "content": {
         "application/json": {"schema": schema},
         "multipart/form-data": {"schema": form},
         "text/plain": {"schema": {"type": "string", "description":
@@ -204,11 +216,73 @@ def _fields_from(multi: Any, model: type[BaseModel]) -> dict[str, Any]:
     return data
 
 
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _checked(model: type[BaseModel], data: dict[str, Any]) -> BaseModel:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise RequestValidationError(exc.errors()) from None
+
+
+def check_as_of(value: dt.date | str | None) -> None:
+    """An `as_of` string is read as the library reads it (`history.parse_as_of`), so the
+    service takes what `--as-of` and the API take. One it cannot read ("hello", "2026-02-30",
+    "") is a 400 `bad-as-of` (README "Error types"), worded for an HTTP client; its value is
+    not echoed (the client has it). A value of the wrong JSON type stays a 422 (the model refuses it)."""
+    if not isinstance(value, str):
+        return
+    from validator.history import AS_OF_FORMS, AsOfError, parse_as_of
+
+    try:
+        if value.strip() and parse_as_of(value) is not None:
+            return
+    except AsOfError:
+        pass
+    raise ProblemError("bad-as-of", f"as_of is not a date: write it as {AS_OF_FORMS}; "
+                       "or leave as_of out (or send null) to judge by current legality")
+
+
+def declared_charset(content_type: str) -> str | None:
+    """The `charset` parameter of a Content-Type value (lower case), or None."""
+    for param in content_type.split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            return value.strip().strip('"').lower()
+    return None
+
+
+def _is_utf8(charset: str | None) -> bool:
+    return charset in (None, "utf-8", "utf8")
+
+
+def decode_declared(raw: bytes, charset: str) -> str:
+    """A body in its declared (not UTF-8) charset, as text: an unknown charset is a 415, bytes
+    the charset cannot decode a 400 naming it."""
+    import codecs
+
+    try:
+        codecs.lookup(charset)
+    except LookupError:
+        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} is not known: "
+                           "send the body as UTF-8 (charset=utf-8) or name a known charset "
+                           "(e.g. charset=iso-8859-1, windows-1252, utf-16)") from None
+    try:
+        return raw.decode(charset)
+    except UnicodeDecodeError as exc:
+        raise ProblemError("malformed-body", f"the body is not valid {charset} (byte "
+                           f"{exc.start}), the charset its Content-Type declares: send it in "
+                           "that charset, or as UTF-8") from None
+
+
+NOT_UTF8 = ("the body is not UTF-8: send it as UTF-8, or declare its charset in the "
+            "Content-Type (e.g. text/plain; charset=utf-16)")
 
 
 def refuse_encoded(encoding: str | None) -> None:
@@ -223,6 +297,12 @@ def refuse_encoded(encoding: str | None) -> None:
 QUERY_OPTIONS = frozenset(_SCALAR_FIELDS).union(*_LIST_FIELDS.values())
 
 _FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+#: A `decklist` text field as large as the body limit allows (Starlette's own default, 1 MB,
+#: would refuse a decklist the library takes when its limit is higher); older Starlette
+#: versions have no such limit.
+_PART_LIMIT = ({"max_part_size": MAX_BODY_BYTES}
+               if "max_part_size" in inspect.signature(Request.form).parameters else {})
 
 
 def refuse_unsupported(media: str) -> None:
@@ -258,11 +338,21 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
     refuse_encoded(request.headers.get("content-encoding"))
     refuse_unsupported(media)
     refuse_query_beside_body(request, media)
+    charset = declared_charset(request.headers.get("content-type", ""))
     if is_json(media):
-        raw = await request.body()
+        raw: str | bytes = await request.body()
+        if not _is_utf8(charset):
+            raw = decode_declared(raw, charset)  # type: ignore[arg-type]
+        if isinstance(raw, bytes) and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8):]  # RFC 8259 8.1: a parser may ignore a BOM
+        elif isinstance(raw, str):
+            raw = raw.removeprefix("\ufeff")
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
+            if isinstance(raw, bytes) and not _utf8(raw):
+                raise ProblemError("malformed-body", NOT_UTF8.replace("text/plain",
+                                   "application/json")) from None
             raise ProblemError("malformed-body", f"the body is not valid JSON: {exc}") from None
         if not isinstance(data, dict):
             raise ProblemError("malformed-body", "the body must be a JSON object "
@@ -271,7 +361,7 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
         return options, options.decklist  # type: ignore[attr-defined]
     if media in _FORM_TYPES:
         try:
-            form = await request.form(max_files=1, max_fields=50)
+            form = await request.form(max_files=1, max_fields=50, **_PART_LIMIT)
         except BodyTooLarge:
             raise
         except Exception as exc:  # noqa: BLE001 - python-multipart/Starlette parse errors
@@ -279,6 +369,14 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
                                f"{getattr(exc, 'detail', None) or exc}") from None
         upload = form.get("file")
         data = _fields_from(form, model)
+        if upload is not None and form.get("decklist") is not None:
+            # Which one to judge? Neither is dropped in silence.
+            raise RequestValidationError([{"type": "value_error", "loc": ("body", "file"),
+                                           "msg": "send either a `file` or a `decklist` field, "
+                                                  "not both", "input": None},
+                                          {"type": "value_error", "loc": ("body", "decklist"),
+                                           "msg": "send either a `file` or a `decklist` field, "
+                                                  "not both", "input": None}])
         if upload is not None and not isinstance(upload, str):
             content: str | bytes = await upload.read()
             data.setdefault("filename", upload.filename or None)
@@ -292,6 +390,11 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
         return options, content
     # text/plain (refuse_unsupported let nothing else through)
     content = await request.body()
+    if not _is_utf8(charset):
+        content = decode_declared(content, charset)  # type: ignore[arg-type]
+    elif not content.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not _utf8(content):
+        # (UTF-16 with its BOM, as .dek files may be, is read as the CLI reads a file)
+        raise ProblemError("bad-decklist", NOT_UTF8)
     options = _checked(model, {**_fields_from(request.query_params, model), "decklist": ""})
     return options, content
 
@@ -309,7 +412,7 @@ def _json(data: Any, status: int = 200) -> Response:
 #: thread: the ASGI app measured with the judging stubbed out) while buying no parallelism:
 #: the GIL lets one thread judge at a time. A real deck (a 100-card .dek is ~10 KB) stays
 #: under the limit; at the limit the slowest list measured (900 lines of distinct unknown
-#: names) holds the loop ~20 ms, and anything longer (up to the 5 MB limit) runs in a thread
+#: names) holds the loop ~20 ms, and anything longer (up to the body limit) runs in a thread
 #: so the loop keeps reading and answering other requests meanwhile.
 INLINE_MAX_BYTES = 32 * 1024
 
@@ -377,6 +480,7 @@ class Service:
         the database the snapshot was loaded from), so the index and the history agree."""
         if options.as_of is None:
             return {}
+        check_as_of(options.as_of)
         return {"as_of": options.as_of, "history": snap.history}
 
     def _deck(self, options: DeckRequest, content: str | bytes) -> Any:
@@ -423,8 +527,11 @@ class Service:
     def card(self, name: str) -> dict[str, Any]:
         snap = self.snapshot()
         if len(name) > MAX_CARD_NAME:
+            # Named (cut short) and placed like any other 404: the path is too long to echo.
+            shown = name[:MAX_CARD_NAME] + "…"
             raise ProblemError("unknown-card", f"no card has a name of {len(name)} characters "
-                               f"(the longest are under {MAX_CARD_NAME})", suggestions=[])
+                               f"(the longest are under {MAX_CARD_NAME})", name=shown,
+                               suggestions=[], instance=f"/v1/cards/{quote(shown)}")
         card = snapshot_card(snap, name)  # the snapshot validation uses, never newer data
         if card is None:
             hint = suggestions(name, snap.index, short_names=True)  # as `deckcheck card`
@@ -528,9 +635,13 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     async def healthz() -> Response:
         return _json(await run_in_threadpool(service.health))
 
+    # The page checks a decklist's size before sending it, against the library's own limit.
+    page_html = (STATIC / "index.html").read_text(encoding="utf-8").replace(
+        "{{MAX_BYTES}}", str(DECKLIST_MAX_BYTES))
+
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page() -> Response:
-        response = FileResponse(STATIC / "index.html", media_type="text/html")
+        response = Response(page_html, media_type="text/html")
         # Every asset is local (venues are often offline): the page may load nothing else.
         response.headers["content-security-policy"] = (
             "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
@@ -539,7 +650,34 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
         return response
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _document_errors_only_as_answered(app)
     return app
+
+
+def _document_errors_only_as_answered(app: FastAPI) -> None:
+    """FastAPI documents a 422 `HTTPValidationError` on every route with a path parameter;
+    `GET /v1/cards/{name}` never answers it (any text is a name) and every error is
+    problem+json: the schema lists only what is answered."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            for path in schema.get("paths", {}).values():
+                for operation in path.values():
+                    responses = operation.get("responses", {})
+                    default = responses.get("422", {}).get("content", {}).get("application/json")
+                    if default is not None:
+                        del responses["422"]
+            components = schema.get("components", {}).get("schemas", {})
+            if "HTTPValidationError" in components and "#/components/schemas/HTTPValidationError" \
+                    not in json.dumps(schema.get("paths")):
+                components.pop("HTTPValidationError", None)
+                components.pop("ValidationError", None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def app_from_env() -> FastAPI:

@@ -18,10 +18,15 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-#: The request limit: the largest decklist (decklist.MAX_BYTES, 4 MB: a deck site's JSON export;
-#: README "Limits") with room for the escapes of a JSON body, where its quotes and newlines
-#: become two characters each (a quarter more for Moxfield's JSON).
-MAX_BODY_BYTES = 5 * 1024 * 1024
+from validator.decklist import MAX_BYTES as DECKLIST_MAX_BYTES
+
+#: What a request may add around a decklist of the library's limit (`MAX_BYTES`): the
+#: options, a form's framing, and JSON's escapes (each newline and quote of a list sent as a
+#: JSON string is two bytes: a JSON export sent inside JSON grows by a tenth or more).
+BODY_OVERHEAD = DECKLIST_MAX_BYTES // 4 + 64 * 1024
+#: The request limit follows the decklist limit, whatever its value: a decklist the library
+#: takes is never refused for the size of the request carrying it.
+MAX_BODY_BYTES = DECKLIST_MAX_BYTES + BODY_OVERHEAD
 
 
 class BodyTooLarge(Exception):
@@ -30,7 +35,9 @@ class BodyTooLarge(Exception):
 
 def too_large_detail(max_bytes: int) -> str:
     """The 413 problem's detail, whichever layer refuses the body."""
-    return f"the request body is over {max_bytes} bytes ({max_bytes / 2**20:g} MB): send a decklist of at most that size"
+    return (f"the request body is over {max_bytes:,} bytes; the limit of a decklist is "
+            f"{DECKLIST_MAX_BYTES:,} bytes (the body may add {max_bytes - DECKLIST_MAX_BYTES:,} "
+            "for the options and the JSON or form around it)")
 
 
 class BodyLimitMiddleware:

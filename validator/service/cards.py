@@ -12,6 +12,7 @@ and none fails during it. Nothing here writes to the database.
 from __future__ import annotations
 
 import gc
+import os
 import logging
 import threading
 import time
@@ -66,10 +67,22 @@ class Snapshot:
 
 def snapshot_provenance(snap: Snapshot, as_of: Any = None) -> dict[str, Any]:
     """The `provenance` block the CLI's `--json` carries, for the card data of `snap`: a
-    report's provenance names the sync that judged it, not the file's latest."""
+    report's provenance names the sync that judged it, not the file's latest. A file the sync
+    imported (`sync --from`) is named by its basename: no server path in an answer (the CLI
+    prints the whole path); a download's URL is public and kept."""
     from ..provenance import provenance_of
 
-    return provenance_of(snap.sync, as_of)
+    answer = provenance_of(snap.sync, as_of)
+    answer["card_data"]["source"] = public_source(answer["card_data"]["source"])
+    return answer
+
+
+def public_source(source: str | None) -> str | None:
+    """`source` as a service answer shows it: a URL as it is, a file path (or file: URL) as
+    its basename."""
+    if not source or ("://" in source and not source.startswith("file:")):
+        return source
+    return source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or None  # POSIX or Windows
 
 
 def snapshot_card(snap: Snapshot, name: str) -> Card | None:
@@ -113,6 +126,26 @@ def load_snapshot(db_url: str | None) -> Snapshot:
                     load_seconds=time.perf_counter() - started)
 
 
+#: SQLite's files beside a WAL-mode database, found by name (`cards.sqlite3-wal`).
+SIDECARS = ("-wal", "-shm")
+
+
+def file_identity(db_url: str | None, suffix: str = "") -> tuple[int, int] | None:
+    """(st_dev, st_ino) of the SQLite file `db_url` names (with `suffix`: its -wal or -shm),
+    or None (not a plain SQLite file, or no file there right now). A file replaced by
+    `mv new.sqlite3 cards.sqlite3` has a new identity under the same path."""
+    from ..location import database_url, sqlite_file
+
+    try:
+        path = sqlite_file(database_url(db_url))
+        if path is None:
+            return None
+        st = os.stat(str(path) + suffix)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 class CardHolder:
     """The current snapshot of one worker, and the poller that replaces it."""
 
@@ -125,6 +158,11 @@ class CardHolder:
         self._refresh_lock = threading.Lock()
         self._retired: list[tuple[float, Snapshot]] = []  # (when swapped out, snapshot)
         self.swaps = 0
+        #: the identity of the SQLite file the current snapshot was opened from (None: not a
+        #: plain file); a poll finding another file at the path reopens it (`refresh`)
+        self._file: tuple[int, int] | None = None
+        #: the -wal and -shm files the loaded database used (their identities)
+        self._sidecars: dict[str, tuple[int, int] | None] = {}
 
     @property
     def current(self) -> Snapshot | None:
@@ -136,7 +174,9 @@ class CardHolder:
 
     def load(self) -> Snapshot:
         """The start-up load (blocking: the worker accepts no request before it is done)."""
+        self._file = file_identity(self.db_url)  # before opening: a swap during it is seen next poll
         self._current = self._loader(self.db_url)
+        self._sidecars = {s: file_identity(self.db_url, s) for s in SIDECARS}
         log.info("card index ready: %d cards in %.2f s", self._current.card_count,
                  self._current.load_seconds)
         return self._current
@@ -148,10 +188,14 @@ class CardHolder:
             if old is None:
                 self.load()
                 return True
-            latest = old.db.last_sync(ORACLE_BULK)
-            if sync_key(latest) == sync_key(old.sync):
-                return False
-            new = self._loader(self.db_url)
+            file = file_identity(self.db_url)
+            if file is not None and self._file is not None and file != self._file:
+                new = self._reopen(old, file)
+            else:
+                latest = old.db.last_sync(ORACLE_BULK)
+                if sync_key(latest) == sync_key(old.sync):
+                    return False
+                new = self._loader(self.db_url)
             self._current = new  # the swap: one reference assignment
             self.swaps += 1
             log.info("new card data (sync %s): %d cards loaded in %.2f s, swapped in",
@@ -159,6 +203,35 @@ class CardHolder:
             # Requests still holding `old` finish on it; its database is closed later.
             self._retired.append((time.monotonic(), old))
             return True
+
+    def _reopen(self, old: Snapshot, file: tuple[int, int]) -> Snapshot:
+        """The database file was replaced (`mv new.sqlite3 cards.sqlite3`): the open
+        connections still read the old, deleted file, so no new sync would ever be seen. They
+        are closed first: SQLite finds a file's -wal and -shm by name, and a connection still
+        open on the old file keeps the old -wal in use beside the new file (the old sync was
+        read through it). Then the new file is loaded. If it cannot be (not a card database),
+        the loaded data keeps being served, as after a failed sync, and the next poll tries
+        again; its database is the new file from now on (/healthz says whether it is readable)."""
+        log.info("the card database file was replaced; reopening it")
+        old.db.close()
+        # SQLite leaves the old file's -wal and -shm at the path when the file was unlinked
+        # under it; read with the new file they fail it ("disk I/O error") or show the old
+        # data. Only the very files the old database used are removed (another worker may
+        # already have opened the new file, with -wal and -shm of its own).
+        from ..location import database_url, sqlite_file
+
+        path = sqlite_file(database_url(self.db_url))
+        for suffix, seen in self._sidecars.items():
+            if path is not None and seen is not None and file_identity(self.db_url, suffix) == seen:
+                try:
+                    os.unlink(str(path) + suffix)
+                except OSError:
+                    pass
+        self._sidecars = {}
+        new = self._loader(self.db_url)  # raises: `old` stays current, `_file` unchanged
+        self._file = file
+        self._sidecars = {s: file_identity(self.db_url, s) for s in SIDECARS}
+        return new
 
     def close_retired(self, older_than: float = RETIRE_SECONDS) -> int:
         """Close the databases of snapshots swapped out more than `older_than` seconds ago."""

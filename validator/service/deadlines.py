@@ -22,7 +22,7 @@ import asyncio
 from typing import Any
 
 HEAD_SECONDS = 10.0  # a request head is under 8 KB: seconds even on a poor phone connection
-BODY_SECONDS = 20.0  # the body (at most 5 MB; a decklist is ~10 KB) after the head deadline
+BODY_SECONDS = 20.0  # the body (at most the body limit, ~5 MB; a decklist is ~10 KB) after the head deadline
 
 
 class RequestDeadlines:

@@ -6,7 +6,7 @@ exit-stack layers, each wrapping `send` again) costs about 0.07 ms of CPU per re
 the judging stubbed out the app took ~0.09 ms a request, this layer ~0.02 ms, uvicorn's own
 HTTP handling and the socket calls ~0.04 ms (bench/bench_serve.py has the whole figures).
 This layer answers the common
-case itself and in the same way: the body read within the 5 MB limit, the options checked by
+case itself and in the same way: the body read within the body limit, the options checked by
 the same pydantic model (`ValidateRequest`), the deck judged by the same `Service.validate`
 (`app.judge`: inline for a small body), the report written with orjson, with the headers the
 framework's `Response` would send. Every other request, and every request that does not end

@@ -90,7 +90,8 @@ def error_response(exc: BaseException, instance: str | None) -> JSONResponse | N
     """The problem answer to a ProblemError or a library error (the JSON fast path answers
     with it too); None for any other exception."""
     if isinstance(exc, ProblemError):
-        return problem_response(exc.code, exc.detail, instance, **exc.extra)
+        extra = dict(exc.extra)
+        return problem_response(exc.code, exc.detail, extra.pop("instance", instance), **extra)
     if isinstance(exc, DeckcheckError):
         if exc.code == "database-unavailable":
             # The cause (a file path, the CLI's advice) is for the operator: logged here,

@@ -8,7 +8,14 @@ const form = $("check-form"), textarea = $("decklist"), fileInput = $("file");
 const formatSelect = $("format"), commanderFields = $("commander-fields");
 const errorBox = $("error"), result = $("result"), verdict = $("verdict");
 let formats = {};
-let fileName = null; // the opened file's name: helps format detection, becomes the source
+// The library's decklist limit (validator.decklist.MAX_BYTES), written into the page by the
+// server: the page refuses what the server would refuse, in the same words.
+const MAX_BYTES = Number(form.dataset.maxBytes) || 1000000;
+// The opened file, sent as itself (multipart/form-data, decoded by the server as the CLI
+// decodes a file: a windows-1252 .dek, a UTF-16 one) while the list still holds its unedited
+// text; any edit drops it, and the text is sent instead, without the file's name (a typed
+// text list sent as "mydeck.json" would be read as JSON).
+let loadedFile = null, loadedText = null;
 let checkedLines = []; // the lines of the list as checked (problem line numbers refer to them)
 
 function el(tag, attrs = {}, ...children) {
@@ -66,15 +73,54 @@ async function loadFormats() {
   updateCommanderFields();
 }
 
-function requestBody() {
-  const body = { decklist: textarea.value, format: formatSelect.value };
-  if (fileName) body.filename = fileName;
+function requestOptions() {
+  const options = { format: formatSelect.value };
   if (isCommanderFamily(formats[formatSelect.value])) {
     const commanders = [$("commander1").value, $("commander2").value].map((s) => s.trim()).filter(Boolean);
-    if (commanders.length) body.commanders = commanders;
-    if ($("bracket").value) body.bracket = Number($("bracket").value);
+    if (commanders.length) options.commanders = commanders;
+    if ($("bracket").value) options.bracket = Number($("bracket").value);
   }
-  return body;
+  return options;
+}
+
+function fileUnedited() { return loadedFile !== null && textarea.value === loadedText; }
+
+// The request: the opened file itself while unedited, else the list's text as JSON.
+function requestInit() {
+  const options = requestOptions();
+  if (fileUnedited()) {
+    const data = new FormData();
+    data.append("file", loadedFile, loadedFile.name);
+    for (const [key, value] of Object.entries(options)) {
+      for (const item of [].concat(value)) data.append(key, String(item));
+    }
+    return { method: "POST", body: data };
+  }
+  return { method: "POST", headers: { "content-type": "application/json" },
+           body: JSON.stringify({ decklist: textarea.value, ...options }) };
+}
+
+const bytes = (n) => n.toLocaleString("en-US");
+function tooLarge(what, size) {
+  return `${what} is ${bytes(size)} bytes; the limit of a decklist is ${bytes(MAX_BYTES)} bytes.`;
+}
+
+// The shown verdict is of another list (or format) than the one on screen: say so.
+function markStale() {
+  if (result.hidden) return;
+  result.classList.add("stale");
+  $("stale-note").hidden = false;
+}
+
+function clearResult() {
+  result.hidden = true;
+  result.classList.remove("stale");
+  $("stale-note").hidden = true;
+}
+
+function forgetFile() {
+  loadedFile = null;
+  loadedText = null;
 }
 
 async function check(event) {
@@ -90,23 +136,32 @@ async function check(event) {
     formatSelect.focus();
     return;
   }
+  if (!fileUnedited()) {
+    const size = new TextEncoder().encode(textarea.value).length;
+    if (size > MAX_BYTES) {
+      clearResult();
+      showError(tooLarge("The list", size));
+      return;
+    }
+  }
   const button = $("check");
   button.disabled = true;
   button.textContent = "Checking…";
-  const body = requestBody();
+  markStale(); // until the answer comes, the verdict shown is the previous list's
+  const checking = textarea.value;
   try {
-    const response = await fetch("v1/validate", {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
-    });
+    const response = await fetch("v1/validate", requestInit());
     const data = await response.json().catch(() => null);
     if (!response.ok) {
+      clearResult(); // no verdict beside the error: the last one was of another list
       showError(data && data.detail ? data.detail : `The server answered ${response.status}.`);
       return;
     }
-    checkedLines = body.decklist.split(/\r\n|\r|\n/);
+    checkedLines = checking.split(/\r\n|\r|\n/);
     if (checkedLines.length > 1 && checkedLines[checkedLines.length - 1] === "") checkedLines.pop();
     render(data);
   } catch (e) {
+    clearResult();
     showError(`Could not reach the server (${e.message}).`);
   } finally {
     button.disabled = false;
@@ -124,6 +179,8 @@ let suggestionsLeft = 0;
 
 function render(report) {
   result.hidden = false;
+  result.classList.remove("stale");
+  $("stale-note").hidden = true;
   suggestionsLeft = MAX_SUGGESTED_NAMES;
   verdict.className = `verdict ${report.legal ? "legal" : "illegal"}`;
   verdict.textContent = `${report.legal ? "✓ Legal" : "✗ Not legal"} in ${report.format_name}`;
@@ -219,30 +276,52 @@ function replaceName(lines, name, suggestion) {
     if (all[i] !== undefined && all[i].includes(name)) all[i] = all[i].replace(name, suggestion);
   }
   textarea.value = all.join("\n");
+  forgetFile(); // an edit: the text is sent now
   check();
+}
+
+// The file's text as shown in the list (the server reads the file itself while it is
+// unedited): UTF-16 by its BOM, UTF-8, else the encoding an XML file declares (MTGO .dek
+// files may be windows-1252), else UTF-8 with the unreadable bytes marked.
+function decodeForDisplay(data) {
+  if (data[0] === 0xff && data[1] === 0xfe) return new TextDecoder("utf-16le").decode(data);
+  if (data[0] === 0xfe && data[1] === 0xff) return new TextDecoder("utf-16be").decode(data);
+  try { return new TextDecoder("utf-8", { fatal: true }).decode(data); } catch (e) { /* not UTF-8 */ }
+  const head = new TextDecoder("windows-1252").decode(data.subarray(0, 200));
+  const declared = /^\s*<\?xml[^>]*encoding=["']([\w.:-]+)["']/i.exec(head);
+  if (declared) {
+    try { return new TextDecoder(declared[1]).decode(data); } catch (e) { /* unknown label */ }
+  }
+  return new TextDecoder("utf-8").decode(data);
 }
 
 fileInput.addEventListener("change", () => {
   const file = fileInput.files[0];
   if (!file) return;
-  if (file.size > 4000000) {  // decklist.MAX_BYTES: a JSON export; text, CSV and XML 1 MB
-    showError(`${file.name} is over 4 MB; a decklist is at most 4 MB (a JSON export; 1 MB otherwise).`);
+  if (file.size > MAX_BYTES) {
+    showError(tooLarge(file.name, file.size));
     return;
   }
   const reader = new FileReader();
   reader.onload = () => {
-    textarea.value = reader.result;
-    fileName = file.name;
+    textarea.value = decodeForDisplay(new Uint8Array(reader.result));
+    loadedFile = file;
+    loadedText = textarea.value;
+    markStale(); // another list now
     showError("");
     textarea.focus();
   };
   reader.onerror = () => showError(`Could not read ${file.name}.`);
-  reader.readAsText(file); // BOM-sniffed: UTF-16 .dek files read correctly
+  reader.readAsArrayBuffer(file);
 });
-textarea.addEventListener("input", () => { if (!textarea.value) fileName = null; });
+// Any edit (typing, pasting, cutting): the file is no longer what is checked, and the shown
+// verdict is of the list before the edit.
+textarea.addEventListener("input", () => { forgetFile(); markStale(); });
 textarea.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) check(event);
 });
-formatSelect.addEventListener("change", updateCommanderFields);
+formatSelect.addEventListener("change", () => { updateCommanderFields(); markStale(); });
+for (const id of ["commander1", "commander2", "bracket"]) $(id).addEventListener("input", markStale);
+$("bracket").addEventListener("change", markStale);
 form.addEventListener("submit", check);
 loadFormats();
