@@ -365,7 +365,8 @@ def test_event_file_naming_no_format_says_so_once(core_db, capsys, tmp_path):
     still lists every deck as unreadable."""
     path = tmp_path / "fnm.json"
     path.write_text(json.dumps({"Tournament": {"Name": "Friday Night Magic", "Formats": None},
-                                "Decks": [{"Player": p, "Mainboard": [], "Sideboard": []}
+                                "Decks": [{"Player": p, "Sideboard": [],
+                                           "Mainboard": [{"Count": 60, "CardName": "Mountain"}]}
                                           for p in ("ann", "bob", "cy")]}), encoding="utf-8")
     out_json = tmp_path / "r.json"
     code, out, err = run(capsys, "validate", str(path), "--db", core_db, "--report", str(out_json))
