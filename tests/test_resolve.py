@@ -231,3 +231,35 @@ def test_remembered_names_are_bounded_and_forgotten_when_cards_change(index, mon
     assert 0 < len(index.deck_cards) <= 3
     index.add(index.card_by_id(index.lookup(["Tundra"])["tundra"][0].oracle_id))
     assert index.deck_cards == {}
+
+
+class _Names:
+    """A card source as `suggestions` reads it: its names, in the order given."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def all_names(self) -> list[str]:
+        return self.names
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_first_name_suggests_the_legends_it_stands_for_before_possessives(order):
+    """"Krenko" stands for Krenko, Mob Boss, not Krenko's Command; the answer does not depend
+    on the order a card source lists its names in (the CLI's database and the service's index
+    list them differently)."""
+    from validator.resolve import suggestions
+
+    names = ["Krenko's Command", "Krenko's Buzzcrusher", "Krenko, Tin Street Kingpin",
+             "Krenko, Mob Boss", "Krenko's Enforcer", "Tymna the Weaver"][::order]
+    assert suggestions("Krenko", _Names(names), short_names=True) == [
+        "Krenko, Mob Boss", "Krenko, Tin Street Kingpin", "Krenko's Command"]
+
+
+@pytest.mark.parametrize("name", ["???", "\u2014", "\u2605", "   "])
+def test_a_name_with_no_letter_or_digit_suggests_nothing(name):
+    """Such a name is close to no card: not to the Un-card "_____", whose name has no letter
+    either (an empty string matched against an empty one scores 100)."""
+    from validator.resolve import suggestions
+
+    assert suggestions(name, _Names(["_____", "______", "Lightning Bolt"]), short_names=True) == []

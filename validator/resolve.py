@@ -204,6 +204,10 @@ class _Suggester:
             from rapidfuzz import fuzz, process, utils
 
             query = utils.default_process(name)
+            if not query:
+                # No letter or digit ("???", "—"): every name of none ("_____") would score
+                # 100 against it; nothing is close to such a name.
+                return []
             ids, choices = self._candidates(len(query))
             matches = process.extract(query, choices, scorer=fuzz.ratio, processor=None,
                                       limit=limit, score_cutoff=80)
@@ -243,9 +247,27 @@ def suggestions(name: str, source: CardSource, limit: int = 3, *,
         query = utils.default_process(name)
         if query:
             start = query + " "
-            found += [n for n, folded in zip(names, suggester.processed)
-                      if folded.startswith(start) and n not in found][:limit - len(found)]
+            more = [n for n, folded in zip(names, suggester.processed)
+                    if folded.startswith(start) and n not in found]
+            found += sorted(more, key=lambda n: _short_name_rank(n, name))[:limit - len(found)]
     return found
+
+
+def _short_name_rank(full: str, short: str) -> tuple[int, int, str]:
+    """How a card name reads as the full name of `short`, best first: a legend's "Name, Title"
+    or "Name the/of ..." (what a first name stands for), then any other name it starts, a
+    possessive ("Krenko's Command") last; then shorter names first, then by name. The same
+    order from any card source, whatever order its names come in."""
+    rest = full[len(short):].lstrip() if full.lower().startswith(short.lower()) else full
+    if rest.startswith(","):
+        rank = 0
+    elif rest.split(" ", 1)[0].lower() in ("the", "of"):
+        rank = 1
+    elif rest.startswith(("'", "\u2019")):
+        rank = 3
+    else:
+        rank = 2
+    return rank, len(full), full
 
 
 #: "Did you mean" is searched for this many unknown names per deck; a list of thousands of
