@@ -93,8 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "legality changes since the last sync.")
     _add_db(p)
     p.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
-                   help="import a bulk file already on disk (JSON or JSON Lines, gzip or not) "
-                        "instead of downloading")
+                   help="import a bulk file (JSON or JSON Lines, gzip or not) instead of "
+                        "downloading: a file on disk, or a pipe (`-` or /dev/stdin: "
+                        "curl ... | deckcheck sync --from -)")
     p.add_argument("--force", action="store_true", help="import even if the data has not changed")
     p.add_argument("--allow-shrink", action="store_true",
                    help="let a file with fewer than half the database's cards replace them")
