@@ -175,8 +175,9 @@ def aliases(names: list[str], first: dict[str, str]) -> tuple[dict[str, list[str
 
 def build(source: Path) -> dict:
     changes = _read_jsonl(source / HISTORY)
-    # Every build the source tells of (a change's window ends, below a first-seen date), before
-    # any change is dropped; a build that changed nothing is not known, nor needed.
+    # Every build the source tells of (both ends of each change's window; first-seen dates are
+    # added below), taken before any change is dropped: a first-seen date's previous build is
+    # where its release window starts.
     builds = {d for r in changes for d in (r["previous_snapshot"], r["seen"])}
     untracked = sum(1 for r in changes if _untracked_restrictions(r))
     changes = [r for r in changes if not _untracked_restrictions(r)]

@@ -182,3 +182,33 @@ def test_changes_lists_no_restriction_artifact_and_says_where_history_begins(cor
     footer = out.strip().splitlines()[-1]
     assert footer == ("(deckcheck knows vintage's changes only from 2015-02-24, where the "
                       "shipped legality history begins)")
+
+
+@pytest.mark.integration
+def test_no_card_of_the_full_card_file_misses_the_history_for_its_spelling():
+    """Every card of the full card file that the source spells only "A // B" is found by its
+    own name or front name (7 meld fronts were not: Urza, Lord Protector, ...)."""
+    import gzip
+    from bisect import bisect_left
+
+    from conftest import shared_data
+    from validator.names import fold_name
+
+    path = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
+    h = shipped_history()
+    keys = sorted(h.first_seen)
+
+    def spelled_only_longer(name: str) -> bool:
+        i = bisect_left(keys, name + " // ")
+        return i < len(keys) and keys[i].startswith(name + " // ")
+
+    missed = []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            obj = json.loads(line)
+            faces = obj.get("card_faces") or [obj]
+            names = {fold_name(obj["name"]), fold_name(faces[0]["name"])}
+            if not any(n in h.first_seen for n in names) and any(
+                    spelled_only_longer(n) for n in names):
+                missed.append(obj["name"])
+    assert missed == []
