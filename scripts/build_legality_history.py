@@ -14,7 +14,13 @@ but the one card a deck asks about:
   (-1: only in the change list);
 - `events`: the distinct (format, window, kind, from, to) of the changes (one per announcement
   or rotation); `names`: the display names of changed cards, sorted;
-- `changes`: per changed key, `[key index, event, name, event, name, ...]`, in date order.
+- `changes`: per changed key, `[key index, event, name, event, name, ...]`, in date order;
+- `first_seen_after`: per first-seen date, the snapshot before it (null for the first one):
+  a card first seen on D was released in the window [after, D), not on D (the builds are
+  days to years apart: 2016-06-05 to 2019-01-08, 2022-06-09 to 2023-01-21, ...);
+- `aliases`: `[alias key index, source key index, ...]`: a name "A // B" is also found as
+  "A" when the source has no entry "A" of its own (see `aliases` below);
+- `restrictions_from`: per format, the first snapshot that records its restricted list.
 
 The source does not tell "banned" from "not legal" (`not_legal_or_banned`); this script
 classifies each change (documented with `classify` below) so that undoing a change restores
@@ -42,7 +48,7 @@ HISTORY = "legality-history-spmlv-2015-2026.jsonl.gz"
 FIRST_SEEN = "first-seen-2015-2026.jsonl.gz"
 FORGE = ROOT.parent / "shared" / "data" / "formats" / "forge"
 
-SCHEMA = "deckcheck.legality-history/2"
+SCHEMA = "deckcheck.legality-history/3"
 STATUSES = ("legal", "restricted", "banned", "not_legal")
 #: A group of more than this many cards leaving a format on one date is a rotation or a data
 #: clean-up (planes leaving Legacy in 2015), not a ban announcement (the largest real one, the
@@ -55,6 +61,13 @@ GLITCH_GROUP = 5000
 #: A card becoming legal within this many days of its first sighting was released (previews
 #: appear a few days to weeks before release), not unbanned.
 RELEASE_DAYS = 60
+#: The source's builds record no restricted list before these snapshots: every restricted card
+#: reads "legal" until then, so the window that first shows the list holds one "legal ->
+#: restricted" change per restricted card (42 in Vintage between 2016-06-04 and 2016-06-05).
+#: That is the source starting to record restrictions, not history: those changes are dropped,
+#: so that an earlier date keeps this snapshot's restricted list (and the validator warns that
+#: the list before it is not known) instead of calling Black Lotus legal in 2016-03.
+RESTRICTIONS_FROM = {"vintage": "2016-06-05"}
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -119,8 +132,55 @@ def classify(changes: list[dict], first_seen: dict[str, str]) -> list[tuple[dict
     return out
 
 
+def _untracked_restrictions(r: dict) -> bool:
+    """A "legal -> restricted" change in the window where the source begins recording the
+    format's restricted list (RESTRICTIONS_FROM)."""
+    return (r["from"], r["to"]) == ("legal", "restricted") and \
+        r["seen"] == RESTRICTIONS_FROM.get(r["format"])
+
+
+def aliases(names: list[str], first: dict[str, str]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Front-face keys for names the source spells only as "A // B".
+
+    The source lists a meld pair's front cards only with their meld result ("Urza, Lord
+    Protector // Urza, Planeswalker", CR 712.4), and some two-faced cards only as "A // A",
+    while the card database names the front card "Urza, Lord Protector": so the key fold("A")
+    also finds the names "A // ..." when the source has no name "A" of its own. Returns the
+    alias key -> its source names (sorted), and alias key -> first-seen date: the earliest of
+    its names', and of a meld sibling's (another front "C // B" with the same back B and a
+    name "C" of its own): the two fronts of a meld pair are printed in the same set, and the
+    source lists "Midnight Scavengers" only from 2020 while its sibling "Graf Rats" (Eldritch
+    Moon, 2016) is there from 2019-01-08.
+    """
+    own = {fold_name(n) for n in names}
+    sources: dict[str, list[str]] = defaultdict(list)
+    fronts_of_back: dict[str, set[str]] = defaultdict(set)
+    for n in names:
+        parts = n.split(" // ")
+        if len(parts) == 2 and parts[0] != parts[1]:
+            fronts_of_back[parts[1]].add(parts[0])
+        if len(parts) > 1 and fold_name(parts[0]) not in own:
+            sources[fold_name(parts[0])].append(n)
+    seen: dict[str, str] = {}
+    for key, group in sources.items():
+        dates = [first[n] for n in group if n in first]
+        for n in group:
+            front, back = n.split(" // ", 1)
+            dates += [first[c] for c in fronts_of_back.get(back, ())
+                      if c != front and c in first]
+        if dates:
+            seen[key] = min(dates)
+    return {k: sorted(v) for k, v in sources.items()}, seen
+
+
 def build(source: Path) -> dict:
     changes = _read_jsonl(source / HISTORY)
+    # Every build the source tells of (both ends of each change's window; first-seen dates are
+    # added below), taken before any change is dropped: a first-seen date's previous build is
+    # where its release window starts.
+    builds = {d for r in changes for d in (r["previous_snapshot"], r["seen"])}
+    untracked = sum(1 for r in changes if _untracked_restrictions(r))
+    changes = [r for r in changes if not _untracked_restrictions(r)]
     size: dict[tuple, int] = defaultdict(int)
     for r in changes:
         size[(r["format"], r["previous_snapshot"], r["seen"])] += 1
@@ -131,7 +191,8 @@ def build(source: Path) -> dict:
     changes.sort(key=lambda r: (r["seen"], r["format"], r["name"]))
     first = {r["name"]: r["first_seen"] for r in _read_jsonl(source / FIRST_SEEN)}
     names = sorted(set(first) | {r["name"] for r in changes})
-    keys = sorted({fold_name(n) for n in names})
+    alias_names, alias_seen = aliases(names, first)
+    keys = sorted({fold_name(n) for n in names} | set(alias_names))
     key_index = {k: i for i, k in enumerate(keys)}
     formats = sorted({r["format"] for r in changes})
     windows = sorted({(r["previous_snapshot"], r["seen"]) for r in changes}, key=lambda w: (w[1], w[0]))
@@ -159,6 +220,17 @@ def build(source: Path) -> dict:
         k = key_index[fold_name(n)]
         if seen[k] < 0 and n in first:
             seen[k] = date_index[first[n]]
+    for alias, day in alias_seen.items():
+        seen[key_index[alias]] = date_index[day]
+    # Each first-seen date's previous build.
+    builds = sorted(builds | set(dates))
+    after = [builds[builds.index(d) - 1] if builds.index(d) else None for d in dates]
+    # An alias finds the changes of its names that have any (keys of changed names only).
+    alias_refs = []
+    for alias in sorted(alias_names):
+        sources = sorted({key_index[fold_name(n)] for n in alias_names[alias]} & set(per_key))
+        if sources:
+            alias_refs.append([key_index[alias]] + sources)
     snapshots = [w[1] for w in windows]
     return {
         "schema": SCHEMA,
@@ -176,9 +248,14 @@ def build(source: Path) -> dict:
         "keys": keys,
         "first_seen_dates": dates,
         "first_seen": seen,
+        "first_seen_after": after,
         "changes": [[k] + [x for ref in refs for x in ref] for k, refs in sorted(per_key.items())],
+        "aliases": alias_refs,
+        "restrictions_from": RESTRICTIONS_FROM,
         "change_count": len(changes),
         "dropped_glitches": glitches,
+        "dropped_untracked_restrictions": untracked,
+        "alias_count": len(alias_names),
     }
 
 
@@ -193,7 +270,8 @@ def main() -> None:
     packed = gzip.compress(raw, compresslevel=9, mtime=0)
     args.out.write_bytes(packed)
     print(f"{args.out}: {data['change_count']} changes ({data['dropped_glitches']} glitch "
-          f"changes dropped), {len(data['keys'])} names, "
+          f"changes and {data['dropped_untracked_restrictions']} untracked restrictions "
+          f"dropped), {len(data['keys'])} names ({data['alias_count']} front-face aliases), "
           f"{data['start']}..{data['end']}; {len(raw):,} bytes JSON, {len(packed):,} bytes gzip")
 
 

@@ -76,7 +76,8 @@ def test_shipped_history_decodes_names_lazily_and_folds_as_the_validator_does():
     assert lurrus and list(h.changes._decoded) == ["lurrus of the dream-den"]
     # Keys are the validator's own folding of each change's name (decoding every name).
     assert all(fold_name(c.name) == key for key, changes in h.changes.items() for c in changes)
-    assert sum(len(changes) for changes in h.changes.values()) == 10448
+    # 10,448 less the 42 Vintage restrictions the source only began recording on 2016-06-05.
+    assert sum(len(changes) for changes in h.changes.values()) == 10406
     assert h.first_seen["lurrus of the dream-den"] == date(2020, 5, 21)
     assert "no such card" not in h.first_seen and h.first_seen.get("no such card") is None
 
@@ -328,13 +329,17 @@ def test_month_only_date_is_judged_as_of_the_months_last_day(db):
 
 
 def test_card_first_seen_within_a_month_only_date_is_released_with_a_note(db):
-    # Lurrus was first seen on 2020-05-21: a deck dated only "2020-05" may have played it.
+    # Lurrus was first seen on 2020-05-21 (not yet on 2020-04-20): a deck dated only "2020-05"
+    # may have played it.
     report = validate(LURRUS_MODERN, "modern", cards=db, as_of="2020-05")
     assert report.legal, [p.message for p in report.errors]
     notes = [p.message for p in report.problems if p.code == "legality-date-uncertain"]
     assert notes and all("Lurrus" in n and "2020-05" in n for n in notes)
-    # The same deck dated to a day of that month before the card existed is not legal.
+    # A day of that month is inside its release window: judged as released too.
     assert codes(validate(LURRUS_MODERN, "modern", cards=db, as_of="2020-05-15")) == [
+        "legality-date-uncertain"]
+    # A day before the window: the card did not exist yet.
+    assert codes(validate(LURRUS_MODERN, "modern", cards=db, as_of="2020-04-15")) == [
         "unreleased-card"]
 
 

@@ -4,8 +4,11 @@ Legality on date D is today's legality (the card data's) with every later change
 by card and format by format: the status before the earliest change after D. Changes come from
 the shipped history and the database's change log (validator/history.py). A card first seen
 after D did not exist yet: it is not legal (an `unreleased-card` problem, which replaces the
-card-pool problem the undone release would give). When D falls within a few days of a change
-to one of the deck's cards, the report says so (the dates are only as exact as the snapshots).
+card-pool problem the undone release would give) -- unless D is inside its release window
+(between the snapshot before its first sighting and that sighting): a deck of that date playing
+it is evidence it was out, so it is judged as released, with a warning naming the window. When
+D falls within a few days of a change to one of the deck's cards, the report says so (the
+dates are only as exact as the snapshots).
 """
 
 from __future__ import annotations
@@ -64,7 +67,10 @@ class AsOfCards:
     def legalities_as_of(self, card: Card) -> dict[str, str]:
         out = dict(card.legalities)
         undone: set[str] = set()
+        window = released_in_window(self.history, card, self.as_of)
         for change in self.history.card_changes(card):
+            if window is not None and _is_release(change, window):
+                continue  # judged as released (README "Legality as of a date")
             # The earliest change after the date decides: its old status is what held then.
             if change.on > self.as_of and change.format not in undone:
                 undone.add(change.format)
@@ -80,6 +86,23 @@ class AsOfCards:
         return found
 
 
+def released_in_window(history: LegalityHistory, card: Card,
+                       as_of: date) -> tuple[date, date] | None:
+    """The card's release window (after, first) when `as_of` is inside it (after <= as_of <
+    first): the snapshots say only that the card came out in between, so a deck of that date
+    playing it is judged as if it had (else None)."""
+    window = history.release_window(card)
+    if window is None or window[0] is None:
+        return None  # unknown, or in the history's first snapshot
+    after, first = window
+    return (after, first) if after <= as_of < first else None
+
+
+def _is_release(change: Change, window: tuple[date, date]) -> bool:
+    """The card's release in a format, dated at its first sighting (not legal -> legal)."""
+    return change.kind == "became-legal" and change.on == window[1]
+
+
 def _status(key: str | None) -> str:
     """A legality key as a player reads it ("not_legal" -> "not legal")."""
     return (key or "not legal").replace("_", " ")
@@ -88,7 +111,9 @@ def _status(key: str | None) -> str:
 def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of: date,
                    problems: list[Problem], *, month_only: bool = False) -> list[Problem]:
     """`problems` with the as-of findings: `unreleased-card` errors (replacing the card-pool
-    problem of the same card) and notes for changes near the date.
+    problem of the same card) for cards released after the date, a warning for a card whose
+    release window holds the date (judged as released), notes for changes near the date, and
+    warnings where the history does not reach the date.
 
     `month_only`: only the deck's month is known and `as_of` is its last day (README "Legality
     as of a date"): the notes name every change to the deck's cards within the month (and a
@@ -102,41 +127,56 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
     by_card: dict[str, list] = {}
     for e in deck.entries + deck.sticker_sheets:
         by_card.setdefault(e.card.oracle_id, []).append(e)
+
+    def judged(window_start: date, window_end: date, verdict: str) -> str:
+        """Where the deck's date is against a window, and what it was judged by: one wording
+        for a release and a change, so the notes read alike."""
+        if month_only:
+            return (f"the deck's date is known only to the month ({month}) and it was judged "
+                    f"as of the month's last day, {as_of.isoformat()}: {verdict}; check the "
+                    "event's exact date")
+        where = "inside that window" if window_start <= as_of < window_end else "close to it"
+        return f"the deck's date {as_of.isoformat()} is {where}: {verdict}"
+
     for group in by_card.values():
         card = group[0].card
         lines = tuple(sorted(x.entry.line for x in group if x.entry.line))
-        first = history.first_seen(card)
-        if first is not None and first > as_of and first > history.start:
-            late.add(card.name)
-            unreleased.append(Problem(
-                "unreleased-card", f"{card.name} was first seen on {first.isoformat()}, after "
-                f"{as_of.isoformat()}: it was not legal on that date", cite,
-                cards=(card.name,), lines=lines))
-            continue
-        near = _near(history.card_changes(card), fmt.legality, first_day, as_of)
-        for change in near:
-            changed = (f"{card.name}: {_status(change.old)} -> {_status(change.new)} in "
-                       f"{fmt.name}, changed between {change.after.isoformat()} and "
-                       f"{change.on.isoformat()}; ")
-            notes.append(Problem(
-                "legality-date-uncertain", changed + (
-                    f"the deck's date is known only to the month ({month}) and it was judged "
-                    f"as of the month's last day, {as_of.isoformat()}: check the event's exact "
-                    "date" if month_only else
-                    f"the deck's date {as_of.isoformat()} is close to it, check the "
-                    "announcement's effective date"),
-                cite, Severity.INFO, cards=(card.name,), lines=lines))
-        if (month_only and not near and first is not None and first > history.start
-                and first_day <= first):
+        status = _status(card.legalities.get(fmt.legality))  # as of the date (AsOfCards)
+        window = history.release_window(card)
+        released: tuple[date, date] | None = None
+        if window is not None and window[0] is not None and first_day < window[1]:
+            after, first = window
+            if as_of < after:  # before its release window: it did not exist yet
+                late.add(card.name)
+                unreleased.append(Problem(
+                    "unreleased-card", f"{card.name} was released between {after.isoformat()} "
+                    f"and {first.isoformat()} (first seen on {first.isoformat()}), after "
+                    f"{as_of.isoformat()}: it was not legal on that date", cite,
+                    cards=(card.name,), lines=lines))
+                continue
+            # The deck's date (or month) meets the window the card was released in: a deck of
+            # that date playing it is evidence it was out, so it is judged as released.
+            released = (after, first)
             notes.append(Problem(
                 "legality-date-uncertain",
-                f"{card.name} was first seen on {first.isoformat()}, within the deck's month "
-                f"({month}); the deck was judged as of the month's last day, "
-                f"{as_of.isoformat()}: if the event was before {first.isoformat()}, the card "
-                "was not released yet", cite, Severity.INFO, cards=(card.name,), lines=lines))
+                f"{card.name}: first seen between {after.isoformat()} and {first.isoformat()}; "
+                + judged(after, first, f"judged as released ({status})")
+                + "; check the set's release date", cite, Severity.WARNING,
+                cards=(card.name,), lines=lines))
+        near = [c for c in _near(history.card_changes(card), fmt.legality, first_day, as_of)
+                if released is None or not _is_release(c, released)]
+        for change in near:
+            notes.append(Problem(
+                "legality-date-uncertain",
+                f"{card.name}: {_status(change.old)} -> {_status(change.new)} in {fmt.name}, "
+                f"changed between {change.after.isoformat()} and {change.on.isoformat()}; "
+                + judged(change.after, change.on, f"judged as {status}")
+                + ("" if month_only else "; check the announcement's effective date"),
+                cite, Severity.INFO, cards=(card.name,), lines=lines))
     kept = [p for p in problems
             if not (p.code in _POOL_CODES and p.cards and set(p.cards) <= late)]
-    return kept + unreleased + notes + _unknown_history(fmt, history, as_of, cite)
+    return (kept + unreleased + notes + _unknown_history(fmt, history, as_of, cite)
+            + _unknown_restrictions(fmt, history, as_of, cite))
 
 
 def _unknown_history(fmt: Any, history: LegalityHistory, as_of: date,
@@ -155,6 +195,21 @@ def _unknown_history(fmt: Any, history: LegalityHistory, as_of: date,
         f"syncs of this card database since its first): the deck was judged by {fmt.name}'s "
         f"legality on {since.isoformat()}, so check by hand for a change between "
         f"{as_of.isoformat()} and then", cite, Severity.WARNING)]
+
+
+def _unknown_restrictions(fmt: Any, history: LegalityHistory, as_of: date,
+                          cite: str) -> list[Problem]:
+    """A warning when the format's restricted list as of `as_of` is not known: the shipped
+    history's source records Vintage's only from 2016-06-05, so an earlier date is judged by
+    that day's list (scripts/build_legality_history.py RESTRICTIONS_FROM)."""
+    since = history.restrictions_unknown_before(fmt.legality, as_of)
+    if since is None:
+        return []
+    return [Problem(
+        "legality-history-missing", f"deckcheck does not know {fmt.name}'s restricted list "
+        f"before {since.isoformat()}: the deck was judged by the list of {since.isoformat()}, "
+        f"so check by hand for a card restricted or unrestricted between {as_of.isoformat()} "
+        "and then", cite, Severity.WARNING)]
 
 
 def _near(changes: list[Change], fmt_key: str, first: date, last: date) -> list[Change]:

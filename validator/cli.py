@@ -612,10 +612,16 @@ def _changes_history(args: argparse.Namespace) -> int:
               f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {c.source})")
     known = history.known_since(key) if key else None
     if key and (known is None or (since is not None and since < known)):
-        # Not "no changes": nothing is known before then (the shipped history skips the format)
-        print(f"(deckcheck knows {key}'s changes only from "
-              + (f"{known.isoformat()}, this database's first sync" if known
-                 else "this database's syncs") + ", not from the shipped history)")
+        # Not "no changes": nothing is known before then. Said by where `known_since` comes
+        # from: the shipped history's start for the formats it covers, else the first sync.
+        if known is not None and key in history.shipped.formats:
+            where = f"{known.isoformat()}, where the shipped legality history begins"
+        elif known is not None:
+            where = (f"{known.isoformat()}, this database's first sync (the shipped history "
+                     f"does not cover {key})")
+        else:
+            where = f"this database's syncs (the shipped history does not cover {key})"
+        print(f"(deckcheck knows {key}'s changes only from {where})")
     return EXIT_OK
 
 

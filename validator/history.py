@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Iterable
 
 from .errors import DeckcheckError
@@ -29,7 +30,7 @@ from .provenance import card_data_sync
 from .resources import resource_path
 
 HISTORY_FILE = "legality-history.json.gz"
-HISTORY_SCHEMA = "deckcheck.legality-history/2"
+HISTORY_SCHEMA = "deckcheck.legality-history/3"
 
 
 class AsOfError(DeckcheckError, ValueError):
@@ -114,10 +115,15 @@ def parse_date(value: date | datetime | str | None, what: str = "as_of") -> date
 class _ShippedChanges(Mapping[str, tuple[Change, ...]]):
     """Folded name -> its changes in date order, decoded the first time a name is asked for:
     an event asks about a few thousand of the file's names, a cold CLI run should not build
-    the other tens of thousands."""
+    the other tens of thousands.
+
+    A front-face alias ("urza, lord protector" for the source's only spelling "Urza, Lord
+    Protector // Urza, Planeswalker", scripts/build_legality_history.py `aliases`) is found
+    too, but not iterated: iterating gives each change once, under its own name."""
 
     def __init__(self, raw: dict[str, Any], keys: list[str]):
         self._rows = {keys[row[0]]: row for row in raw["changes"]}
+        self._aliases = {keys[row[0]]: [keys[i] for i in row[1:]] for row in raw["aliases"]}
         self._names, self._formats = raw["names"], raw["formats"]
         self._statuses, self._kinds = raw["statuses"], raw["kinds"]
         self._windows = [(date.fromisoformat(a), date.fromisoformat(b)) for a, b in raw["windows"]]
@@ -126,6 +132,9 @@ class _ShippedChanges(Mapping[str, tuple[Change, ...]]):
 
     def __getitem__(self, key: str) -> tuple[Change, ...]:
         found = self._decoded.get(key)
+        if found is None and key not in self._rows and key in self._aliases:
+            merged = [c for source in self._aliases[key] for c in self[source]]
+            found = self._decoded[key] = tuple(sorted(merged, key=lambda c: c.on))
         if found is None:
             row = self._rows[key]  # KeyError: no change of this name
             out = []
@@ -139,7 +148,7 @@ class _ShippedChanges(Mapping[str, tuple[Change, ...]]):
         return found
 
     def __contains__(self, key: object) -> bool:
-        return key in self._rows
+        return key in self._rows or key in self._aliases
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._rows)
@@ -152,9 +161,11 @@ class _FirstSeen(Mapping[str, date]):
     """Folded name -> first-seen date, by binary search in the file's sorted keys (no table
     of 38,000 entries built at load)."""
 
-    def __init__(self, keys: list[str], seen: list[int], dates: list[str]):
+    def __init__(self, keys: list[str], seen: list[int], dates: list[str],
+                 after: list[str | None]):
         self._keys, self._seen = keys, seen
         self._dates = [date.fromisoformat(d) for d in dates]
+        self._after = [date.fromisoformat(d) if d else None for d in after]
 
     def _index(self, key: str) -> int:
         i = bisect_left(self._keys, key)
@@ -164,6 +175,16 @@ class _FirstSeen(Mapping[str, date]):
 
     def __getitem__(self, key: str) -> date:
         return self._dates[self._seen[self._index(key)]]
+
+    def window(self, key: str) -> tuple[date | None, date] | None:
+        """The window the name was released in: (the build before its first sighting, its
+        first sighting); None when the name is not known. (None, start) for a name in the
+        first build (released on or before it)."""
+        try:
+            i = self._seen[self._index(key)]
+        except KeyError:
+            return None
+        return self._after[i], self._dates[i]
 
     def __contains__(self, key: object) -> bool:
         try:
@@ -184,8 +205,11 @@ class ShippedHistory:
     start: date  # the first snapshot: first-seen dates equal to it mean "on or before"
     end: date
     changes: Mapping[str, tuple[Change, ...]]  # folded name -> changes in date order
-    first_seen: Mapping[str, date]  # folded name -> first-seen date
+    first_seen: _FirstSeen  # folded name -> first-seen date (and .window: its release window)
     formats: tuple[str, ...]
+    #: Per format, the first snapshot whose restricted list the source records (before it,
+    #: the list is not known: deckcheck judges by this snapshot's).
+    restrictions_from: Mapping[str, date]
 
 
 @lru_cache(maxsize=1)
@@ -202,8 +226,11 @@ def shipped_history() -> ShippedHistory:
     return ShippedHistory(
         start=date.fromisoformat(raw["start"]), end=date.fromisoformat(raw["end"]),
         changes=_ShippedChanges(raw, keys),
-        first_seen=_FirstSeen(keys, raw["first_seen"], raw["first_seen_dates"]),
-        formats=tuple(raw["formats"]))
+        first_seen=_FirstSeen(keys, raw["first_seen"], raw["first_seen_dates"],
+                              raw["first_seen_after"]),
+        formats=tuple(raw["formats"]),
+        restrictions_from=MappingProxyType({f: date.fromisoformat(d) for f, d
+                                            in raw["restrictions_from"].items()}))
 
 
 def check_history_start(as_of: date, start: date, what: str = "as-of date") -> None:
@@ -268,7 +295,7 @@ class LegalityHistory:
             changes.sort(key=lambda c: c.on)
         # Per oracle id: an event asks about the same few thousand cards again and again.
         self._card_changes: dict[str, list[Change]] = {}
-        self._first_seen: dict[str, date | None] = {}
+        self._first_seen: dict[str, tuple[date | None, date] | None] = {}
 
     @property
     def start(self) -> date:
@@ -291,6 +318,13 @@ class LegalityHistory:
         if since is not None and since <= as_of:
             return None
         return since if since is not None else newest
+
+    def restrictions_unknown_before(self, fmt_key: str, as_of: date) -> date | None:
+        """The first snapshot recording `fmt_key`'s restricted list when `as_of` is before it
+        (the list as of `as_of` is not known, and was judged as of that snapshot's), else
+        None."""
+        since = self.shipped.restrictions_from.get(fmt_key)
+        return since if since is not None and as_of < since else None
 
     def check_date(self, as_of: date) -> None:
         check_history_start(as_of, self.start)
@@ -322,11 +356,18 @@ class LegalityHistory:
 
     def first_seen(self, card: Any) -> date | None:
         """The date the card was first seen (the shipped history's start: on or before it)."""
+        window = self.release_window(card)
+        return window[1] if window is not None else None
+
+    def release_window(self, card: Any) -> tuple[date | None, date] | None:
+        """(the snapshot before the card was first seen, its first sighting): it was released
+        in between, on a day the snapshots do not tell (None: the card is not in the history;
+        (None, start): released on or before the history's start)."""
         if card.oracle_id in self._first_seen:
             return self._first_seen[card.oracle_id]
         found = None
         for name in self._names(card):
-            found = self.shipped.first_seen.get(name)
+            found = self.shipped.first_seen.window(name)
             if found is not None:
                 break
         self._first_seen[card.oracle_id] = found
