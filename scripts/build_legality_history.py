@@ -20,7 +20,12 @@ but the one card a deck asks about:
   days to years apart: 2016-06-05 to 2019-01-08, 2022-06-09 to 2023-01-21, ...);
 - `aliases`: `[alias key index, source key index, ...]`: a name "A // B" is also found as
   "A" when the source has no entry "A" of its own (see `aliases` below);
-- `restrictions_from`: per format, the first snapshot that records its restricted list.
+- `restrictions_from`: per format, the first snapshot that records its restricted list;
+- `end_statuses`: the distinct tuples of each name's statuses on `end` (2026-08-22) in
+  `formats` order (`legal`, `restricted` or the source's `not_legal_or_banned`), and
+  `end_status`: per key one character, the index of its tuple in END_DIGITS ("." when the
+  source has no reliable row for it): a database first synced after `end` compares its cards
+  with it to find the changes made in between (validator/history.py "gap").
 
 The source does not tell "banned" from "not legal" (`not_legal_or_banned`); this script
 classifies each change (documented with `classify` below) so that undoing a change restores
@@ -46,9 +51,16 @@ DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "legalities"
 DEFAULT_OUT = ROOT / "data" / "legality-history.json.gz"
 HISTORY = "legality-history-spmlv-2015-2026.jsonl.gz"
 FIRST_SEEN = "first-seen-2015-2026.jsonl.gz"
+END = "real-legalities-spmlv-pauper-2026-08-22.jsonl.gz"
+#: The rows of END taken from the 2026-08-22 build itself: the others fell back to an older
+#: build (2026-04-28) or to a printing without legalities ("unreliable"), and disagree with
+#: the card data on ~1,500 old cards' Legacy/Vintage status, so they would read as changes.
+END_SOURCE = "mtgjson-allidentifiers-2026-08-22"
+#: One character per key in `end_status`: an index into `end_statuses` ("." for none).
+END_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 FORGE = ROOT.parent / "shared" / "data" / "formats" / "forge"
 
-SCHEMA = "deckcheck.legality-history/3"
+SCHEMA = "deckcheck.legality-history/4"
 STATUSES = ("legal", "restricted", "banned", "not_legal")
 #: A group of more than this many cards leaving a format on one date is a rotation or a data
 #: clean-up (planes leaving Legacy in 2015), not a ban announcement (the largest real one, the
@@ -59,7 +71,7 @@ MAX_BAN_GROUP = 12
 #: back three times in 2019-2020. Real windows hold at most ~1,600 (a Standard rotation).
 GLITCH_GROUP = 5000
 #: A card becoming legal within this many days of its first sighting was released (previews
-#: appear a few days to weeks before release), not unbanned.
+#: appear a few days to weeks before release), not unbanned (validator/history.py has a copy).
 RELEASE_DAYS = 60
 #: The source's builds record no restricted list before these snapshots: every restricted card
 #: reads "legal" until then, so the window that first shows the list holds one "legal ->
@@ -232,6 +244,7 @@ def build(source: Path) -> dict:
         if sources:
             alias_refs.append([key_index[alias]] + sources)
     snapshots = [w[1] for w in windows]
+    end_statuses, end_status = _end_statuses(source, keys, key_index, alias_names, formats)
     return {
         "schema": SCHEMA,
         "source": "shared/data/legalities (MTGJSON legalities as rebuilt by Fryyyyy/decklist; "
@@ -252,11 +265,40 @@ def build(source: Path) -> dict:
         "changes": [[k] + [x for ref in refs for x in ref] for k, refs in sorted(per_key.items())],
         "aliases": alias_refs,
         "restrictions_from": RESTRICTIONS_FROM,
+        "end_statuses": end_statuses,
+        "end_status": end_status,
         "change_count": len(changes),
         "dropped_glitches": glitches,
         "dropped_untracked_restrictions": untracked,
         "alias_count": len(alias_names),
     }
+
+
+def _end_statuses(source: Path, keys: list[str], key_index: dict[str, int],
+                  alias_names: dict[str, list[str]],
+                  formats: list[str]) -> tuple[list[list[str]], str]:
+    """Each key's statuses on the history's end, from the 2026-08-22 legalities file (rows of
+    that build only, END_SOURCE): the distinct tuples, and one END_DIGITS character per key. A
+    key with several spellings takes its first spelling's (in name order) that has a row; an
+    alias key ("urza, lord protector") its first source name's."""
+    rows = {r["name"]: tuple(r[f] for f in formats)
+            for r in _read_jsonl(source / END) if r["src_spmlv"] == END_SOURCE}
+    per_key: dict[int, tuple[str, ...]] = {}
+    for name in sorted(rows):
+        k = key_index.get(fold_name(name))
+        if k is not None:  # every row's name is in first-seen (checked below)
+            per_key.setdefault(k, rows[name])
+    missing = sorted(n for n in rows if fold_name(n) not in key_index)
+    assert not missing, f"names of {END} not in {FIRST_SEEN}: {missing[:5]}"
+    for alias in sorted(alias_names):
+        found = [rows[n] for n in alias_names[alias] if n in rows]
+        if found:
+            per_key.setdefault(key_index[alias], found[0])
+    table = sorted(set(per_key.values()))
+    assert len(table) <= len(END_DIGITS), "more distinct status tuples than END_DIGITS"
+    index = {t: END_DIGITS[i] for i, t in enumerate(table)}
+    return [list(t) for t in table], "".join(index[per_key[k]] if k in per_key else "."
+                                             for k in range(len(keys)))
 
 
 def main() -> None:
@@ -265,6 +307,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = ap.parse_args()
     data = build(args.source)
+    known = sum(1 for c in data["end_status"] if c != ".")
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     # mtime=0: the same input gives the same bytes (a reproducible wheel).
     packed = gzip.compress(raw, compresslevel=9, mtime=0)
@@ -272,7 +315,8 @@ def main() -> None:
     print(f"{args.out}: {data['change_count']} changes ({data['dropped_glitches']} glitch "
           f"changes and {data['dropped_untracked_restrictions']} untracked restrictions "
           f"dropped), {len(data['keys'])} names ({data['alias_count']} front-face aliases), "
-          f"{data['start']}..{data['end']}; {len(raw):,} bytes JSON, {len(packed):,} bytes gzip")
+          f"{data['start']}..{data['end']}, {known} end statuses "
+          f"({len(data['end_statuses'])} distinct); {len(raw):,} bytes JSON, {len(packed):,} bytes gzip")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ card-pool problem the undone release would give) -- unless D is inside its relea
 (between the snapshot before its first sighting and that sighting): a deck of that date playing
 it is evidence it was out, so it is judged as released, with a warning naming the window. When
 D falls within a few days of a change to one of the deck's cards, the report says so (the
-dates are only as exact as the snapshots).
+dates are only as exact as the snapshots). A database first synced after the shipped history's
+end adds the "gap" in between (LegalityHistory.gap_changes, .gap_released): it is judged like
+any other change or release window.
 """
 
 from __future__ import annotations
@@ -148,11 +150,17 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
             after, first = window
             if as_of < after:  # before its release window: it did not exist yet
                 late.add(card.name)
-                unreleased.append(Problem(
-                    "unreleased-card", f"{card.name} was released between {after.isoformat()} "
-                    f"and {first.isoformat()} (first seen on {first.isoformat()}), after "
-                    f"{as_of.isoformat()}: it was not legal on that date", cite,
-                    cards=(card.name,), lines=lines))
+                if history.gap_released(card):
+                    message = (f"{card.name} is not in deckcheck's legality history up to "
+                               f"{after.isoformat()} (released since, or renamed since; this "
+                               f"card database first saw it on {first.isoformat()}), after "
+                               f"{as_of.isoformat()}: it was not legal on that date")
+                else:
+                    message = (f"{card.name} was released between {after.isoformat()} and "
+                               f"{first.isoformat()} (first seen on {first.isoformat()}), "
+                               f"after {as_of.isoformat()}: it was not legal on that date")
+                unreleased.append(Problem("unreleased-card", message, cite,
+                                          cards=(card.name,), lines=lines))
                 continue
             # The deck's date (or month) meets the window the card was released in: a deck of
             # that date playing it is evidence it was out, so it is judged as released.

@@ -192,8 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "releases from deckcheck's shipped legality history (2015-02-24 to "
                          "2026-08-22) and the database's change log, oldest first.")
     _add_db(p)
-    p.add_argument("--limit", type=int, default=200, metavar="N",
-                   help="show the N most recent changes (default 200; 0 for all)")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="show the N most recent changes, oldest first (default: 200, or with "
+                        "--format/--since every change; 0 for all)")
     p.add_argument("--format", dest="format_name", metavar="F",
                    help="only changes in format F, from the shipped history and the change log")
     p.add_argument("--since", metavar="DATE",
@@ -573,9 +574,12 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit {args.limit} is negative; give a number of changes, or 0 "
+                         "for all")
     if args.format_name or args.since:
         return _changes_history(args)
-    changes = _open_cards(args.db, many=False).changes(args.limit)
+    changes = _open_cards(args.db, many=False).changes(200 if args.limit is None else args.limit)
     if args.json:
         _print_json({"schema": CHANGES_SCHEMA, "changes": changes})
         return EXIT_OK
@@ -601,6 +605,8 @@ def _changes_history(args: argparse.Namespace) -> int:
     since = parse_date(args.since, "--since")
     history = history_for(_open_cards(args.db, many=False))
     changes = history.changes(key, since)
+    if args.limit:  # the newest N, still oldest first; none given or 0: every change
+        changes = changes[-args.limit:]
     if args.json:
         _print_json({"schema": CHANGES_SCHEMA, "changes": [c.to_dict() for c in changes]})
         return EXIT_OK

@@ -4,7 +4,10 @@
   `scripts/build_legality_history.py`): bans, unbans, restrictions, rotations and releases for
   standard, pioneer, modern, legacy and vintage from 2015-02-24, and each card's first-seen date;
 - the card database's own change log (`legality_changes`), which every sync extends, so the
-  history keeps growing after the shipped file's end.
+  history keeps growing after the shipped file's end;
+- for a database first synced after the shipped file's end, the "gap" between the two: a card
+  whose status at the first sync differs from its shipped end status changed in between, and a
+  card the shipped file does not know at all was released in between.
 
 `AsOf` (validator/asof.py) uses it to judge a deck as of a past date; `deckcheck changes
 --format F --since DATE` lists it.
@@ -30,7 +33,10 @@ from .provenance import card_data_sync
 from .resources import resource_path
 
 HISTORY_FILE = "legality-history.json.gz"
-HISTORY_SCHEMA = "deckcheck.legality-history/3"
+HISTORY_SCHEMA = "deckcheck.legality-history/4"
+#: A card becoming legal within this many days of its first sighting was released, not unbanned
+#: (scripts/build_legality_history.py RELEASE_DAYS).
+RELEASE_DAYS = 60
 
 
 class AsOfError(DeckcheckError, ValueError):
@@ -63,12 +69,14 @@ class Change:
     old: str
     new: str
     kind: str  # banned, unbanned, restricted, unrestricted, rotated-out, became-legal, changed
-    source: str  # "shipped" or "database"
+    source: str  # "shipped", "database" or "gap" (LegalityHistory.gap_changes)
+    oracle_id: str | None = None  # None for shipped changes (the file holds names only)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields of `deckcheck changes --json` (schema deckcheck.changes/1), plus the
         window the change took effect in, its kind and its source."""
-        return {"changed_at": self.on.isoformat(), "name": self.name, "format": self.format,
+        return {"changed_at": self.on.isoformat(), "oracle_id": self.oracle_id,
+                "name": self.name, "format": self.format,
                 "old_status": self.old, "new_status": self.new,
                 "after": self.after.isoformat(), "kind": self.kind, "source": self.source}
 
@@ -200,6 +208,24 @@ class _FirstSeen(Mapping[str, date]):
         return sum(1 for d in self._seen if d >= 0)
 
 
+class _EndStatus:
+    """Folded name -> its statuses on the history's end, per format (the builder's
+    `end_statuses`/`end_status`: one character per key), by binary search in the sorted keys."""
+
+    DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def __init__(self, keys: list[str], codes: str, table: list[list[str]], formats: list[str]):
+        self._keys, self._codes = keys, codes
+        self._table = [dict(zip(formats, row)) for row in table]
+
+    def get(self, key: str) -> dict[str, str] | None:
+        """The name's statuses (`legal`, `restricted`, `not_legal_or_banned`), or None."""
+        i = bisect_left(self._keys, key)
+        if i < len(self._keys) and self._keys[i] == key and self._codes[i] != ".":
+            return self._table[self.DIGITS.index(self._codes[i])]
+        return None
+
+
 @dataclass(frozen=True)
 class ShippedHistory:
     start: date  # the first snapshot: first-seen dates equal to it mean "on or before"
@@ -210,6 +236,8 @@ class ShippedHistory:
     #: Per format, the first snapshot whose restricted list the source records (before it,
     #: the list is not known: deckcheck judges by this snapshot's).
     restrictions_from: Mapping[str, date]
+    #: Folded name -> its statuses on `end` (None: not known then, or no reliable row).
+    end_status: _EndStatus
 
 
 @lru_cache(maxsize=1)
@@ -230,7 +258,8 @@ def shipped_history() -> ShippedHistory:
                               raw["first_seen_after"]),
         formats=tuple(raw["formats"]),
         restrictions_from=MappingProxyType({f: date.fromisoformat(d) for f, d
-                                            in raw["restrictions_from"].items()}))
+                                            in raw["restrictions_from"].items()}),
+        end_status=_EndStatus(keys, raw["end_status"], raw["end_statuses"], raw["formats"]))
 
 
 def check_history_start(as_of: date, start: date, what: str = "as-of date") -> None:
@@ -273,11 +302,18 @@ class LegalityHistory:
 
     def __init__(self, db_changes: Iterable[dict[str, Any]] = (),
                  card_data_date: date | None = None, sync_dates: Iterable[date] = (),
-                 log_start: date | None = None):
+                 log_start: date | None = None, first_data_date: date | None = None):
         self.shipped = shipped_history()
         self.card_data_date = card_data_date
         #: The database's first sync: its change log holds every change since (None: unknown).
         self.log_start = log_start
+        #: The date of the first sync's card data (Scryfall's `updated_at`, else the sync's
+        #: date) when it is after the shipped history's end: the gap in between is known
+        #: only by comparing each card with its shipped end status (`gap_changes`). None
+        #: when there is no gap (the first sync is not after the shipped end).
+        first = first_data_date or log_start
+        self.gap_end = first if first is not None and first > self.shipped.end else None
+        self._gap_released: set[str] = set()
         self._by_oracle: dict[str, list[Change]] = {}
         self._db: list[Change] = []
         syncs = sorted(set(sync_dates))
@@ -288,7 +324,7 @@ class LegalityHistory:
             before = bisect_left(syncs, on)  # the last sync before this one: the window's start
             old, new = row.get("old_status") or "not_legal", row["new_status"]
             change = Change(on, syncs[before - 1] if before else on, row["format"], row["name"],
-                            old, new, _db_kind(old, new), "database")
+                            old, new, _db_kind(old, new), "database", row.get("oracle_id"))
             self._db.append(change)
             self._by_oracle.setdefault(row["oracle_id"], []).append(change)
         for changes in self._by_oracle.values():
@@ -351,8 +387,60 @@ class LegalityHistory:
                 break
         if self.card_data_date is not None:
             shipped = tuple(c for c in shipped if c.on <= self.card_data_date)
-        return sorted(shipped + tuple(self._by_oracle.get(card.oracle_id, ())),
-                      key=lambda c: c.on)
+        return sorted(shipped + self.gap_changes(card, shipped)
+                      + tuple(self._by_oracle.get(card.oracle_id, ())), key=lambda c: c.on)
+
+    def first_sync_status(self, card: Any, fmt_key: str) -> str:
+        """The card's status in `fmt_key` at the database's first sync: its current one with
+        the change log undone (the old status of its earliest logged change there)."""
+        for change in self._by_oracle.get(card.oracle_id, ()):
+            if change.format == fmt_key:
+                return change.old
+        return card.legalities.get(fmt_key) or "not_legal"
+
+    def _end_status(self, card: Any) -> dict[str, str] | None:
+        for name in self._names(card):
+            found = self.shipped.end_status.get(name)
+            if found is not None:
+                return found
+        return None
+
+    def gap_changes(self, card: Any, shipped: tuple[Change, ...] = ()) -> tuple[Change, ...]:
+        """The card's changes between the shipped history's end and the database's first
+        sync (`gap_end`), when that sync is later: one per shipped format whose status at the
+        first sync differs from the shipped end status, dated (end, first sync] with source
+        "gap". The shipped source's `not_legal_or_banned` equals `banned` and `not_legal`; a
+        card's return from it is classified as the builder does (scripts/
+        build_legality_history.py `classify`): an unban when the card's last shipped change
+        there was a ban, or in Legacy/Vintage (every old card is legal unless banned) when it
+        was first seen more than RELEASE_DAYS before; else a release or reprint. `shipped`:
+        the card's shipped changes, when the caller has them."""
+        if self.gap_end is None:
+            return ()
+        end = self._end_status(card)
+        if end is None:
+            return ()
+        out = []
+        for fmt in self.shipped.formats:
+            then, now = end.get(fmt), self.first_sync_status(card, fmt)
+            if then is None or then == now or (
+                    then == "not_legal_or_banned" and now in ("banned", "not_legal")):
+                continue
+            if then == "not_legal_or_banned":
+                last = [c for c in shipped if c.format == fmt]
+                seen = self.first_seen(card)
+                old_card = seen is not None and (self.gap_end - seen).days > RELEASE_DAYS
+                then = "banned" if (last and last[-1].new == "banned") or (
+                    fmt in ("legacy", "vintage") and old_card) else "not_legal"
+            out.append(Change(self.gap_end, self.shipped.end, fmt, card.name, then, now,
+                              _db_kind(then, now), "gap", card.oracle_id))
+        return tuple(out)
+
+    def gap_released(self, card: Any) -> bool:
+        """True when the card's release window is the gap (`release_window`): the shipped
+        history does not know it at all (README "Legality as of a date")."""
+        self.release_window(card)
+        return card.oracle_id in self._gap_released
 
     def first_seen(self, card: Any) -> date | None:
         """The date the card was first seen (the shipped history's start: on or before it)."""
@@ -370,6 +458,14 @@ class LegalityHistory:
             found = self.shipped.first_seen.window(name)
             if found is not None:
                 break
+        if (found is None and self.gap_end is not None and self._end_status(card) is None
+                and self.first_sync_status(card, "vintage") in ("legal", "restricted")):
+            # Not in the shipped history under any of its names, but in the database's first
+            # sync after its end: released (or renamed) in between. Only a card legal at
+            # least in Vintage: the source leaves out on purpose the cards legal nowhere
+            # (Un-cards, playtest and digital cards), which are already not legal.
+            found = (self.shipped.end, self.gap_end)
+            self._gap_released.add(card.oracle_id)
         self._first_seen[card.oracle_id] = found
         return found
 
@@ -388,7 +484,7 @@ def history_for(db: Any) -> LegalityHistory:
     """The history for a card database (a `CardDB`): its change log and its sync dates."""
     changes: list[dict[str, Any]] = []
     syncs: list[date] = []
-    card_data_date = log_start = None
+    card_data_date = log_start = first_data = None
     if db is not None:
         try:
             changes = list(db.changes(None))
@@ -400,6 +496,7 @@ def history_for(db: Any) -> LegalityHistory:
         first = card_data_sync(db, first=True)
         if first:
             log_start = _as_date(first["finished_at"])
+            first_data = _as_date(first.get("updated_at") or first["finished_at"])
         # The first sync starts the first change's window (it logs no change itself).
         syncs = sorted({_as_date(c["changed_at"]) for c in changes} | ({log_start} if first else set()))
-    return LegalityHistory(changes, card_data_date, syncs, log_start)
+    return LegalityHistory(changes, card_data_date, syncs, log_start, first_data)

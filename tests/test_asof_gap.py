@@ -1,0 +1,135 @@
+"""The gap between the shipped legality history's end (2026-08-22) and a card database's first
+sync, and `deckcheck changes --limit` / `oracle_id`.
+
+A database first synced after the shipped history's end holds, as its "current" legality, every
+change made in between: as of an earlier date those must be undone (a ban since is not a ban
+then), and a card the shipped history does not know at all was released in between. The
+databases here are the fixture cards (tests/fixtures/cards_core.json) with their first sync's
+card data dated by hand (`updated_at`), so the tests do not depend on today's date."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import FIXTURES
+from validator.api import validate
+from validator.cli import main
+from validator.db import CardDB
+from validator.history import history_for
+from validator.model import Severity
+
+BOLT = "4 Lightning Bolt\n56 Mountain\n"
+LURRUS = "1 Lurrus of the Dream-Den\n59 Mountain\n"
+NEW = "4 Zzyzx Thunderbolt\n56 Mountain\n"
+UNCARD = "4 B.F.M. (Big Furry Monster)\n56 Mountain\n"
+
+
+def _db(tmp_path, first_data: str, changes: dict[str, dict[str, str]] | None = None) -> str:
+    """The fixture cards with `changes` to their legalities, plus a card the shipped history
+    does not know ("Zzyzx Thunderbolt", a Lightning Bolt under a new name), synced once; the
+    sync's card data dated `first_data`."""
+    from validator.sync import import_file
+
+    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    for card in cards:
+        card["legalities"].update((changes or {}).get(card["name"], {}))
+    bolt = next(c for c in cards if c["name"] == "Lightning Bolt")
+    cards.append({**bolt, "name": "Zzyzx Thunderbolt",
+                  "oracle_id": "00000000-0000-4000-8000-2a2a2a2a0001"})
+    source = tmp_path / "cards.json"
+    source.write_text(json.dumps(cards), encoding="utf-8")
+    path = str(tmp_path / "cards.sqlite3")
+    import_file(source, path, updated_at=first_data)
+    return path
+
+
+def codes(report) -> list[str]:
+    return sorted(p.code for p in report.problems)
+
+
+def test_a_change_between_the_shipped_end_and_the_first_sync_is_undone_before_it(tmp_path):
+    """First synced on 2026-12-01 with Lightning Bolt banned and Lurrus unbanned in Modern
+    (changes made after 2026-08-22): as of 2020 Bolt was legal and Lurrus banned (it was
+    banned 2022-06 .. 2026-08-22 at least; before that the shipped history decides)."""
+    path = _db(tmp_path, "2026-12-01T00:00:00+00:00",
+               {"Lightning Bolt": {"modern": "banned"}, "Lurrus of the Dream-Den": {"modern": "legal"}})
+    with CardDB(path) as db:
+        assert codes(validate(BOLT, "modern", cards=db)) == ["banned"]
+        assert validate(BOLT, "modern", cards=db, as_of="2020-01-01").legal
+        assert validate(BOLT, "modern", cards=db, as_of="2026-08-22").legal
+        assert validate(LURRUS, "modern", cards=db).legal
+        assert codes(validate(LURRUS, "modern", cards=db, as_of="2024-01-01")) == ["banned"]
+        # Inside the window: judged by the status before the change, with the note changes get.
+        report = validate(BOLT, "modern", cards=db, as_of="2026-10-01")
+        assert report.legal
+        [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
+        assert note.severity == Severity.INFO
+        assert "changed between 2026-08-22 and 2026-12-01" in note.message
+        [gap] = [c for c in history_for(db).card_changes(
+            db.card_by_id("dd5648a8-8671-5e58-a8f8-223c4eb1c520")) if c.source == "gap"]
+        assert (gap.format, gap.old, gap.new, gap.kind) == ("modern", "legal", "banned", "banned")
+
+
+def test_a_card_the_history_does_not_know_was_released_in_the_gap(tmp_path):
+    path = _db(tmp_path, "2026-12-01T00:00:00+00:00")
+    with CardDB(path) as db:
+        report = validate(NEW, "modern", cards=db, as_of="2016-01-01")
+        assert codes(report) == ["unreleased-card"]
+        assert "not in deckcheck's legality history up to 2026-08-22" in report.problems[0].message
+        assert "released since, or renamed since" in report.problems[0].message
+        report = validate(NEW, "modern", cards=db, as_of="2026-09-01")
+        assert report.legal
+        [warning] = [p for p in report.problems if p.code == "legality-date-uncertain"]
+        assert warning.severity == Severity.WARNING
+        assert validate(NEW, "modern", cards=db).legal
+        assert codes(validate(NEW, "legacy", cards=db, as_of="2024-01-01")) == ["unreleased-card"]
+        # Cards known to the history keep their own release (Lightning Bolt: before 2015), and
+        # a card not legal even in Vintage (an Un-card, left out of the source on purpose) is
+        # not "unreleased": it is not legal, as it always was.
+        assert validate(BOLT, "modern", cards=db, as_of="2016-01-01").legal
+        assert codes(validate(UNCARD, "vintage", cards=db, as_of="2016-07-01")) == ["not-legal"]
+
+
+def test_no_gap_when_the_first_sync_is_not_after_the_shipped_end(tmp_path):
+    """A first sync of 2026-08-20 data: what the database says is all there is (as before)."""
+    path = _db(tmp_path, "2026-08-20T00:00:00+00:00", {"Lightning Bolt": {"modern": "banned"}})
+    with CardDB(path) as db:
+        assert history_for(db).gap_end is None
+        assert codes(validate(BOLT, "modern", cards=db, as_of="2020-01-01")) == ["banned"]
+        assert "unreleased-card" not in codes(validate(NEW, "modern", cards=db, as_of="2016-01-01"))
+
+
+def test_changes_limit_applies_with_format_and_refuses_a_negative(core_db, capsys):
+    assert main(["changes", "--db", core_db, "--format", "modern"]) == 0
+    every = [line for line in capsys.readouterr().out.splitlines() if line[:2] == "20"]
+    assert len(every) > 3
+    assert main(["changes", "--db", core_db, "--format", "modern", "--limit", "3"]) == 0
+    out = [line for line in capsys.readouterr().out.splitlines() if line[:2] == "20"]
+    assert out == every[-3:]  # the newest three, oldest first
+    assert main(["changes", "--db", core_db, "--format", "modern", "--limit", "3",
+                 "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["changes"]) == 3
+    for argv in (["--format", "modern"], []):
+        assert main(["changes", "--db", core_db, "--limit", "-1", *argv]) == 2
+        assert "--limit -1 is negative" in capsys.readouterr().err
+
+
+def test_changes_json_entries_carry_the_oracle_id(tmp_path, capsys):
+    from validator.sync import import_file
+
+    path = _db(tmp_path, "2026-08-20T00:00:00+00:00")
+    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    for card in cards:
+        if card["name"] == "Lightning Bolt":
+            card["legalities"]["pauper"] = "banned"
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(cards), encoding="utf-8")
+    import_file(changed, path, allow_shrink=True)
+    assert main(["changes", "--db", path, "--format", "pauper", "--json"]) == 0
+    [entry] = json.loads(capsys.readouterr().out)["changes"]
+    assert entry["oracle_id"] == "dd5648a8-8671-5e58-a8f8-223c4eb1c520"
+    assert entry["source"] == "database"
+    assert main(["changes", "--db", path, "--format", "vintage", "--limit", "1",
+                 "--json"]) == 0
+    [entry] = json.loads(capsys.readouterr().out)["changes"]
+    assert entry["source"] == "shipped" and entry["oracle_id"] is None
