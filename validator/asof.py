@@ -165,9 +165,13 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
             # The deck's date (or month) meets the window the card was released in: a deck of
             # that date playing it is evidence it was out, so it is judged as released.
             released = (after, first)
+            seen = (f"not in deckcheck's legality history up to {after.isoformat()}, first "
+                    f"seen by this card database on {first.isoformat()}"
+                    if history.gap_released(card) else
+                    f"first seen between {after.isoformat()} and {first.isoformat()}")
             notes.append(Problem(
                 "legality-date-uncertain",
-                f"{card.name}: first seen between {after.isoformat()} and {first.isoformat()}; "
+                f"{card.name}: {seen}; "
                 + judged(after, first, f"judged as released ({status})")
                 + "; check the set's release date", cite, Severity.WARNING,
                 cards=(card.name,), lines=lines))
