@@ -135,10 +135,18 @@ def test_changes_json_entries_carry_the_oracle_id(tmp_path, capsys):
     [entry] = json.loads(capsys.readouterr().out)["changes"]
     assert entry["oracle_id"] == "dd5648a8-8671-5e58-a8f8-223c4eb1c520"
     assert entry["source"] == "database"
+    # The shipped history holds names: the id of the database's card of that name, where
+    # there is one (Lurrus, of the fixtures), else null (The Fantasticar is not in them).
+    assert main(["changes", "--db", path, "--format", "modern", "--since", "2022-06-01",
+                 "--json"]) == 0
+    entries = json.loads(capsys.readouterr().out)["changes"]
+    [lurrus] = [e for e in entries if e["name"] == "Lurrus of the Dream-Den"]
+    assert lurrus["source"] == "shipped"
+    assert lurrus["oracle_id"] == "ee016c46-4714-59c1-9d4b-3c13e4969469"
     assert main(["changes", "--db", path, "--format", "vintage", "--limit", "1",
                  "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)["changes"]
-    assert entry["source"] == "shipped" and entry["oracle_id"] is None
+    assert entry["name"] == "The Fantasticar" and entry["oracle_id"] is None
 
 
 @pytest.mark.integration

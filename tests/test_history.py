@@ -229,7 +229,7 @@ def test_changes_command_lists_both_sources(tmp_path, capsys):
     assert entry == {"changed_at": "2026-08-12", "after": "2026-08-10", "format": "vintage",
                      "name": "The Fantasticar", "old_status": "legal",
                      "new_status": "restricted", "kind": "restricted", "source": "shipped",
-                     "oracle_id": None}  # the shipped file holds names only (README)
+                     "oracle_id": None}  # not a card of the fixture database
     assert main(["changes", "--db", path, "--since", "soon"]) == 2
     assert "--since 'soon' is not a date" in capsys.readouterr().err
 

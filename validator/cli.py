@@ -603,12 +603,14 @@ def _changes_history(args: argparse.Namespace) -> int:
         raise UsageError("--since '' is not a date; write it as YYYY-MM-DD (e.g. 2026-02-22), or "
                          "leave --since out for every change")
     since = parse_date(args.since, "--since")
-    history = history_for(_open_cards(args.db, many=False))
+    cards = _open_cards(args.db, many=False)
+    history = history_for(cards)
     changes = history.changes(key, since)
     if args.limit:  # the newest N, still oldest first; none given or 0: every change
         changes = changes[-args.limit:]
     if args.json:
-        _print_json({"schema": CHANGES_SCHEMA, "changes": [c.to_dict() for c in changes]})
+        _print_json({"schema": CHANGES_SCHEMA,
+                     "changes": [c.to_dict() for c in _with_oracle_ids(changes, cards)]})
         return EXIT_OK
     if not changes:
         print("no legality changes" + (f" in {key}" if key else "")
@@ -629,6 +631,30 @@ def _changes_history(args: argparse.Namespace) -> int:
             where = f"this database's syncs (the shipped history does not cover {key})"
         print(f"(deckcheck knows {key}'s changes only from {where})")
     return EXIT_OK
+
+
+def _with_oracle_ids(changes: list, cards: Any) -> list:
+    """The shipped history's changes (it holds names only) with the oracle id of the card of
+    that name in the database, found in one look-up of their names; a name that is not one
+    card's there keeps None."""
+    from dataclasses import replace
+
+    from .names import fold_name
+
+    names = {c.name for c in changes if c.oracle_id is None}
+    if not names:
+        return changes
+    try:
+        found = cards.lookup(names)
+    except Exception:  # noqa: BLE001 - the ids are a convenience: never a reason to fail
+        return changes
+    ids = {}
+    for name in names:
+        hits = {card.oracle_id for card in found.get(fold_name(name), ())}
+        if len(hits) == 1:
+            ids[name] = hits.pop()
+    return [replace(c, oracle_id=ids.get(c.name)) if c.oracle_id is None else c
+            for c in changes]
 
 
 def cmd_companion(args: argparse.Namespace) -> int:

@@ -70,7 +70,7 @@ class Change:
     new: str
     kind: str  # banned, unbanned, restricted, unrestricted, rotated-out, became-legal, changed
     source: str  # "shipped", "database" or "gap" (LegalityHistory.gap_changes)
-    oracle_id: str | None = None  # None for shipped changes (the file holds names only)
+    oracle_id: str | None = None  # shipped: None (the file holds names; cli resolves them)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields of `deckcheck changes --json` (schema deckcheck.changes/1), plus the
