@@ -169,6 +169,115 @@ def test_only_the_last_block_is_the_sideboard():
         ("A", MAIN), ("B", MAIN), ("C", MAIN), ("D", SIDE), ("E", SIDE)]
 
 
+def _sections(text: str) -> list[tuple[str, Section]]:
+    return [(e.name, e.section) for e in parse_decklist(text).entries]
+
+
+_NINETY_NINE = "".join(f"1 Card {i}\n" for i in range(99))
+
+
+@pytest.mark.parametrize("lead", ["1 Kinnan, Bonder Prodigy\n",
+                                  "1 Tymna the Weaver\n1 Kraum, Ludevic's Opus\n"])
+def test_commander_pasted_first_is_the_sideboard_like_block(lead):
+    """"1 Kinnan", a blank line, the 99: the 99 are the deck, not the sideboard; the first
+    block is read as MTGO's sideboard, where Commander designation looks (CR 903.3)."""
+    lead_names = [line[2:] for line in lead.splitlines()]
+    rest = "".join(f"1 Card {i}\n" for i in range(100 - len(lead_names)))
+    deck = parse_decklist(lead + "\n" + rest)
+    assert [(e.name, e.section) for e in deck.entries[:len(lead_names)]] == [
+        (name, SIDE) for name in lead_names]
+    assert {e.section for e in deck.entries[len(lead_names):]} == {MAIN}
+
+
+def test_mtgo_commander_export_keeps_the_commander_last():
+    # MTGO writes the 99, a blank line, the commander.
+    sections = _sections(_NINETY_NINE + "\n1 Kinnan, Bonder Prodigy\n")
+    assert sections[-1] == ("Kinnan, Bonder Prodigy", SIDE)
+    assert {s for _, s in sections[:-1]} == {MAIN}
+
+
+def test_blank_lines_grouping_the_main_deck_make_no_sideboard():
+    # 8 creatures, 8 spells, 44 lands: the last block outweighs the rest, so it is no sideboard
+    # (reading it as one gave a 16-card main deck and a 44-card sideboard).
+    text = ("4 Goblin Guide\n4 Monastery Swiftspear\n\n4 Lightning Bolt\n4 Lava Spike\n\n"
+            "20 Mountain\n24 Mountain\n")
+    assert {s for _, s in _sections(text)} == {MAIN}
+    assert parse_decklist(text).count(MAIN) == 60
+
+
+@pytest.mark.parametrize("text, sideboard", [
+    ("60 Mountain\n\n16 Island\n", ["Island"]),  # oversize, still the sideboard (CR 100.4a)
+    ("30 Mountain\n\n30 Forest\n\n16 Island\n", ["Island"]),
+    ("4 A\n\n4 B\n", ["B"]),  # as many as the rest: still the sideboard
+    ("36 A\n\n24 B\n", ["B"]),  # two blocks cannot be told from main + sideboard
+    # Two blocks are MTGO's shape, whatever their sizes (a draft pool's 45-card sideboard).
+    ("30 A\n\n45 B\n", ["B"]),
+    ("3 A\n\n57 B\n", ["B"]),
+    ("2 A\n\n58 B\n", ["A"]),  # ... unless the first is 1-2 cards: a commander pasted first
+    # Three or more: groups of the main deck when the last outweighs the rest.
+    ("20 A\n\n10 B\n\n40 C\n", []),
+    ("1 A\n\n40 B\n\n59 C\n", ["A"]),
+    ("1 A\n\n59 B\n\n40 C\n", ["C"]),
+    ("1 Jegantha, the Wellspring\n\n60 Mountain\n\n16 Island\n", ["Island"]),
+])
+def test_which_block_is_the_sideboard(text, sideboard):
+    assert [name for name, s in _sections(text) if s == SIDE] == sideboard
+
+
+def test_a_block_of_marked_commanders_is_not_a_block():
+    # "*CMDR*" marks the commander; the one unmarked block after it is the deck (it was read as
+    # a 99-card sideboard).
+    deck = parse_decklist("1 Kinnan, Bonder Prodigy *CMDR*\n\n" + _NINETY_NINE)
+    assert deck.entries[0].section == CMDR
+    assert {e.section for e in deck.entries[1:]} == {MAIN}
+
+
+@pytest.mark.parametrize("header, section", [("Commander", CMDR), ("Companion", COMP),
+                                             ("Commander:", CMDR), ("// Companion", COMP)])
+def test_a_blank_line_ends_a_commander_or_companion_section(header, section):
+    """Header, its card, a blank line, the deck with no `Deck` header: the deck is the main
+    deck, not 99 more commanders (or 60 companions)."""
+    deck = parse_decklist(f"{header}\n1 Jegantha, the Wellspring\n\n4 Lightning Bolt\n"
+                          "56 Mountain\n")
+    assert [(e.name, e.section) for e in deck.entries] == [
+        ("Jegantha, the Wellspring", section), ("Lightning Bolt", MAIN), ("Mountain", MAIN)]
+    assert deck.commander_source == ("arena-section" if section == CMDR else None)
+
+
+def test_type_groups_after_a_commander_section_are_the_main_deck():
+    # Moxfield/TappedOut "by type": group headers do not change the section, so every group
+    # stayed in the Commander section.
+    deck = parse_decklist("Commander (1)\n1 Kinnan, Bonder Prodigy\n\nCreatures (2)\n"
+                          "1 Birds of Paradise\n1 Llanowar Elves\n\nLands (2)\n1 Island\n"
+                          "1 Forest\n")
+    assert [e.section for e in deck.entries] == [CMDR, MAIN, MAIN, MAIN, MAIN]
+
+
+def test_commander_section_ends_only_after_its_cards():
+    deck = parse_decklist("Commander\n\n1 Tymna the Weaver\n1 Kraum, Ludevic's Opus\n\n"
+                          "1 Sol Ring\n")
+    assert [(e.name, e.section) for e in deck.entries] == [
+        ("Tymna the Weaver", CMDR), ("Kraum, Ludevic's Opus", CMDR), ("Sol Ring", MAIN)]
+
+
+def test_after_a_companion_section_the_blank_line_sideboard_still_counts():
+    # The Companion header marks its own card only: "60, blank, 16" after it is still a
+    # 16-card sideboard, never a 76-card main deck.
+    deck = parse_decklist("Companion\n1 Jegantha, the Wellspring\n\n60 Mountain\n\n"
+                          "16 Island\n")
+    assert [(e.name, e.section) for e in deck.entries] == [
+        ("Jegantha, the Wellspring", COMP), ("Mountain", MAIN), ("Island", SIDE)]
+    deck = parse_decklist("Companion\n1 Jegantha, the Wellspring\n\nDeck\n60 Mountain\n\n"
+                          "16 Island\n")
+    assert deck.count(SIDE) == 0  # a Deck header: no blank-line sideboard, as before
+
+
+def test_sideboard_header_section_is_not_ended_by_a_blank_line():
+    deck = parse_decklist("60 Mountain\nSideboard\n2 Duress\n\n3 Negate\n")
+    assert [(e.name, e.section) for e in deck.entries] == [
+        ("Mountain", MAIN), ("Duress", SIDE), ("Negate", SIDE)]
+
+
 def test_trailing_blank_lines_do_not_make_a_sideboard():
     deck = parse_decklist("4 A\n4 B\n\n\n   \n")
     assert {e.section for e in deck.entries} == {MAIN}
@@ -466,10 +575,13 @@ _MIXED = ("1 Sol Ring\n4 Lightning Bolt\n1 Sol Ring  \n1 Sol Ring|CMR\nSB: 1 Dur
           "1 Tymna the Weaver *CMDR*\n1 Island (M11) 230\nCommander\n1 Kraum, Ludevic's Opus\n"
           "Sideboard\n2 Duress\n\nCompanion\n1 Lurrus of the Dream-Den\n")
 _MTGO = "1 Sol Ring\n4 Lightning Bolt\n1 Counterspell\n\n1 Duress\n3 Negate\n"
+_LEAD_FIRST = ("Companion\n1 Lurrus of the Dream-Den\n\n1 Sol Ring\n4 Lightning Bolt\n\n"
+               "1 Duress\n\n1 Kinnan, Bonder Prodigy\n\n4 Lightning Bolt\n1 Sol Ring\n")
 
 
 @pytest.mark.parametrize("source", [
-    _MIXED, _MTGO, "1 Sol Ring\n" * 3 + "Maybeboard\n1 Sol Ring\n",
+    _MIXED, _MTGO, _LEAD_FIRST, "1 Sol Ring\n\n" + "4 Lightning Bolt\n" * 3,
+    "1 Sol Ring\n" * 3 + "Maybeboard\n1 Sol Ring\n",
     "[Main]\n1 Sol Ring|CMR\n1 Sol Ring\n[Sideboard]\n1 Sol Ring\n"])
 def test_runs_of_lines_read_before_give_the_same_deck(monkeypatch, source):
     """Runs of plain card lines read before are made into entries in one go: the deck a fresh
@@ -517,3 +629,24 @@ def test_card_line_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(text, "_LINES", {})
     parse_decklist("1 " + "x" * (text._CACHED_LINE_CHARS + 10) + "\n")
     assert text._LINES == {}
+
+
+def test_blank_line_blocks_end_to_end(commander_db, core_db):
+    """The verdicts of the reviewer's pastes: commander first, a Commander header with no
+    `Deck` header, blank-line groups; and an oversize sideboard stays illegal."""
+    import validator
+
+    cards = validator.open_db(commander_db)
+    for text in ("1 Krenko, Mob Boss\n\n99 Mountain\n",
+                 "Commander\n1 Krenko, Mob Boss\n\n99 Mountain\n"):
+        report = validator.validate(text, "commander", cards=cards)
+        assert report.legal, [p.message for p in report.errors]
+        assert report.commanders == ["Krenko, Mob Boss"]
+        assert (report.main_count, report.sideboard_count) == (99, 0)
+    cards = validator.open_db(core_db)
+    groups = "4 Goblin Guide\n\n4 Lightning Bolt\n\n52 Mountain\n"
+    report = validator.validate(groups, "modern", cards=cards)
+    assert report.legal and (report.main_count, report.sideboard_count) == (60, 0)
+    oversize = "4 Goblin Guide\n4 Lightning Bolt\n52 Mountain\n\n16 Island\n"
+    report = validator.validate(oversize, "modern", cards=cards)
+    assert [p.code for p in report.errors] == ["sideboard-too-large"]

@@ -22,6 +22,8 @@ from validator.model import (COMMANDER, COMPANION, IGNORED, MAIN, SIDEBOARD, Dec
                              ParseIssue, Section)
 
 _MAIN, _SIDE, _CMDR, _COMP, _IGN = MAIN, SIDEBOARD, COMMANDER, COMPANION, IGNORED
+# Sections of one or two cards that Arena lists before the deck (a blank line ends them).
+_LEAD = (_CMDR, _COMP)
 
 # Header words, compared lower-cased without a trailing ":" or "(count)".
 _HEADERS: dict[str, Section] = {
@@ -281,16 +283,19 @@ class _Reader:
         self.section = _MAIN
         self.section_source: str | None = None  # "arena-section" under a Commander header
         self.mode = "cards"  # or "about" (Arena About block) or "metadata" (Forge)
-        self.saw_header = False
+        self.saw_header = False  # a header other than Commander/Companion (`_enter`)
         self.saw_sb_prefix = False
         self.arena = False
         self.forge = False
-        # MTGO .txt: entries in the last blank-separated block become the sideboard.
-        self.block = 0
+        # MTGO .txt: blank lines split the list into blocks, one of which may be the
+        # sideboard (`_blank_line_sideboard`).
         self.gap = False
         self.seen_card_line = False
         self.unmarked: list[DeckEntry] = []  # main-deck lines with no header or marker
-        self.block_start = 0  # where the last block's lines begin in `unmarked`
+        self.block_starts: list[int] = []  # where each block after the first begins in it
+        # Lines read when a Commander/Companion header was met: a blank line after its cards
+        # ends that section (`feed`).
+        self.lead_mark = 0
 
     def read(self, lines: list[str]) -> None:
         """Feed every line. A run of plain card lines read before (`_LINES`) becomes its
@@ -363,6 +368,11 @@ class _Reader:
             self.gap = True
             if self.mode == "about":
                 self.mode = "cards"  # Arena's About block ends at the blank line
+            elif self.section in _LEAD and self._lines_read() > self.lead_mark:
+                # A Commander or Companion section holds its one or two cards; the blank line
+                # after them ends it (Arena writes a `Deck` header next, which reads the same;
+                # a hand-made list may not, and its deck must not become 99 commanders).
+                self.section, self.section_source = _MAIN, None
             return None
         first = line[0]
         if first == "#" or line.startswith("//"):
@@ -401,7 +411,16 @@ class _Reader:
         self.section = section
         self.section_source = source if section is _CMDR else None
         self.mode = "cards"
-        self.saw_header = True
+        if section in _LEAD:
+            # Marks its own cards only: the rest of the list reads as if it were not there
+            # (a blank line after the main deck still starts the sideboard).
+            self.lead_mark = self._lines_read()
+        else:
+            self.saw_header = True
+
+    def _lines_read(self) -> int:
+        """Card lines read so far (an entry or an issue each)."""
+        return len(self.deck.entries) + len(self.deck.issues)
 
     def _comment(self, line: str) -> None:
         body = line.lstrip("#/").strip()
@@ -479,12 +498,10 @@ class _Reader:
                 tail.source, "|" in rest)
 
     def _new_block(self) -> None:
-        """A card line after a blank line: MTGO .txt starts a new block (the sideboard, when it
-        is the last)."""
+        """A card line after a blank line: a new block (`_blank_line_sideboard`)."""
         self.gap = False
         if self.seen_card_line:
-            self.block += 1
-            self.block_start = len(self.unmarked)
+            self.block_starts.append(len(self.unmarked))
 
     def _quantity(self, number: int, raw: str, line: str) -> tuple[int, str | None]:
         """(quantity, rest of the line); rest is None when the line gave an issue instead."""
@@ -522,11 +539,38 @@ class _Reader:
 
     def finish(self, input_format: str | None) -> Deck:
         deck = self.deck
-        if not (self.saw_header or self.saw_sb_prefix) and self.block > 0:
-            for entry in self.unmarked[self.block_start:]:
+        if not (self.saw_header or self.saw_sb_prefix) and self.block_starts:
+            for entry in _blank_line_sideboard(self.unmarked, self.block_starts):
                 entry.section = _SIDE
         if input_format is not None:
             deck.input_format = input_format
         else:
             deck.input_format = "forge" if self.forge else "arena" if self.arena else "text"
         return deck
+
+
+def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[DeckEntry]:
+    """The entries the blank lines make the sideboard, in a list with no section headers.
+
+    MTGO's .txt export is the main deck, a blank line, the sideboard (at most 15 cards in
+    constructed, CR 100.4a; the commander, 1-2 cards, or with the companion, in a Commander
+    export; a draft pool's sideboard may outweigh its 40-card main deck). So the last block is
+    the sideboard, unless it holds more cards than all the blocks before it:
+    - then a first block of one or two cards is the commander (or companion) pasted first,
+      read as MTGO's sideboard so that designation finds it there (CR 903.3);
+    - otherwise, with three blocks or more (never an MTGO export), the blank lines only group
+      the main deck ("creatures, spells, lands") and there is no sideboard;
+    - with two, the last block stays the sideboard, as MTGO writes it.
+    So an oversize sideboard (60 main, 16 after the blank line) stays the sideboard. Blocks with
+    no unmarked lines (a Commander section's cards, `*CMDR*` lines) do not count.
+    """
+    bounds = [0, *starts, len(unmarked)]
+    blocks = [unmarked[start:end] for start, end in zip(bounds, bounds[1:]) if start < end]
+    if len(blocks) < 2:
+        return []
+    cards = [sum([entry.quantity for entry in block]) for block in blocks]
+    if cards[-1] <= sum(cards[:-1]):
+        return blocks[-1]
+    if cards[0] <= 2:
+        return blocks[0]
+    return [] if len(blocks) > 2 else blocks[-1]
