@@ -45,6 +45,18 @@ def make_deck(cards: dict[str, Card], main: Iterable[tuple[int, str]] = (),
     return resolved
 
 
+def core_cards_with(tmp_path: Path, name: str, fmt: str, status: str) -> Path:
+    """cards_core.json with one card's legality in one format changed: the new data a later
+    sync brings (a ban, an unban), written beside the test."""
+    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    for card in cards:
+        if card["name"] == name:
+            card["legalities"][fmt] = status
+    path = tmp_path / f"cards_{fmt}_{status}.json"
+    path.write_text(json.dumps(cards), encoding="utf-8")
+    return path
+
+
 def shared_data(*parts: str) -> Path:
     """A path under ../shared/data, or skip the test with the reason."""
     path = SHARED_DATA.joinpath(*parts)

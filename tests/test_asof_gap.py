@@ -14,7 +14,7 @@ from datetime import date
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, core_cards_with
 from validator.api import validate
 from validator.cli import main
 from validator.db import CardDB
@@ -124,13 +124,8 @@ def test_changes_json_entries_carry_the_oracle_id(tmp_path, capsys):
     from validator.sync import import_file
 
     path = _db(tmp_path, "2026-08-20T00:00:00+00:00")
-    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
-    for card in cards:
-        if card["name"] == "Lightning Bolt":
-            card["legalities"]["pauper"] = "banned"
-    changed = tmp_path / "changed.json"
-    changed.write_text(json.dumps(cards), encoding="utf-8")
-    import_file(changed, path, allow_shrink=True)
+    import_file(core_cards_with(tmp_path, "Lightning Bolt", "pauper", "banned"), path,
+                allow_shrink=True)
     assert main(["changes", "--db", path, "--format", "pauper", "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)["changes"]
     assert entry["oracle_id"] == "dd5648a8-8671-5e58-a8f8-223c4eb1c520"

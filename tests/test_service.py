@@ -14,7 +14,7 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the te
 from fastapi.testclient import TestClient  # noqa: E402
 
 import validator  # noqa: E402
-from conftest import FIXTURES  # noqa: E402
+from conftest import FIXTURES, core_cards_with  # noqa: E402
 from validator.service import app as service_app  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 from validator.service.bodylimit import MAX_BODY_BYTES  # noqa: E402
@@ -521,13 +521,7 @@ def test_no_endpoint_writes_the_database(core_db, client):
 
 def banned_bolt_file(tmp_path: Path) -> Path:
     """cards_core.json with Lightning Bolt banned in Modern: new data a sync brings."""
-    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
-    for card in cards:
-        if card["name"] == "Lightning Bolt":
-            card["legalities"]["modern"] = "banned"
-    path = tmp_path / "cards_banned_bolt.json"
-    path.write_text(json.dumps(cards), encoding="utf-8")
-    return path
+    return core_cards_with(tmp_path, "Lightning Bolt", "modern", "banned")
 
 
 def test_a_new_sync_is_swapped_in_and_old_snapshots_keep_working(tmp_path):
