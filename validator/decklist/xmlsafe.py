@@ -81,7 +81,12 @@ def read_xml(data: str | bytes) -> Element:
             "never need them, so the file is refused"
         ) from None
     except SAXException as exc:
-        raise DecklistError(f"malformed XML: {exc}") from None
+        # Named by line and column: expat's own text starts with "<unknown>:1:6:", the name
+        # of a file it was never given.
+        where = ""
+        if hasattr(exc, "getLineNumber"):
+            where = f"line {exc.getLineNumber()}, column {exc.getColumnNumber() + 1}: "
+        raise DecklistError(f"malformed XML: {where}{exc.getMessage()}") from None
     except DecklistError:
         raise
     except (LookupError, ValueError, UnicodeError) as exc:
