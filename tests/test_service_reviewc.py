@@ -16,6 +16,7 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the te
 
 from fastapi.testclient import TestClient  # noqa: E402
 
+import validator  # noqa: E402
 from conftest import FIXTURES  # noqa: E402
 from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 from validator.decklist import MAX_BYTES  # noqa: E402
@@ -186,4 +187,9 @@ def test_a_replaced_database_file_is_picked_up_at_the_next_poll(core_db, tmp_pat
     with pytest.raises(Exception):
         holder.refresh()
     assert holder.current is serving and holder.current.card_count > 0
+    # ...and still judges decks: its database was not closed before the new file failed (a
+    # first validation reads the loaded database's legality keys, which a closed one would
+    # look for at the path, in the broken file: a 503 on every request).
+    report = validator.validate(LEGAL_MODERN, "modern", cards=serving.index)
+    assert report.legal
     holder.stop()

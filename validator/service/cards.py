@@ -206,18 +206,19 @@ class CardHolder:
 
     def _reopen(self, old: Snapshot, file: tuple[int, int]) -> Snapshot:
         """The database file was replaced (`mv new.sqlite3 cards.sqlite3`): the open
-        connections still read the old, deleted file, so no new sync would ever be seen. They
-        are closed first: SQLite finds a file's -wal and -shm by name, and a connection still
-        open on the old file keeps the old -wal in use beside the new file (the old sync was
-        read through it). Then the new file is loaded. If it cannot be (not a card database),
-        the loaded data keeps being served, as after a failed sync, and the next poll tries
-        again; its database is the new file from now on (/healthz says whether it is readable)."""
+        connections still read the old, deleted file, so no new sync would ever be seen. The
+        new file is loaded beside them; the old snapshot, its database still open on the old
+        file, is retired by `refresh` like any swapped-out one. If the new file cannot be
+        loaded (not a card database), the old snapshot keeps serving, its database untouched,
+        as after a failed sync, and the next poll tries again (/healthz says whether the file
+        at the path is readable)."""
         log.info("the card database file was replaced; reopening it")
-        old.db.close()
-        # SQLite leaves the old file's -wal and -shm at the path when the file was unlinked
-        # under it; read with the new file they fail it ("disk I/O error") or show the old
-        # data. Only the very files the old database used are removed (another worker may
-        # already have opened the new file, with -wal and -shm of its own).
+        # SQLite finds a database's -wal and -shm by name: the old file's, left at the path
+        # when it was unlinked under them, would be read with the new file ("disk I/O error",
+        # or the old data). Their names are removed first (the old connections keep their
+        # open descriptors, so the old snapshot reads on); only the very files the old
+        # database used are removed (another worker may already have opened the new file,
+        # with -wal and -shm of its own).
         from ..location import database_url, sqlite_file
 
         path = sqlite_file(database_url(self.db_url))
