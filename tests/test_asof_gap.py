@@ -172,3 +172,34 @@ def test_the_full_card_file_synced_after_the_shipped_end_has_no_false_release_or
                 changed.append(card.name)
     assert released == []
     assert len(changed) <= 13, changed
+
+
+def test_the_data_date_of_a_file_without_updated_at_is_the_date_its_name_carries(tmp_path):
+    """`sync --from oracle-cards-20260820120000.json` months later holds that day's
+    legalities (Scryfall names its bulk files so, and so is the derived test file): no gap
+    after the shipped end, though the sync itself is today. A name without a date: the data
+    is taken as of the sync."""
+    from validator.sync import import_file
+
+    cards = (FIXTURES / "cards_core.json").read_text(encoding="utf-8")
+    for name, dated in (("oracle-cards-20260820120000.json", True),
+                        ("oracle-cards-derived-20260822.json", True), ("cards.json", False)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / name).write_text(cards, encoding="utf-8")
+        path = str(folder / "cards.sqlite3")
+        import_file(folder / name, path)
+        with CardDB(path) as db:
+            assert (history_for(db).gap_end is None) is dated, name
+
+
+def test_a_card_legal_nowhere_at_the_first_sync_gets_no_gap_change(tmp_path):
+    """A card the first sync's data makes legal nowhere (not even in Vintage: how Un-cards,
+    playtest and digital cards read, which the shipped source leaves out on purpose) is left
+    alone, as the README says: its shipped status of 2026-08-22 is not turned into a change
+    that would make it legal as of earlier dates."""
+    nowhere = {f: "not_legal" for f in ("standard", "pioneer", "modern", "legacy", "vintage")}
+    path = _db(tmp_path, "2026-12-01T00:00:00+00:00", {"Lightning Bolt": nowhere})
+    with CardDB(path) as db:
+        assert history_for(db).gap_changes(db.card("Lightning Bolt")) == ()
+        assert codes(validate(BOLT, "modern", cards=db, as_of="2020-01-01")) == ["not-legal"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import calendar
 import gzip
 import json
+import os
 import re
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping
@@ -415,7 +416,10 @@ class LegalityHistory:
         there was a ban, or in Legacy/Vintage (every old card is legal unless banned) when it
         was first seen more than RELEASE_DAYS before; else a release or reprint. `shipped`:
         the card's shipped changes, when the caller has them."""
-        if self.gap_end is None:
+        if self.gap_end is None or self.first_sync_status(card, "vintage") not in (
+                "legal", "restricted"):
+            # A card legal nowhere at the first sync (not even in Vintage: Un-cards, playtest,
+            # digital cards) is left alone, as the gap's releases are (`release_window`).
             return ()
         end = self._end_status(card)
         if end is None:
@@ -480,6 +484,26 @@ class LegalityHistory:
         return sorted(out, key=lambda c: (c.on, c.format, c.name))
 
 
+#: A date in a bulk file's name, as Scryfall names them ("oracle-cards-20260908090157.json")
+#: and as the derived file is ("oracle-cards-derived-20260822.jsonl.gz").
+_NAME_DATE = re.compile(r"(?<![0-9])(20[0-9]{2})([01][0-9])([0-3][0-9])(?:[0-9]{6})?(?![0-9])")
+
+
+def _data_date(sync: dict[str, Any]) -> date:
+    """The date of a sync's card data: Scryfall's `updated_at`; for `sync --from` a file
+    without it, the date its name carries (a bulk file imported months after it was saved
+    holds that day's legalities, not the sync's); else the sync's own date."""
+    if sync.get("updated_at"):
+        return _as_date(sync["updated_at"])
+    name = os.path.basename(str(sync.get("source_uri") or ""))
+    for match in _NAME_DATE.finditer(name):
+        try:
+            return date(*map(int, match.groups()))
+        except ValueError:
+            continue
+    return _as_date(sync["finished_at"])
+
+
 def history_for(db: Any) -> LegalityHistory:
     """The history for a card database (a `CardDB`): its change log and its sync dates."""
     changes: list[dict[str, Any]] = []
@@ -492,11 +516,11 @@ def history_for(db: Any) -> LegalityHistory:
             changes = []
         last = card_data_sync(db)
         if last:
-            card_data_date = _as_date(last.get("updated_at") or last["finished_at"])
+            card_data_date = _data_date(last)
         first = card_data_sync(db, first=True)
         if first:
             log_start = _as_date(first["finished_at"])
-            first_data = _as_date(first.get("updated_at") or first["finished_at"])
+            first_data = _data_date(first)
         # The first sync starts the first change's window (it logs no change itself).
         syncs = sorted({_as_date(c["changed_at"]) for c in changes} | ({log_start} if first else set()))
     return LegalityHistory(changes, card_data_date, syncs, log_start, first_data)
