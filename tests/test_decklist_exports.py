@@ -202,10 +202,10 @@ def test_event_file_is_not_one_deck_but_the_cli_reads_each_players(core_db, tmp_
     path.write_text(event, encoding="utf-8")
     code = main(["validate", str(path), "--format", "modern", "--db", core_db])
     out, err = capsys.readouterr()
-    # The CLI reads event files (README "Events"): amy's deck has no card line, so it is an
-    # input that stopped judging (exit 2), as an empty decklist file is.
-    assert code == 2 and "Traceback" not in out + err
-    assert "event.json#amy" in out + err and "no card lines found" in out + err
+    # The CLI reads event files (README "Events"): amy registered no card, so her deck is
+    # empty and judged not legal (an empty decklist file, by contrast, is nothing to judge).
+    assert code == 1 and "Traceback" not in out + err
+    assert "event.json#amy: NOT LEGAL in Modern" in out and "main deck has 0 cards" in out
 
 
 def test_cli_unknown_json_shape_exits_two(core_db, tmp_path, capsys):

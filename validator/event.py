@@ -715,6 +715,7 @@ def _offending(report: Report, deck: Any) -> list[list[str]]:
 def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) -> DeckResult:
     """Validate one job; anything that stops judging it becomes the result's `error`."""
     from .api import parse_decklist, validate
+    from .decklist import NoCardLines
 
     wanted = job.format or options.default_format
     # Reported as given when it names no format (FILE:FORMAT, a manifest): printable.
@@ -740,8 +741,15 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
 
         fmt = get_format(wanted, options.formats)
         result.format = fmt.key
-        deck = parse_decklist(job.data or b"", input_format=options.input_format,
-                              filename=job.filename)
+        try:
+            deck = parse_decklist(job.data or b"", input_format=options.input_format,
+                                  filename=job.filename)
+        except NoCardLines as exc:
+            if job.deck_index is None:
+                raise
+            # A registration in an event file with no card: the player's deck is empty, a
+            # verdict to give ("0 cards", CR 100.2a), unlike an empty file, which holds nothing.
+            deck = exc.deck
         default = options.as_of if options.as_of != "event" else None
         as_of = job.as_of or deck.as_of or default
         commanders, bracket = job.commanders or options.commanders, options.bracket

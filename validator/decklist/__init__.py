@@ -20,6 +20,7 @@ from validator.decklist.base import (
     MAX_TEXT_BYTES,
     NOTE_CODES,
     DecklistError,
+    NoCardLines,
     check_size,
     decode_text,
     printable,
@@ -32,6 +33,7 @@ from validator.model import Deck, ParseIssue
 
 __all__ = [
     "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY", "MAX_TEXT_BYTES", "DecklistError",
+    "NoCardLines",
     "detect_format", "is_event_file", "json_shape", "parse_decklist", "read_limited",
 ]
 
@@ -97,9 +99,9 @@ def _something_to_judge(deck: Deck) -> Deck:
     not be read (an error on its line), is something to judge; notes alone are not."""
     if deck.entries or any(issue.code not in NOTE_CODES for issue in deck.issues):
         return deck
-    raise DecklistError(
+    raise NoCardLines(
         f"no card lines found ({deck.input_format or 'text'} input): nothing to judge; "
-        "a decklist needs at least one line naming a card, such as '4 Lightning Bolt'")
+        "a decklist needs at least one line naming a card, such as '4 Lightning Bolt'", deck)
 
 
 def _printable(deck: Deck) -> Deck:

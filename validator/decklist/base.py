@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import DeckcheckError
 
 import codecs
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from validator.model import ParseIssue
 
@@ -42,6 +42,16 @@ class DecklistError(DeckcheckError, ValueError):
     """
 
     code = "bad-decklist"
+
+
+class NoCardLines(DecklistError):
+    """The input read, but holds no card line (an empty file, only comments or headers): not a
+    decklist to judge. `deck` is what was read, for a caller that judges it anyway (an event
+    file's registration with no cards is a player's empty deck)."""
+
+    def __init__(self, message: str, deck: Any) -> None:
+        super().__init__(message)
+        self.deck = deck
 
 
 def read_limited(stream: BinaryIO, limit: int = MAX_BYTES) -> bytes:
