@@ -188,6 +188,14 @@ def test_check_formats_says_which_legal_formats_are_legal_only_as_far_as_known(t
     assert "Pauper" in line and "Modern" not in line and early in line
     main(["check-formats", str(deck), "--db", path])  # today: nothing to doubt
     assert "as far as known" not in capsys.readouterr().out
+    # The JSON (what a site reads, and the service answers) carries the same warning, on the
+    # format it concerns, beside its errors.
+    main(["check-formats", str(deck), "--db", path, "--as-of", early, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    pauper = data["formats"]["pauper"]
+    assert pauper["legal"] is True and pauper["problems"] == []
+    assert [w["code"] for w in pauper["warnings"]] == ["legality-history-missing"]
+    assert data["formats"]["modern"]["warnings"] == []
 
 
 def test_check_formats_text_passes_no_control_character(core_db, tmp_path, capsys):

@@ -164,9 +164,14 @@ def check_formats_dict(reports: list[Report], source: str | None = None,
     (the service's bound on its answer): the others are never turned into dicts."""
     formats: dict[str, Any] = {}
     for r in reports:
-        errors = [p for p in r.sorted_problems() if p.severity == ERROR]
+        ordered = r.sorted_problems()
+        errors = [p for p in ordered if p.severity == ERROR]
+        # Warnings too (an added field): a "legal" that needs a human look, e.g. legal only as
+        # far as the legality history reaches (`legality-history-missing`), a release window.
+        warnings = [p for p in ordered if p.severity == WARNING]
         entry = formats[r.format] = {"format_name": r.format_name, "legal": r.legal,
-                                     "problems": [p.to_dict() for p in errors[:limit]]}
+                                     "problems": [p.to_dict() for p in errors[:limit]],
+                                     "warnings": [p.to_dict() for p in warnings[:limit]]}
         if limit is not None:
             entry["problems_omitted"] = max(0, len(errors) - limit)
     return {"schema": CHECK_FORMATS_SCHEMA, "source": source,
