@@ -22,22 +22,23 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from .location import database_url
 
-#: The fields of every report row, in order (a dataframe partition gets these columns).
-REPORT_FIELDS = ("id", "format", "legal", "errors", "warnings", "codes", "report", "failure")
 #: `meta=` for `dask.dataframe.map_partitions`: column -> dtype. Concrete dtypes, not
 #: `object`: Dask infers a parquet schema from the meta, and an `object` column has no type
 #: to infer (`to_parquet` failed: "Could not convert <object object>"). `legal` is pandas'
 #: nullable boolean (NA: not judged); text columns are strings, `id` too (as REPORT_SCHEMA).
 REPORT_META = {"id": "string", "format": "string", "legal": "boolean", "errors": "int64",
                "warnings": "int64", "codes": "string", "report": "string", "failure": "string"}
+#: The fields of every report row, in order (a dataframe partition gets these columns).
+REPORT_FIELDS = tuple(REPORT_META)
 
+#: A dtype of REPORT_META -> the Spark SQL type of the same values.
+_SPARK_TYPES = {"string": "STRING", "boolean": "BOOLEAN", "int64": "BIGINT"}
 #: The report rows' schema for PySpark, as a DDL string: `spark.createDataFrame(rows,
 #: REPORT_SCHEMA)`. Spark infers a schema from the first rows otherwise, and fails
 #: (CANNOT_DETERMINE_TYPE) when a field is None in all of them: `failure` is None for every
 #: judged deck, `legal` and `report` for every deck that could not be judged. `id` is a
 #: string: cast a numeric id column first (README "Revalidating at scale").
-REPORT_SCHEMA = ("id STRING, format STRING, legal BOOLEAN, errors BIGINT, warnings BIGINT, "
-                 "codes STRING, report STRING, failure STRING")
+REPORT_SCHEMA = ", ".join(f"{name} {_SPARK_TYPES[dtype]}" for name, dtype in REPORT_META.items())
 
 _INDEXES: dict[str, Any] = {}
 _LOCK = threading.Lock()
