@@ -20,6 +20,7 @@ import glob
 import io
 import json
 import os
+import stat
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,21 +115,22 @@ def file_key(st: os.stat_result, path: Path) -> Any:
 
 
 def _is_stream(path: Path) -> bool:
-    """A pipe or a character device (what `<(...)` and /dev/stdin name): readable only once."""
-    import stat
-
+    """`path` names a stream (`_stream_mode`)."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return False  # reading it says why
+    return _stream_mode(mode)
+
+
+def _stream_mode(mode: int) -> bool:
+    """A pipe or a character device (what `<(...)` and /dev/stdin name): readable only once."""
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
 def _not_regular(st: os.stat_result) -> str | None:
     """Why a file that exists cannot be read as a decklist file, or None for a regular file:
     reading a FIFO would wait for a writer forever, a device (/dev/zero) never ends."""
-    import stat
-
     if stat.S_ISREG(st.st_mode):
         return None
     what = ("a directory" if stat.S_ISDIR(st.st_mode) else
@@ -238,14 +240,11 @@ class _Collector:
         FIFO or a device is refused (NotRegularFile), never waited on or read forever. With
         `streams` (a path the user named, as `deckcheck validate <(curl ...)` names a pipe)
         a pipe or character device is read like standard input: up to the limit."""
-        import stat
-
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         with open(fd, "rb") as f:
             st = os.fstat(fd)
             why = _not_regular(st)
-            stream = bool(why) and streams and (stat.S_ISFIFO(st.st_mode)
-                                                or stat.S_ISCHR(st.st_mode))
+            stream = streams and _stream_mode(st.st_mode)
             if why and not stream:
                 raise NotRegularFile(why)
             self.out.files.setdefault(file_key(st, path), shown(str(path)))
