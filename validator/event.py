@@ -876,7 +876,13 @@ class EventTerminated(KeyboardInterrupt):
     workers are stopped with the run instead of outliving it."""
 
 
+#: The SIGTERM received during this run's pool: its exception can be lost, so it is also noted
+#: here and checked after each result (`_run_pool`).
+_SIGNALLED: list[int] = []
+
+
 def _terminated(signum: int, _frame: Any) -> None:
+    _SIGNALLED.append(signum)
     raise EventTerminated(f"signal {signum}")
 
 
@@ -910,11 +916,20 @@ def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: i
     on_term = (threading.current_thread() is threading.main_thread()
                and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
     if on_term:
+        _SIGNALLED.clear()
         signal.signal(signal.SIGTERM, _terminated)
     try:
         with pool:
             try:
-                return list(pool.map(_work, jobs, chunksize=chunk))
+                results = []
+                for result in pool.map(_work, jobs, chunksize=chunk):
+                    results.append(result)
+                    # A handler's exception raised while a fork callback runs (logging's, as a
+                    # worker starts) is printed as "Exception ignored" and lost: the run would
+                    # go on and exit 0. The note it left stops the run here instead.
+                    if _SIGNALLED:
+                        raise EventTerminated(f"signal {_SIGNALLED[0]}")
+                return results
             except BaseException:
                 _stop_workers(pool)
                 raise
