@@ -35,9 +35,13 @@ from .resources import resource_path
 
 HISTORY_FILE = "legality-history.json.gz"
 HISTORY_SCHEMA = "deckcheck.legality-history/4"
-#: A card becoming legal within this many days of its first sighting was released, not unbanned
-#: (scripts/build_legality_history.py RELEASE_DAYS).
+#: A card becoming legal within this many days of its first sighting was released (previews
+#: appear a few days to weeks before release), not unbanned (scripts/build_legality_history.py
+#: classifies by it too).
 RELEASE_DAYS = 60
+#: One character per key in the file's `end_status`: an index into `end_statuses` ("." for
+#: none); the builder writes it with these digits.
+END_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 class AsOfError(DeckcheckError, ValueError):
@@ -213,8 +217,6 @@ class _EndStatus:
     """Folded name -> its statuses on the history's end, per format (the builder's
     `end_statuses`/`end_status`: one character per key), by binary search in the sorted keys."""
 
-    DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
     def __init__(self, keys: list[str], codes: str, table: list[list[str]], formats: list[str]):
         self._keys, self._codes = keys, codes
         self._table = [dict(zip(formats, row)) for row in table]
@@ -223,7 +225,7 @@ class _EndStatus:
         """The name's statuses (`legal`, `restricted`, `not_legal_or_banned`), or None."""
         i = bisect_left(self._keys, key)
         if i < len(self._keys) and self._keys[i] == key and self._codes[i] != ".":
-            return self._table[self.DIGITS.index(self._codes[i])]
+            return self._table[END_DIGITS.index(self._codes[i])]
         return None
 
 
