@@ -46,6 +46,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from validator.history import END_DIGITS, RELEASE_DAYS  # noqa: E402 - the reader's, shared
 from validator.names import fold_name  # noqa: E402 - the validator's own folding decides keys
 DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "legalities"
 DEFAULT_OUT = ROOT / "data" / "legality-history.json.gz"
@@ -56,8 +57,6 @@ END = "real-legalities-spmlv-pauper-2026-08-22.jsonl.gz"
 #: build (2026-04-28) or to a printing without legalities ("unreliable"), and disagree with
 #: the card data on ~1,500 old cards' Legacy/Vintage status, so they would read as changes.
 END_SOURCE = "mtgjson-allidentifiers-2026-08-22"
-#: One character per key in `end_status`: an index into `end_statuses` ("." for none).
-END_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 FORGE = ROOT.parent / "shared" / "data" / "formats" / "forge"
 
 SCHEMA = "deckcheck.legality-history/4"
@@ -70,9 +69,6 @@ MAX_BAN_GROUP = 12
 #: Pioneer about 12,900 cards (the whole card pool, Lightning Bolt included) flip to legal and
 #: back three times in 2019-2020. Real windows hold at most ~1,600 (a Standard rotation).
 GLITCH_GROUP = 5000
-#: A card becoming legal within this many days of its first sighting was released (previews
-#: appear a few days to weeks before release), not unbanned (validator/history.py has a copy).
-RELEASE_DAYS = 60
 #: The source's builds record no restricted list before these snapshots: every restricted card
 #: reads "legal" until then, so the window that first shows the list holds one "legal ->
 #: restricted" change per restricted card (42 in Vintage between 2016-06-04 and 2016-06-05).

@@ -146,7 +146,6 @@ def test_suggestions_are_cached_per_source(index):
 
 
 def test_entries_by_section_follow_moves_between_sections(index):
-
     deck = resolve(Deck(entries=[DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
                                  DeckEntry(1, "Black Lotus", Section.SIDEBOARD, 2)]), index)
     assert [e.card.name for e in deck.cards_in(Section.SIDEBOARD)] == ["Black Lotus"]
@@ -182,7 +181,6 @@ def test_section_index_sees_moved_entries_and_new_lists(index):
 def test_by_card_groups_lines_of_one_card_and_follows_moves(index):
     """`ResolvedDeck.by_card` (the copies and card-pool checks' shared grouping) sums lines
     naming one card however spelled (201.3b) and is rebuilt after an entry moves."""
-
     deck = resolve(Deck(entries=[DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
                                  DeckEntry(1, "Black Lotus", Section.MAIN, 2),
                                  DeckEntry(2, "lightning bolt", Section.SIDEBOARD, 3)]), index)

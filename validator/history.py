@@ -35,9 +35,13 @@ from .resources import resource_path
 
 HISTORY_FILE = "legality-history.json.gz"
 HISTORY_SCHEMA = "deckcheck.legality-history/4"
-#: A card becoming legal within this many days of its first sighting was released, not unbanned
-#: (scripts/build_legality_history.py RELEASE_DAYS).
+#: A card becoming legal within this many days of its first sighting was released (previews
+#: appear a few days to weeks before release), not unbanned (scripts/build_legality_history.py
+#: classifies by it too).
 RELEASE_DAYS = 60
+#: One character per key in the file's `end_status`: an index into `end_statuses` ("." for
+#: none); the builder writes it with these digits.
+END_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 class AsOfError(DeckcheckError, ValueError):
@@ -213,8 +217,6 @@ class _EndStatus:
     """Folded name -> its statuses on the history's end, per format (the builder's
     `end_statuses`/`end_status`: one character per key), by binary search in the sorted keys."""
 
-    DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
     def __init__(self, keys: list[str], codes: str, table: list[list[str]], formats: list[str]):
         self._keys, self._codes = keys, codes
         self._table = [dict(zip(formats, row)) for row in table]
@@ -223,7 +225,7 @@ class _EndStatus:
         """The name's statuses (`legal`, `restricted`, `not_legal_or_banned`), or None."""
         i = bisect_left(self._keys, key)
         if i < len(self._keys) and self._keys[i] == key and self._codes[i] != ".":
-            return self._table[self.DIGITS.index(self._codes[i])]
+            return self._table[END_DIGITS.index(self._codes[i])]
         return None
 
 
@@ -314,7 +316,6 @@ class LegalityHistory:
         #: when there is no gap (the first sync is not after the shipped end).
         first = first_data_date or log_start
         self.gap_end = first if first is not None and first > self.shipped.end else None
-        self._gap_released: set[str] = set()
         self._by_oracle: dict[str, list[Change]] = {}
         self._db: list[Change] = []
         syncs = sorted(set(sync_dates))
@@ -399,6 +400,11 @@ class LegalityHistory:
                 return change.old
         return card.legalities.get(fmt_key) or "not_legal"
 
+    def _legal_at_first_sync(self, card: Any) -> bool:
+        """Legal at least in Vintage at the first sync: the shipped source leaves out the cards
+        legal nowhere (Un-cards, playtest and digital cards), so the gap leaves them alone."""
+        return self.first_sync_status(card, "vintage") in ("legal", "restricted")
+
     def _end_status(self, card: Any) -> dict[str, str] | None:
         for name in self._names(card):
             found = self.shipped.end_status.get(name)
@@ -416,8 +422,7 @@ class LegalityHistory:
         there was a ban, or in Legacy/Vintage (every old card is legal unless banned) when it
         was first seen more than RELEASE_DAYS before; else a release or reprint. `shipped`:
         the card's shipped changes, when the caller has them."""
-        if self.gap_end is None or self.first_sync_status(card, "vintage") not in (
-                "legal", "restricted"):
+        if self.gap_end is None or not self._legal_at_first_sync(card):
             # A card legal nowhere at the first sync (not even in Vintage: Un-cards, playtest,
             # digital cards) is left alone, as the gap's releases are (`release_window`).
             return ()
@@ -443,8 +448,9 @@ class LegalityHistory:
     def gap_released(self, card: Any) -> bool:
         """True when the card's release window is the gap (`release_window`): the shipped
         history does not know it at all (README "Legality as of a date")."""
-        self.release_window(card)
-        return card.oracle_id in self._gap_released
+        window = self.release_window(card)
+        # A shipped window ends on or before the shipped end; only the gap's ends after it.
+        return window is not None and window[1] > self.shipped.end
 
     def first_seen(self, card: Any) -> date | None:
         """The date the card was first seen (the shipped history's start: on or before it)."""
@@ -463,13 +469,12 @@ class LegalityHistory:
             if found is not None:
                 break
         if (found is None and self.gap_end is not None and self._end_status(card) is None
-                and self.first_sync_status(card, "vintage") in ("legal", "restricted")):
+                and self._legal_at_first_sync(card)):
             # Not in the shipped history under any of its names, but in the database's first
             # sync after its end: released (or renamed) in between. Only a card legal at
             # least in Vintage: the source leaves out on purpose the cards legal nowhere
             # (Un-cards, playtest and digital cards), which are already not legal.
             found = (self.shipped.end, self.gap_end)
-            self._gap_released.add(card.oracle_id)
         self._first_seen[card.oracle_id] = found
         return found
 

@@ -396,8 +396,6 @@ def _remember(known: dict[str, Card], name: str, card: Card) -> None:
     known[name] = card
 
 
-
-
 def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
                         where: str = "") -> Problem:
     """CR 712.4b / 712.1: the back face of a meld pair is not a card; name the two cards that
