@@ -265,8 +265,6 @@ def _is_utf8(charset: str | None) -> bool:
 def decode_declared(raw: bytes, charset: str) -> str:
     """A body in its declared (not UTF-8) charset, as text: an unknown charset is a 415, bytes
     the charset cannot decode a 400 naming it."""
-    import codecs
-
     try:
         codecs.lookup(charset)
     except LookupError:
