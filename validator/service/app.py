@@ -130,6 +130,10 @@ class CheckFormatsRequest(DeckRequest):
     pass
 
 
+#: The options of one format that POST /v1/check-formats refuses (`Service.check_formats`).
+_ONE_FORMAT_OPTIONS = frozenset({"rules", "bracket"})
+
+
 class ProblemDoc(BaseModel):
     """An RFC 9457 problem (`application/problem+json`); `errors` only on 422."""
 
@@ -162,21 +166,22 @@ def _query_doc(model: type[BaseModel]) -> list[dict[str, Any]]:
     """The query parameters a text/plain body takes its options from (`_fields_from`): each
     option the model has, lists as repeated keys (`?commander=A&commander=B`)."""
     props = model.model_json_schema()["properties"]
+    # check-formats refuses the options of one format (bad-input): not offered
+    offered = [name for name in props
+               if not (model is CheckFormatsRequest and name in _ONE_FORMAT_OPTIONS)]
     params = []
     for name in _SCALAR_FIELDS:
-        if name in props:
+        if name in offered:
             schema = {k: v for k, v in props[name].items() if k not in ("title", "description")}
             params.append({"name": name, "in": "query", "required": False, "schema": schema,
                            "description": f"text/plain body only: {props[name].get('description', name)}"})
     for name, (plural, single) in _LIST_FIELDS.items():
-        if name in props and not (model is CheckFormatsRequest and name == "rules"):
+        if name in offered:
             params.append({"name": single, "in": "query", "required": False,
                            "schema": {"type": "array", "items": {"type": "string"}},
                            "style": "form", "explode": True,
                            "description": f"text/plain body only: {props[name].get('description')} "
                                           f"(repeat the key for each; `{plural}` is taken too)"})
-    if model is CheckFormatsRequest:  # refused by check-formats (bad-input): not offered
-        params = [p for p in params if p["name"] != "bracket"]
     return params
 
 
@@ -265,8 +270,6 @@ def _is_utf8(charset: str | None) -> bool:
 def decode_declared(raw: bytes, charset: str) -> str:
     """A body in its declared (not UTF-8) charset, as text: an unknown charset is a 415, bytes
     the charset cannot decode a 400 naming it."""
-    import codecs
-
     try:
         codecs.lookup(charset)
     except LookupError:

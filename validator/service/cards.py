@@ -146,6 +146,11 @@ def file_identity(db_url: str | None, suffix: str = "") -> tuple[int, int] | Non
     return (st.st_dev, st.st_ino)
 
 
+def sidecar_identities(db_url: str | None) -> dict[str, tuple[int, int] | None]:
+    """The identity of each of the database's SIDECARS right now (None: no such file)."""
+    return {suffix: file_identity(db_url, suffix) for suffix in SIDECARS}
+
+
 class CardHolder:
     """The current snapshot of one worker, and the poller that replaces it."""
 
@@ -176,7 +181,7 @@ class CardHolder:
         """The start-up load (blocking: the worker accepts no request before it is done)."""
         self._file = file_identity(self.db_url)  # before opening: a swap during it is seen next poll
         self._current = self._loader(self.db_url)
-        self._sidecars = {s: file_identity(self.db_url, s) for s in SIDECARS}
+        self._sidecars = sidecar_identities(self.db_url)
         log.info("card index ready: %d cards in %.2f s", self._current.card_count,
                  self._current.load_seconds)
         return self._current
@@ -231,7 +236,7 @@ class CardHolder:
         self._sidecars = {}
         new = self._loader(self.db_url)  # raises: `old` stays current, `_file` unchanged
         self._file = file
-        self._sidecars = {s: file_identity(self.db_url, s) for s in SIDECARS}
+        self._sidecars = sidecar_identities(self.db_url)
         return new
 
     def close_retired(self, older_than: float = RETIRE_SECONDS) -> int:

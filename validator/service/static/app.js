@@ -105,17 +105,17 @@ function tooLarge(what, size) {
   return `${what} is ${bytes(size)} bytes; the limit of a decklist is ${bytes(MAX_BYTES)} bytes.`;
 }
 
-// The shown verdict is of another list (or format) than the one on screen: say so.
-function markStale() {
-  if (result.hidden) return;
-  result.classList.add("stale");
-  $("stale-note").hidden = false;
+// Whether the shown verdict is of another list (or format) than the one on screen: said.
+function setStale(stale) {
+  result.classList.toggle("stale", stale);
+  $("stale-note").hidden = !stale;
 }
+
+function markStale() { if (!result.hidden) setStale(true); }
 
 function clearResult() {
   result.hidden = true;
-  result.classList.remove("stale");
-  $("stale-note").hidden = true;
+  setStale(false);
 }
 
 function forgetFile() {
@@ -179,8 +179,7 @@ let suggestionsLeft = 0;
 
 function render(report) {
   result.hidden = false;
-  result.classList.remove("stale");
-  $("stale-note").hidden = true;
+  setStale(false);
   suggestionsLeft = MAX_SUGGESTED_NAMES;
   verdict.className = `verdict ${report.legal ? "legal" : "illegal"}`;
   verdict.textContent = `${report.legal ? "✓ Legal" : "✗ Not legal"} in ${report.format_name}`;
