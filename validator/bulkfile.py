@@ -270,17 +270,23 @@ def _api_page(obj: dict[str, Any]) -> bool:
         type(obj.get("data")) is list and "oracle_id" not in obj and "name" not in obj)
 
 
+def _api_page_error(name: str, number: int) -> BulkFileError:
+    return BulkFileError(
+        f"{name}, line {number}: the file is one JSON object with a \"data\" list (a "
+        f"Scryfall API page, such as a /cards/search result?), not a bulk file: sync --from "
+        f"wants a Scryfall bulk file (JSON Lines or one JSON array of card objects, e.g. "
+        f"oracle_cards from https://api.scryfall.com/bulk-data)")
+
+
 def _refuse_api_page(name: str, number: int, line: bytes) -> None:
+    """For a first object read with only the named keys (whose "object" and "data" were not
+    built): the whole line, parsed again."""
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError:
         return
     if type(obj) is dict and _api_page(obj):
-        raise BulkFileError(
-            f"{name}, line {number}: the file is one JSON object with a \"data\" list (a "
-            f"Scryfall API page, such as a /cards/search result?), not a bulk file: sync --from "
-            f"wants a Scryfall bulk file (JSON Lines or one JSON array of card objects, e.g. "
-            f"oracle_cards from https://api.scryfall.com/bulk-data)")
+        raise _api_page_error(name, number)
 
 
 def _iter_lines(first: bytes, stream: IO[bytes], name: str,
@@ -314,8 +320,8 @@ def _iter_lines(first: bytes, stream: IO[bytes], name: str,
                                     f"{type(obj).__name__}; {CARD_OBJECTS}")
             if first_object:
                 first_object = False
-                if _api_page(obj):
-                    _refuse_api_page(name, number, line)
+                if _api_page(obj):  # the whole object is here: no need to parse it again
+                    raise _api_page_error(name, number)
             blank = 0
             yield f"line {number}", obj
         if not block:

@@ -62,16 +62,17 @@ def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None
         data = bytes(data)
     if not isinstance(data, (str, bytes)):
         raise TypeError(f"decklist data must be str or bytes, not {type(data).__name__}")
-    check_size(data)
-    return _something_to_judge(_parse(data, forced, filename))
+    return _something_to_judge(_parse(data, forced, filename, check_size(data)))
 
 
 _JSON_FAMILIES = frozenset({"json", *JSON_SHAPES})
 
 
-def _parse(data: str | bytes, forced: str | None, filename: str | None) -> Deck:
+def _parse(data: str | bytes, forced: str | None, filename: str | None, size: int) -> Deck:
+    """`size`: the input's bytes, as `check_size` measured them under MAX_BYTES."""
     family = forced or sniff(data, filename)
-    if family not in _JSON_FAMILIES:
+    if family not in _JSON_FAMILIES and size > MAX_TEXT_BYTES:
+        # Measured once: this call only words the refusal with the text limit.
         check_size(data, MAX_TEXT_BYTES, " for a text, CSV or XML decklist (4 MB for JSON)")
     if family == "mtgo-dek":
         from validator.decklist.dek import parse_dek
@@ -131,9 +132,8 @@ def detect_format(data: str | bytes, filename: str | None = None) -> str:
     family = sniff(data, filename)
     if family not in _TEXT_FORMATS + ("json", "csv"):
         return family
-    check_size(data)
     # Detection only: an input with no card line still has a format (parse_decklist refuses it).
-    return _parse(data, None, filename).input_format or family
+    return _parse(data, None, filename, check_size(data)).input_format or family
 
 
 def _format_name(input_format: str | None) -> str | None:

@@ -71,16 +71,16 @@ def read_limited(stream: BinaryIO, limit: int = MAX_BYTES) -> bytes:
     return b"".join(chunks)
 
 
-def check_size(data: str | bytes, limit: int = MAX_BYTES, what: str = "") -> None:
+def check_size(data: str | bytes, limit: int = MAX_BYTES, what: str = "") -> int:
     """Refuse inputs over `limit` (a str counted in UTF-8 bytes); `what` names the kind of
-    input the limit is for (" for a text, CSV or XML decklist")."""
+    input the limit is for (" for a text, CSV or XML decklist"). Returns the size in bytes."""
     if isinstance(data, str):
         if len(data) > limit:
             # Every character is at least one UTF-8 byte: too large without encoding it all.
             raise DecklistError(f"input is {len(data):,} characters; the limit{what} is "
                                 f"{limit:,} bytes")
         if data.isascii():
-            return  # its own UTF-8 (the common case): as many bytes as characters
+            return len(data)  # its own UTF-8 (the common case): as many bytes as characters
         try:
             size = len(data.encode("utf-8"))
         except UnicodeEncodeError as exc:
@@ -91,6 +91,7 @@ def check_size(data: str | bytes, limit: int = MAX_BYTES, what: str = "") -> Non
         size = len(data)
     if size > limit:
         raise DecklistError(f"input is {size:,} bytes; the limit{what} is {limit:,} bytes")
+    return size
 
 
 def check_entry_count(count: int) -> None:
