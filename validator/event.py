@@ -929,6 +929,8 @@ def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: i
                     # go on and exit 0. The note it left stops the run here instead.
                     if _SIGNALLED:
                         raise EventTerminated(f"signal {_SIGNALLED[0]}")
+                if _SIGNALLED:  # lost while the last result came in
+                    raise EventTerminated(f"signal {_SIGNALLED[0]}")
                 return results
             except BaseException:
                 _stop_workers(pool)
