@@ -30,6 +30,7 @@ from .cardfacts import lookup_names
 from .compact import (SCHEMA_VERSION, IndexData, SyncStamp, decode_card, encode_card,
                       legality_text)
 from .location import ENV_DB, database_url, default_db_path  # noqa: F401 - re-exported
+from .location import read_only_uri, sqlite_file
 from .model import Card
 from .names import fold_name
 
@@ -98,11 +99,19 @@ def database_error(url: str, exc: BaseException) -> DatabaseError:
         if ("unable to open" in detail or "readonly" in detail) and path.exists() \
                 and not os.access(path.parent, os.W_OK):
             # A WAL database (what the sync writes) is read through a shared-memory file SQLite
-            # makes beside it: a read-only directory or file system cannot be read from.
+            # makes beside it. On a read-only file system it is opened immutable instead
+            # (`location.read_only_uri`), unless a -wal file beside it holds changes; a
+            # directory this user cannot write to may be written by a sync meanwhile.
+            wal = Path(f"{path}-wal")
+            why = (f"a -wal file beside it ({wal.name}) holds changes not yet in the file: copy "
+                   "the database again when no process has it open (SQLite then folds the -wal "
+                   "in and removes it), or copy it with its -wal to a writable directory"
+                   if wal.exists() and wal.stat().st_size else
+                   "SQLite needs to write a -shm file beside a synced (WAL) database; copy the "
+                   "file to a writable directory, make this one writable, or put it on a "
+                   "read-only file system (read as is)")
             return DatabaseError(f"cannot open the card database {where} ({detail}): its "
-                                 f"directory {path.parent} is read-only, and SQLite needs to "
-                                 "write a -shm file beside a synced (WAL) database; copy the "
-                                 "file to a writable directory, or make this one writable")
+                                 f"directory {path.parent} is read-only, and {why}")
     if "no such table" in detail or ("relation" in detail and "does not exist" in detail):
         return DatabaseError(f"{where} is not a deckcheck card database ({detail}); {_SYNC_HINT}, "
                              "or pass the right --db")
@@ -254,11 +263,17 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str, *, create_dirs: bool = False) -> Engine:
+def make_engine(url: str, *, create_dirs: bool = False, read_only_uri: str | None = None) -> Engine:
+    """The engine for `url`; with `read_only_uri` (`location.read_only_uri`), a SQLite file on
+    a read-only file system, opened through that URI."""
     if url.startswith("sqlite:///") and create_dirs:
         Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    options: dict[str, Any] = {}
+    if read_only_uri is not None:
+        options["creator"] = lambda: sqlite3.connect(read_only_uri, uri=True,
+                                                     check_same_thread=False)
     try:
-        engine = create_engine(url)
+        engine = create_engine(url, **options)
     except (ImportError, SQLAlchemyError) as exc:  # no driver, unknown scheme, malformed URL
         raise database_error(url, exc) from exc
     if engine.dialect.name == "sqlite":
@@ -422,7 +437,9 @@ class CardDB:
                     )
                 if path.is_dir():
                     raise database_error(self.url, IsADirectoryError(str(path)))
-            engine = make_engine(self.url)
+            file = sqlite_file(self.url)
+            engine = make_engine(self.url,
+                                 read_only_uri=read_only_uri(file) if file is not None else None)
         self.engine = engine
         self._all_names: list[str] | None = None
 

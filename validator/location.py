@@ -33,3 +33,31 @@ def sqlite_file(url: str) -> Path | None:
     if url.startswith(SQLITE_PREFIX) and "?" not in url:
         return Path(url[len(SQLITE_PREFIX):])
     return None
+
+
+def read_only_uri(path: Path) -> str | None:
+    """A `file:` URI opening the SQLite file at `path` as immutable, when it lies on a
+    read-only file system (a container's read-only layer or volume, a read-only mount), else
+    None.
+
+    A synced database is in WAL mode (the sync's readers keep reading meanwhile), and SQLite
+    reads a WAL database through a -shm file it creates beside it: impossible there, so the
+    file could not be read at all. Nothing can write to a read-only file system, so the file
+    cannot change under a reader and `immutable=1` (no locks, no -shm) reads it safely. Not
+    when a -wal file beside it holds changes (copied from a live database): those would be
+    ignored, so the open fails as before and says what to do. A directory merely not writable
+    by this user is not enough: a sync by its owner could be writing the file."""
+    statvfs = getattr(os, "statvfs", None)  # POSIX only
+    if statvfs is None:
+        return None
+    try:
+        if not statvfs(path).f_flag & os.ST_RDONLY:
+            return None
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return None
+    except OSError:
+        return None
+    from urllib.parse import quote
+
+    return f"file:{quote(str(path))}?immutable=1"

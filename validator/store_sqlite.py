@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator
 
 
 from .compact import SCHEMA_VERSION, IndexData, SyncStamp, decode_card
-from .location import database_url, sqlite_file
+from .location import database_url, read_only_uri, sqlite_file
 from .model import Card
 from .names import fold_name
 
@@ -79,7 +79,10 @@ class SqliteCards:
         if conn is None:
             # isolation_level=None: no implicit transactions; `_snapshot` begins them. One
             # connection per thread (sqlite3 connections are not shared between threads).
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            # On a read-only file system a synced (WAL) file opens as immutable (`read_only_uri`).
+            uri = read_only_uri(self.path)
+            conn = sqlite3.connect(uri or self.path, isolation_level=None,
+                                   check_same_thread=False, uri=uri is not None)
             conn.execute("PRAGMA query_only=1")  # a reader never writes
             self._local.conn = conn
             with self._lock:

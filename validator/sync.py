@@ -1062,7 +1062,12 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
         raise SyncError(str(exc)) from exc
     except (SQLAlchemyError, DatabaseError) as exc:
         detail = getattr(exc, "orig", None) or exc
-        error = SyncError(f"importing {name} into {shown_location(url)} failed: {detail}")
+        hint = ""
+        if db_file is not None and not os.access(db_file.parent, os.W_OK):
+            # A read-only mount or directory: the sync writes the file and a -wal beside it.
+            hint = (f"; {db_file.parent} is read-only: sync into a writable directory (a "
+                    "synced file can then be read from a read-only file system)")
+        error = SyncError(f"importing {name} into {shown_location(url)} failed: {detail}{hint}")
         error.database_failed = True  # do not probe it again for the hint (it may hang)
         raise error from exc
     except OSError as exc:
