@@ -501,6 +501,41 @@ def test_sigterm_stops_the_worker_processes_and_exits_143(tmp_path, core_db):
     assert report.read_text(encoding="utf-8") == "the previous report\n"
 
 
+def test_sigterm_in_a_fork_callback_stops_the_run_without_a_traceback(tmp_path, core_db):
+    """SIGTERM handled while a fork callback runs (logging's, as a worker starts): its
+    exception cannot be raised there. Before, Python printed it as "Exception ignored" with a
+    traceback (and, earlier still, the run went on to exit 0). Made certain here: a fork
+    callback signals its own process as the first worker starts."""
+    import subprocess
+    import textwrap
+
+    if sys.platform == "win32" or not hasattr(os, "register_at_fork"):
+        pytest.skip("fork callbacks are POSIX only")
+    path = tmp_path / "event.json"
+    # Enough decks for two processes (event.MIN_DECKS_PER_PROCESS each).
+    path.write_text(event_json(*(f"p{i}" for i in range(4 * event.MIN_DECKS_PER_PROCESS))),
+                    encoding="utf-8")
+    report = tmp_path / "r.csv"
+    script = textwrap.dedent(f"""
+        import os, signal, sys
+        from validator.cli import main
+        sent = []
+        def before():
+            if not sent:
+                sent.append(1)
+                os.kill(os.getpid(), signal.SIGTERM)
+        os.register_at_fork(before=before)
+        sys.exit(main(["validate", {str(path)!r}, "--db", {core_db!r}, "--jobs", "2",
+                       "--report", {str(report)!r}]))
+        """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "DECKCHECK_START_METHOD": "fork"})
+    assert proc.returncode == 128 + 15, proc.stderr
+    assert "terminated (SIGTERM)" in proc.stderr
+    assert "Exception ignored" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not report.exists()
+
+
 def test_text_output_never_passes_a_control_character_to_the_terminal(tmp_path, core_db, capsys):
     """A card, commander or deck name can carry ESC sequences (a hostile upload an organizer
     checks at a terminal): every line of text output shows them escaped, one deck, many decks,

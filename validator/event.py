@@ -16,11 +16,13 @@ number of processes, so reports are identical with `--jobs 1` and `--jobs N`.
 from __future__ import annotations
 
 import csv
+import functools
 import glob
 import io
 import json
 import os
 import stat
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -886,6 +888,15 @@ def _terminated(signum: int, _frame: Any) -> None:
     raise EventTerminated(f"signal {signum}")
 
 
+def _quiet_when_terminated(previous: Any, unraisable: Any) -> None:
+    """`sys.unraisablehook` while a pool runs: an EventTerminated that could not be raised
+    (its signal arrived in a fork callback) is already noted for the run to raise; anything
+    else goes to the `previous` hook."""
+    if isinstance(unraisable.exc_value, EventTerminated) and _SIGNALLED:
+        return
+    previous(unraisable)
+
+
 def _init_forked() -> None:
     """A forked worker dies of SIGTERM (the parent's handler, inherited, would only raise)."""
     import signal
@@ -915,9 +926,13 @@ def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: i
     # unless the program set its own handler), as Ctrl-C is.
     on_term = (threading.current_thread() is threading.main_thread()
                and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+    unraisable = sys.unraisablehook
     if on_term:
         _SIGNALLED.clear()
         signal.signal(signal.SIGTERM, _terminated)
+        # The handler's exception lost in a fork callback: noted in _SIGNALLED and raised
+        # below, so not also printed as "Exception ignored" with its traceback.
+        sys.unraisablehook = functools.partial(_quiet_when_terminated, unraisable)
     try:
         with pool:
             try:
@@ -939,6 +954,7 @@ def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: i
         _WORKER.clear()
         if on_term:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            sys.unraisablehook = unraisable
 
 
 def _stop_workers(pool: Any) -> None:
