@@ -511,8 +511,9 @@ def test_unreadable_condition_is_reported_never_crashes(name: str) -> None:
     declared = make_deck(CARDS, main=[(60, "Island")], sideboard=[(1, name)], companion=name)
     problems = constructed_companion_problems(declared, LEGACY)
     assert codes(problems) == ["companion-condition-unsupported"]
-    assert problems[0].severity is Severity.WARNING
-    assert "could not check" in problems[0].message
+    # Unread is not met: the deck is not judged legal (before: a WARNING, and legal).
+    assert problems[0].severity is Severity.ERROR
+    assert "could not check" in problems[0].message and "not judged legal" in problems[0].message
     assert CARDS[name].companion_condition in problems[0].message
     in_sideboard = make_deck(CARDS, main=[(60, "Island")], sideboard=[(1, name)])
     problems = constructed_companion_problems(in_sideboard, LEGACY)

@@ -107,8 +107,9 @@ def companion_condition_problems(companion: Card, starting: CardCounts, ctx: Sta
                                  types: TypesFn | None = None) -> list[Problem]:
     """Whether `companion`'s condition holds for the starting deck (702.139a), as problems.
 
-    Declared companions get an error when the condition fails and a WARNING when it cannot be
-    read; undeclared ones (a companion card sitting in the sideboard) get INFO either way.
+    Declared companions get an error when the condition fails or cannot be read (not in the
+    grammar: the deck is then not judged legal, as an unknown legality is not "legal");
+    undeclared ones (a companion card sitting in the sideboard) get INFO either way.
     `starting` must already include the commander(s) in Commander games (702.139b). `types`:
     a `TypesOf` to share between the checks of one deck.
     """
@@ -123,12 +124,20 @@ def companion_condition_problems(companion: Card, starting: CardCounts, ctx: Sta
     try:
         predicate = parse_condition(sentence)
     except ConditionError as exc:
-        severity = Severity.WARNING if declared else Severity.INFO
-        check = "could not check" if declared else "cannot check"
-        return [Problem("companion-condition-unsupported",
-                        f'{name}{where}: {check} its companion condition "{sentence}" '
-                        f"(not in the condition grammar: {exc.detail})",
-                        citation, severity, (name,), _lines_of([name], lines))]
+        if declared:
+            # 702.139a: the companion is revealed only if the condition holds; unread, nothing
+            # says it does. Fails closed, like an unknown legality (checks.check_card_pool).
+            message = (f'{name}: could not check its companion condition "{sentence}" (not in '
+                       f"the condition grammar: {exc.detail}), so the deck is not judged legal; "
+                       "check the condition by hand, or list the card in the sideboard without "
+                       "declaring it")
+            severity = Severity.ERROR
+        else:
+            message = (f'{name}{where}: cannot check its companion condition "{sentence}" (not '
+                       f"in the condition grammar: {exc.detail})")
+            severity = Severity.INFO
+        return [Problem("companion-condition-unsupported", message, citation, severity, (name,),
+                        _lines_of([name], lines))]
     offenses = predicate.findings(starting, ctx, MAX_LISTED, types)
     if not offenses.total:
         return [Problem("companion-condition-met",
