@@ -62,12 +62,19 @@ def test_a_change_between_the_shipped_end_and_the_first_sync_is_undone_before_it
         assert validate(BOLT, "modern", cards=db, as_of="2026-08-22").legal
         assert validate(LURRUS, "modern", cards=db).legal
         assert codes(validate(LURRUS, "modern", cards=db, as_of="2024-01-01")) == ["banned"]
-        # Inside the window: judged by the status before the change, with the note changes get.
+        # Inside the window: judged by the more permissive status (legal, before the ban),
+        # with a warning, as a change inside any window is.
         report = validate(BOLT, "modern", cards=db, as_of="2026-10-01")
         assert report.legal
         [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
-        assert note.severity == Severity.INFO
+        assert note.severity == Severity.WARNING
         assert "changed between 2026-08-22 and 2026-12-01" in note.message
+        # An unban inside the window: legal too (its status after), where the status before
+        # the change (banned) used to decide, with a note shown only by --verbose.
+        report = validate(LURRUS, "modern", cards=db, as_of="2026-10-01")
+        assert report.legal
+        [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
+        assert note.severity == Severity.WARNING and "more permissive" in note.message
         [gap] = [c for c in history_for(db).card_changes(
             db.card_by_id("dd5648a8-8671-5e58-a8f8-223c4eb1c520")) if c.source == "gap"]
         assert (gap.format, gap.old, gap.new, gap.kind) == ("modern", "legal", "banned", "banned")

@@ -100,12 +100,16 @@ def test_card_not_yet_released_is_unreleased_not_also_banned(db):
     assert problem.citation == "format:modern"
 
 
-def test_date_inside_a_change_window_gets_a_note(db):
+def test_date_inside_a_change_window_gets_a_warning(db):
     report = validate(LURRUS_MODERN, "modern", cards=db, as_of="2022-03-10")
     assert report.legal  # the change is dated by the snapshot that first showed it
     [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
-    assert note.severity.value == "info"
+    assert note.severity.value == "warning"  # inside the window: either status may have held
     assert "changed between 2022-01-18 and 2022-06-09" in note.message
+    # Close to the window but after it: the change had happened; a note only.
+    after = validate(LURRUS_MODERN, "modern", cards=db, as_of="2022-06-11")
+    [note] = [p for p in after.problems if p.code == "legality-date-uncertain"]
+    assert note.severity.value == "info" and "close to it" in note.message
     far = validate(LURRUS_MODERN, "modern", cards=db, as_of="2021-06-01")
     assert "legality-date-uncertain" not in codes(far)
 

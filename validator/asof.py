@@ -6,7 +6,8 @@ the shipped history and the database's change log (validator/history.py). A card
 after D did not exist yet: it is not legal (an `unreleased-card` problem, which replaces the
 card-pool problem the undone release would give) -- unless D is inside its release window
 (between the snapshot before its first sighting and that sighting): a deck of that date playing
-it is evidence it was out, so it is judged as released, with a warning naming the window. When
+it is evidence it was out, so it is judged as released, with a warning naming the window. A date inside a change's window
+is judged by the more permissive of its two statuses, for the same reason, with a warning; when
 D falls within a few days of a change to one of the deck's cards, the report says so (the
 dates are only as exact as the snapshots). A database first synced after the shipped history's
 end adds the "gap" in between (LegalityHistory.gap_changes, .gap_released): it is judged like
@@ -76,7 +77,8 @@ class AsOfCards:
             # The earliest change after the date decides: its old status is what held then.
             if change.on > self.as_of and change.format not in undone:
                 undone.add(change.format)
-                out[change.format] = change.old
+                out[change.format] = (_more_permissive(change.old, change.new)
+                                      if change.after <= self.as_of else change.old)
         return out
 
     def _overlay(self, card: Card) -> Card:
@@ -103,6 +105,18 @@ def released_in_window(history: LegalityHistory, card: Card,
 def _is_release(change: Change, window: tuple[date, date]) -> bool:
     """The card's release in a format, dated at its first sighting (not legal -> legal)."""
     return change.kind == "became-legal" and change.on == window[1]
+
+
+#: Legality statuses from the least to the most a deck may play.
+_PERMISSIVE = {None: 0, "not_legal": 0, "banned": 1, "restricted": 2, "legal": 3}
+
+
+def _more_permissive(old: str | None, new: str | None) -> str | None:
+    """A change's status for a date inside its window (after <= date < on): the snapshots
+    say only that it changed in between, and a deck of that date playing the card is evidence
+    for the status that allows it, as for a release window. Judged by that one, with a
+    warning (`as_of_problems`)."""
+    return new if _PERMISSIVE.get(new, 0) > _PERMISSIVE.get(old, 0) else old
 
 
 def _status(key: str | None) -> str:
@@ -178,13 +192,20 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
         near = [c for c in _near(history.card_changes(card), fmt.legality, first_day, as_of)
                 if released is None or not _is_release(c, released)]
         for change in near:
+            # Inside the window the verdict is the more permissive status's (AsOfCards): a
+            # guess either way, so a warning; close to it, a note.
+            inside = change.after <= as_of < change.on
             notes.append(Problem(
                 "legality-date-uncertain",
                 f"{card.name}: {_status(change.old)} -> {_status(change.new)} in {fmt.name}, "
                 f"changed between {change.after.isoformat()} and {change.on.isoformat()}; "
-                + judged(change.after, change.on, f"judged as {status}")
+                + judged(change.after, change.on, f"judged as {status}"
+                         + (" (the more permissive status: a deck of that date playing the "
+                            "card is evidence for it)" if inside and change.old != change.new
+                            else ""))
                 + ("" if month_only else "; check the announcement's effective date"),
-                cite, Severity.INFO, cards=(card.name,), lines=lines))
+                cite, Severity.WARNING if inside else Severity.INFO, cards=(card.name,),
+                lines=lines))
     kept = [p for p in problems
             if not (p.code in _POOL_CODES and p.cards and set(p.cards) <= late)]
     return (kept + unreleased + notes + _unknown_history(fmt, history, as_of, cite)
