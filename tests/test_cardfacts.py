@@ -184,6 +184,17 @@ def test_lookup_names_full_and_faces(cards):
     assert fold_name("\u00c6ther Vial") == fold_name("Aether Vial")
 
 
+def test_a_reversible_cards_doubled_name_folds_to_the_card():
+    """Scryfall names a reversible card "X // X" (an omen's "A // B // A // B"): one card."""
+    assert fold_name("Steam Vents // Steam Vents") == "steam vents"
+    assert fold_name("Steam Vents/Steam Vents") == "steam vents"
+    assert fold_name("Marang River Regent // Coil and Catch // Marang River Regent // Coil and "
+                     "Catch") == "marang river regent // coil and catch"
+    # Different halves stay a split name; a name is never folded to less than itself otherwise.
+    assert fold_name("Fire // Ice") == "fire // ice"
+    assert fold_name("Fire // Fire // Ice") == "fire // fire // ice"
+
+
 def test_grist_is_a_creature_card_outside_the_battlefield_so_it_can_be_a_commander():
     from validator.cardfacts import card_from_scryfall
 

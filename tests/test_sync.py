@@ -20,7 +20,7 @@ import requests
 import responses
 from urllib3.exceptions import ProtocolError
 
-from validator import __version__
+from validator import __version__, validate
 from validator.db import CardDB
 from validator.names import fold_name
 from validator.sync import (
@@ -633,6 +633,14 @@ def test_reversible_card_shares_its_side_cards_oracle_id(db: str, tmp_path: Path
     assert result.card_count == 1
     card = deck_card(db, "Okaun, Eye of Chaos")
     assert card.layout == "normal" and card.oracle_id == side["oracle_id"]
+    # Scryfall's name for the reversible object ("Okaun, Eye of Chaos // Okaun, Eye of Chaos",
+    # as exports and the legality history write it) is the same card, not an unknown one.
+    assert okaun["name"] == "Okaun, Eye of Chaos // Okaun, Eye of Chaos"
+    with CardDB(db) as cards:
+        [found] = cards.lookup([okaun["name"]]).values()
+        assert [c.oracle_id for c in found] == [side["oracle_id"]]
+    report = validate(f"1 {okaun['name']}\n", "commander", db=db)
+    assert "unknown-card" not in [p.code for p in report.problems]
 
 
 # ---------------------------------------------------------------------------- printings

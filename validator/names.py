@@ -2,7 +2,9 @@
 
 Decklists spell names many ways: "Lim-Dûl's Vault" / "Lim-Dul's Vault", "Æther Vial" /
 "Aether Vial", curly apostrophes, en dashes, "Fire/Ice" for "Fire // Ice". Folding never drops
-letters or digits, so a folded match is still an exact name match, never a prefix match.
+letters or digits, so a folded match is still an exact name match, never a prefix match. The
+one exception: a name that is another name twice ("Steam Vents // Steam Vents"), Scryfall's name
+for a reversible card (both faces are one card), folds to that name.
 """
 
 from __future__ import annotations
@@ -37,4 +39,8 @@ def fold_name(name: str) -> str:
     text = _SPACES.sub(" ", text).strip().casefold()
     if "/" in text:
         text = _SPLIT.sub(" // ", text)
+        parts = text.split(" // ")
+        half = len(parts) // 2
+        if len(parts) % 2 == 0 and parts[:half] == parts[half:]:
+            text = " // ".join(parts[:half])  # a reversible card's doubled name
     return text
