@@ -135,6 +135,17 @@ def test_single_ineligible_sideboard_card_is_designated_and_explained():
     assert [p.code for p in commander_problems(deck, COMMANDER)] == ["commander-not-eligible"]
 
 
+def test_many_copies_of_a_card_that_cannot_lead_are_not_a_commander():
+    """"49 Swamp" alone in the sideboard is no commander pasted alone: before, one Swamp was
+    designated and the other 48 set aside as its repeated listing ("counted once"), so the
+    deck counted 52 cards and blamed the Swamp for not being legendary."""
+    deck = make_deck(CARDS, main=[(50, "Plains")], sideboard=[(49, "Swamp")])
+    problems = designate_commanders(deck, COMMANDER)
+    assert [p.code for p in problems] == ["commander-missing"]
+    assert names_in(deck, Section.COMMANDER) == [] and names_in(deck, Section.IGNORED) == []
+    assert deck.count(Section.SIDEBOARD) == 49
+
+
 def test_named_commander_from_the_sideboard_main_or_nowhere():
     krenko = CARDS["Krenko, Mob Boss"]
     deck = make_deck(CARDS, main=[(99, "Mountain")], sideboard=[(1, "Krenko, Mob Boss")])

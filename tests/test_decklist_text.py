@@ -217,8 +217,18 @@ def test_blank_lines_grouping_the_main_deck_make_no_sideboard():
     # Three or more: groups of the main deck when the last outweighs the rest.
     ("20 A\n\n10 B\n\n40 C\n", []),
     ("1 A\n\n40 B\n\n59 C\n", ["A"]),
-    ("1 A\n\n59 B\n\n40 C\n", ["C"]),
+    # ... and the first is the commander pasted first in a list of 100 (CR 903.5a), whatever
+    # the groups after it ("1 A, 59 B, 40 C" used to give a 40-card sideboard).
+    ("1 A\n\n59 B\n\n40 C\n", ["A"]),
+    ("1 A\n\n50 B\n\n49 C\n", ["A"]),
+    ("2 A\n\n60 B\n\n39 C\n", ["A"]),  # two commanders and a companion, 101 cards
     ("1 Jegantha, the Wellspring\n\n60 Mountain\n\n16 Island\n", ["Island"]),
+    # A last group of more than 15 cards (CR 100.4a) after fewer than 60 (100.2a) is the main
+    # deck's lands, not a sideboard; after 60 or more, an oversize sideboard to report.
+    ("16 A\n\n20 B\n\n24 C\n", []),
+    ("16 A\n\n20 B\n\n24 C\n\n15 D\n", ["D"]),
+    ("30 A\n\n30 B\n\n20 C\n", ["C"]),
+    ("1 A\n\n20 B\n\n10 C\n", ["C"]),  # not 100 cards: the small last block
 ])
 def test_which_block_is_the_sideboard(text, sideboard):
     assert [name for name, s in _sections(text) if s == SIDE] == sideboard

@@ -209,6 +209,10 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         only = sideboard[0]
         if only.card.companion_condition is not None and not can_lead(only.card, fmt):
             return []
+        if only.entry.quantity > 1 and not can_lead(only.card, fmt):
+            # "49 Swamp" is no commander pasted alone (a commander is one card, CR 903.3):
+            # designating one copy would leave the other 48 as its repeated listing.
+            return []
         chosen, guessed, candidates = (only,), False, sideboard
     else:
         sideboard = distinct_cards(sideboard)

@@ -549,6 +549,13 @@ class _Reader:
         return deck
 
 
+#: CR 100.4a: a constructed sideboard holds at most 15 cards; 100.2a: a constructed main deck
+#: at least 60; 903.5a: a Commander deck exactly 100 (a companion outside them, 903.11a).
+_MAX_SIDEBOARD = 15
+_MIN_MAIN = 60
+_COMMANDER_TOTALS = (100, 101)
+
+
 def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[DeckEntry]:
     """The entries the blank lines make the sideboard, in a list with no section headers.
 
@@ -561,16 +568,26 @@ def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[
     - otherwise, with three blocks or more (never an MTGO export), the blank lines only group
       the main deck ("creatures, spells, lands") and there is no sideboard;
     - with two, the last block stays the sideboard, as MTGO writes it.
-    So an oversize sideboard (60 main, 16 after the blank line) stays the sideboard. Blocks with
-    no unmarked lines (a Commander section's cards, `*CMDR*` lines) do not count.
+    So an oversize sideboard (60 main, 16 after the blank line) stays the sideboard. With three
+    blocks or more the sizes say more, each by a rule:
+    - a first block of one or two cards in a list of 100 (101 with a companion) cards is a
+      Commander deck's commander(s) pasted first (CR 903.5a: exactly 100 cards), whatever the
+      groups after it;
+    - a last block of more than 15 cards (CR 100.4a: a sideboard holds at most 15) after fewer
+      than 60 (100.2a: a main deck holds at least 60) is the main deck's last group ("16
+      creatures, 20 spells, 24 lands"), not a sideboard.
+    Blocks with no unmarked lines (a Commander section's cards, `*CMDR*` lines) do not count.
     """
     bounds = [0, *starts, len(unmarked)]
     blocks = [unmarked[start:end] for start, end in zip(bounds, bounds[1:]) if start < end]
     if len(blocks) < 2:
         return []
     cards = [sum([entry.quantity for entry in block]) for block in blocks]
-    if cards[-1] <= sum(cards[:-1]):
-        return blocks[-1]
-    if cards[0] <= 2:
+    before = sum(cards[:-1])
+    if len(blocks) == 2:  # MTGO's shape: the deck, a blank line, the sideboard
+        return blocks[0] if cards[-1] > before and cards[0] <= 2 else blocks[-1]
+    if cards[0] <= 2 and sum(cards) in _COMMANDER_TOTALS:
         return blocks[0]
-    return [] if len(blocks) > 2 else blocks[-1]
+    if cards[-1] <= before and (cards[-1] <= _MAX_SIDEBOARD or before >= _MIN_MAIN):
+        return blocks[-1]
+    return blocks[0] if cards[0] <= 2 else []
