@@ -614,11 +614,20 @@ def test_name_index(seeded: str) -> None:
 
 @pytest.mark.parametrize("name", ["Goblin", "Elspeth, Knight-Errant Emblem", "Treasure", "Clue",
                                   "Treasure // Clue", "Tazeem", "Plots That Span Centuries",
-                                  "Ral's Vanguard", "Lightning Bolt // Lightning Bolt"])
+                                  "Ral's Vanguard"])
 def test_non_deck_objects_never_resolve(seeded: str, name: str) -> None:
     cards = CardDB(seeded)
     assert cards.lookup([name]) == {}
     assert cards.lookup([name], deck_cards_only=False)  # they are in the database
+
+
+def test_a_doubled_name_is_the_card_never_its_art_series_object(seeded: str) -> None:
+    """"X // X" is Scryfall's name for a reversible card and for an art-series card of X; in
+    a decklist it can only mean the card X (`names.lookup_key`), never the art card."""
+    cards = CardDB(seeded)
+    [found] = cards.lookup(["Lightning Bolt // Lightning Bolt"]).values()
+    assert [(c.name, c.is_deck_card) for c in found] == [("Lightning Bolt", True)]
+    assert cards.card("Lightning Bolt // Lightning Bolt").name == "Lightning Bolt"
 
 
 def test_reversible_card_shares_its_side_cards_oracle_id(db: str, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from .formats import FormatError, FormatRules, get_format, load_formats
 from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from .report import Report, summarize_deck
 from .resolve import CardSource, can_look_up, choose, meld_result_problem, resolve, suggestions
-from .names import fold_name
+from .names import lookup_key
 
 from datetime import date
 
@@ -157,7 +157,7 @@ def _named_cards(names: Iterable[str], cards: CardSource) -> tuple[list[Card], l
     result: list[Card] = []
     problems: list[Problem] = []
     for name in names:
-        folded = fold_name(name)
+        folded = lookup_key(name)
         matches = choose(folded, found.get(folded, []))
         if len(matches) == 1 and matches[0].is_meld_result:
             # CR 712.4b: a meld result is not a card, so it cannot be a commander either.

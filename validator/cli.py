@@ -639,7 +639,7 @@ def _with_oracle_ids(changes: list, cards: Any) -> list:
     card's there keeps None."""
     from dataclasses import replace
 
-    from .names import fold_name
+    from .names import lookup_key
 
     names = {c.name for c in changes if c.oracle_id is None}
     if not names:
@@ -650,7 +650,7 @@ def _with_oracle_ids(changes: list, cards: Any) -> list:
         return changes
     ids = {}
     for name in names:
-        hits = {card.oracle_id for card in found.get(fold_name(name), ())}
+        hits = {card.oracle_id for card in found.get(lookup_key(name), ())}
         if len(hits) == 1:
             ids[name] = hits.pop()
     return [replace(c, oracle_id=ids.get(c.name)) if c.oracle_id is None else c

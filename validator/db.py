@@ -32,7 +32,7 @@ from .compact import (SCHEMA_VERSION, IndexData, SyncStamp, decode_card, encode_
 from .location import ENV_DB, database_url, default_db_path  # noqa: F401 - re-exported
 from .location import read_only_uri, sqlite_file
 from .model import Card
-from .names import fold_name
+from .names import fold_name, lookup_key
 
 # Schema version 2 (`compact.SCHEMA_VERSION`, issue 12): a card's facts are one compact blob
 # (`cards.data`) and its legalities one of a few hundred `legality_sets` (version 1 had a
@@ -498,7 +498,7 @@ class CardDB:
     def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
         """Cards for each name (folded), in one query for the whole deck. A name may match
         more than one card (a face name shared by two cards); the caller decides."""
-        return self.lookup_folded({fold_name(n) for n in names}, deck_cards_only=deck_cards_only)
+        return self.lookup_folded({lookup_key(n) for n in names}, deck_cards_only=deck_cards_only)
 
     def lookup_folded(self, folded: Iterable[str], *,
                       deck_cards_only: bool = True) -> dict[str, list[Card]]:
@@ -527,7 +527,7 @@ class CardDB:
         an art card) of that name, for `deckcheck card`."""
         from .resolve import choose
 
-        folded = fold_name(name)
+        folded = lookup_key(name)
         for deck_cards_only in (True, False):
             found = choose(folded, self.lookup([name], deck_cards_only=deck_cards_only).get(folded, []))
             if found:

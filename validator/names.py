@@ -2,9 +2,7 @@
 
 Decklists spell names many ways: "Lim-Dûl's Vault" / "Lim-Dul's Vault", "Æther Vial" /
 "Aether Vial", curly apostrophes, en dashes, "Fire/Ice" for "Fire // Ice". Folding never drops
-letters or digits, so a folded match is still an exact name match, never a prefix match. The
-one exception: a name that is another name twice ("Steam Vents // Steam Vents"), Scryfall's name
-for a reversible card (both faces are one card), folds to that name.
+letters or digits, so a folded match is still an exact name match, never a prefix match.
 """
 
 from __future__ import annotations
@@ -39,8 +37,18 @@ def fold_name(name: str) -> str:
     text = _SPACES.sub(" ", text).strip().casefold()
     if "/" in text:
         text = _SPLIT.sub(" // ", text)
-        parts = text.split(" // ")
+    return text
+
+
+def lookup_key(name: str) -> str:
+    """The folded name to look a decklist's name up by: `fold_name`, except that a name that
+    is another name twice ("Steam Vents // Steam Vents"), Scryfall's name for a reversible card
+    (both faces are one card; an omen's is "A // B // A // B"), is looked up as that name.
+    Stored names (and the legality history's keys) keep `fold_name`: only look-ups collapse."""
+    folded = fold_name(name)
+    if " // " in folded:
+        parts = folded.split(" // ")
         half = len(parts) // 2
         if len(parts) % 2 == 0 and parts[:half] == parts[half:]:
-            text = " // ".join(parts[:half])  # a reversible card's doubled name
-    return text
+            return " // ".join(parts[:half])
+    return folded

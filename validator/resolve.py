@@ -12,7 +12,7 @@ from typing import Iterable, Protocol, Sequence
 from .decklist.base import NOTE_CODES, unusable_text
 from .compact import IndexData, LegalityInterner, SyncStamp, decode_card
 from .model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
-from .names import fold_name
+from .names import fold_name, lookup_key
 
 
 class CardSource(Protocol):
@@ -113,7 +113,7 @@ class CardIndex:
         return card
 
     def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]:
-        return self.lookup_folded(fold_name(n) for n in names)
+        return self.lookup_folded(lookup_key(n) for n in names)
 
     def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
         """`lookup` for names already folded (`names.fold_name`)."""
@@ -308,7 +308,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
     wanted = [e for e in entries if e.section != ignored]
     hits = [known.get(e.name) if e.section not in supplementary else None for e in wanted]
-    folded_names = {e.name: fold_name(e.name) for e, hit in zip(wanted, hits) if hit is None}
+    folded_names = {e.name: lookup_key(e.name) for e, hit in zip(wanted, hits) if hit is None}
     lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
     if not folded_names:
         found = {}

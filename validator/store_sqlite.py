@@ -25,7 +25,7 @@ from typing import Any, Iterable, Iterator
 from .compact import SCHEMA_VERSION, IndexData, SyncStamp, decode_card
 from .location import database_url, read_only_uri, sqlite_file
 from .model import Card
-from .names import fold_name
+from .names import lookup_key
 
 _CHUNK = 500  # names / ids per IN (...) list, as `db.CardDB` does
 
@@ -174,7 +174,7 @@ class SqliteCards:
 
     def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
         """Cards for each name (folded); see `db.CardDB.lookup`."""
-        return self.lookup_folded({fold_name(n) for n in names}, deck_cards_only=deck_cards_only)
+        return self.lookup_folded({lookup_key(n) for n in names}, deck_cards_only=deck_cards_only)
 
     def lookup_folded(self, folded: Iterable[str], *,
                       deck_cards_only: bool = True) -> dict[str, list[Card]]:
@@ -200,7 +200,7 @@ class SqliteCards:
         name (see `db.CardDB.card`)."""
         from .resolve import choose
 
-        folded = fold_name(name)
+        folded = lookup_key(name)
         for deck_cards_only in (True, False):
             found = choose(folded, self.lookup_folded([folded], deck_cards_only=deck_cards_only)
                            .get(folded, []))
