@@ -67,3 +67,12 @@ def test_requested_bracket_within(requested, n):
 def test_unknown_bracket_is_a_usage_error():
     with pytest.raises(ValueError):
         bracket_problems(deck_with(0), 6)
+
+
+@pytest.mark.parametrize("requested", [None, 2])
+def test_bracket_problems_name_the_game_changer_lines(requested):
+    # make_deck numbers lines in order: the Game Changers are lines 1-2, Plains 3, the
+    # sideboard's Cyclonic Rift 4 (not counted, so not named), the commander 5.
+    [problem] = bracket_problems(deck_with(2), requested)
+    assert problem.code == ("bracket" if requested is None else "bracket-exceeded")
+    assert problem.lines == (1, 2)

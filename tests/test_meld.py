@@ -76,3 +76,15 @@ def test_not_a_meld_result_without_the_layout():
                                "layout": "normal", "mana_cost": "", "cmc": 0,
                                "type_line": "Sorcery", "color_identity": ["U"]})
     assert not card.is_meld_result
+
+
+def test_card_facts_of_a_meld_result_say_it_is_no_card():
+    # `deckcheck card` and GET /v1/cards/{name}: validate calls it `meld-result` (CR 712.4b),
+    # so the facts must not call it a deck card or an eligible commander.
+    from validator.report import card_facts
+
+    facts = card_facts(MELD[BRISELA], ["commander"])
+    assert facts["deck_card"] is False and facts["commander_eligible"] is False
+    assert facts["meld_from"] == list(PARTS)
+    part = card_facts(MELD[PARTS[0]], ["commander"])
+    assert part["deck_card"] is True and part["meld_from"] == []

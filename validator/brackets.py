@@ -8,7 +8,7 @@ count allows, and whether a requested bracket is exceeded.
 
 from __future__ import annotations
 
-from .model import Problem, ResolvedDeck, Section, Severity
+from .model import Problem, ResolvedDeck, Section, Severity, entry_lines
 
 CITATION = "format:commander-brackets"
 #: Game Changers each bracket allows; None = any number.
@@ -23,6 +23,11 @@ def game_changers(deck: ResolvedDeck) -> list[str]:
     """Names of the Game Changers in the deck, one per copy, in list order."""
     return [e.card.name for e in deck.cards_in(*_PLAYED) if e.card.game_changer
             for _ in range(e.quantity)]
+
+
+def _game_changer_lines(deck: ResolvedDeck) -> tuple[int, ...]:
+    """The decklist lines of the Game Changer entries, for the problem's `lines`."""
+    return entry_lines(e for e in deck.cards_in(*_PLAYED) if e.card.game_changer)
 
 
 def bracket_floor(deck: ResolvedDeck) -> tuple[int, list[str]]:
@@ -53,9 +58,11 @@ def bracket_problems(deck: ResolvedDeck, requested: int | None = None) -> list[P
             f"Bracket {requested} allows {_WORDS.get(allowed, str(allowed))} Game Changers; this "
             f"list has {len(names)}: {', '.join(names)}. Lowest bracket this list allows is "
             f"{floor}.",
-            CITATION, Severity.ERROR, cards=tuple(dict.fromkeys(names)))]
+            CITATION, Severity.ERROR, cards=tuple(dict.fromkeys(names)),
+            lines=_game_changer_lines(deck))]
     return [Problem(
         "bracket",
         f"{_summary(len(names), names)}: lowest bracket this list allows is {floor}. Brackets are "
         "about intent; only the Game Changer count is checked.",
-        CITATION, Severity.INFO, cards=tuple(dict.fromkeys(names)))]
+        CITATION, Severity.INFO, cards=tuple(dict.fromkeys(names)),
+        lines=_game_changer_lines(deck))]

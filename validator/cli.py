@@ -528,6 +528,9 @@ def cmd_card(args: argparse.Namespace) -> int:
             print("legalities:")
             for fmt, status in value.items():
                 print(f"  {fmt:<16} {status}")
+        elif key in ("deck_card", "commander_eligible") and facts.get("meld_from"):
+            # CR 712.4b: said, not left out as an unremarkable False
+            print(f"{key}: False (the back face of a meld pair is not a card, CR 712.4b)")
         elif value not in (None, False, [], ""):
             print(f"{key}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
     return EXIT_OK

@@ -204,6 +204,9 @@ def render_check_formats(reports: list[Report], source: str | None = None,
 def card_facts(card: Any, format_keys: Iterable[str]) -> dict[str, Any]:
     """A card as the validator sees it: `deckcheck card --json` and the service's
     `GET /v1/cards/{name}` (the legalities of `format_keys` and of the card's own keys)."""
+    # CR 712.4b: the back face of a meld pair is not a card: it can be neither in a deck nor
+    # a commander, whatever its own type line says (validate calls it `meld-result`).
+    meld_result = card.is_meld_result
     limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic_land
              else str(card.copy_limit) if card.copy_limit else "format's limit")
     return {
@@ -212,9 +215,10 @@ def card_facts(card: Any, format_keys: Iterable[str]) -> dict[str, Any]:
         "mana_value": card.mana_value, "type_line": card.type_line,
         "types": sorted(card.types), "subtypes": sorted(card.subtypes),
         "supertypes": sorted(card.supertypes), "color_identity": card.color_identity or "colorless",
-        "copy_limit": limit, "commander_eligible": card.commander_eligible,
+        "copy_limit": limit, "commander_eligible": card.commander_eligible and not meld_result,
         "partner": card.partner, "companion_condition": card.companion_condition,
         "game_changer": card.game_changer, "reserved": card.reserved,
-        "deck_card": card.is_deck_card,
+        "deck_card": card.is_deck_card and not meld_result,
+        "meld_from": list(card.meld_from),
         "legalities": {f: card.legality(f) for f in sorted(set(format_keys) | set(card.legalities))},
     }
