@@ -71,6 +71,9 @@ class DeckJob:
     #: The directory or manifest folder `source` is relative to (None for a file named on the
     #: command line): with several, ids are prefixed to tell them apart (`_tell_roots_apart`).
     root: str | None = field(default=None, repr=False, compare=False)
+    #: The manifest row this job comes from ("players.csv line 6"): an error in its format or
+    #: commander cell names it, so that the organizer knows which cell to fix.
+    listed_in: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.source, self.player, self.error = (
@@ -323,7 +326,17 @@ class _Collector:
         if path.exists():  # a FIFO, a device: reading it says what it is
             self.file(path, arg, explicit=True)
             return
-        self.error(arg, "no such file or directory")
+        self.error(arg, "no such file or directory" + self._format_hint(arg))
+
+    def _format_hint(self, arg: str) -> str:
+        """`validate bolt.txt modern`: the missing "file" is a format name."""
+        from .formats import FormatError, get_format
+
+        try:
+            key = get_format(arg, self.formats).key
+        except (FormatError, ValueError):
+            return ""
+        return f"; did you mean --format {key}?"
 
     def _expand(self, pattern: str) -> list[tuple[str, Path]]:
         if not glob.has_magic(pattern):
@@ -449,11 +462,13 @@ class _Collector:
                                      root=self.root, **_job_fields(row)))
 
     def manifest(self, path: Path, source: str, data: bytes) -> None:
+        from .decklist import DecklistError
+
         base = path.parent
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            self.error(source, "manifest is not UTF-8 text")
+        try:  # as a CSV decklist is read: UTF-8 (BOM optional) or UTF-16 with its BOM
+            text = _manifest_text(data)
+        except DecklistError as exc:
+            self.error(source, f"manifest: {exc}")
             return
         def nothing(skipped: list[Skipped]) -> str:
             return ("no decklist to judge in this manifest (expected rows whose `file` names a "
@@ -464,13 +479,17 @@ class _Collector:
             self._rows(path, base, text)
 
     def _rows(self, path: Path, base: Path, text: str) -> None:
-        reader = csv.DictReader(io.StringIO(text))
+        from .decklist.csvdeck import _delimiter  # `;` from a European Excel, tabs
+
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        reader = csv.DictReader(io.StringIO(text), delimiter=_delimiter(first))
         columns = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
         for n, raw in enumerate(reader, start=2):
             row = {key: _as_text(raw.get(columns[key])) for key in MANIFEST_COLUMNS
                    if key in columns}
             file = row.pop("file", None)
             where = f"{path.name} line {n}"
+            row["listed_in"] = where
             if not file:
                 self.error(where, "manifest row without a file")
                 continue
@@ -542,7 +561,7 @@ class _Collector:
 
 def _job_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("format", "player", "as_of"):
+    for key in ("format", "player", "as_of", "listed_in"):
         if row.get(key):
             out[key] = row[key]
     if row.get("commanders"):
@@ -566,9 +585,26 @@ def _cards(items: Any) -> list:
     return out
 
 
+def _manifest_text(data: bytes) -> str:
+    """A manifest's text, decoded as CSV decklists are (`decode_text`: UTF-8, BOM optional,
+    or UTF-16 with its BOM, as Excel's "Unicode text" saves it)."""
+    from .decklist.base import decode_text
+
+    return decode_text(data)
+
+
 def _manifest_header(data: bytes) -> bool:
-    first = data.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].decode("utf-8", "replace")
-    return "file" in {c.strip().strip('"').lower() for c in first.split(",")}
+    """A CSV whose header names a `file` column, separated as a CSV decklist's may be
+    (`,`, `;` from a European Excel, tabs: csvdeck's `_delimiter`)."""
+    from .decklist import DecklistError
+    from .decklist.csvdeck import _delimiter
+
+    try:
+        text = _manifest_text(data)
+    except DecklistError:  # still a manifest when it says so: `manifest` says what is wrong
+        text = data.decode("utf-8", "replace")
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return "file" in {c.strip().strip('"').lower() for c in first.split(_delimiter(first))}
 
 
 def collect(inputs: Sequence[str], *, formats: Mapping[str, Any] | None = None,
@@ -770,7 +806,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
 
         if isinstance(exc, UsageError) and not job.commanders:
             raise  # the command's own options (--commander, --bracket) are wrong for every deck
-        result.error = shown(str(exc))
+        result.error = shown(str(exc) + _row_cell(job, exc))
         return result
     result.deck_name = shown(deck.name)
     report.player = job.player
@@ -778,6 +814,19 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
     # The offending lines are shown for illegal decks only (the HTML report's deck sections).
     result.offending = [] if report.legal else _offending(report, deck)
     return result
+
+
+def _row_cell(job: DeckJob, exc: Exception) -> str:
+    """For a manifest row's format or commander that stopped its deck: the cell to fix."""
+    from .formats import FormatError
+
+    if job.listed_in is None:
+        return ""
+    if isinstance(exc, FormatError) and job.format:
+        return f" (the format column of {job.listed_in})"
+    if job.commanders and "commander" in str(exc).lower():
+        return f" (the commander column of {job.listed_in})"
+    return ""
 
 
 def _commander_ignored(names: Sequence[str], fmt: Any) -> Any:
@@ -968,19 +1017,41 @@ def _stop_workers(pool: Any) -> None:
         process.terminate()
 
 
+def _event_inputs(inputs: Any, options: RunOptions) -> EventInputs:
+    """`run_event`'s inputs as collected jobs: an EventInputs as is, a path or a list of input
+    strings through `collect`; anything else is a UsageError saying what to pass."""
+    from .errors import UsageError
+
+    if isinstance(inputs, EventInputs):
+        return inputs
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    if isinstance(inputs, (list, tuple)) and all(isinstance(i, (str, os.PathLike))
+                                                 for i in inputs):
+        return collect([os.fspath(i) for i in inputs], formats=options.formats,
+                       default_as_of=options.as_of)
+    raise UsageError(f"run_event(inputs=...): got {type(inputs).__name__}; pass what "
+                     "validator.event.collect(...) returns, or a list of input strings "
+                     "(paths, directories, FILE:FORMAT, manifests, event files)")
+
+
 def use_index(decks: int) -> bool:
     """Load the in-memory index when it is cheaper than querying the database per deck."""
     return INDEX_LOAD_S + decks * WARM_DECK_S < decks * DB_DECK_S
 
 
-def run_event(inputs: EventInputs, *, db: str | None = None, options: RunOptions | None = None,
-              jobs: int | None = 1, cards: Any = None) -> EventResult:
+def run_event(inputs: EventInputs | Sequence[str] | str | os.PathLike, *, db: str | None = None,
+              options: RunOptions | None = None, jobs: int | None = 1,
+              cards: Any = None) -> EventResult:
     """Validate a collected event with one card source: the database for a few decks, one
-    in-memory index for many (decided by `use_index`), in `processes_for(jobs)` processes."""
+    in-memory index for many (decided by `use_index`), in `processes_for(jobs)` processes.
+    `inputs` is what `collect` returns, or the input strings themselves (paths, directories,
+    `FILE:FORMAT`...), collected here with `options`' formats and as-of date."""
     from .api import open_db
     from .provenance import provenance
 
     options = options or RunOptions()
+    inputs = _event_inputs(inputs, options)
     to_judge = [j for j in inputs.jobs if j.error is None]
     database = open_db(db)  # checked now: no usable database stops the run before any deck
     try:
