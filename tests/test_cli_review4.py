@@ -77,3 +77,86 @@ def test_a_manifest_row_with_an_unknown_format_or_commander_names_its_line(
         "(the commander column of players.csv line 3)") for l in lines), err
     data = json.loads(report.read_text(encoding="utf-8"))
     assert all("players.csv line" in u["error"] for u in data["unreadable"])
+
+
+def test_a_text_deck_saved_as_json_says_how_to_read_it_as_text(core_db, tmp_path, capsys):
+    deck = tmp_path / "deck.json"
+    deck.write_text(LEGAL_MODERN, encoding="utf-8")
+    code, _, err = run(capsys, "validate", str(deck), "--format", "modern", "--db", core_db)
+    assert code == 2 and "malformed JSON" in err
+    assert "a .json file is read as JSON: rename it (e.g. to .txt) or pass --input-format text" in err
+    code, out, _ = run(capsys, "validate", str(deck), "--format", "modern", "--db", core_db,
+                       "--input-format", "text")
+    assert code == 0 and "LEGAL" in out
+    broken = tmp_path / "broken.json"  # JSON that is broken: no hint about text
+    broken.write_text('{"main": [[4, "Lightning Bolt"]', encoding="utf-8")
+    code, _, err = run(capsys, "validate", str(broken), "--format", "modern", "--db", core_db)
+    assert code == 2 and "malformed JSON" in err and "--input-format text" not in err
+
+
+def test_csv_quantity_4x_is_read_as_a_text_list_reads_it_and_a_bad_one_is_named():
+    from validator.decklist import parse_decklist
+
+    deck = parse_decklist("qty,name\n4x,Lightning Bolt\n4 x,Goblin Guide\n52,Mountain\n",
+                          filename="d.csv")
+    assert [(e.quantity, e.name) for e in deck.entries] == [
+        (4, "Lightning Bolt"), (4, "Goblin Guide"), (52, "Mountain")]
+    deck = parse_decklist("qty,name\nfour,Lightning Bolt\n56,Mountain\n", filename="d.csv")
+    [issue] = deck.issues
+    assert issue.line == 2 and issue.code == "bad-quantity"
+    assert issue.message == ("quantity 'four' is not a number of copies; write it as a whole "
+                             "number in digits (4, or 4x as in a text list)")
+
+
+def test_check_formats_with_two_files_says_to_use_validate(core_db, tmp_path, capsys):
+    code, out, err = run(capsys, "check-formats", "a.txt", "b.txt", "--db", core_db)
+    assert (code, out) == (2, "")
+    assert err == ("deckcheck: check-formats takes one decklist, not 2 (a.txt, b.txt); to check "
+                   "many, use `deckcheck validate FILE... --format F`\n")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["validate", "x.txt", "--jobs", "abc"],
+     ["--jobs", "'abc'", "give a whole number", "see deckcheck validate --help"]),
+    (["validate", "x.txt", "--bracket", "9"],
+     ["--bracket", "9", "choose from 1, 2, 3, 4, 5", "see deckcheck validate --help"]),
+    (["validate", "x.txt", "--input-format", "mtgo"],
+     ["--input-format", "'mtgo'", "'mtgo-dek'", "see deckcheck validate --help"]),
+    (["serve", "--port", "http"], ["--port", "'http'", "see deckcheck serve --help"]),
+    (["frob"], ["'frob'", "'validate'", "see deckcheck --help"]),
+])
+def test_argument_errors_are_one_line_naming_option_value_and_choices(capsys, argv, words):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("deckcheck: ") and "usage:" not in err
+    for word in words:
+        assert word in err, (word, err)
+
+
+def test_verbose_help_says_what_the_readme_says(capsys):
+    with pytest.raises(SystemExit):
+        main(["validate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "also show notes (how the commander was found, the bracket...) and the files " \
+           "skipped as not decklists" in out
+
+
+@pytest.mark.parametrize("name", ["oracle-cards-20260908090157.json",
+                                  "oracle-cards-derived-20260822.jsonl.gz", "ORACLE_CARDS.json"])
+def test_sync_printings_from_an_oracle_cards_file_is_refused(core_db, tmp_path, capsys, name):
+    import shutil
+
+    from conftest import FIXTURES
+    from validator.db import CardDB
+
+    path = tmp_path / name
+    shutil.copy(FIXTURES / "cards_core.json", path)
+    before = CardDB(core_db).info().printing_count
+    code, out, err = run(capsys, "sync", "--from", str(path), "--printings", "--db", core_db)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert f"{name} is Scryfall's oracle_cards file (one printing per card)" in err
+    assert "import it without --printings" in err and "default-cards" in err
+    assert CardDB(core_db).info().printing_count == before == 0

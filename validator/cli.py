@@ -48,6 +48,18 @@ def _one_line(message: str) -> str:
     return "; ".join(part.strip() for part in message.splitlines() if part.strip())
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors as one line on stderr (README "CLI reference": a `2` is always
+    one line): the option, the bad value and what is allowed, then where to read more; not
+    argparse's multi-line usage block."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        if "invalid int value" in message or "invalid float value" in message:
+            message += " (give a number)" if "float" in message else " (give a whole number)"
+        _err(_one_line(f"{message}; see {self.prog} --help"))
+        self.exit(EXIT_USAGE)
+
+
 def _command(sub, name: str, summary: str, epilog: str = EXITS_PLAIN,
              details: str = "") -> argparse.ArgumentParser:
     """A subcommand whose --help starts with its one-line summary and ends with its exit
@@ -82,7 +94,7 @@ def _add_formats_file(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="deckcheck", description="Magic: The Gathering deck-legality checker.",
         epilog=EXITS_JUDGING, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"deckcheck {__version__}")
@@ -156,12 +168,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "Commander Bracket N (1-5)")
     _add_formats_file(p)
     p.add_argument("--verbose", "-v", action="store_true",
-                   help="also show notes (how the commander was found, the bracket...)")
+                   help="also show notes (how the commander was found, the bracket...) and "
+                        "the files skipped as not decklists")
 
     p = _command(sub, "check-formats", "List every format a deck is legal in, and why not in "
                  "the others.", EXITS_JUDGING)
     _add_db(p)
-    p.add_argument("file", metavar="FILE", help="a decklist file, or - for stdin")
+    # nargs="+": more than one decklist is refused with what to use instead (cmd_check_formats)
+    p.add_argument("file", nargs="+", metavar="FILE", help="a decklist file, or - for stdin "
+                   "(one: `deckcheck validate` checks many)")
     _add_input_format(p)
     p.add_argument("--commander", action="append", default=[], metavar="NAME",
                    help="the deck's commander for the Commander formats (repeat for partners)")
@@ -461,6 +476,11 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
 
     from .provenance import provenance, provenance_line
 
+    if len(args.file) > 1:
+        raise UsageError(f"check-formats takes one decklist, not {len(args.file)} "
+                         f"({', '.join(args.file[:3])}{', ...' if len(args.file) > 3 else ''}); "
+                         "to check many, use `deckcheck validate FILE... --format F`")
+    args.file = args.file[0]
     formats = load_formats(args.formats_file)
     _check_as_of(args.as_of)
     cards = _open_cards(args.db, many=False)

@@ -1165,6 +1165,8 @@ def sync(db: str | None = None, *, from_file: Path | str | None = None, force: b
             lock_timeout = lock_timeout_from_env(lock_timeout)
             if from_file is not None:
                 from_file = Path(from_file)
+                if printings:
+                    _refuse_oracle_file_as_printings(from_file)
                 kind = DEFAULT if printings else ORACLE
                 echo(f"importing {from_file}")
                 size = from_file.stat().st_size if from_file.is_file() else None
@@ -1182,6 +1184,23 @@ def sync(db: str | None = None, *, from_file: Path | str | None = None, force: b
         if not isinstance(exc, SyncBusy) and not getattr(exc, "database_failed", False):
             exc.hint = "\n".join(h for h in (exc.hint, _state_after_failure(db)) if h) or None
         raise
+
+
+def _refuse_oracle_file_as_printings(path: Path) -> None:
+    """`--from FILE --printings` imports FILE as default_cards (every printing). Scryfall's
+    oracle_cards file holds one printing per card, and its objects carry `set` and `rarity`
+    like default_cards', so only its name tells them apart (Scryfall names its bulk files
+    `oracle-cards-<timestamp>.json`): imported as printings it would leave one rarity per card,
+    and Pauper Commander's commander check (uncommon printing) would judge by that one."""
+    import re
+
+    if re.search(r"oracle[-_ ]?cards", path.name, re.IGNORECASE):
+        raise SyncError(
+            f"{path.name} is Scryfall's oracle_cards file (one printing per card), but "
+            "--printings imports a default_cards file (every printing)",
+            hint="import it without --printings (`deckcheck sync --from FILE`), and the "
+                 "printings from a default-cards file (`deckcheck sync --from "
+                 "default-cards-<date>.json --printings`)")
 
 
 def _state_after_failure(db: str | None) -> str | None:

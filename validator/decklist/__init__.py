@@ -85,7 +85,15 @@ def _parse(data: str | bytes, forced: str | None, filename: str | None, size: in
     if family in _JSON_FAMILIES:
         from validator.decklist.jsondeck import parse_json
 
-        return _printable(parse_json(decode_text(data), forced))
+        text = decode_text(data)
+        try:
+            return _printable(parse_json(text, forced))
+        except DecklistError as exc:
+            if forced or text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
+                raise
+            # Chosen by the name alone (README "Decklist formats"): a text deck saved as .json.
+            raise DecklistError(f"{exc}; a .json file is read as JSON: rename it (e.g. to "
+                                ".txt) or pass --input-format text") from None
     if family == "csv":
         from validator.decklist.csvdeck import parse_csv
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 from validator.decklist.archidekt import section_for
 from validator.decklist.base import DecklistError, MAX_LINES, clip
@@ -45,6 +46,10 @@ SECTIONS: dict[str, Section] = {
     "attractions": Section.ATTRACTION, "attraction": Section.ATTRACTION,  # CR 717.2a
     "stickers": Section.STICKER, "sticker": Section.STICKER,  # CR 123.2a
 }
+
+
+#: A quantity cell written as a text list writes it: `4x`, `4 x` (validator/decklist/text.py).
+_X_QUANTITY = re.compile(r"([0-9]+) ?[xX]", re.ASCII)
 
 
 def _column(keys: list[str], names: tuple[str, ...]) -> int | None:
@@ -119,7 +124,16 @@ def parse_csv(text: str) -> Deck:
                 deck.issues.append(ParseIssue(
                     line, f"unknown section {clip(written, 60)!r}; its card is read as main "
                     "deck", raw, "unknown-section"))
-        add_entry(deck, "", section, cell(quantity), cell(name), cell(set_col),
+        count = cell(quantity)
+        if count is not None and count and not (count.isascii() and count.isdigit()):
+            written_count = _X_QUANTITY.fullmatch(count)
+            if written_count is None:
+                deck.issues.append(ParseIssue(
+                    line, f"quantity {clip(count, 20)!r} is not a number of copies; write it as a "
+                    "whole number in digits (4, or 4x as in a text list)", raw, "bad-quantity"))
+                continue
+            count = written_count.group(1)  # `4x`, as a text list writes it (text.py)
+        add_entry(deck, "", section, count, cell(name), cell(set_col),
                   cell(number_col), text=raw, line=line)
     mark_commander_source(deck)
     return deck
