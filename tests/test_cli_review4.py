@@ -160,3 +160,17 @@ def test_sync_printings_from_an_oracle_cards_file_is_refused(core_db, tmp_path, 
     assert f"{name} is Scryfall's oracle_cards file (one printing per card)" in err
     assert "import it without --printings" in err and "default-cards" in err
     assert CardDB(core_db).info().printing_count == before == 0
+
+
+def test_a_quantity_after_the_name_is_suggested_first_and_the_line_stays_unknown(core_db):
+    import validator
+
+    text = "4 Goblin Guide\nLightning Bolt x4\nLightning Bolt 4\n52 Mountain\nNosuchcard 4\n"
+    cards = validator.open_db(core_db)
+    report = validator.validate(text, "modern", cards=cards)
+    unknown = {p.lines: p.message for p in report.problems if p.code == "unknown-card"}
+    assert unknown[(2,)].startswith("line 2: unknown card 'Lightning Bolt x4'; if 4 is the number "
+                                    "of copies, write it first: '4 Lightning Bolt'")
+    assert "write it first: '4 Lightning Bolt'" in unknown[(3,)]
+    assert "write it first" not in unknown[(5,)]  # the rest is no card: no such hint
+    assert not report.legal and report.main_count == 59  # each unknown line counts as listed

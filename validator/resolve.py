@@ -6,6 +6,7 @@ Two card sources share one protocol: `CardDB` (one query per deck; a single vali
 
 from __future__ import annotations
 
+import re
 from operator import attrgetter
 from typing import Iterable, Protocol, Sequence
 
@@ -369,12 +370,13 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 citation="deckcheck:input", cards=tuple(names), lines=_lines(entry)))
         else:
             resolved.unresolved.append(entry)
-            hint = []
+            hint, reordered = [], ""
             if suggest and suggested < MAX_SUGGESTED_NAMES and can_look_up(entry.name):
                 suggested += 1
                 hint = suggestions(entry.name, source)
+                reordered = _quantity_after_name(entry.name, source)
             where = f"line {entry.line}: " if entry.line else _path(entry)
-            message = f"{where}unknown card {entry.name!r}"
+            message = f"{where}unknown card {entry.name!r}{reordered}"
             if hint:
                 message += f"; did you mean {' or '.join(repr(h) for h in hint)}?"
             resolved.problems.append(Problem(
@@ -386,6 +388,27 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
 #: Names as written kept per index (`CardIndex.deck_cards`); the dict starts over when full, so
 #: a stream of distinct names (hostile input) cannot grow it without bound.
 MAX_KNOWN_NAMES = 50_000
+
+
+#: `Lightning Bolt x4`, `Lightning Bolt 4`: a quantity written after the name.
+_TRAILING_QUANTITY = re.compile(r"(.*\S)\s+[xX]?([0-9]{1,5})", re.ASCII)
+
+
+def _quantity_after_name(name: str, source: CardSource) -> str:
+    """For an unknown name that is a card's name followed by a number (`Lightning Bolt x4`),
+    a hint to write the quantity first. Only a hint: the line stays an unknown card, since a
+    name can end in a number and the list may mean something else."""
+    hit = _TRAILING_QUANTITY.fullmatch(name)
+    if hit is None or not can_look_up(hit.group(1)):
+        return ""
+    folded = fold_name(hit.group(1))
+    candidates = source.lookup([hit.group(1)]).get(folded, [])
+    cards = candidates if len(candidates) == 1 else choose(folded, candidates)  # as resolve
+    if len(cards) != 1 or not cards[0].is_deck_card:
+        return ""
+    card = cards[0]
+    return (f"; if {int(hit.group(2))} is the number of copies, write it first: "
+            f"'{int(hit.group(2))} {card.name}'")
 
 
 def _remember(known: dict[str, Card], name: str, card: Card) -> None:
