@@ -401,7 +401,7 @@ def _quantity_after_name(name: str, source: CardSource) -> str:
     hit = _TRAILING_QUANTITY.fullmatch(name)
     if hit is None or not can_look_up(hit.group(1)):
         return ""
-    folded = fold_name(hit.group(1))
+    folded = lookup_key(hit.group(1))
     candidates = source.lookup([hit.group(1)]).get(folded, [])
     cards = candidates if len(candidates) == 1 else choose(folded, candidates)  # as resolve
     if len(cards) != 1 or not cards[0].is_deck_card:
