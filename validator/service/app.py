@@ -545,8 +545,13 @@ class Service:
 
     def health(self) -> dict[str, Any]:
         """Ready when requests can be answered: the data loaded and its database readable
-        (card pages, printings and tokens are read from it)."""
+        (card pages, printings and tokens are read from it), and the last poll could read it
+        and load its new data (a database file replaced by one that is no card database is
+        not healthy, though the loaded data keeps being served: README "Scheduling the sync").
+        The poller has logged why, once: a load balancer's probes add nothing to the log."""
         snap = self.snapshot()
+        if self.holder.failure is not None:
+            raise ProblemError("database-unavailable", problems.DATABASE_UNAVAILABLE)
         try:
             readable = snap.db.last_sync(ORACLE_BULK) is not None
         except Exception as exc:  # noqa: BLE001 - any driver error: the database is unusable
