@@ -130,3 +130,137 @@ def test_a_database_file_gone_from_its_path_is_unhealthy(core_db, tmp_path):
         shutil.copy(core_db, served)  # a card database back at the path
         assert holder.refresh() is True
         assert c.get("/healthz").status_code == 200
+
+
+# ------------------------------------------------------------------ 2: input_format
+
+def test_an_unknown_input_format_is_a_422_naming_the_field_and_the_names_taken(client):
+    from validator.decklist import INPUT_FORMATS
+
+    answers = [
+        client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
+                                          "input_format": "mtga"}),
+        client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN, "input_format": "mtga"}),
+        client.post("/v1/validate", data={"format": "modern", "input_format": "mtga"},
+                    files={"file": ("deck.txt", LEGAL_MODERN.encode())}),
+        client.post("/v1/validate?format=modern&input_format=mtga", content=LEGAL_MODERN,
+                    headers={"content-type": "text/plain"}),
+    ]
+    for response in answers:
+        problem = assert_problem(response, 422, "invalid-field")
+        assert [e["field"] for e in problem["errors"]] == ["input_format"]
+        assert "'mtga'" in problem["detail"]
+        assert all(name in problem["detail"] for name in INPUT_FORMATS)
+    # A known name, in any case, is still taken.
+    ok = client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
+                                           "input_format": " Text "})
+    assert ok.status_code == 200 and ok.json()["legal"] is True
+
+
+# ------------------------------------------------------------------ 4: text/plain, no format
+
+def test_text_plain_without_a_format_says_to_pass_it_in_the_query_string(client):
+    problem = assert_problem(client.post("/v1/validate", content=LEGAL_MODERN,
+                                         headers={"content-type": "text/plain"}),
+                             422, "invalid-field")
+    assert [e["field"] for e in problem["errors"]] == ["format"]
+    assert "pass ?format=NAME in the query string (the body is the decklist)" in problem["detail"]
+    # A JSON body without it names the JSON field, no query-string advice.
+    problem = assert_problem(client.post("/v1/validate", json={"decklist": LEGAL_MODERN}),
+                             422, "invalid-field")
+    assert problem["errors"][0]["field"] == "format" and "query string" not in problem["detail"]
+
+
+# ------------------------------------------------------------------ 3: URL-encoded bodies
+
+URLENCODED = {"content-type": "application/x-www-form-urlencoded"}
+
+
+def test_a_url_encoded_form_is_read_as_a_form(client):
+    """An HTML form's default encoding, `curl --data-urlencode decklist@deck.txt -d format=modern`."""
+    from urllib.parse import urlencode
+
+    body = urlencode({"decklist": "1 Minsc & Boo, Timeless Heroes\n99 Mountain",
+                      "format": "commander", "commander": "Minsc & Boo, Timeless Heroes"})
+    report = client.post("/v1/validate", content=body, headers=URLENCODED)
+    assert report.status_code == 200, report.text
+    assert report.json()["deck"]["commanders"] == ["Minsc & Boo, Timeless Heroes"]
+    checked = client.post("/v1/check-formats", content=urlencode({"decklist": LEGAL_MODERN}),
+                          headers=URLENCODED)
+    assert checked.status_code == 200 and "modern" in checked.json()["legal_in"]
+
+
+def test_curl_d_without_a_content_type_is_refused_saying_what_to_send(client):
+    """`curl -d` without `-H` labels anything URL-encoded: JSON, a decklist file whose line
+    breaks `-d @file` dropped, a decklist whose `&` cut the field in two. Each was a 422
+    "`file` field (or a `decklist` text field) is required" or an "extra input" named after a
+    decklist line; each is a 400 saying what to send instead."""
+    sent = {
+        '{"decklist": "4 Lightning Bolt\\n56 Mountain", "format": "modern"}': "application/json",
+        "4 Lightning Bolt56 Mountain": "--data-binary",
+        "decklist=1 Minsc & Boo, Timeless Heroes\n99 Mountain&format=commander": "--data-urlencode",
+    }
+    for body, advice in sent.items():
+        problem = assert_problem(client.post("/v1/validate", content=body, headers=URLENCODED),
+                                 400, "malformed-body")
+        assert advice in problem["detail"] and "curl" in problem["detail"]
+    # A form missing its decklist is still a form missing a field.
+    assert_problem(client.post("/v1/validate", content="format=modern", headers=URLENCODED),
+                   422, "invalid-field")
+
+
+# ------------------------------------------------------------------ 5: /healthz's times
+
+def test_healthz_says_scryfalls_updated_at_apart_from_the_sync_time(core_db):
+    """`updated_at` falls back to the sync's finish time (a `sync --from` file has no
+    Scryfall time); `scryfall_updated_at` is Scryfall's alone, as `deckcheck info` shows it."""
+    app = create_app(ServiceConfig(db=core_db, poll_seconds=0))
+    with TestClient(app) as c:
+        db = validator.CardDB(core_db)
+        try:
+            record = db.last_sync("oracle_cards")
+        finally:
+            db.close()
+        health = c.get("/healthz").json()
+        assert record["updated_at"] is None  # imported with `sync --from`
+        assert health["scryfall_updated_at"] is None
+        assert health["updated_at"] == health["sync"]["finished_at"] == record["finished_at"].isoformat()
+        holder = app.state.service.holder
+        snap = holder.current
+        holder._current = type(snap)(index=snap.index, db=snap.db, formats=snap.formats,
+                                     sync=dict(snap.sync, updated_at="2026-08-22T09:03:11+00:00"))
+        try:
+            health = c.get("/healthz").json()
+        finally:
+            holder._current = snap
+        assert health["scryfall_updated_at"] == health["updated_at"] == "2026-08-22T09:03:11+00:00"
+        assert health["sync"]["finished_at"] == record["finished_at"].isoformat()
+
+
+# ------------------------------------------------------------------ 6: the report's keys
+
+def _web_service_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("## Web service")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def test_the_answer_is_one_decks_report_without_the_keys_naming_a_deck_of_a_run(client, core_db):
+    """README said "exactly the `validate --json` report", whose report of a file carries `id`
+    and `player`: it now says the answer has neither, which is what is answered."""
+    answer = client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
+                                               "filename": "deck.txt"}).json()
+    library = validator.validate(LEGAL_MODERN, "modern", db=core_db, source="deck.txt").to_dict()
+    assert set(answer) == set(library) | {"provenance"}
+    assert "id" not in answer and "player" not in answer
+    section = _web_service_section()
+    assert 'it has no "id" and "player"' in section and "exactly the" not in section
+
+
+def test_the_readme_lists_what_the_service_takes_and_answers():
+    section = " ".join(_web_service_section().split())
+    assert "`application/x-www-form-urlencoded` or `text/plain`" in section  # the 415 row
+    assert "an `input_format` that is none of the decklist formats" in section  # the 422 row
+    assert "a text/plain body without `?format=NAME`" in section
+    assert '"scryfall_updated_at": Scryfall\'s alone, null when unknown' in section
+    assert "`/healthz` answers 503 `database-unavailable`" in section
