@@ -1,10 +1,11 @@
 """The upload-check service: a JSON API under /v1 and the paste-a-deck page at /.
 
-Routes are thin: read the request (JSON, a multipart file upload, or text/plain), call the
-public library API (`validator.parse_decklist`, `validator.validate`, `validator.check_formats`,
-`validator.load_formats`, `CardDB.card`, `validator.resolve.suggestions`) on the worker's
-current card snapshot, and answer with exactly what the CLI's `--json` prints. Nothing here
-writes: sync stays a CLI job.
+Routes are thin: read the request (JSON, a multipart file upload or URL-encoded form, or
+text/plain), call the public library API (`validator.parse_decklist`, `validator.validate`,
+`validator.check_formats`, `validator.load_formats`, `CardDB.card`,
+`validator.resolve.suggestions`) on the worker's current card snapshot, and answer with what
+the CLI's `--json` prints for one deck (a report without the `id` and `player` that name a
+deck of a run). Nothing here writes: sync stays a CLI job.
 """
 
 from __future__ import annotations
@@ -104,6 +105,18 @@ class DeckRequest(BaseModel):
                                  f"(the longest are under {MAX_CARD_NAME})")
         return names
 
+    @field_validator("input_format")
+    @classmethod
+    def _input_format_known(cls, value: str | None) -> str | None:
+        """A decklist format the library reads (as `--input-format`): another is a wrong
+        field value (422 `invalid-field` naming it and the names taken), not a bad decklist."""
+        from validator.decklist import INPUT_FORMATS
+
+        if value is not None and value.strip().lower() not in INPUT_FORMATS:
+            raise ValueError(f"unknown input format {value!r}: use one of "
+                             f"{', '.join(INPUT_FORMATS)} (or leave it out: detected)")
+        return value
+
     @field_validator("bracket", mode="before")
     @classmethod
     def _bracket_is_a_number(cls, value: Any) -> Any:
@@ -186,8 +199,8 @@ def _query_doc(model: type[BaseModel]) -> list[dict[str, Any]]:
 
 
 def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
-    """OpenAPI for a body read by hand: JSON, a multipart upload, or text/plain (its options
-    as query parameters)."""
+    """OpenAPI for a body read by hand: JSON, a multipart upload, a URL-encoded form, or
+    text/plain (its options as query parameters)."""
     schema = model.model_json_schema()
     form = {"type": "object", "properties": {
         "file": {"type": "string", "format": "binary", "description": "the decklist file"},
@@ -195,6 +208,9 @@ def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
     return {"parameters": _query_doc(model), "requestBody": {"required": True, "content": {
         "application/json": {"schema": schema},
         "multipart/form-data": {"schema": form},
+        # an HTML form's default: the decklist in a `decklist` field, each value percent-encoded
+        "application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
+            k: v for k, v in schema["properties"].items()}}},
         "text/plain": {"schema": {"type": "string", "description":
                                   "the decklist; options as query parameters (?format=modern)"}},
     }}}
@@ -299,13 +315,46 @@ def refuse_encoded(encoding: str | None) -> None:
 #: The query parameters a text/plain body takes its options from (`_fields_from`).
 QUERY_OPTIONS = frozenset(_SCALAR_FIELDS).union(*_LIST_FIELDS.values())
 
-_FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+_FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")  # README: both
 
 #: A `decklist` text field as large as the body limit allows (Starlette's own default, 1 MB,
 #: would refuse a decklist the library takes when its limit is higher); older Starlette
 #: versions have no such limit.
 _PART_LIMIT = ({"max_part_size": MAX_BODY_BYTES}
                if "max_part_size" in inspect.signature(Request.form).parameters else {})
+
+
+_URLENCODED = "application/x-www-form-urlencoded"
+
+
+def refuse_no_form(raw: bytes, form: Any) -> None:
+    """A URL-encoded body is a form (an HTML form's default, `curl --data-urlencode
+    decklist@deck.txt -d format=modern`). `curl -d` without `-H` sends that Content-Type with
+    whatever it is given: JSON, or a decklist file with its line breaks dropped (`-d @file`),
+    or a decklist whose `&` (Minsc & Boo) cuts the field in two. Each is refused saying what
+    to send, not as a form missing its `decklist` field."""
+    text = raw.lstrip()
+    if text[:1] in (b"{", b"["):
+        raise ProblemError("malformed-body", "the body is JSON but its Content-Type is "
+                           "application/x-www-form-urlencoded (what curl -d sends without -H): "
+                           "send it with Content-Type: application/json (curl -H "
+                           "'content-type: application/json' -d ...)")
+    if text and b"=" not in text:
+        raise ProblemError("malformed-body", "the body is not a form (name=value&...) though "
+                           "its Content-Type is application/x-www-form-urlencoded (what curl "
+                           "-d sends without -H; curl -d @file also drops the line breaks): "
+                           "send the decklist as text/plain with the options in the query "
+                           "string (curl -H 'content-type: text/plain' --data-binary @deck.txt "
+                           "'...?format=modern'), or percent-encode a form (curl "
+                           "--data-urlencode decklist@deck.txt -d format=modern)")
+    cut = [key for key in form.keys() if key not in QUERY_OPTIONS | {"decklist", "file"}
+           and any(c.isspace() for c in key)]
+    if cut:
+        raise ProblemError("malformed-body", "the form's values are not percent-encoded: a "
+                           "`&` in the decklist (as in Minsc & Boo) cut it, leaving a field "
+                           "named like a decklist line: percent-encode each value (curl --data-urlencode "
+                           "decklist@deck.txt -d format=modern), or send the decklist as "
+                           "text/plain with the options in the query string")
 
 
 def refuse_unsupported(media: str) -> None:
@@ -364,12 +413,16 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
         return options, options.decklist  # type: ignore[attr-defined]
     if media in _FORM_TYPES:
         try:
+            # (a URL-encoded body is read first: refuse_no_form looks at it; form() reads it again)
+            raw_form = await request.body() if media == _URLENCODED else b""
             form = await request.form(max_files=1, max_fields=50, **_PART_LIMIT)
         except BodyTooLarge:
             raise
         except Exception as exc:  # noqa: BLE001 - python-multipart/Starlette parse errors
             raise ProblemError("malformed-body", f"the form could not be read: "
                                f"{getattr(exc, 'detail', None) or exc}") from None
+        if media == _URLENCODED:
+            refuse_no_form(raw_form, form)
         upload = form.get("file")
         data = _fields_from(form, model)
         if upload is not None and form.get("decklist") is not None:
@@ -398,8 +451,21 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
     elif not content.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not _utf8(content):
         # (UTF-16 with its BOM, as .dek files may be, is read as the CLI reads a file)
         raise ProblemError("bad-decklist", NOT_UTF8)
-    options = _checked(model, {**_fields_from(request.query_params, model), "decklist": ""})
+    try:
+        options = _checked(model, {**_fields_from(request.query_params, model), "decklist": ""})
+    except RequestValidationError as exc:
+        raise RequestValidationError([_query_hint(e) for e in exc.errors()]) from None
     return options, content
+
+
+def _query_hint(error: dict[str, Any]) -> dict[str, Any]:
+    """A required option missing beside a text/plain body says where it goes: pydantic's
+    "Field required" alone sent the client looking for a JSON field."""
+    if error.get("type") != "missing" or not error.get("loc"):
+        return error
+    name = error["loc"][-1]
+    return {**error, "msg": f"{error.get('msg', 'Field required')}: pass ?{name}=NAME in the "
+                            "query string (the body is the decklist)"}
 
 
 # ---------------------------------------------------------------------------- answers
@@ -545,8 +611,13 @@ class Service:
 
     def health(self) -> dict[str, Any]:
         """Ready when requests can be answered: the data loaded and its database readable
-        (card pages, printings and tokens are read from it)."""
+        (card pages, printings and tokens are read from it), and the last poll could read it
+        and load its new data (a database file replaced by one that is no card database is
+        not healthy, though the loaded data keeps being served: README "Scheduling the sync").
+        The poller has logged why, once: a load balancer's probes add nothing to the log."""
         snap = self.snapshot()
+        if self.holder.failure is not None:
+            raise ProblemError("database-unavailable", problems.DATABASE_UNAVAILABLE)
         try:
             readable = snap.db.last_sync(ORACLE_BULK) is not None
         except Exception as exc:  # noqa: BLE001 - any driver error: the database is unusable
@@ -556,7 +627,12 @@ class Service:
                                           "(emptied or replaced by an unsynced file)")
         sync = snap.sync or {}
         return {"status": "ok", "version": validator.__version__, "cards": snap.card_count,
+                # Scryfall's updated_at of the bulk file loaded, else (a `sync --from` file:
+                # Scryfall's time unknown) when that sync finished: never null once synced.
+                # `scryfall_updated_at` is Scryfall's alone (null when unknown), as `deckcheck
+                # info`'s updated_at and a report's provenance.card_data.scryfall_updated_at.
                 "updated_at": snap.updated_at,
+                "scryfall_updated_at": iso(sync.get("updated_at")),
                 "sync": {"id": sync.get("id"), "sha256": sync.get("sha256"),
                          "finished_at": iso(sync.get("finished_at"))},
                 "loaded_at": dt.datetime.fromtimestamp(snap.loaded_at, dt.timezone.utc).isoformat(),

@@ -21,6 +21,8 @@ from typing import Any, Callable
 
 from .. import CardDB, CardIndex
 from ..api import legality_history
+from ..db import DatabaseError
+from ..errors import DeckcheckError
 from ..model import Card
 from ..names import fold_name
 from ..resolve import choose
@@ -168,6 +170,14 @@ class CardHolder:
         self._file: tuple[int, int] | None = None
         #: the -wal and -shm files the loaded database used (their identities)
         self._sidecars: dict[str, tuple[int, int] | None] = {}
+        #: why the last poll could not read the database or load its new data (None: it
+        #: could). Set, /healthz answers 503 `database-unavailable` while the loaded data
+        #: keeps being served; the next poll that succeeds clears it.
+        self.failure: BaseException | None = None
+        #: the file a reopen was last tried on, and the failure last logged: each is logged
+        #: once, not at every poll
+        self._tried: tuple[int, int] | None = None
+        self._logged: tuple[str, str] | None = None
 
     @property
     def current(self) -> Snapshot | None:
@@ -187,27 +197,49 @@ class CardHolder:
         return self._current
 
     def refresh(self) -> bool:
-        """One poll: load and swap when the database has a newer sync. True when swapped."""
+        """One poll: load and swap when the database has a newer sync. True when swapped.
+        An exception (the database unreadable, the new data not loadable) is recorded in
+        `failure` and raised; a poll that succeeds clears it."""
         with self._refresh_lock:
-            old = self._current
-            if old is None:
-                self.load()
-                return True
-            file = file_identity(self.db_url)
-            if file is not None and self._file is not None and file != self._file:
-                new = self._reopen(old, file)
-            else:
-                latest = old.db.last_sync(ORACLE_BULK)
-                if sync_key(latest) == sync_key(old.sync):
-                    return False
-                new = self._loader(self.db_url)
-            self._current = new  # the swap: one reference assignment
-            self.swaps += 1
-            log.info("new card data (sync %s): %d cards loaded in %.2f s, swapped in",
-                     new.updated_at, new.card_count, new.load_seconds)
-            # Requests still holding `old` finish on it; its database is closed later.
-            self._retired.append((time.monotonic(), old))
+            try:
+                swapped = self._refresh()
+            except BaseException as exc:
+                self.failure = exc
+                raise
+            if self.failure is not None:
+                log.info("the card database can be read again")
+            self.failure, self._logged = None, None
+            return swapped
+
+    def _refresh(self) -> bool:
+        old = self._current
+        if old is None:
+            self.load()
             return True
+        file = file_identity(self.db_url)
+        if file is None and self._file is not None:
+            # The served file is gone from its path (the open connections still read it, but
+            # nothing started now could): the operator has to know.
+            from ..location import database_url, sqlite_file
+
+            raise DatabaseError(f"the card database file {sqlite_file(database_url(self.db_url))} "
+                                "is gone (put a card database back there, or run `deckcheck "
+                                "sync`)")
+        if file is not None and self._file is not None and file != self._file:
+            new = self._reopen(old, file)
+        else:
+            self._tried = None
+            latest = old.db.last_sync(ORACLE_BULK)
+            if sync_key(latest) == sync_key(old.sync):
+                return False
+            new = self._loader(self.db_url)
+        self._current = new  # the swap: one reference assignment
+        self.swaps += 1
+        log.info("new card data (sync %s): %d cards loaded in %.2f s, swapped in",
+                 new.updated_at, new.card_count, new.load_seconds)
+        # Requests still holding `old` finish on it; its database is closed later.
+        self._retired.append((time.monotonic(), old))
+        return True
 
     def _reopen(self, old: Snapshot, file: tuple[int, int]) -> Snapshot:
         """The database file was replaced (`mv new.sqlite3 cards.sqlite3`): the open
@@ -215,9 +247,11 @@ class CardHolder:
         new file is loaded beside them; the old snapshot, its database still open on the old
         file, is retired by `refresh` like any swapped-out one. If the new file cannot be
         loaded (not a card database), the old snapshot keeps serving, its database untouched,
-        as after a failed sync, and the next poll tries again (/healthz says whether the file
-        at the path is readable)."""
-        log.info("the card database file was replaced; reopening it")
+        as after a failed sync, and the next poll tries again (the failure is recorded by
+        `refresh`: /healthz answers 503 `database-unavailable` until a load succeeds)."""
+        if file != self._tried:  # logged once per new file, not at every poll retrying it
+            log.info("the card database file was replaced; reopening it")
+            self._tried = file
         # SQLite finds a database's -wal and -shm by name: the old file's, left at the path
         # when it was unlinked under them, would be read with the new file ("disk I/O error",
         # or the old data). Their names are removed first (the old connections keep their
@@ -235,7 +269,7 @@ class CardHolder:
                     pass
         self._sidecars = {}
         new = self._loader(self.db_url)  # raises: `old` stays current, `_file` unchanged
-        self._file = file
+        self._file, self._tried = file, None
         self._sidecars = sidecar_identities(self.db_url)
         return new
 
@@ -270,6 +304,20 @@ class CardHolder:
             try:
                 self.close_retired()
                 self.refresh()
-            except Exception:  # noqa: BLE001 - keep serving the loaded data; retry next poll
-                log.exception("checking the card database for a new sync failed; "
-                              "still serving the loaded card data")
+            except Exception as exc:  # noqa: BLE001 - keep serving the loaded data; retry next poll
+                self._log_failure(exc)
+
+    def _log_failure(self, exc: Exception) -> None:
+        """One log entry per distinct failure, not one per poll (a poll every second retrying
+        a broken file logged a traceback every second). A DeckcheckError is a known state of
+        the database, said in one line; anything else is a bug and keeps its traceback."""
+        key = (type(exc).__name__, str(exc))
+        if key == self._logged:
+            return
+        self._logged = key
+        if isinstance(exc, DeckcheckError):
+            log.error("the card database cannot be used: %s; still serving the loaded card "
+                      "data, /healthz answers 503 until it can", exc)
+        else:
+            log.exception("checking the card database for a new sync failed; "
+                          "still serving the loaded card data")
