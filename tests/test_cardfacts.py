@@ -184,6 +184,15 @@ def test_lookup_names_full_and_faces(cards):
     assert fold_name("\u00c6ther Vial") == fold_name("Aether Vial")
 
 
+def test_invisible_format_characters_are_not_part_of_a_name():
+    """A pasted name can carry a left-to-right or right-to-left mark, a zero-width joiner or a
+    BOM: the name is the same (before, an unknown card, so a legal deck was illegal)."""
+    for text in ("Lightning\u200d Bolt", "\u200eLightning Bolt\u200f", "Lightning Bolt\ufeff",
+                 "\u202eLightning Bolt", "Lightning\u200c Bolt", "Lightning Bolt\u2060"):
+        assert fold_name(text) == "lightning bolt", repr(text)
+    assert fold_name("Lim-D\u00fbl's Vault") == "lim-dul's vault"  # letters stay
+
+
 def test_a_reversible_cards_doubled_name_is_looked_up_as_the_card():
     """Scryfall names a reversible card "X // X" (an omen's "A // B // A // B"): one card.
     Only look-ups collapse it; stored names and the history's keys keep `fold_name`."""

@@ -1,8 +1,9 @@
 """Card-name folding: the one place that decides when two spellings are the same name.
 
 Decklists spell names many ways: "Lim-Dûl's Vault" / "Lim-Dul's Vault", "Æther Vial" /
-"Aether Vial", curly apostrophes, en dashes, "Fire/Ice" for "Fire // Ice". Folding never drops
-letters or digits, so a folded match is still an exact name match, never a prefix match.
+"Aether Vial", curly apostrophes, en dashes, "Fire/Ice" for "Fire // Ice", invisible format
+characters (a right-to-left mark, a zero-width joiner). Folding never drops letters or digits,
+so a folded match is still an exact name match, never a prefix match.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ def fold_name(name: str) -> str:
     text = name.translate(_LIGATURES)
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text)
-        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+        # Combining marks go (Lim-Dûl), and so do invisible format characters a paste carries
+        # (left-to-right marks, zero-width joiners, a BOM): no card name holds one.
+        text = "".join(ch for ch in text
+                       if not unicodedata.combining(ch) and unicodedata.category(ch) != "Cf")
     text = _SPACES.sub(" ", text).strip().casefold()
     if "/" in text:
         text = _SPLIT.sub(" // ", text)
