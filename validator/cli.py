@@ -600,9 +600,14 @@ def cmd_changes(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit {args.limit} is negative; give a number of changes, or 0 "
                          "for all")
-    if args.format_name or args.since:
+    # Given at all, even empty: an empty --format or --since is refused there, never read as
+    # "not given" (which would list every change without a word).
+    if args.format_name is not None or args.since is not None:
         return _changes_history(args)
-    changes = _open_cards(args.db, many=False).changes(200 if args.limit is None else args.limit)
+    rows = _open_cards(args.db, many=False).changes(200 if args.limit is None else args.limit)
+    # The store gives the newest N first; listed oldest first, as with --format/--since (by
+    # date, then by the log's own order within a day).
+    changes = sorted(rows, key=lambda ch: (str(ch["changed_at"]), ch.get("id") or 0))
     if args.json:
         _print_json({"schema": CHANGES_SCHEMA, "changes": changes})
         return EXIT_OK
@@ -621,10 +626,14 @@ def _changes_history(args: argparse.Namespace) -> int:
     from .formats import get_format, load_formats
     from .history import history_for, parse_date
 
-    key = get_format(args.format_name, load_formats(None)).legality if args.format_name else None
+    if args.format_name is not None and not args.format_name.strip():  # not "every format"
+        raise UsageError(f"--format {args.format_name!r} is not a format; give a format's name "
+                         "(e.g. modern; `deckcheck formats` lists them), or leave --format out "
+                         "for every format")
     if args.since is not None and not args.since.strip():  # not a date, and not "every change"
-        raise UsageError("--since '' is not a date; write it as YYYY-MM-DD (e.g. 2026-02-22), or "
-                         "leave --since out for every change")
+        raise UsageError(f"--since {args.since!r} is not a date; write it as YYYY-MM-DD (e.g. "
+                         "2026-02-22), or leave --since out for every change")
+    key = get_format(args.format_name, load_formats(None)).legality if args.format_name else None
     since = parse_date(args.since, "--since")
     cards = _open_cards(args.db, many=False)
     history = history_for(cards)
@@ -648,8 +657,8 @@ def _changes_history(args: argparse.Namespace) -> int:
         if known is not None and key in history.shipped.formats:
             where = f"{known.isoformat()}, where the shipped legality history begins"
         elif known is not None:
-            where = (f"{known.isoformat()}, this database's first sync (the shipped history "
-                     f"does not cover {key})")
+            where = (f"{known.isoformat()}, the date of the card data of this database's first "
+                     f"sync (the shipped history does not cover {key})")
         else:
             where = f"this database's syncs (the shipped history does not cover {key})"
         print(f"(deckcheck knows {key}'s changes only from {where})")

@@ -12,7 +12,7 @@ from typing import Any
 
 from .event import DeckResult, EventResult
 from .model import Severity
-from .provenance import as_of_label, provenance_line, synced_shown
+from .provenance import as_of_label, prov_card_data_date, provenance_line, synced_shown
 from .report import SCHEMA, escape_controls, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
@@ -24,8 +24,17 @@ CSV_FIELDS = ("id", "player", "format", "verdict", "code", "severity", "citation
 
 
 def _as_of(r: DeckResult, prov: dict[str, Any]) -> str:
+    """The CSV's `as_of`: the date the deck's legality was judged as of (README "Event
+    reports"): its own or the run's as-of date; for a deck judged by current legality, the
+    card data's date (`provenance.card_data_date`); for an input that could not be judged,
+    the run's one date, or empty in a run where each deck has its own."""
     if r.report and r.report.as_of:
         return as_of_label(r.report.as_of, r.report.as_of_precision)
+    if r.report is not None:  # judged without a date: by the card data's legalities
+        day = prov_card_data_date(prov)
+        return day.isoformat() if day else ""
+    if prov["legality_as_of"] == "per deck":  # never judged: its own date is not known here
+        return ""
     return as_of_label(prov["legality_as_of"], prov.get("legality_as_of_precision"))
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import calendar
 import gzip
 import json
-import os
 import re
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping
@@ -30,6 +29,7 @@ from typing import Any, Iterable
 
 from .errors import DeckcheckError
 from .names import fold_name
+from .provenance import card_data_date as _data_date
 from .provenance import card_data_sync
 from .resources import resource_path
 
@@ -298,9 +298,14 @@ def _db_kind(old: str, new: str) -> str:
 class LegalityHistory:
     """The shipped history plus a card database's change log, for one card data snapshot.
 
-    `card_data_date` is the date of the legalities the card source holds (Scryfall's
-    `updated_at`, else the sync's date): shipped changes after it are not in the card data yet,
-    so they are not undone.
+    `card_data_date` is the date of the legalities the card source holds (`provenance.
+    card_data_date`: Scryfall's `updated_at`, else the date in the imported file's name, else
+    the sync's date): shipped changes after it are not in the card data yet, so they are not
+    undone.
+
+    `db_changes`: the change log's rows in any order (`CardDB.changes` gives them newest
+    first); they are used oldest first, by date and then by `id` (the log's sequence), so two
+    syncs on one day (a ban, then its unban) are read in the order they happened.
     """
 
     def __init__(self, db_changes: Iterable[dict[str, Any]] = (),
@@ -316,21 +321,26 @@ class LegalityHistory:
         #: when there is no gap (the first sync is not after the shipped end).
         first = first_data_date or log_start
         self.gap_end = first if first is not None and first > self.shipped.end else None
+        #: The date of the first sync's card data: from it on, the change log knows every
+        #: change of the formats the shipped history does not cover (`known_since`).
+        self.first_data_date = first
         self._by_oracle: dict[str, list[Change]] = {}
         self._db: list[Change] = []
         syncs = sorted(set(sync_dates))
-        for row in db_changes:
-            if row.get("format") in (None, "*") or row.get("new_status") is None:
-                continue  # a card that left the data entirely: not a legality
-            on = _as_date(row["changed_at"])
+        rows = [(_as_date(row["changed_at"]), row) for row in db_changes
+                if row.get("format") not in (None, "*") and row.get("new_status") is not None]
+        # Oldest first, and within a day in the log's own order (its ids): the store gives the
+        # log newest first, and a stable sort by date alone kept a same-day ban and unban
+        # newest first, so the unban's old status ("banned") was taken for the first sync's.
+        # Rows without ids keep the order they came in.
+        rows.sort(key=lambda item: (item[0], item[1].get("id") or 0))
+        for on, row in rows:
             before = bisect_left(syncs, on)  # the last sync before this one: the window's start
             old, new = row.get("old_status") or "not_legal", row["new_status"]
             change = Change(on, syncs[before - 1] if before else on, row["format"], row["name"],
                             old, new, _db_kind(old, new), "database", row.get("oracle_id"))
             self._db.append(change)
             self._by_oracle.setdefault(row["oracle_id"], []).append(change)
-        for changes in self._by_oracle.values():
-            changes.sort(key=lambda c: c.on)
         # Per oracle id: an event asks about the same few thousand cards again and again.
         self._card_changes: dict[str, list[Change]] = {}
         self._first_seen: dict[str, tuple[date | None, date] | None] = {}
@@ -341,9 +351,10 @@ class LegalityHistory:
 
     def known_since(self, fmt_key: str) -> date | None:
         """From when this history knows every change of `fmt_key`: the shipped history's start
-        for the formats it covers, else the database's first sync (its change log), else
-        None (nothing before the card data's own date)."""
-        return self.start if fmt_key in self.shipped.formats else self.log_start
+        for the formats it covers, else the date of the database's first sync's card data
+        (`provenance.card_data_date`: its change log knows every change since), else None
+        (nothing before the card data's own date)."""
+        return self.start if fmt_key in self.shipped.formats else self.first_data_date
 
     def unknown_before(self, fmt_key: str, as_of: date) -> date | None:
         """The date from which `fmt_key`'s changes are known, when that is after `as_of` and
@@ -489,26 +500,6 @@ class LegalityHistory:
         return sorted(out, key=lambda c: (c.on, c.format, c.name))
 
 
-#: A date in a bulk file's name, as Scryfall names them ("oracle-cards-20260908090157.json")
-#: and as the derived file is ("oracle-cards-derived-20260822.jsonl.gz").
-_NAME_DATE = re.compile(r"(?<![0-9])(20[0-9]{2})([01][0-9])([0-3][0-9])(?:[0-9]{6})?(?![0-9])")
-
-
-def _data_date(sync: dict[str, Any]) -> date:
-    """The date of a sync's card data: Scryfall's `updated_at`; for `sync --from` a file
-    without it, the date its name carries (a bulk file imported months after it was saved
-    holds that day's legalities, not the sync's); else the sync's own date."""
-    if sync.get("updated_at"):
-        return _as_date(sync["updated_at"])
-    name = os.path.basename(str(sync.get("source_uri") or ""))
-    for match in _NAME_DATE.finditer(name):
-        try:
-            return date(*map(int, match.groups()))
-        except ValueError:
-            continue
-    return _as_date(sync["finished_at"])
-
-
 def history_for(db: Any) -> LegalityHistory:
     """The history for a card database (a `CardDB`): its change log and its sync dates."""
     changes: list[dict[str, Any]] = []
@@ -520,8 +511,7 @@ def history_for(db: Any) -> LegalityHistory:
         except Exception:  # noqa: BLE001 - an old database without a change log: shipped only
             changes = []
         last = card_data_sync(db)
-        if last:
-            card_data_date = _data_date(last)
+        card_data_date = _data_date(last)
         first = card_data_sync(db, first=True)
         if first:
             log_start = _as_date(first["finished_at"])

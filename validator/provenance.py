@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from datetime import date, datetime
 from typing import Any
 
@@ -13,6 +15,52 @@ def _iso(value: Any) -> str | None:
     if isinstance(value, (datetime, date)):
         return value.isoformat()
     return str(value)
+
+
+#: A date in a bulk file's name, as Scryfall names them ("oracle-cards-20260908090157.json")
+#: and as the derived file is ("oracle-cards-derived-20260822.jsonl.gz").
+_NAME_DATE = re.compile(r"(?<![0-9])(20[0-9]{2})([01][0-9])([0-3][0-9])(?:[0-9]{6})?(?![0-9])")
+
+
+def _day(value: Any) -> date | None:
+    """A sync record's time (a datetime, date or ISO text) as a date; None when it is none."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    text = str(value or "").strip()[:10]
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def card_data_date(sync: dict[str, Any] | None) -> date | None:
+    """The date of a sync's card data -- the one date every report, warning and the legality
+    history give for it (README "Legality as of a date"): Scryfall's `updated_at`; for `sync
+    --from` a file without it, the date its name carries (a bulk file imported months after
+    it was saved holds that day's legalities, not the sync's); else the sync's own date.
+    None: no sync (or one without any date)."""
+    if not sync:
+        return None
+    updated = _day(sync.get("updated_at"))
+    if updated is not None:
+        return updated
+    name = os.path.basename(str(sync.get("source_uri") or "").replace("\\", "/"))
+    for match in _NAME_DATE.finditer(name):
+        try:
+            return date(*map(int, match.groups()))
+        except ValueError:
+            continue
+    return _day(sync.get("finished_at"))
+
+
+def prov_card_data_date(prov: dict[str, Any]) -> date | None:
+    """`card_data_date` of a provenance block's card data (its `card_data` fields)."""
+    data = prov.get("card_data") or {}
+    return card_data_date({"updated_at": data.get("scryfall_updated_at"),
+                           "source_uri": data.get("source"),
+                           "finished_at": data.get("synced_at")})
 
 
 def card_data_sync(db: Any, *, first: bool = False) -> dict[str, Any] | None:
@@ -42,7 +90,8 @@ def provenance_of(last: dict[str, Any] | None, as_of: date | str | None = None) 
 
         when = parse_as_of(as_of)
     day = when.day if when else None
-    data_day = (updated or _iso(synced) or "")[:10] or None
+    data = card_data_date(last)  # the date the history judges "current" legality as of too
+    data_day = data.isoformat() if data else None
     return {
         "deckcheck": __version__,
         "card_data": {
