@@ -210,3 +210,17 @@ def test_a_card_legal_nowhere_at_the_first_sync_gets_no_gap_change(tmp_path):
     with CardDB(path) as db:
         assert history_for(db).gap_changes(db.card("Lightning Bolt")) == ()
         assert codes(validate(BOLT, "modern", cards=db, as_of="2020-01-01")) == ["not-legal"]
+
+
+def test_a_date_after_the_card_data_says_later_changes_are_unknown(tmp_path):
+    """An upcoming event (or a deck of this month) judged against older card data: before, no
+    word that a ban announced since the data could not be known."""
+    path = _db(tmp_path, "2026-12-01T00:00:00+00:00")
+    with CardDB(path) as db:
+        report = validate(BOLT, "modern", cards=db, as_of="2026-12-05")
+        assert report.legal
+        [late] = [p for p in report.problems if p.code == "legality-history-missing"]
+        assert late.severity == Severity.WARNING
+        assert "after the card data's date (2026-12-01)" in late.message
+        on_the_day = validate(BOLT, "modern", cards=db, as_of="2026-12-01")
+        assert "legality-history-missing" not in [p.code for p in on_the_day.problems]

@@ -117,11 +117,22 @@ def test_date_inside_a_change_window_gets_a_warning(db):
 @pytest.mark.parametrize("bad, says", [
     ("2014-12-31", "before the legality history begins (2015-02-24)"),
     ("yesterday", "is not a date"),
+    # Trailing text was dropped and the first ten characters judged (2026-01-01, exit 0).
+    ("2026-01-015", "is not a date"),
+    ("2026-01-01 junk", "is not a date"),
+    ("2026-01-01\u200b", "is not a date"),
+    ("2026-W05", "is not a date"),  # an ISO week was 2026-01-26
+    ("20260101", "is not a date"),
 ])
 def test_unusable_dates_are_errors_that_say_why(db, bad, says):
     with pytest.raises(AsOfError, match=r"\(2015-02-24\)|not a date") as info:
         validate(LURRUS_MODERN, "modern", cards=db, as_of=bad)
     assert says in str(info.value) and info.value.code == "bad-as-of"
+
+
+def test_a_full_timestamp_is_its_day(db):
+    for stamp in ("2021-12-01T10:00:00+00:00", "2021-12-01 10:00", "2021-12-01T23:59:59Z"):
+        assert validate(LURRUS_MODERN, "modern", cards=db, as_of=stamp).as_of == "2021-12-01"
 
 
 def test_json_deck_carries_its_own_date(db):

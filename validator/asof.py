@@ -209,7 +209,8 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
     kept = [p for p in problems
             if not (p.code in _POOL_CODES and p.cards and set(p.cards) <= late)]
     return (kept + unreleased + notes + _unknown_history(fmt, history, as_of, cite)
-            + _unknown_restrictions(fmt, history, as_of, cite))
+            + _unknown_restrictions(fmt, history, as_of, cite)
+            + _after_card_data(fmt, history, as_of, cite))
 
 
 def _unknown_history(fmt: Any, history: LegalityHistory, as_of: date,
@@ -243,6 +244,20 @@ def _unknown_restrictions(fmt: Any, history: LegalityHistory, as_of: date,
         f"before {since.isoformat()}: the deck was judged by the list of {since.isoformat()}, "
         f"so check by hand for a card restricted or unrestricted between {as_of.isoformat()} "
         "and then", cite, Severity.WARNING)]
+
+
+def _after_card_data(fmt: Any, history: LegalityHistory, as_of: date,
+                     cite: str) -> list[Problem]:
+    """A warning when `as_of` is later than the card data's date (an upcoming event, a deck
+    of this month checked against older data): a ban or unban announced since is not known."""
+    newest = history.card_data_date
+    if newest is None or as_of <= newest:
+        return []
+    return [Problem(
+        "legality-history-missing", f"{as_of.isoformat()} is after the card data's date "
+        f"({newest.isoformat()}): the deck was judged by {fmt.name}'s legality then, and a ban "
+        "or unban announced since is not known; run `deckcheck sync` for newer card data, or "
+        "check the announcements by hand", cite, Severity.WARNING)]
 
 
 def _near(changes: list[Change], fmt_key: str, first: date, last: date) -> list[Change]:

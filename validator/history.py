@@ -93,6 +93,9 @@ _MONTH = re.compile(r"([0-9]{4})-([0-9]{2})")  # ASCII digits, as parse_date rea
 AS_OF_FORMS = "YYYY-MM-DD (e.g. 2026-02-22), or YYYY-MM for a date known only to its month"
 
 
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def parse_as_of(value: date | datetime | str | None, what: str = "as_of") -> AsOfDate | None:
     """An as-of date: a `date`, `datetime` or ISO string as `parse_date` reads it, or a month
     (YYYY-MM), judged as of the month's last day (`AsOfDate`)."""
@@ -117,9 +120,14 @@ def parse_date(value: date | datetime | str | None, what: str = "as_of") -> date
     if isinstance(value, date):
         return value
     if isinstance(value, str):
+        # Exactly a day, or a full timestamp starting with one: "2026-01-015", "2026-01-01 junk"
+        # or an ISO week ("2026-W05") is no date, not the day its first characters name.
         text = value.strip()
         try:
-            return date.fromisoformat(text[:10]) if len(text) >= 10 else date.fromisoformat(text)
+            if _DAY.fullmatch(text):
+                return date.fromisoformat(text)
+            if _DAY.fullmatch(text[:10]) and text[10:11] in ("T", " "):
+                return datetime.fromisoformat(text).date()
         except ValueError:
             pass
     raise AsOfError(f"{what} {value!r} is not a date; write it as YYYY-MM-DD (e.g. 2026-02-22)")
