@@ -229,3 +229,91 @@ def test_readme_dask_example_runs_on_a_local_cluster(core_db: str, tmp_path: Pat
         ["illegal", "legal", "unjudged"]
     assert pd.read_parquet("illegal/")["id"].tolist() == ["illegal"]
     assert pd.read_parquet("failed/")["id"].tolist() == ["unjudged"]
+
+
+# ---------------------------------------------------------------------------- hostile rows
+
+BOLT_DECK = {"main": [[4, "Lightning Bolt"], [56, "Mountain"]], "sideboard": [[4, "Counterspell"]]}
+
+
+def test_dataframe_ids_stay_text_when_one_is_missing(core_db: str) -> None:
+    """`id` as text, each as the deck rows write it: integer ids around a missing one are not
+    turned into floats ("1.0" would not join back to deck 1)."""
+    pd = pytest.importorskip("pandas")
+    columns = {"Int64 with NA": pd.array([1, 2, None], dtype="Int64"),
+               "ints and None": pd.Series([1, 2, None], dtype=object),
+               "float64 (pandas' ints with a NaN)": [1.0, 2.0, float("nan")]}
+    for label, ids in columns.items():
+        frame = pd.DataFrame({"id": ids, "format": ["modern"] * 3, "decklist": [BOLT] * 3})
+        out = scale.validate_partition(frame, core_db)
+        assert out["id"].tolist()[:2] == ["1", "2"] and out["id"].isna().tolist()[2], label
+        assert str(out["id"].dtype) == "string", label
+        assert out["legal"].tolist() == [True] * 3, label
+        # the report's source is the same text, and a missing id gives none
+        sources = [json.loads(r)["source"] for r in out["report"]]
+        assert sources == ["1", "2", None], label
+    mixed = pd.DataFrame({"id": pd.Series([7, "b", 2.5, None], dtype=object),
+                          "format": ["modern"] * 4, "decklist": [BOLT] * 4})
+    assert scale.validate_partition(mixed, core_db)["id"].tolist()[:3] == ["7", "b", "2.5"]
+
+
+def test_a_deck_of_numpy_values_is_judged(core_db: str) -> None:
+    """A parquet list/struct `deck` column reaches the function as numpy arrays and numpy
+    integers: the deck is judged as the same deck of plain values."""
+    np = pytest.importorskip("numpy")
+    plain = scale.validate_row({"id": "a", "format": "modern", "deck": BOLT_DECK}, core_db)
+    assert plain["legal"] is True
+    as_numpy = {"main": [[np.int64(4), "Lightning Bolt"], [np.int64(56), "Mountain"]],
+                "sideboard": np.array([[np.int32(4), "Counterspell"]], dtype=object)}
+    out = scale.validate_row({"id": "a", "format": "modern", "deck": as_numpy}, core_db)
+    assert out["failure"] is None and out["report"] == plain["report"]
+
+
+def test_a_parquet_struct_deck_column_is_judged(core_db: str, tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    entries = [{"quantity": q, "name": n} for q, n in BOLT_DECK["main"]]
+    pq.write_table(pa.table({"id": [1, 2], "format": ["modern", "modern"],
+                             "deck": [{"main": entries}, {"main": entries[:1]}]}),
+                   tmp_path / "decks.parquet")
+    out = scale.validate_partition(pd.read_parquet(tmp_path / "decks.parquet"), core_db)
+    assert out["failure"].isna().all(), out["failure"].tolist()
+    assert out["legal"].tolist() == [True, False] and out["codes"][1] == "deck-too-small"
+
+
+def test_an_exception_in_one_row_is_that_rows_failure(core_db: str, monkeypatch, caplog) -> None:
+    """A bug met on one row does not fail the partition: the row says so in `failure`
+    (INTERNAL_ERROR, the exception's type and message), the traceback is logged, and the
+    other rows are judged."""
+    pd = pytest.importorskip("pandas")
+    real = validator.api.validate
+
+    def flaky(deck, fmt, *, cards=None, source=None, **options):
+        if source == "2":
+            raise RuntimeError("boom on deck 2")
+        return real(deck, fmt, cards=cards, source=source, **options)
+
+    monkeypatch.setattr(validator.api, "validate", flaky)
+    frame = pd.DataFrame({"id": [1, 2, 3], "format": ["modern"] * 3, "decklist": [BOLT] * 3})
+    with caplog.at_level("ERROR", logger="validator.scale"):
+        out = scale.validate_partition(frame, core_db)
+    assert out["legal"].tolist()[0] is True and out["legal"].tolist()[2] is True
+    assert pd.isna(out["legal"][1]) and pd.isna(out["report"][1])
+    assert out["failure"][1] == f"{scale.INTERNAL_ERROR}: RuntimeError: boom on deck 2"
+    assert "Traceback" in caplog.text and "boom on deck 2" in caplog.text
+    assert list(out.dtypes.astype(str)) == list(scale.REPORT_META.values())
+
+
+def test_rows_that_are_not_mappings_are_failure_rows(core_db: str) -> None:
+    rows = [None, ("1", "modern", BOLT), '{"id": 1, "format": "modern"}',
+            {"id": 4, "format": "modern", "decklist": 12},
+            {"id": 5, "format": "modern", "decklist": BOLT}]
+    out = scale.validate_partition(rows, core_db)
+    assert [r["legal"] for r in out] == [None, None, None, None, True]
+    assert all(set(r) == set(scale.REPORT_FIELDS) for r in out)
+    assert out[0]["failure"].startswith("the row is None, not a mapping of fields")
+    assert "a tuple" in out[1]["failure"] and "to_bag(format='dict')" in out[1]["failure"]
+    assert "a str" in out[2]["failure"] and "json.loads" in out[2]["failure"]
+    assert out[3]["id"] == 4 and "decklist is of type int" in out[3]["failure"]
+    assert not any(r["failure"].startswith(scale.INTERNAL_ERROR) for r in out[:4])

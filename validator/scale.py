@@ -16,7 +16,9 @@ to `validate` only when the row has one. Output row fields: see `REPORT_FIELDS`.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import sys
 import threading
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -39,6 +41,11 @@ _SPARK_TYPES = {"string": "STRING", "boolean": "BOOLEAN", "int64": "BIGINT"}
 #: judged deck, `legal` and `report` for every deck that could not be judged. `id` is a
 #: string: cast a numeric id column first (README "Revalidating at scale").
 REPORT_SCHEMA = ", ".join(f"{name} {_SPARK_TYPES[dtype]}" for name, dtype in REPORT_META.items())
+
+_LOG = logging.getLogger(__name__)
+#: The start of a row's `failure` when deckcheck itself failed on it (a bug, not bad input):
+#: the rest is the exception's type and message; the traceback goes to this module's logger.
+INTERNAL_ERROR = "internal error (a bug in deckcheck: please report it with this row)"
 
 _INDEXES: dict[str, Any] = {}
 _LOCK = threading.Lock()
@@ -75,18 +82,36 @@ def cache_info() -> dict[str, Any]:
             "indexes": {k: (v.sync.id if v.sync else None) for k, v in _INDEXES.items()}}
 
 
-def _fields(row: Any) -> Mapping[str, Any]:
+def _fields(row: Any) -> Mapping[str, Any] | None:
+    """The row's fields by name, or None for a row that has none (not a mapping)."""
     if isinstance(row, Mapping):
         return row
     as_dict = getattr(row, "asDict", None)  # pyspark.sql.Row
-    if as_dict is not None:
+    if callable(as_dict):
         return as_dict()
-    return row._asdict()  # a namedtuple (pandas itertuples)
+    as_dict = getattr(row, "_asdict", None)  # a namedtuple (pandas itertuples)
+    if callable(as_dict):
+        return as_dict()
+    return None
+
+
+def _not_a_row(row: Any) -> str:
+    """Why a row without fields cannot be read, and what to send instead."""
+    kind = type(row).__name__
+    hint = {"str": " (a line of text: parse JSON lines first, bag.map(json.loads))",
+            "tuple": " (a dataframe's values without their names: use "
+                     "ddf.to_bag(format='dict'))",
+            "NoneType": ""}.get(kind, "")
+    return (f"the row is {'None' if row is None else 'a ' + kind}, not a mapping of fields "
+            f"(id, format, decklist or deck){hint}")
 
 
 def _blank(value: Any) -> bool:
-    """None, NaN, NaT or "": a missing value in a dataframe column."""
+    """None, NaN, NaT, pandas' NA or "": a missing value in a dataframe column."""
     if value is None or (isinstance(value, str) and not value):
+        return True
+    pandas = sys.modules.get("pandas")  # pd.NA: only a value of a loaded pandas
+    if pandas is not None and value is pandas.NA:
         return True
     try:
         return bool(value != value)  # NaN and NaT are not equal to themselves
@@ -94,25 +119,73 @@ def _blank(value: Any) -> bool:
         return False
 
 
+def _id_text(value: Any) -> str | None:
+    """A deck id as text, as it is written in the deck rows: 7 -> "7", "b" -> "b", missing
+    -> None. A whole float is written as the integer it holds (1.0 -> "1"): pandas turns a
+    column of integer ids with a missing one into floats."""
+    if _blank(value):
+        return None
+    if isinstance(value, float) or type(value).__module__ == "numpy":
+        item = getattr(value, "item", None)  # a numpy scalar -> its Python value
+        value = item() if callable(item) else value
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))
+    return str(value)
+
+
+def _json_value(value: Any) -> Any:
+    """`json.dumps`' fallback for numpy values, which a parquet list or struct column gives
+    (a numpy array for a list, numpy integers inside): their Python values."""
+    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars alike
+    if callable(tolist):
+        return tolist()
+    raise TypeError(f"a value of type {type(value).__name__} in the deck is not JSON")
+
+
 def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """One report row for one deck row (see the module doc). Input that stops deckcheck from
-    judging the deck (an unreadable decklist, an unknown format) gives `legal` None and the
-    message in `failure`; it never raises."""
+    """One report row for one deck row (see the module doc). It never raises: a row that
+    stops deckcheck from judging the deck (not a mapping, an unreadable decklist, an unknown
+    format) gives `legal` None and the reason in `failure`; an exception of deckcheck's own
+    (a bug) gives `failure` starting with `INTERNAL_ERROR`, then the exception's type and
+    message, and is logged with its traceback (logger `validator.scale`), so that one bad
+    row does not fail the whole partition."""
+    out: dict[str, Any] = {"id": None, "format": None, "legal": None, "errors": 0,
+                           "warnings": 0, "codes": "", "report": None, "failure": None}
+    try:
+        fields = _fields(row)
+        if fields is None:
+            out["failure"] = _not_a_row(row)
+            return out
+        out["id"], out["format"] = fields.get("id"), fields.get("format")
+        _judge(fields, out, db)
+    except MemoryError:
+        raise  # the worker is out of memory: the task fails and the engine retries it
+    except Exception as exc:  # noqa: BLE001 - one row's failure, kept in its own row
+        _LOG.exception("validate_row failed on the row with id %r", out["id"])
+        out.update(legal=None, errors=0, warnings=0, codes="", report=None,
+                   failure=f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}")
+    return out
+
+
+def _judge(fields: Mapping[str, Any], out: dict[str, Any],
+           db: str | os.PathLike[str] | None) -> None:
+    """Fill `out` with the verdict on the deck of `fields`; input that stops the judging goes
+    in `failure`."""
     from .api import parse_decklist, validate
     from .errors import DeckcheckError
 
-    fields = _fields(row)
-    deck_id, fmt = fields.get("id"), fields.get("format")
-    out: dict[str, Any] = {"id": deck_id, "format": fmt, "legal": None, "errors": 0,
-                           "warnings": 0, "codes": "", "report": None, "failure": None}
+    deck_id, fmt = out["id"], out["format"]
     try:
-        text = fields.get("decklist")
+        text, field = fields.get("decklist"), "decklist"
         if _blank(text):
-            text = fields.get("deck")
+            text, field = fields.get("deck"), "deck"
             if isinstance(text, Mapping):
-                text = json.dumps(text, ensure_ascii=False)
+                text = json.dumps(text, ensure_ascii=False, default=_json_value)
         if _blank(text):
             raise ValueError("the row has neither a decklist nor a deck")
+        if not isinstance(text, (str, bytes)):
+            raise ValueError(f"the row's {field} is of type {type(text).__name__}: give decklist "
+                             "text, or a JSON deck (an object or its JSON text)")
         if _blank(fmt):
             raise ValueError("the row has no format")
         options: dict[str, Any] = {}
@@ -120,16 +193,15 @@ def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str
         if not _blank(as_of):
             options["as_of"] = as_of
         report = validate(parse_decklist(text), str(fmt), cards=card_index(db),
-                          source=None if _blank(deck_id) else str(deck_id), **options)
+                          source=_id_text(deck_id), **options)
     except (DeckcheckError, ValueError) as exc:
         out["failure"] = str(exc)
-        return out
+        return
     data = report.to_dict()
     out.update(legal=report.legal, errors=data["counts"]["error"],
                warnings=data["counts"]["warning"],
                codes=";".join(p.code for p in report.problems if p.severity.value == "error"),
                report=json.dumps(data, ensure_ascii=False, sort_keys=True))
-    return out
 
 
 def validate_rows(rows: Iterable[Any], db: str | os.PathLike[str] | None = None
@@ -143,19 +215,21 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
     """Validate one partition of decks into report rows.
 
     A pandas DataFrame (a Dask dataframe partition) gives a DataFrame with the columns of
-    `REPORT_FIELDS` and the dtypes of `REPORT_META` (`id` as text, `legal` nullable boolean); any other iterable of rows (dicts, PySpark Rows: a Dask bag partition, a
-    Spark partition) gives a list of dicts. `db` is the card database every worker reads (a
+    `REPORT_FIELDS` and the dtypes of `REPORT_META` (`id` as text, see `_id_text`; `legal`
+    nullable boolean); any other iterable of rows (dicts, PySpark Rows: a Dask bag partition,
+    a Spark partition) gives a list of dicts, `id` as the row has it. `db` is the card database every worker reads (a
     path or URL; default `DECKCHECK_DB`)."""
     if hasattr(partition, "itertuples") and hasattr(partition, "columns"):
         import pandas as pd
 
         rows = [validate_row(r, db) for r in partition.to_dict("records")]
+        for row in rows:  # each id as text, before pandas makes [1, 2, None] floats
+            row["id"] = _id_text(row["id"])
         frame = pd.DataFrame(rows, columns=list(REPORT_FIELDS))
-        if rows:  # an id column of numbers: its text, as the meta says
-            frame["id"] = [None if _blank(v) else str(v) for v in frame["id"]]
         return frame.astype(REPORT_META)
     return list(validate_rows(partition, db))
 
 
 __all__ = ["validate_partition", "validate_rows", "validate_row", "card_index",
-           "forget_indexes", "cache_info", "REPORT_FIELDS", "REPORT_META", "REPORT_SCHEMA"]
+           "forget_indexes", "cache_info", "REPORT_FIELDS", "REPORT_META", "REPORT_SCHEMA",
+           "INTERNAL_ERROR"]
