@@ -427,12 +427,16 @@ def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None
     _check_cards(cards)
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
+    from .companion.checks import shared_findings
+
     with _card_source(cards, db) as card_source:
         when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
         prepared = _prepare(deck, when.cards if when else card_source, commanders)
         # Commander designation moves cards between sections: each format gets its own copy.
-        return [_report(prepared, prepared.resolved.clone(), fmt, source, when)
-                for fmt in formats.values()]
+        # A companion's condition is weighed once per starting deck, not once per format.
+        with shared_findings():
+            return [_report(prepared, prepared.resolved.clone(), fmt, source, when)
+                    for fmt in formats.values()]
 
 
 __all__ = ["open_db", "parse_decklist", "validate", "check_formats", "check_resolved",

@@ -28,11 +28,11 @@ from __future__ import annotations
 from .checks import (
     COMPANION_CITATION, HOUSE_RULE_CITATION, MAX_SIDEBOARD_COMPANIONS, CompanionCards,
     companion_cards, companion_condition_problems, constructed_companion_problems,
-    house_rule_problems, starting_deck,
+    house_rule_problems, shared_findings, starting_deck,
 )
 
 __all__ = [
     "COMPANION_CITATION", "HOUSE_RULE_CITATION", "MAX_SIDEBOARD_COMPANIONS", "CompanionCards",
     "companion_cards", "companion_condition_problems", "constructed_companion_problems",
-    "house_rule_problems", "starting_deck",
+    "house_rule_problems", "shared_findings", "starting_deck",
 ]

@@ -8,8 +8,10 @@ them.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from ..model import Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from ..names import fold_name
@@ -101,6 +103,46 @@ def _lines_of(names: Iterable[str], lines: Mapping[str, tuple[int, ...]]) -> tup
     return tuple(sorted({n for name in names for n in lines.get(name, ())}))
 
 
+#: Condition findings shared by the checks run inside `shared_findings` (None outside it):
+#: (sentence, deck-size facts, the starting deck's cards and copies, in order) -> (findings,
+#: the starting deck, kept so that the ids in the key stay its cards' own).
+_SHARED_FINDINGS: ContextVar[dict[tuple, tuple[Any, CardCounts]] | None] = \
+    ContextVar("deckcheck_companion_findings", default=None)
+
+
+@contextmanager
+def shared_findings() -> Iterator[None]:
+    """Within the block, each companion condition is evaluated once per starting deck and
+    deck-size facts, and its findings reused. `check_formats` judges one deck against every
+    format: most formats have the same starting deck (the main deck, 103.2a; with the
+    commanders in Commander formats, 702.139b) and the same `StartingDeck` facts, and a
+    condition's verdict depends on nothing else (the format's card pool and bans are other
+    checks). Per thread (a context variable), dropped when the block ends."""
+    token = _SHARED_FINDINGS.set({})
+    try:
+        yield
+    finally:
+        _SHARED_FINDINGS.reset(token)
+
+
+def _condition_findings(predicate: Any, sentence: str, starting: CardCounts, ctx: StartingDeck,
+                        types: TypesFn | None) -> Findings:
+    """`predicate.findings` for the starting deck, shared within `shared_findings`."""
+    from .predicates import MAX_LISTED
+
+    cache = _SHARED_FINDINGS.get()
+    if cache is None:
+        return predicate.findings(starting, ctx, MAX_LISTED, types)
+    # The cards by identity (a check_formats call resolves the deck once: each format's copy
+    # holds the same Card objects) and in order (findings list offenders in deck order).
+    cards, counts = zip(*starting) if starting else ((), ())
+    key = (sentence, ctx, tuple(map(id, cards)), counts)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = (predicate.findings(starting, ctx, MAX_LISTED, types), starting)
+    return hit[0]
+
+
 def companion_condition_problems(companion: Card, starting: CardCounts, ctx: StartingDeck,
                                  citation: str, *, declared: bool = True,
                                  lines: Mapping[str, tuple[int, ...]] | None = None,
@@ -113,7 +155,6 @@ def companion_condition_problems(companion: Card, starting: CardCounts, ctx: Sta
     `starting` must already include the commander(s) in Commander games (702.139b). `types`:
     a `TypesOf` to share between the checks of one deck.
     """
-    from .predicates import MAX_LISTED
     from .reader import ConditionError, parse_condition
 
     sentence = companion.companion_condition
@@ -138,7 +179,7 @@ def companion_condition_problems(companion: Card, starting: CardCounts, ctx: Sta
             severity = Severity.INFO
         return [Problem("companion-condition-unsupported", message, citation, severity, (name,),
                         _lines_of([name], lines))]
-    offenses = predicate.findings(starting, ctx, MAX_LISTED, types)
+    offenses = _condition_findings(predicate, sentence, starting, ctx, types)
     if not offenses.total:
         return [Problem("companion-condition-met",
                         f'{name}{where}: companion condition met ("{sentence}")',
