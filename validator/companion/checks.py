@@ -244,7 +244,6 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
     problems = _declaration_problems(slots.declared, fmt, lines)
     starting = starting_deck(deck, fmt)
     ctx = StartingDeck.for_format(fmt)
-    starting_lines = _lines_by_name(deck, *_starting_sections(fmt))
     types = TypesOf()  # each card's types read once for all the conditions checked
     # One companion at most (103.2b): with more declared, that error says it at once, and a
     # hostile list's every companion is not weighed against the deck (issue 11). Likewise the
@@ -259,6 +258,8 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
             f"({', '.join(names[:MAX_LISTED])}{' ...' if len(names) > MAX_LISTED else ''}); "
             "their conditions are checked only for a declared companion (a Companion section)",
             COMPANION_CITATION, Severity.INFO, names, _lines_of(names, lines)))
+    # The starting deck's lines only when a condition is checked (not with two declared).
+    starting_lines = _lines_by_name(deck, *_starting_sections(fmt)) if checked else {}
     for e, declared in checked:
         # Offenders are pointed at in the starting deck, the companion where it is listed.
         own = {**starting_lines, e.card.name: lines.get(e.card.name, ())}
