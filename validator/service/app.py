@@ -27,7 +27,6 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import Response
 from starlette.datastructures import FormData
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from fastapi.exceptions import RequestValidationError
@@ -412,11 +411,9 @@ def parse_urlencoded(raw: bytes) -> FormData:
 
 
 async def read_urlencoded(request: Request) -> FormData:
-    """A URL-encoded form, at most URLENCODED_MAX_BYTES (413 before the body is read when
-    its Content-Length says more), parsed off the event loop when it is not small."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > URLENCODED_MAX_BYTES:
-        raise _urlencoded_too_large(int(declared))
+    """A URL-encoded form, at most URLENCODED_MAX_BYTES (413), parsed off the event loop
+    when it is not small. The body is read whole first (the body limit bounds it), so the
+    client, still sending, reads the 413 rather than a connection reset."""
     raw = await request.body()
     if len(raw) > URLENCODED_MAX_BYTES:
         raise _urlencoded_too_large(len(raw))
@@ -426,13 +423,12 @@ async def read_urlencoded(request: Request) -> FormData:
     return form
 
 
-def _urlencoded_too_large(size: int) -> StarletteHTTPException:
-    # (Connection: close when the body is left unread; the 413 problem as BodyTooLarge's)
-    return StarletteHTTPException(413, f"a URL-encoded form is at most "
+def _urlencoded_too_large(size: int) -> ProblemError:
+    return ProblemError("body-too-large", f"a URL-encoded form is at most "
                         f"{URLENCODED_MAX_BYTES:,} bytes (this one is {size:,}; a 5,000-line "
                         "decklist percent-encoded is ~300 KB): send a larger decklist as "
                         "multipart/form-data (a `file` field) or JSON, which take up to "
-                        f"{MAX_BODY_BYTES:,} bytes", headers={"connection": "close"})
+                        f"{MAX_BODY_BYTES:,} bytes")
 
 
 def refuse_incomplete_multipart(raw: bytes, content_type: str) -> None:
