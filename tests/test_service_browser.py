@@ -312,3 +312,81 @@ def test_page_refuses_a_list_over_the_decklist_limit_in_the_servers_words(browse
         error = browser.find_element(By.ID, "error").text
         assert f"the limit of a decklist is {MAX_BYTES:,} bytes" in error
         assert browser.execute_script("return window.__sent") == []  # refused before sending
+
+
+# Holds each v1/validate answer until window.__release() (the request itself is sent at once).
+HOLD_VALIDATE = """
+window.__held = [];
+const sendingFetch = window.fetch;
+window.fetch = (url, init) => {
+  const answer = sendingFetch(url, init);
+  if (!String(url).includes("v1/validate")) return answer;
+  return new Promise((resolve, reject) => window.__held.push(() => answer.then(resolve, reject)));
+};
+window.__release = () => { const held = window.__held.splice(0); held.forEach((f) => f()); return held.length; };
+"""
+
+
+def test_page_marks_an_answer_stale_when_the_list_changed_while_it_was_checked(
+        browser, core_db, tmp_path):
+    """An edit made while a check was in flight was unmarked when the answer came (render()
+    cleared the out-of-date note): the old list's verdict showed as the new one's. And
+    Ctrl+Enter during a check started a second request (the button was disabled, the key was
+    not), so answers arriving out of order could show an older list's verdict as current."""
+    import time
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    with Server(core_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        wait, fmt = _page(browser, server)
+        browser.execute_script(HOLD_VALIDATE)
+        fmt.select_by_value("modern")
+        area = browser.find_element(By.ID, "decklist")
+        stale = lambda d: d.find_element(By.ID, "stale-note").is_displayed()  # noqa: E731
+
+        # 1. Checked, then edited before the answer: the answer is shown marked out of date.
+        paste(browser, LEGAL_MODERN)
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: d.execute_script("return window.__held.length") == 1)
+        area.send_keys(Keys.CONTROL, Keys.END)
+        area.send_keys("\n4 Black Lotus")
+        assert browser.execute_script("return window.__release()") == 1
+        wait.until(lambda d: "Legal in Modern" in d.find_element(By.ID, "verdict").text
+                   and not d.find_element(By.ID, "check").get_attribute("disabled"))
+        assert stale(browser), "the verdict of the list before the edit is shown as current"
+        assert "stale" in browser.find_element(By.ID, "result").get_attribute("class").split()
+        browser.save_screenshot(str(tmp_path / "serve-edited-in-flight.png"))
+
+        # 2. Ctrl+Enter while a check is in flight is ignored: one request, one answer.
+        paste(browser, ILLEGAL_MODERN)
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: d.execute_script("return window.__held.length") == 1)
+        sent = len(browser.execute_script("return window.__sent"))
+        paste(browser, LEGAL_MODERN)
+        area.send_keys(Keys.CONTROL, Keys.ENTER)
+        time.sleep(0.5)  # a second request would have been sent by now
+        assert len(browser.execute_script("return window.__sent")) == sent
+        assert browser.execute_script("return window.__held.length") == 1
+        browser.execute_script("window.__release()")
+        wait.until(lambda d: "Not legal in Modern" in d.find_element(By.ID, "verdict").text
+                   and not d.find_element(By.ID, "check").get_attribute("disabled"))
+        assert stale(browser)  # the illegal list's verdict, the legal list on screen
+        browser.save_screenshot(str(tmp_path / "serve-ctrl-enter-in-flight.png"))
+
+        # 3. A format changed while in flight marks it too; a check of what is shown clears it.
+        area.send_keys(Keys.CONTROL, Keys.ENTER)
+        wait.until(lambda d: d.execute_script("return window.__held.length") == 1)
+        fmt.select_by_value("legacy")
+        browser.execute_script("window.__release()")
+        wait.until(lambda d: "Legal in Modern" in d.find_element(By.ID, "verdict").text
+                   and not d.find_element(By.ID, "check").get_attribute("disabled"))
+        assert stale(browser)
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: d.execute_script("return window.__held.length") == 1)
+        browser.execute_script("window.__release()")
+        wait.until(lambda d: "Legal in Legacy" in d.find_element(By.ID, "verdict").text)
+        assert not stale(browser)
+        browser.save_screenshot(str(tmp_path / "serve-current.png"))
+    _keep(tmp_path, "serve-edited-in-flight.png", "serve-ctrl-enter-in-flight.png", "serve-current.png")

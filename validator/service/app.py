@@ -15,6 +15,7 @@ import inspect
 import datetime as dt
 import json
 import os
+import re
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import Response
+from starlette.datastructures import FormData
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from fastapi.exceptions import RequestValidationError
@@ -39,7 +41,7 @@ from . import problems
 from .bodylimit import (DECKLIST_MAX_BYTES, BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES,
                         too_large_detail)
 from .cards import ORACLE_BULK, CardHolder, Snapshot, iso, snapshot_card, snapshot_provenance
-from .fastpath import ValidateFastPath, is_json, media_type
+from .fastpath import ValidateFastPath, declared_charset, is_json, is_utf8 as _is_utf8, media_type
 from .problems import ProblemError
 
 STATIC = Path(__file__).parent / "static"
@@ -69,6 +71,10 @@ class ServiceConfig:
 
 #: Longer than any card name (the longest are about 140 characters): not looked up.
 MAX_CARD_NAME = 200
+
+#: A house rule's length: companion sentences are under 200 characters. The rules grammar
+#: parses on the event loop's worker; 20 rules of 235 KB each held it 22 s.
+MAX_RULE_CHARS = 1_000
 
 
 class DeckRequest(BaseModel):
@@ -104,6 +110,18 @@ class DeckRequest(BaseModel):
                 raise ValueError(f"a commander name of {len(name)} characters is no card name "
                                  f"(the longest are under {MAX_CARD_NAME})")
         return names
+
+    @field_validator("rules")
+    @classmethod
+    def _rules_short(cls, rules: list[str]) -> list[str]:
+        """A house rule is a sentence in companion English (the longest companion condition
+        is under 200 characters): a longer one is refused before the grammar reads it."""
+        for rule in rules:
+            if len(rule) > MAX_RULE_CHARS:
+                raise ValueError(f"a house rule of {len(rule):,} characters: a rule is one "
+                                 f"sentence of at most {MAX_RULE_CHARS:,} characters (companion "
+                                 "conditions are under 200)")
+        return rules
 
     @field_validator("input_format")
     @classmethod
@@ -270,34 +288,31 @@ def check_as_of(value: dt.date | str | None) -> None:
                        "or leave as_of out (or send null) to judge by current legality")
 
 
-def declared_charset(content_type: str) -> str | None:
-    """The `charset` parameter of a Content-Type value (lower case), or None."""
-    for param in content_type.split(";")[1:]:
-        key, _, value = param.partition("=")
-        if key.strip().lower() == "charset" and value.strip():
-            return value.strip().strip('"').lower()
-    return None
-
-
-def _is_utf8(charset: str | None) -> bool:
-    return charset in (None, "utf-8", "utf8")
+_NAME_A_CHARSET = ("send the body as UTF-8 (charset=utf-8) or name a known charset "
+                   "(e.g. charset=iso-8859-1, windows-1252, utf-16)")
 
 
 def decode_declared(raw: bytes, charset: str) -> str:
     """A body in its declared (not UTF-8) charset, as text: an unknown charset is a 415, bytes
     the charset cannot decode a 400 naming it."""
     try:
-        codecs.lookup(charset)
+        info = codecs.lookup(charset)
     except LookupError:
         raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} is not known: "
-                           "send the body as UTF-8 (charset=utf-8) or name a known charset "
-                           "(e.g. charset=iso-8859-1, windows-1252, utf-16)") from None
+                           f"{_NAME_A_CHARSET}") from None
+    # rot13, base64, bz2, zlib, hex, uu, quopri, undefined...: Python codecs, no text encodings
+    if not getattr(info, "_is_text_encoding", True):
+        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} is no text "
+                           f"encoding: {_NAME_A_CHARSET}")
     try:
         return raw.decode(charset)
     except UnicodeDecodeError as exc:
         raise ProblemError("malformed-body", f"the body is not valid {charset} (byte "
                            f"{exc.start}), the charset its Content-Type declares: send it in "
                            "that charset, or as UTF-8") from None
+    except (UnicodeError, LookupError, ValueError, TypeError):  # a codec that refuses to decode
+        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} cannot decode "
+                           f"a body: {_NAME_A_CHARSET}") from None
 
 
 NOT_UTF8 = ("the body is not UTF-8: send it as UTF-8, or declare its charset in the "
@@ -357,6 +372,84 @@ def refuse_no_form(raw: bytes, form: Any) -> None:
                            "text/plain with the options in the query string")
 
 
+#: A form has a handful of fields (the decklist and the options: at most 4 commanders and 20
+#: rules): more is no form of ours.
+MAX_FORM_FIELDS = 50
+
+#: A URL-encoded body's limit. A real deck needs far less (a 5,000-line list, the library's
+#: line limit, is ~200 KB; percent-encoded ~300 KB), and percent-decoding costs memory and
+#: CPU with each `%`: Starlette's parser, on the event loop, took ~1 GB and 3-5 s for a 5 MB
+#: body of `%`. Larger lists go as multipart/form-data or JSON (up to the body limit).
+URLENCODED_MAX_BYTES = 1_000_000
+
+_PERCENT = re.compile(rb"%([0-9A-Fa-f]{2})")
+
+
+def _unquote_plus(raw: bytes) -> str:
+    """A form name or value: `+` a space, each valid `%XX` its byte (an invalid `%` is kept,
+    as urllib's unquote keeps it), the bytes read as UTF-8 (undecodable bytes become U+FFFD,
+    as Starlette read them). One regex pass: no list of pieces per `%`."""
+    raw = raw.replace(b"+", b" ")
+    if b"%" in raw:
+        raw = _PERCENT.sub(lambda m: bytes((int(m.group(1), 16),)), raw)
+    return raw.decode("utf-8", "replace")
+
+
+def parse_urlencoded(raw: bytes) -> FormData:
+    """An application/x-www-form-urlencoded body as a form (fields split on `&`, an empty one
+    skipped, a name without `=` has the empty value); more than MAX_FORM_FIELDS fields is a
+    400 `malformed-body`. Work and memory grow with the body's length only."""
+    fields: list[tuple[str, str]] = []
+    for match in re.finditer(rb"[^&]+", raw):
+        if len(fields) == MAX_FORM_FIELDS:
+            raise ProblemError("malformed-body", f"the form has more than {MAX_FORM_FIELDS} "
+                               "fields: send the decklist in one `decklist` field and each "
+                               "option once (commander and rule may repeat)")
+        name, _, value = match.group().partition(b"=")
+        fields.append((_unquote_plus(name), _unquote_plus(value)))
+    return FormData(fields)
+
+
+async def read_urlencoded(request: Request) -> FormData:
+    """A URL-encoded form, at most URLENCODED_MAX_BYTES (413), parsed off the event loop
+    when it is not small. The body is read whole first (the body limit bounds it), so the
+    client, still sending, reads the 413 rather than a connection reset."""
+    raw = await request.body()
+    if len(raw) > URLENCODED_MAX_BYTES:
+        raise _urlencoded_too_large(len(raw))
+    form = (parse_urlencoded(raw) if len(raw) <= INLINE_MAX_BYTES
+            else await run_in_threadpool(parse_urlencoded, raw))
+    refuse_no_form(raw, form)
+    return form
+
+
+def _urlencoded_too_large(size: int) -> ProblemError:
+    return ProblemError("body-too-large", f"a URL-encoded form is at most "
+                        f"{URLENCODED_MAX_BYTES:,} bytes (this one is {size:,}; a 5,000-line "
+                        "decklist percent-encoded is ~300 KB): send a larger decklist as "
+                        "multipart/form-data (a `file` field) or JSON, which take up to "
+                        f"{MAX_BODY_BYTES:,} bytes")
+
+
+def refuse_incomplete_multipart(raw: bytes, content_type: str) -> None:
+    """A multipart body ends with its closing delimiter (`--BOUNDARY--`, RFC 2046 5.1.1):
+    one without it was cut short (a dropped connection, a client that stopped writing) and
+    is refused as such, not parsed into a form that seems to lack its `file` field."""
+    try:
+        from python_multipart.multipart import parse_options_header
+    except ImportError:  # python-multipart before 0.0.13
+        from multipart.multipart import parse_options_header  # type: ignore[no-redef]
+
+    _, params = parse_options_header(content_type)
+    boundary = params.get(b"boundary")
+    if not boundary:
+        return  # the form parser refuses it (malformed-body, no boundary)
+    if b"--" + boundary.strip(b'"') + b"--" not in raw:
+        raise ProblemError("malformed-body", "the multipart body is incomplete: it ends "
+                           f"without its closing boundary (--{boundary.decode('latin-1')[:70]}--),"
+                           " so it was cut short: send the whole body again")
+
+
 def refuse_unsupported(media: str) -> None:
     """A body of no accepted type (no Content-Type at all, as `requests.post(url, data=text)`
     sends, or application/octet-stream) is a 415 saying what to send, whatever the query."""
@@ -412,17 +505,20 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
         options = _checked(model, data)
         return options, options.decklist  # type: ignore[attr-defined]
     if media in _FORM_TYPES:
-        try:
-            # (a URL-encoded body is read first: refuse_no_form looks at it; form() reads it again)
-            raw_form = await request.body() if media == _URLENCODED else b""
-            form = await request.form(max_files=1, max_fields=50, **_PART_LIMIT)
-        except BodyTooLarge:
-            raise
-        except Exception as exc:  # noqa: BLE001 - python-multipart/Starlette parse errors
-            raise ProblemError("malformed-body", f"the form could not be read: "
-                               f"{getattr(exc, 'detail', None) or exc}") from None
         if media == _URLENCODED:
-            refuse_no_form(raw_form, form)
+            form = await read_urlencoded(request)
+        else:
+            # Read whole first (the body limit bounds it; form() then parses the bytes read):
+            # a body cut short is told apart from a form lacking its `file` field.
+            refuse_incomplete_multipart(await request.body(),
+                                        request.headers.get("content-type", ""))
+            try:
+                form = await request.form(max_files=1, max_fields=MAX_FORM_FIELDS, **_PART_LIMIT)
+            except BodyTooLarge:
+                raise
+            except Exception as exc:  # noqa: BLE001 - python-multipart/Starlette parse errors
+                raise ProblemError("malformed-body", f"the form could not be read: "
+                                   f"{getattr(exc, 'detail', None) or exc}") from None
         upload = form.get("file")
         data = _fields_from(form, model)
         if upload is not None and form.get("decklist") is not None:
@@ -492,10 +588,20 @@ INLINE_MAX_BYTES = 32 * 1024
 INLINE_MAX_LINES = 300
 
 
+#: ... and house rules of at most this many characters in all: the rules grammar reads ~4 ms
+#: of CPU per 1,000 characters (20 rules of 1,000 characters, the most a request may send,
+#: ~85 ms), so a request is judged inline only when its rules are short too (a companion
+#: sentence is under 200 characters: a few of them stay inline).
+INLINE_MAX_RULE_CHARS = 2_000
+
+
 async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> Any:
-    """`fn(options, content)`: inline for a short decklist, in the threadpool for a long one."""
+    """`fn(options, content)`: inline for a small request (a short decklist and short house
+    rules), in the threadpool for a larger one."""
     newline = "\n" if isinstance(content, str) else b"\n"
-    if len(content) <= INLINE_MAX_BYTES and content.count(newline) < INLINE_MAX_LINES:  # type: ignore[arg-type]
+    rule_chars = sum(len(rule) for rule in getattr(options, "rules", ()))
+    if (len(content) <= INLINE_MAX_BYTES and content.count(newline) < INLINE_MAX_LINES  # type: ignore[arg-type]
+            and rule_chars <= INLINE_MAX_RULE_CHARS):
         return fn(options, content)
     return await run_in_threadpool(fn, options, content)
 

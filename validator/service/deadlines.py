@@ -37,10 +37,19 @@ class RequestDeadlines:
         super().connection_made(transport)  # type: ignore[misc]
         self._arm()
 
+    #: The request after which the head deadline was last set (None: the connection's open).
+    _armed_after: Any = None
+
     def data_received(self, data: bytes) -> None:
         cycle = self.cycle  # type: ignore[attr-defined]
-        if self._deadline is None and (cycle is None or cycle.response_complete):
-            self._arm()  # the first bytes of a new request
+        if (cycle is not None and cycle.response_complete and cycle is not self._armed_after):
+            # The first bytes of the next request on a kept-alive connection: its head has
+            # HEAD_SECONDS from now, not what is left of a timer set when the connection
+            # opened (which, having seen a request complete, closed nothing and let the next
+            # head take up to twice as long).
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._arm()
         super().data_received(data)  # type: ignore[misc]
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -50,6 +59,7 @@ class RequestDeadlines:
         super().connection_lost(exc)  # type: ignore[misc]
 
     def _arm(self) -> None:
+        self._armed_after = self.cycle  # type: ignore[attr-defined]
         self._deadline = self.loop.call_later(  # type: ignore[attr-defined]
             self.head_seconds, self._head_due, self.cycle)  # type: ignore[attr-defined]
 

@@ -43,6 +43,19 @@ def media_type(value: str) -> str:
     return value.split(";")[0].strip().lower()
 
 
+def declared_charset(content_type: str) -> str | None:
+    """The `charset` parameter of a Content-Type value (lower case), or None."""
+    for param in content_type.split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            return value.strip().strip('"').lower()
+    return None
+
+
+def is_utf8(charset: str | None) -> bool:
+    return charset in (None, "utf-8", "utf8")
+
+
 def _header(scope: Scope, name: bytes) -> bytes | None:
     for key, value in scope.get("headers", ()):
         if key == name:
@@ -68,9 +81,13 @@ class ValidateFastPath:
         self.query_options = query_options
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        content_type = (_header(scope, b"content-type") or b"").decode("latin-1")
         if (scope["type"] != "http" or scope.get("method") != "POST"
                 or _route_path(scope) != PATH
-                or not is_json(media_type((_header(scope, b"content-type") or b"").decode("latin-1")))
+                or not is_json(media_type(content_type))
+                # a body in another declared charset is decoded (or refused) by the app, even
+                # when its bytes happen to read as UTF-8: both paths read it the same way
+                or not is_utf8(declared_charset(content_type))
                 # refused by the app (415 / 400): a compressed body, an option in the query
                 # beside it (any other query parameter, `?_=...`, is no concern of the answer)
                 or _header(scope, b"content-encoding") is not None

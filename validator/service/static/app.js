@@ -123,8 +123,18 @@ function forgetFile() {
   loadedText = null;
 }
 
+// What a check sends (the list, the options, the opened file): the answer is of exactly that.
+function requestKey() {
+  return JSON.stringify([textarea.value, requestOptions(), fileUnedited() ? loadedFile.name : null]);
+}
+
+// One check at a time: Ctrl+Enter (or a second submit) while a check is in flight is ignored,
+// as the disabled button is, so an older list's answer can never land after a newer one's.
+let checking = false;
+
 async function check(event) {
   if (event) event.preventDefault();
+  if (checking) return;
   showError("");
   if (!textarea.value.trim()) {
     showError("Paste a decklist or open a file first.");
@@ -145,10 +155,11 @@ async function check(event) {
     }
   }
   const button = $("check");
+  checking = true;
   button.disabled = true;
   button.textContent = "Checking…";
   markStale(); // until the answer comes, the verdict shown is the previous list's
-  const checking = textarea.value;
+  const sentText = textarea.value, sentKey = requestKey();
   try {
     const response = await fetch("v1/validate", requestInit());
     const data = await response.json().catch(() => null);
@@ -157,13 +168,17 @@ async function check(event) {
       showError(data && data.detail ? data.detail : `The server answered ${response.status}.`);
       return;
     }
-    checkedLines = checking.split(/\r\n|\r|\n/);
+    checkedLines = sentText.split(/\r\n|\r|\n/);
     if (checkedLines.length > 1 && checkedLines[checkedLines.length - 1] === "") checkedLines.pop();
     render(data);
+    // Edited (list, format, commanders, bracket) while the check was in flight: the verdict
+    // shown is of the list as sent, not of what is on screen now.
+    setStale(requestKey() !== sentKey);
   } catch (e) {
     clearResult();
     showError(`Could not reach the server (${e.message}).`);
   } finally {
+    checking = false;
     button.disabled = false;
     button.textContent = "Check";
   }
