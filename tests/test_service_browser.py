@@ -212,8 +212,10 @@ def _page(browser, server):
 
 def _keep(tmp_path, *names):
     if os.environ.get("DECKCHECK_SCREENSHOTS"):
+        keep = Path(os.environ["DECKCHECK_SCREENSHOTS"])
+        keep.mkdir(parents=True, exist_ok=True)
         for name in names:
-            shutil.copy(tmp_path / name, Path(os.environ["DECKCHECK_SCREENSHOTS"]) / name)
+            shutil.copy(tmp_path / name, keep / name)
 
 
 def test_page_sends_an_opened_file_itself_so_a_windows_1252_dek_is_read_as_the_cli_reads_it(
