@@ -222,6 +222,10 @@ def test_blank_lines_grouping_the_main_deck_make_no_sideboard():
     ("1 A\n\n59 B\n\n40 C\n", ["A"]),
     ("1 A\n\n50 B\n\n49 C\n", ["A"]),
     ("2 A\n\n60 B\n\n39 C\n", ["A"]),  # two commanders and a companion, 101 cards
+    # ... but a 1-2 card last block is the commander as MTGO writes it, last (a regression
+    # of the rule above made Sol Ring, pasted first, the commander)
+    ("2 A\n\n97 B\n\n1 C\n", ["C"]),
+    ("1 A\n\n97 B\n\n2 C\n", ["C"]),
     ("1 Jegantha, the Wellspring\n\n60 Mountain\n\n16 Island\n", ["Island"]),
     # A last group of more than 15 cards (CR 100.4a) after fewer than 60 (100.2a) is the main
     # deck's lands, not a sideboard; after 60 or more, an oversize sideboard to report.

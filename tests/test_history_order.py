@@ -204,3 +204,33 @@ def test_event_csv_as_of_gives_the_date_each_deck_was_judged_as_of(dated_file_db
         with out.open(encoding="utf-8", newline="") as f:
             rows = {r["player"]: r["as_of"] for r in csv.DictReader(f)}
         assert rows == {"Bob": day, "Carl": day}, argv
+
+
+def test_a_logged_change_is_dated_by_its_syncs_card_data(tmp_path):
+    """Two files imported today, of 2026-06-09 and of 2026-08-22, the second banning Lightning
+    Bolt in Modern: the ban happened between the two files' dates, not "today". Dated by the
+    sync time (a regression review of the one card-data date), 2026-07-01 was judged with no
+    warning and 2026-09-01 by the status before the ban, while saying it used the 08-22 data."""
+    from validator.sync import import_file
+
+    path = str(tmp_path / "cards.sqlite3")
+    first = tmp_path / "oracle-cards-20260609.json"
+    first.write_text((FIXTURES / "cards_core.json").read_text(encoding="utf-8"), encoding="utf-8")
+    second = tmp_path / "oracle-cards-20260822.json"
+    second.write_text(core_cards_with(tmp_path, "Lightning Bolt", "modern", "banned")
+                      .read_text(encoding="utf-8"), encoding="utf-8")
+    import_file(first, path)
+    import_file(second, path)
+    with CardDB(path) as db:
+        [ban] = [c for c in history_for(db).card_changes(db.card_by_id(BOLT_ID))
+                 if c.format == "modern" and c.source == "database"]
+        assert (ban.after, ban.on, ban.old, ban.new) == (
+            date(2026, 6, 9), date(2026, 8, 22), "legal", "banned")
+        before = validate(BOLT, "modern", cards=db, as_of="2026-06-01")
+        assert before.legal and not [p for p in before.problems if p.severity.value == "warning"]
+        inside = validate(BOLT, "modern", cards=db, as_of="2026-07-01")
+        assert inside.legal  # inside the window: the more permissive status, with a warning
+        assert [p.code for p in inside.problems if p.severity.value == "warning"] == [
+            "legality-date-uncertain"]
+        after = validate(BOLT, "modern", cards=db, as_of="2026-09-01")
+        assert codes(after) == ["banned", "legality-history-missing"]  # after the data: said

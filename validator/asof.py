@@ -255,9 +255,9 @@ def _after_card_data(fmt: Any, history: LegalityHistory, as_of: date,
         return []
     return [Problem(
         "legality-history-missing", f"{as_of.isoformat()} is after the card data's date "
-        f"({newest.isoformat()}): the deck was judged by {fmt.name}'s legality then, and a ban "
-        "or unban announced since is not known; run `deckcheck sync` for newer card data, or "
-        "check the announcements by hand", cite, Severity.WARNING)]
+        f"({newest.isoformat()}): a {fmt.name} ban or unban announced since is not known; run "
+        "`deckcheck sync` for newer card data, or check the announcements by hand", cite,
+        Severity.WARNING)]
 
 
 def _near(changes: list[Change], fmt_key: str, first: date, last: date) -> list[Change]:

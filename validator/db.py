@@ -614,6 +614,13 @@ class CardDB:
         """The first sync of `bulk_type`: the database's change log covers the time since."""
         return self._sync_run(bulk_type, SyncRun.id.asc())
 
+    def syncs(self, bulk_type: str) -> list[dict[str, Any]]:
+        """Every sync of `bulk_type`, oldest first (the change log's `sync_id`s)."""
+        with self._connect() as conn:
+            rows = conn.execute(select(SyncRun.__table__).where(SyncRun.bulk_type == bulk_type)
+                                .order_by(SyncRun.id.asc()))
+            return [dict(r._mapping) for r in rows]
+
     def _sync_run(self, bulk_type: str, order: Any) -> dict[str, Any] | None:
         with self._connect() as conn:
             row = conn.execute(select(SyncRun.__table__).where(SyncRun.bulk_type == bulk_type)

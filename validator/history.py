@@ -359,10 +359,12 @@ class LegalityHistory:
 
     def known_since(self, fmt_key: str) -> date | None:
         """From when this history knows every change of `fmt_key`: the shipped history's start
-        for the formats it covers, else the date of the database's first sync's card data
-        (`provenance.card_data_date`: its change log knows every change since), else None
-        (nothing before the card data's own date)."""
-        return self.start if fmt_key in self.shipped.formats else self.first_data_date
+        for the formats it covers, else the date of the database's first sync (its change log
+        knows every change since), else None (nothing before the card data's own date)."""
+        # The first sync's own date, as the change log dates its changes (by the sync that
+        # logged them): a change between an old file's data date and its sync is not known.
+        return self.start if fmt_key in self.shipped.formats else (
+            self.log_start or self.first_data_date)
 
     def unknown_before(self, fmt_key: str, as_of: date) -> date | None:
         """The date from which `fmt_key`'s changes are known, when that is after `as_of` and
@@ -524,6 +526,27 @@ def history_for(db: Any) -> LegalityHistory:
         if first:
             log_start = _as_date(first["finished_at"])
             first_data = _data_date(first)
+        changes, log_start = _dated_by_card_data(db, changes, log_start)
         # The first sync starts the first change's window (it logs no change itself).
         syncs = sorted({_as_date(c["changed_at"]) for c in changes} | ({log_start} if first else set()))
     return LegalityHistory(changes, card_data_date, syncs, log_start, first_data)
+
+
+def _dated_by_card_data(db: Any, changes: list[dict[str, Any]],
+                        log_start: date | None) -> tuple[list[dict[str, Any]], date | None]:
+    """The change log with each change dated by the card data of the sync that recorded it
+    (`provenance.card_data_date`), and the first sync's card data date: a change found by
+    syncing a file of 2026-08-22 happened by 2026-08-22, whenever the file was imported. As
+    recorded (by sync time) when a store cannot list its syncs, or when the syncs' data dates
+    do not follow their order (an older file imported after a newer one)."""
+    try:
+        runs = list(db.syncs("oracle_cards"))
+    except Exception:  # noqa: BLE001 - a store without `syncs`: the recorded times
+        return changes, log_start
+    dates = [_data_date(run) for run in runs]
+    if not runs or any(d is None for d in dates) or dates != sorted(dates):
+        return changes, log_start
+    by_id = {run.get("id"): day for run, day in zip(runs, dates)}
+    dated = [dict(c, changed_at=by_id[c.get("sync_id")]) if c.get("sync_id") in by_id else c
+             for c in changes]
+    return dated, dates[0]

@@ -285,6 +285,17 @@ class SqliteCards:
         gives it."""
         return self._sync_run(bulk_type, "ASC")
 
+    def syncs(self, bulk_type: str) -> list[dict[str, Any]]:
+        """Every sync of `bulk_type`, oldest first, as `CardDB.syncs` gives them."""
+        with self._snapshot() as conn:
+            cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? ORDER BY id ASC",
+                               (bulk_type,))
+            keys = [d[0] for d in cur.description]
+            rows = [dict(zip(keys, row)) for row in cur]
+        for row in rows:
+            row["finished_at"] = _datetime(row.get("finished_at"))
+        return rows
+
     def _sync_run(self, bulk_type: str, order: str) -> dict[str, Any] | None:
         with self._snapshot() as conn:
             cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? "

@@ -572,7 +572,7 @@ def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[
     blocks or more the sizes say more, each by a rule:
     - a first block of one or two cards in a list of 100 (101 with a companion) cards is a
       Commander deck's commander(s) pasted first (CR 903.5a: exactly 100 cards), whatever the
-      groups after it;
+      groups after it, unless the last block holds one or two cards too (MTGO's commander last);
     - a last block of more than 15 cards (CR 100.4a: a sideboard holds at most 15) after fewer
       than 60 (100.2a: a main deck holds at least 60) is the main deck's last group ("16
       creatures, 20 spells, 24 lands"), not a sideboard.
@@ -586,8 +586,8 @@ def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[
     before = sum(cards[:-1])
     if len(blocks) == 2:  # MTGO's shape: the deck, a blank line, the sideboard
         return blocks[0] if cards[-1] > before and cards[0] <= 2 else blocks[-1]
-    if cards[0] <= 2 and sum(cards) in _COMMANDER_TOTALS:
-        return blocks[0]
+    if cards[0] <= 2 and cards[-1] > 2 and sum(cards) in _COMMANDER_TOTALS:
+        return blocks[0]  # (a 1-2 card last block is the commander as MTGO lists it: below)
     if cards[-1] <= before and (cards[-1] <= _MAX_SIDEBOARD or before >= _MIN_MAIN):
         return blocks[-1]
     return blocks[0] if cards[0] <= 2 else []
