@@ -36,6 +36,31 @@ def test_run_event_with_something_else_is_a_usage_error_saying_what_to_pass(core
         event.run_event({"bolt.txt": "modern"}, db=core_db)
 
 
+def test_run_event_with_standard_input_says_to_pass_the_text(core_db):
+    """'-' was collected without a stdin reader: "no card lines found", blaming the deck."""
+    for inputs in (["-"], ["-:modern"]):
+        with pytest.raises(UsageError, match="standard input"):
+            event.run_event(inputs, db=core_db)
+
+
+def test_a_manifest_may_start_with_blank_lines(core_db, tmp_path, capsys):
+    """Its header was taken from the blank first line: every row "without a file"."""
+    (tmp_path / "bolt.txt").write_text(LEGAL_MODERN, encoding="utf-8")
+    manifest = tmp_path / "players.csv"
+    manifest.write_text("\n\nfile,player,format\nbolt.txt,Ann,modern\nnope.txt,Bo,modern\n",
+                        encoding="utf-8")
+    code, out, err = run(capsys, "validate", str(manifest), "--db", core_db)
+    assert code == 2 and "bolt.txt#Ann  modern     legal" in out
+    assert "players.csv line 5" in out + err  # the row's own line, blank lines counted
+
+
+def test_a_deck_csv_with_a_file_column_is_a_deck_not_a_manifest(core_db, tmp_path, capsys):
+    deck = tmp_path / "deck.csv"
+    deck.write_text("Quantity;Name;File\n4;Lightning Bolt;a\n56;Mountain;b\n", encoding="utf-8")
+    code, out, err = run(capsys, "validate", str(deck), "--format", "modern", "--db", core_db)
+    assert (code, err) == (0, "") and "LEGAL in Modern" in out
+
+
 @pytest.mark.parametrize("encoding, sep", [("utf-16", ","), ("utf-8", ";"), ("utf-16", ";"),
                                            ("utf-8-sig", "\t")])
 def test_manifest_saved_as_utf16_or_with_semicolons_is_a_manifest(

@@ -412,6 +412,10 @@ def test_card_and_unknown_card_with_suggestions(client, core_db):
     assert card["name"] == "Lightning Bolt" and card["legalities"]["modern"] == "legal"
     split = client.get("/v1/cards/Fire%20%2F%2F%20Ice")
     assert split.status_code == 200 and split.json()["name"] == "Fire // Ice"
+    # A reversible card's doubled name, and a BOM pasted after a name, as validation reads them.
+    doubled = client.get("/v1/cards/Lightning%20Bolt%20%2F%2F%20Lightning%20Bolt")
+    assert doubled.status_code == 200 and doubled.json()["name"] == "Lightning Bolt"
+    assert client.get("/v1/cards/Lightning%20Bolt%EF%BB%BF").json()["name"] == "Lightning Bolt"
     problem = assert_problem(client.get("/v1/cards/Lightnig%20Bolt"), 404, "unknown-card")
     assert problem["suggestions"] == ["Lightning Bolt"] and problem["name"] == "Lightnig Bolt"
     short = assert_problem(client.get("/v1/cards/Minsc"), 404, "unknown-card")  # a first name

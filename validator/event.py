@@ -481,10 +481,15 @@ class _Collector:
     def _rows(self, path: Path, base: Path, text: str) -> None:
         from .decklist.csvdeck import _delimiter  # `;` from a European Excel, tabs
 
-        first = next((line for line in text.splitlines() if line.strip()), "")
-        reader = csv.DictReader(io.StringIO(text), delimiter=_delimiter(first))
+        lines = text.splitlines()
+        # The header is the first line with text (blank lines before it are skipped, and
+        # still counted in the row numbers the messages give).
+        skipped = next((i for i, line in enumerate(lines) if line.strip()), 0)
+        first = lines[skipped] if lines else ""
+        reader = csv.DictReader(io.StringIO("\n".join(lines[skipped:])),
+                                delimiter=_delimiter(first))
         columns = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
-        for n, raw in enumerate(reader, start=2):
+        for n, raw in enumerate(reader, start=2 + skipped):
             row = {key: _as_text(raw.get(columns[key])) for key in MANIFEST_COLUMNS
                    if key in columns}
             file = row.pop("file", None)
@@ -604,7 +609,14 @@ def _manifest_header(data: bytes) -> bool:
     except DecklistError:  # still a manifest when it says so: `manifest` says what is wrong
         text = data.decode("utf-8", "replace")
     first = next((line for line in text.splitlines() if line.strip()), "")
-    return "file" in {c.strip().strip('"').lower() for c in first.split(_delimiter(first))}
+    columns = {c.strip().strip('"').lower() for c in first.split(_delimiter(first))}
+    # A deck CSV may carry a "File" column of its own: with a quantity and a name column
+    # (what a CSV decklist needs) it is a deck, not a manifest.
+    from .decklist.detect import CSV_NAME, CSV_QUANTITY, csv_header_key
+
+    keys = {csv_header_key(c) for c in columns}
+    is_deck = bool(keys & set(CSV_QUANTITY)) and bool(keys & set(CSV_NAME))
+    return "file" in columns and not is_deck
 
 
 def collect(inputs: Sequence[str], *, formats: Mapping[str, Any] | None = None,
@@ -1028,8 +1040,13 @@ def _event_inputs(inputs: Any, options: RunOptions) -> EventInputs:
         inputs = [inputs]
     if isinstance(inputs, (list, tuple)) and all(isinstance(i, (str, os.PathLike))
                                                  for i in inputs):
-        return collect([os.fspath(i) for i in inputs], formats=options.formats,
-                       default_as_of=options.as_of)
+        names = [os.fspath(i) for i in inputs]
+        if any(n == "-" or n.startswith("-:") for n in names):
+            # "-" is the CLI's standard input; a library caller passes the text itself.
+            raise UsageError("run_event(inputs=...): '-' (standard input) is the CLI's; read "
+                             "the decklist yourself and pass validator.validate(text, format) "
+                             "its text, or collect(inputs, read_stdin=...) with a reader")
+        return collect(names, formats=options.formats, default_as_of=options.as_of)
     raise UsageError(f"run_event(inputs=...): got {type(inputs).__name__}; pass what "
                      "validator.event.collect(...) returns, or a list of input strings "
                      "(paths, directories, FILE:FORMAT, manifests, event files)")

@@ -24,7 +24,7 @@ from ..api import legality_history
 from ..db import DatabaseError
 from ..errors import DeckcheckError
 from ..model import Card
-from ..names import fold_name
+from ..names import lookup_key
 from ..resolve import choose
 
 log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
@@ -93,7 +93,7 @@ def snapshot_card(snap: Snapshot, name: str) -> Card | None:
     yet); failing that, a non-deck object (a token, an art card) from the database, as
     `deckcheck card` finds one. A deck card the index lacks (a newer sync's) is None: for
     this snapshot, as for validation, no such card exists."""
-    folded = fold_name(name)
+    folded = lookup_key(name)  # as validation looks a deck line's name up
     found = choose(folded, snap.index.lookup_folded([folded]).get(folded, []))
     if found:
         return found[0]
