@@ -49,7 +49,7 @@ def test_a_url_encoded_body_is_parsed_without_a_piece_per_percent(client, monkey
     calls = []
     real = service_app.parse_urlencoded
     monkeypatch.setattr(service_app, "parse_urlencoded",
-                        lambda raw: calls.append(len(raw)) or real(raw))
+                        lambda raw, *rest: calls.append(len(raw)) or real(raw, *rest))
     body = b"format=modern&decklist=" + b"%" * (URLENCODED_MAX_BYTES - 100)
     report = client.post("/v1/validate", content=body, headers=URLENCODED)
     assert report.status_code == 200, report.text  # one line of `%`: an unreadable decklist

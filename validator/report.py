@@ -180,25 +180,34 @@ def check_formats_dict(reports: list[Report], source: str | None = None,
 
 def render_check_formats(reports: list[Report], source: str | None = None,
                          reasons: int = 2) -> str:
-    """The formats a deck is legal in, then the first reasons for each other format."""
+    """The formats a deck is legal in (each legal one that carries a warning named, with it),
+    then the first reasons for each other format."""
     legal = [r.format_name for r in reports if r.legal]
     lines = [f"{source or 'deck'}: legal in {', '.join(legal) if legal else 'no format'}"]
+    lines += [_legal_with_warning(r) for r in reports if r.legal and r.warnings]
     for r in reports:
         if not r.legal:
             errors = [p for p in r.sorted_problems() if p.severity == ERROR]
             shown = "; ".join(p.message + shown_lines(p) for p in errors[:reasons])
             more = f" (+{len(errors) - reasons} more)" if len(errors) > reasons else ""
             lines.append(f"  not {r.format_name}: {shown}{more}")
-    # "Legal" as of a date the history does not reach is legal as far as known: said, as
-    # validate says it (asof.py `legality-history-missing`), not left to the JSON.
-    unsure = [r for r in reports if r.legal
-              and any(p.code == "legality-history-missing" for p in r.problems)]
-    if unsure:
-        lines.append(f"  legal as far as known in {', '.join(r.format_name for r in unsure)}: "
-                     f"deckcheck's legality history for them does not reach {unsure[0].as_of} "
-                     "(validate with --format says from when it does); check a ban or unban "
-                     "since by hand")
     return "\n".join(escape_controls(line) for line in lines)
+
+
+def _legal_with_warning(report: Report) -> str:
+    """A legal format that carries a warning, as validate says it, not left to the JSON: as of
+    a date the legality history does not reach, or after the card data's date, it is legal
+    as far as known (asof.py `legality-history-missing`); a card whose status changed in a
+    window around the date was judged by the more permissive status (`legality-date-uncertain`).
+    The warning's own message says which, and what to check."""
+    warnings = sorted(report.warnings, key=lambda p: p.code != "legality-history-missing")
+    first = warnings[0]
+    lead = ("legal as far as known in" if first.code == "legality-history-missing"
+            else "legal in")
+    more = (f" (+{len(warnings) - 1} more warning{'s' if len(warnings) > 2 else ''}: "
+            "--json lists them)" if len(warnings) > 1 else "")
+    but = "" if first.code == "legality-history-missing" else ", but see the warning"
+    return f"  {lead} {report.format_name}{but}: {first.message}{shown_lines(first)}{more}"
 
 
 def card_facts(card: Any, format_keys: Iterable[str]) -> dict[str, Any]:

@@ -292,9 +292,8 @@ _NAME_A_CHARSET = ("send the body as UTF-8 (charset=utf-8) or name a known chars
                    "(e.g. charset=iso-8859-1, windows-1252, utf-16)")
 
 
-def decode_declared(raw: bytes, charset: str) -> str:
-    """A body in its declared (not UTF-8) charset, as text: an unknown charset is a 415, bytes
-    the charset cannot decode a 400 naming it."""
+def check_charset(charset: str) -> None:
+    """A declared charset no decoder knows, or that is no text encoding, is a 415."""
     try:
         info = codecs.lookup(charset)
     except LookupError:
@@ -304,6 +303,12 @@ def decode_declared(raw: bytes, charset: str) -> str:
     if not getattr(info, "_is_text_encoding", True):
         raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} is no text "
                            f"encoding: {_NAME_A_CHARSET}")
+
+
+def decode_declared(raw: bytes, charset: str) -> str:
+    """A body in its declared (not UTF-8) charset, as text: an unknown charset is a 415, bytes
+    the charset cannot decode a 400 naming it."""
+    check_charset(charset)
     try:
         return raw.decode(charset)
     except UnicodeDecodeError as exc:
@@ -385,20 +390,33 @@ URLENCODED_MAX_BYTES = 1_000_000
 _PERCENT = re.compile(rb"%([0-9A-Fa-f]{2})")
 
 
-def _unquote_plus(raw: bytes) -> str:
+def _unquote_plus(raw: bytes, charset: str | None = None) -> str:
     """A form name or value: `+` a space, each valid `%XX` its byte (an invalid `%` is kept,
-    as urllib's unquote keeps it), the bytes read as UTF-8 (undecodable bytes become U+FFFD,
-    as Starlette read them). One regex pass: no list of pieces per `%`."""
+    as urllib's unquote keeps it), the bytes read in the declared charset (a byte it cannot
+    decode is a 400, as for any body in a declared charset) or, none declared, as UTF-8
+    (undecodable bytes become U+FFFD, as Starlette read them). One regex pass: no list of
+    pieces per `%`."""
     raw = raw.replace(b"+", b" ")
     if b"%" in raw:
         raw = _PERCENT.sub(lambda m: bytes((int(m.group(1), 16),)), raw)
-    return raw.decode("utf-8", "replace")
+    if _is_utf8(charset):
+        return raw.decode("utf-8", "replace")
+    try:
+        return raw.decode(charset)  # type: ignore[arg-type]
+    except UnicodeDecodeError as exc:
+        raise ProblemError("malformed-body", f"the form is not valid {charset}, the charset "
+                           f"its Content-Type declares (a name or value's byte {exc.start}, "
+                           "percent-decoded): send it in that charset, or as UTF-8") from None
+    except (UnicodeError, LookupError, ValueError, TypeError):  # a codec that refuses to decode
+        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} cannot decode "  # type: ignore[index]
+                           f"a body: {_NAME_A_CHARSET}") from None
 
 
-def parse_urlencoded(raw: bytes) -> FormData:
+def parse_urlencoded(raw: bytes, charset: str | None = None) -> FormData:
     """An application/x-www-form-urlencoded body as a form (fields split on `&`, an empty one
-    skipped, a name without `=` has the empty value); more than MAX_FORM_FIELDS fields is a
-    400 `malformed-body`. Work and memory grow with the body's length only."""
+    skipped, a name without `=` has the empty value), each name and value read in `charset`
+    (`_unquote_plus`); more than MAX_FORM_FIELDS fields is a 400 `malformed-body`. Work and
+    memory grow with the body's length only."""
     fields: list[tuple[str, str]] = []
     for match in re.finditer(rb"[^&]+", raw):
         if len(fields) == MAX_FORM_FIELDS:
@@ -406,19 +424,42 @@ def parse_urlencoded(raw: bytes) -> FormData:
                                "fields: send the decklist in one `decklist` field and each "
                                "option once (commander and rule may repeat)")
         name, _, value = match.group().partition(b"=")
-        fields.append((_unquote_plus(name), _unquote_plus(value)))
+        fields.append((_unquote_plus(name, charset), _unquote_plus(value, charset)))
     return FormData(fields)
 
 
-async def read_urlencoded(request: Request) -> FormData:
-    """A URL-encoded form, at most URLENCODED_MAX_BYTES (413), parsed off the event loop
-    when it is not small. The body is read whole first (the body limit bounds it), so the
-    client, still sending, reads the 413 rather than a connection reset."""
+_FORM_ASCII = "decklist=4+A%41&format=b"
+
+
+def form_bytes(raw: bytes, charset: str | None) -> tuple[bytes, str | None]:
+    """A URL-encoded body and the charset its names and values are read in. The declared
+    charset is honoured as for any body (`decode_declared`'s rules: unknown or no text
+    encoding, 415). One that does not write `&`, `=`, `%` and `+` as their ASCII bytes
+    (utf-16, utf-32) is decoded whole and read as a UTF-8 form: the WHATWG URL Standard's
+    "get an output encoding" has such a form percent-encoded as UTF-8."""
+    if _is_utf8(charset):
+        return raw, None
+    check_charset(charset)  # type: ignore[arg-type]
+    try:
+        ascii_compatible = _FORM_ASCII.encode(charset) == _FORM_ASCII.encode()  # type: ignore[arg-type]
+    except (UnicodeError, LookupError, ValueError, TypeError):
+        ascii_compatible = False
+    if ascii_compatible:
+        return raw, charset
+    return decode_declared(raw, charset).removeprefix("\ufeff").encode(), None  # type: ignore[arg-type]
+
+
+async def read_urlencoded(request: Request, charset: str | None = None) -> FormData:
+    """A URL-encoded form, at most URLENCODED_MAX_BYTES (413), read in its declared charset
+    (`form_bytes`), parsed off the event loop when it is not small. The body is read whole
+    first (the body limit bounds it), so the client, still sending, reads the 413 rather
+    than a connection reset."""
     raw = await request.body()
     if len(raw) > URLENCODED_MAX_BYTES:
         raise _urlencoded_too_large(len(raw))
-    form = (parse_urlencoded(raw) if len(raw) <= INLINE_MAX_BYTES
-            else await run_in_threadpool(parse_urlencoded, raw))
+    raw, charset = form_bytes(raw, charset)
+    form = (parse_urlencoded(raw, charset) if len(raw) <= INLINE_MAX_BYTES
+            else await run_in_threadpool(parse_urlencoded, raw, charset))
     refuse_no_form(raw, form)
     return form
 
@@ -506,7 +547,7 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
         return options, options.decklist  # type: ignore[attr-defined]
     if media in _FORM_TYPES:
         if media == _URLENCODED:
-            form = await read_urlencoded(request)
+            form = await read_urlencoded(request, charset)
         else:
             # Read whole first (the body limit bounds it; form() then parses the bytes read):
             # a body cut short is told apart from a form lacking its `file` field.
