@@ -361,8 +361,9 @@ class LegalityHistory:
         """From when this history knows every change of `fmt_key`: the shipped history's start
         for the formats it covers, else the date of the database's first sync (its change log
         knows every change since), else None (nothing before the card data's own date)."""
-        # The first sync's own date, as the change log dates its changes (by the sync that
-        # logged them): a change between an old file's data date and its sync is not known.
+        # The first sync's date as the change log's changes are dated (`_dated_by_card_data`:
+        # its card data's, or its finish time when the syncs' data dates are out of order),
+        # so that this date and the changes' windows never disagree.
         return self.start if fmt_key in self.shipped.formats else (
             self.log_start or self.first_data_date)
 
