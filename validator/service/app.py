@@ -305,19 +305,25 @@ def check_charset(charset: str) -> None:
                            f"encoding: {_NAME_A_CHARSET}")
 
 
+def _decode(raw: bytes, charset: str, invalid: Callable[[int], str]) -> str:
+    """`raw` read in `charset`: bytes it cannot decode are a 400 `invalid(byte offset)`, a
+    codec that refuses to decode at all a 415."""
+    try:
+        return raw.decode(charset)
+    except UnicodeDecodeError as exc:
+        raise ProblemError("malformed-body", invalid(exc.start)) from None
+    except (UnicodeError, LookupError, ValueError, TypeError):  # a codec that refuses to decode
+        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} cannot decode "
+                           f"a body: {_NAME_A_CHARSET}") from None
+
+
 def decode_declared(raw: bytes, charset: str) -> str:
     """A body in its declared (not UTF-8) charset, as text: an unknown charset is a 415, bytes
     the charset cannot decode a 400 naming it."""
     check_charset(charset)
-    try:
-        return raw.decode(charset)
-    except UnicodeDecodeError as exc:
-        raise ProblemError("malformed-body", f"the body is not valid {charset} (byte "
-                           f"{exc.start}), the charset its Content-Type declares: send it in "
-                           "that charset, or as UTF-8") from None
-    except (UnicodeError, LookupError, ValueError, TypeError):  # a codec that refuses to decode
-        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} cannot decode "
-                           f"a body: {_NAME_A_CHARSET}") from None
+    return _decode(raw, charset, lambda start: (
+        f"the body is not valid {charset} (byte {start}), the charset its Content-Type "
+        "declares: send it in that charset, or as UTF-8"))
 
 
 NOT_UTF8 = ("the body is not UTF-8: send it as UTF-8, or declare its charset in the "
@@ -401,15 +407,9 @@ def _unquote_plus(raw: bytes, charset: str | None = None) -> str:
         raw = _PERCENT.sub(lambda m: bytes((int(m.group(1), 16),)), raw)
     if _is_utf8(charset):
         return raw.decode("utf-8", "replace")
-    try:
-        return raw.decode(charset)  # type: ignore[arg-type]
-    except UnicodeDecodeError as exc:
-        raise ProblemError("malformed-body", f"the form is not valid {charset}, the charset "
-                           f"its Content-Type declares (a name or value's byte {exc.start}, "
-                           "percent-decoded): send it in that charset, or as UTF-8") from None
-    except (UnicodeError, LookupError, ValueError, TypeError):  # a codec that refuses to decode
-        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} cannot decode "  # type: ignore[index]
-                           f"a body: {_NAME_A_CHARSET}") from None
+    return _decode(raw, charset, lambda start: (  # type: ignore[arg-type]
+        f"the form is not valid {charset}, the charset its Content-Type declares (a name or "
+        f"value's byte {start}, percent-decoded): send it in that charset, or as UTF-8"))
 
 
 def parse_urlencoded(raw: bytes, charset: str | None = None) -> FormData:
