@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from .. import CardDB, CardIndex
@@ -132,14 +133,19 @@ def load_snapshot(db_url: str | None) -> Snapshot:
 SIDECARS = ("-wal", "-shm")
 
 
+def db_file(db_url: str | None) -> Path | None:
+    """The SQLite file `db_url` names (None: not a plain SQLite file)."""
+    from ..location import database_url, sqlite_file
+
+    return sqlite_file(database_url(db_url))
+
+
 def file_identity(db_url: str | None, suffix: str = "") -> tuple[int, int] | None:
     """(st_dev, st_ino) of the SQLite file `db_url` names (with `suffix`: its -wal or -shm),
     or None (not a plain SQLite file, or no file there right now). A file replaced by
     `mv new.sqlite3 cards.sqlite3` has a new identity under the same path."""
-    from ..location import database_url, sqlite_file
-
     try:
-        path = sqlite_file(database_url(db_url))
+        path = db_file(db_url)
         if path is None:
             return None
         st = os.stat(str(path) + suffix)
@@ -220,9 +226,7 @@ class CardHolder:
         if file is None and self._file is not None:
             # The served file is gone from its path (the open connections still read it, but
             # nothing started now could): the operator has to know.
-            from ..location import database_url, sqlite_file
-
-            raise DatabaseError(f"the card database file {sqlite_file(database_url(self.db_url))} "
+            raise DatabaseError(f"the card database file {db_file(self.db_url)} "
                                 "is gone (put a card database back there, or run `deckcheck "
                                 "sync`)")
         if file is not None and self._file is not None and file != self._file:
@@ -258,9 +262,7 @@ class CardHolder:
         # open descriptors, so the old snapshot reads on); only the very files the old
         # database used are removed (another worker may already have opened the new file,
         # with -wal and -shm of its own).
-        from ..location import database_url, sqlite_file
-
-        path = sqlite_file(database_url(self.db_url))
+        path = db_file(self.db_url)
         for suffix, seen in self._sidecars.items():
             if path is not None and seen is not None and file_identity(self.db_url, suffix) == seen:
                 try:
