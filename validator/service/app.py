@@ -248,8 +248,7 @@ def _fields_from(multi: Any, model: type[BaseModel]) -> dict[str, Any]:
         values = [v for k in keys for v in multi.getlist(k) if isinstance(v, str) and v.strip()]
         if values:
             data[name] = values
-    unknown = set(multi.keys()) - set(_SCALAR_FIELDS) - {k for ks in _LIST_FIELDS.values()
-                                                          for k in ks} - {"file", "decklist"}
+    unknown = set(multi.keys()) - _FORM_KEYS
     for key in sorted(unknown):
         data[key] = multi.get(key)  # refused by the model (extra="forbid"): a 422 naming it
     return data
@@ -340,6 +339,8 @@ def refuse_encoded(encoding: str | None) -> None:
 
 #: The query parameters a text/plain body takes its options from (`_fields_from`).
 QUERY_OPTIONS = frozenset(_SCALAR_FIELDS).union(*_LIST_FIELDS.values())
+#: The fields a form may have: the options and the decklist (a `file` or a `decklist` field).
+_FORM_KEYS = QUERY_OPTIONS | {"decklist", "file"}
 
 _FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")  # README: both
 
@@ -373,7 +374,7 @@ def refuse_no_form(raw: bytes, form: Any) -> None:
                            "string (curl -H 'content-type: text/plain' --data-binary @deck.txt "
                            "'...?format=modern'), or percent-encode a form (curl "
                            "--data-urlencode decklist@deck.txt -d format=modern)")
-    cut = [key for key in form.keys() if key not in QUERY_OPTIONS | {"decklist", "file"}
+    cut = [key for key in form.keys() if key not in _FORM_KEYS
            and any(c.isspace() for c in key)]
     if cut:
         raise ProblemError("malformed-body", "the form's values are not percent-encoded: a "
