@@ -565,12 +565,10 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
         data = _fields_from(form, model)
         if upload is not None and form.get("decklist") is not None:
             # Which one to judge? Neither is dropped in silence.
-            raise RequestValidationError([{"type": "value_error", "loc": ("body", "file"),
+            raise RequestValidationError([{"type": "value_error", "loc": ("body", field),
                                            "msg": "send either a `file` or a `decklist` field, "
-                                                  "not both", "input": None},
-                                          {"type": "value_error", "loc": ("body", "decklist"),
-                                           "msg": "send either a `file` or a `decklist` field, "
-                                                  "not both", "input": None}])
+                                                  "not both", "input": None}
+                                          for field in ("file", "decklist")])
         if upload is not None and not isinstance(upload, str):
             content: str | bytes = await upload.read()
             data.setdefault("filename", upload.filename or None)
