@@ -137,6 +137,15 @@ def test_openapi_declares_the_text_plain_query_options_and_only_problem_errors(c
     assert "application/problem+json" in doc["paths"]["/v1/validate"]["post"]["responses"]["422"]["content"]
 
 
+@pytest.mark.parametrize("option", [{"rules": ["Cards must be nice."]}, {"bracket": 3}])
+def test_check_formats_refuses_the_options_its_openapi_leaves_out(client, option):
+    """`rules` and `bracket` judge one format: POST /v1/check-formats refuses them (and its
+    OpenAPI, test above, does not offer them)."""
+    problem = assert_problem(client.post("/v1/check-formats", json={
+        "decklist": LEGAL_MODERN, **option}), 400, "bad-input")
+    assert "/v1/validate" in problem["detail"] and next(iter(option)) in problem["detail"]
+
+
 def test_the_404s_of_cards_are_alike(client):
     short = assert_problem(client.get("/v1/cards/Lightnig Bolt"), 404, "unknown-card")
     long = assert_problem(client.get("/v1/cards/" + "a" * 20_000), 404, "unknown-card")

@@ -727,7 +727,7 @@ class Service:
                                    else deck.as_of)
 
     def check_formats(self, options: CheckFormatsRequest, content: str | bytes) -> dict[str, Any]:
-        if options.rules or options.bracket is not None:
+        if any(getattr(options, name) not in (None, []) for name in _ONE_FORMAT_OPTIONS):
             raise ProblemError("bad-input", "`rules` and `bracket` apply to one format: "
                                "use POST /v1/validate")
         snap = self.snapshot()
