@@ -329,9 +329,6 @@ class LegalityHistory:
         #: when there is no gap (the first sync is not after the shipped end).
         first = first_data_date or log_start
         self.gap_end = first if first is not None and first > self.shipped.end else None
-        #: The date of the first sync's card data: from it on, the change log knows every
-        #: change of the formats the shipped history does not cover (`known_since`).
-        self.first_data_date = first
         self._by_oracle: dict[str, list[Change]] = {}
         self._db: list[Change] = []
         syncs = sorted(set(sync_dates))
@@ -364,8 +361,7 @@ class LegalityHistory:
         # The first sync's date as the change log's changes are dated (`_dated_by_card_data`:
         # its card data's, or its finish time when the syncs' data dates are out of order),
         # so that this date and the changes' windows never disagree.
-        return self.start if fmt_key in self.shipped.formats else (
-            self.log_start or self.first_data_date)
+        return self.start if fmt_key in self.shipped.formats else self.log_start
 
     def unknown_before(self, fmt_key: str, as_of: date) -> date | None:
         """The date from which `fmt_key`'s changes are known, when that is after `as_of` and
