@@ -617,15 +617,17 @@ class CardDB:
     def syncs(self, bulk_type: str) -> list[dict[str, Any]]:
         """Every sync of `bulk_type`, oldest first (the change log's `sync_id`s)."""
         with self._connect() as conn:
-            rows = conn.execute(select(SyncRun.__table__).where(SyncRun.bulk_type == bulk_type)
-                                .order_by(SyncRun.id.asc()))
-            return [dict(r._mapping) for r in rows]
+            return [dict(r._mapping) for r in conn.execute(
+                self._sync_query(bulk_type, SyncRun.id.asc()))]
 
     def _sync_run(self, bulk_type: str, order: Any) -> dict[str, Any] | None:
         with self._connect() as conn:
-            row = conn.execute(select(SyncRun.__table__).where(SyncRun.bulk_type == bulk_type)
-                               .order_by(order)).first()
+            row = conn.execute(self._sync_query(bulk_type, order)).first()
         return dict(row._mapping) if row else None
+
+    @staticmethod
+    def _sync_query(bulk_type: str, order: Any) -> Any:
+        return select(SyncRun.__table__).where(SyncRun.bulk_type == bulk_type).order_by(order)
 
     def changes(self, limit: int | None = None) -> list[dict[str, Any]]:
         t = LegalityChange.__table__

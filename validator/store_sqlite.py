@@ -287,25 +287,21 @@ class SqliteCards:
 
     def syncs(self, bulk_type: str) -> list[dict[str, Any]]:
         """Every sync of `bulk_type`, oldest first, as `CardDB.syncs` gives them."""
+        return self._sync_runs(bulk_type, "ASC")
+
+    def _sync_run(self, bulk_type: str, order: str) -> dict[str, Any] | None:
+        found = self._sync_runs(bulk_type, order, " LIMIT 1")
+        return found[0] if found else None
+
+    def _sync_runs(self, bulk_type: str, order: str, limit: str = "") -> list[dict[str, Any]]:
         with self._snapshot() as conn:
-            cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? ORDER BY id ASC",
-                               (bulk_type,))
+            cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? "
+                               f"ORDER BY id {order}{limit}", (bulk_type,))
             keys = [d[0] for d in cur.description]
             rows = [dict(zip(keys, row)) for row in cur]
         for row in rows:
             row["finished_at"] = _datetime(row.get("finished_at"))
         return rows
-
-    def _sync_run(self, bulk_type: str, order: str) -> dict[str, Any] | None:
-        with self._snapshot() as conn:
-            cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? "
-                               f"ORDER BY id {order} LIMIT 1", (bulk_type,))
-            row = cur.fetchone()
-            if row is None:
-                return None
-            found = dict(zip((d[0] for d in cur.description), row))
-        found["finished_at"] = _datetime(found.get("finished_at"))
-        return found
 
     def changes(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The change log, newest first, as `CardDB.changes` gives it, read without
