@@ -27,6 +27,16 @@ NEW = "4 Zzyzx Thunderbolt\n56 Mountain\n"
 UNCARD = "4 B.F.M. (Big Furry Monster)\n56 Mountain\n"
 
 
+def _legal_with_warning(deck: str, db: CardDB, as_of: str, code: str):
+    """The one `code` problem of `deck` judged in Modern as of `as_of`: a warning, and the deck
+    legal all the same."""
+    report = validate(deck, "modern", cards=db, as_of=as_of)
+    assert report.legal
+    [warning] = [p for p in report.problems if p.code == code]
+    assert warning.severity == Severity.WARNING
+    return warning
+
+
 def _db(tmp_path, first_data: str, changes: dict[str, dict[str, str]] | None = None) -> str:
     """The fixture cards with `changes` to their legalities, plus a card the shipped history
     does not know ("Zzyzx Thunderbolt", a Lightning Bolt under a new name), synced once; the
@@ -64,17 +74,12 @@ def test_a_change_between_the_shipped_end_and_the_first_sync_is_undone_before_it
         assert codes(validate(LURRUS, "modern", cards=db, as_of="2024-01-01")) == ["banned"]
         # Inside the window: judged by the more permissive status (legal, before the ban),
         # with a warning, as a change inside any window is.
-        report = validate(BOLT, "modern", cards=db, as_of="2026-10-01")
-        assert report.legal
-        [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
-        assert note.severity == Severity.WARNING
+        note = _legal_with_warning(BOLT, db, "2026-10-01", "legality-date-uncertain")
         assert "changed between 2026-08-22 and 2026-12-01" in note.message
         # An unban inside the window: legal too (its status after), where the status before
         # the change (banned) used to decide, with a note shown only by --verbose.
-        report = validate(LURRUS, "modern", cards=db, as_of="2026-10-01")
-        assert report.legal
-        [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
-        assert note.severity == Severity.WARNING and "more permissive" in note.message
+        note = _legal_with_warning(LURRUS, db, "2026-10-01", "legality-date-uncertain")
+        assert "more permissive" in note.message
         [gap] = [c for c in history_for(db).card_changes(
             db.card_by_id("dd5648a8-8671-5e58-a8f8-223c4eb1c520")) if c.source == "gap"]
         assert (gap.format, gap.old, gap.new, gap.kind) == ("modern", "legal", "banned", "banned")
@@ -87,10 +92,7 @@ def test_a_card_the_history_does_not_know_was_released_in_the_gap(tmp_path):
         assert codes(report) == ["unreleased-card"]
         assert "not in deckcheck's legality history up to 2026-08-22" in report.problems[0].message
         assert "released since, or renamed since" in report.problems[0].message
-        report = validate(NEW, "modern", cards=db, as_of="2026-09-01")
-        assert report.legal
-        [warning] = [p for p in report.problems if p.code == "legality-date-uncertain"]
-        assert warning.severity == Severity.WARNING
+        warning = _legal_with_warning(NEW, db, "2026-09-01", "legality-date-uncertain")
         assert warning.message.startswith(
             "Zzyzx Thunderbolt: not in deckcheck's legality history up to 2026-08-22, first seen "
             "by this card database on 2026-12-01; the deck's date 2026-09-01 is inside that window")
@@ -217,10 +219,7 @@ def test_a_date_after_the_card_data_says_later_changes_are_unknown(tmp_path):
     word that a ban announced since the data could not be known."""
     path = _db(tmp_path, "2026-12-01T00:00:00+00:00")
     with CardDB(path) as db:
-        report = validate(BOLT, "modern", cards=db, as_of="2026-12-05")
-        assert report.legal
-        [late] = [p for p in report.problems if p.code == "legality-history-missing"]
-        assert late.severity == Severity.WARNING
+        late = _legal_with_warning(BOLT, db, "2026-12-05", "legality-history-missing")
         assert "after the card data's date (2026-12-01)" in late.message
         on_the_day = validate(BOLT, "modern", cards=db, as_of="2026-12-01")
         assert "legality-history-missing" not in [p.code for p in on_the_day.problems]
