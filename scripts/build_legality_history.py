@@ -46,7 +46,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from validator.history import END_DIGITS, RELEASE_DAYS  # noqa: E402 - the reader's, shared
+from validator.history import END_DIGITS, HISTORY_SCHEMA, RELEASE_DAYS  # noqa: E402 - shared
 from validator.names import fold_name  # noqa: E402 - the validator's own folding decides keys
 DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "legalities"
 DEFAULT_OUT = ROOT / "data" / "legality-history.json.gz"
@@ -59,7 +59,7 @@ END = "real-legalities-spmlv-pauper-2026-08-22.jsonl.gz"
 END_SOURCE = "mtgjson-allidentifiers-2026-08-22"
 FORGE = ROOT.parent / "shared" / "data" / "formats" / "forge"
 
-SCHEMA = "deckcheck.legality-history/4"
+SCHEMA = HISTORY_SCHEMA  # the reader's: the file it writes is the one it reads
 STATUSES = ("legal", "restricted", "banned", "not_legal")
 #: A group of more than this many cards leaving a format on one date is a rotation or a data
 #: clean-up (planes leaving Legacy in 2015), not a ban announcement (the largest real one, the
