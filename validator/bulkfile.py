@@ -427,7 +427,8 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
                 if shared:
                     _shared_values(obj, shared, seen, loads)
             except refused:
-                # the line as orjson reads it: its error, a blank line skipped, or the object
+                # A line of spaces is counted as blank; any other, as orjson reads it: its
+                # error, or the object (a line that is not blank always yields one).
                 line = bytes(line)
                 if not line.strip():
                     blank += len(line) + 1
@@ -435,8 +436,6 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
                         raise _too_much_space(name, number) from None
                     continue
                 found = list(_iter_lines(line[:1], io.BytesIO(line[1:]), name, number - 1))
-                if not found:
-                    continue
                 obj = _only(found[0][1], keys)
             if first_object:  # a Scryfall API page is one object: its "data" is not read
                 first_object = False
