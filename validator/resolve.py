@@ -403,7 +403,7 @@ def _quantity_after_name(name: str, source: CardSource) -> str:
         return ""
     folded = lookup_key(hit.group(1))
     candidates = source.lookup([hit.group(1)]).get(folded, [])
-    cards = candidates if len(candidates) == 1 else choose(folded, candidates)  # as resolve
+    cards = choose(folded, candidates)  # as resolve narrows them
     if len(cards) != 1 or not cards[0].is_deck_card:
         return ""
     card = cards[0]
