@@ -117,7 +117,7 @@ class CardIndex:
         return self.lookup_folded(lookup_key(n) for n in names)
 
     def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
-        """`lookup` for names already folded (`names.fold_name`)."""
+        """`lookup` for names already folded as `lookup` folds them (`names.lookup_key`)."""
         out = {}
         found, by_name = self._found, self._by_name
         for folded in folded_names:
