@@ -250,12 +250,14 @@ def _too_much_space(name: str, number: int) -> BulkFileError:
                          f"in a row: not a bulk file; {CARD_OBJECTS}")
 
 
-def _not_json(name: str, number: int, exc: Exception, line: bytes = b"") -> BulkFileError:
+def _not_json(name: str, number: int, exc: Exception, line: bytes) -> BulkFileError:
+    """Why orjson refused `line` (msgspec's refusals, a RecursionError too, are read again
+    by orjson first: `_iter_lines_keys`)."""
     if line.strip() == b"{":
         return BulkFileError(f"{name}, line {number}: a JSON object spread over several lines "
                              f"(pretty-printed JSON, such as a saved Scryfall API page?), not one "
                              f"card object per line; {CARD_OBJECTS}")
-    if "depth" in str(exc) or isinstance(exc, RecursionError):
+    if "depth" in str(exc):  # orjson's "depth limit exceeded"
         return BulkFileError(f"{name}, line {number}: JSON nested too deep to read (a Scryfall "
                              f"card object nests about 5 levels): not a Scryfall bulk file; "
                              f"download the bulk file again, or check what wrote this one")
