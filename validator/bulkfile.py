@@ -250,12 +250,14 @@ def _too_much_space(name: str, number: int) -> BulkFileError:
                          f"in a row: not a bulk file; {CARD_OBJECTS}")
 
 
-def _not_json(name: str, number: int, exc: Exception, line: bytes = b"") -> BulkFileError:
+def _not_json(name: str, number: int, exc: Exception, line: bytes) -> BulkFileError:
+    """Why orjson refused `line` (msgspec's refusals, a RecursionError too, are read again
+    by orjson first: `_iter_lines_keys`)."""
     if line.strip() == b"{":
         return BulkFileError(f"{name}, line {number}: a JSON object spread over several lines "
                              f"(pretty-printed JSON, such as a saved Scryfall API page?), not one "
                              f"card object per line; {CARD_OBJECTS}")
-    if "depth" in str(exc) or isinstance(exc, RecursionError):
+    if "depth" in str(exc):  # orjson's "depth limit exceeded"
         return BulkFileError(f"{name}, line {number}: JSON nested too deep to read (a Scryfall "
                              f"card object nests about 5 levels): not a Scryfall bulk file; "
                              f"download the bulk file again, or check what wrote this one")
@@ -427,7 +429,8 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
                 if shared:
                     _shared_values(obj, shared, seen, loads)
             except refused:
-                # the line as orjson reads it: its error, a blank line skipped, or the object
+                # A line of spaces is counted as blank; any other, as orjson reads it: its
+                # error, or the object (a line that is not blank always yields one).
                 line = bytes(line)
                 if not line.strip():
                     blank += len(line) + 1
@@ -435,8 +438,6 @@ def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
                         raise _too_much_space(name, number) from None
                     continue
                 found = list(_iter_lines(line[:1], io.BytesIO(line[1:]), name, number - 1))
-                if not found:
-                    continue
                 obj = _only(found[0][1], keys)
             if first_object:  # a Scryfall API page is one object: its "data" is not read
                 first_object = False

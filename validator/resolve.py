@@ -117,7 +117,7 @@ class CardIndex:
         return self.lookup_folded(lookup_key(n) for n in names)
 
     def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
-        """`lookup` for names already folded (`names.fold_name`)."""
+        """`lookup` for names already folded as `lookup` folds them (`names.lookup_key`)."""
         out = {}
         found, by_name = self._found, self._by_name
         for folded in folded_names:
@@ -403,7 +403,7 @@ def _quantity_after_name(name: str, source: CardSource) -> str:
         return ""
     folded = lookup_key(hit.group(1))
     candidates = source.lookup([hit.group(1)]).get(folded, [])
-    cards = candidates if len(candidates) == 1 else choose(folded, candidates)  # as resolve
+    cards = choose(folded, candidates)  # as resolve narrows them
     if len(cards) != 1 or not cards[0].is_deck_card:
         return ""
     card = cards[0]

@@ -550,33 +550,35 @@ class _Reader:
 
 
 #: CR 100.4a: a constructed sideboard holds at most 15 cards; 100.2a: a constructed main deck
-#: at least 60; 903.5a: a Commander deck exactly 100 (a companion outside them, 903.11a).
+#: at least 60; 903.5a: a Commander deck exactly 100 (a companion outside them, 903.11a);
+#: 903.3, 702.124: a deck has one commander, or two with a partner ability.
 _MAX_SIDEBOARD = 15
 _MIN_MAIN = 60
 _COMMANDER_TOTALS = (100, 101)
+_MAX_COMMANDERS = 2
 
 
 def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[DeckEntry]:
     """The entries the blank lines make the sideboard, in a list with no section headers.
 
-    MTGO's .txt export is the main deck, a blank line, the sideboard (at most 15 cards in
-    constructed, CR 100.4a; the commander, 1-2 cards, or with the companion, in a Commander
-    export; a draft pool's sideboard may outweigh its 40-card main deck). So the last block is
-    the sideboard, unless it holds more cards than all the blocks before it:
-    - then a first block of one or two cards is the commander (or companion) pasted first,
-      read as MTGO's sideboard so that designation finds it there (CR 903.3);
-    - otherwise, with three blocks or more (never an MTGO export), the blank lines only group
-      the main deck ("creatures, spells, lands") and there is no sideboard;
-    - with two, the last block stays the sideboard, as MTGO writes it.
-    So an oversize sideboard (60 main, 16 after the blank line) stays the sideboard. With three
-    blocks or more the sizes say more, each by a rule:
-    - a first block of one or two cards in a list of 100 (101 with a companion) cards is a
-      Commander deck's commander(s) pasted first (CR 903.5a: exactly 100 cards), whatever the
-      groups after it, unless the last block holds one or two cards too (MTGO's commander last);
-    - a last block of more than 15 cards (CR 100.4a: a sideboard holds at most 15) after fewer
-      than 60 (100.2a: a main deck holds at least 60) is the main deck's last group ("16
-      creatures, 20 spells, 24 lands"), not a sideboard.
-    Blocks with no unmarked lines (a Commander section's cards, `*CMDR*` lines) do not count.
+    Blank lines split the list into blocks (blocks with no unmarked lines, a Commander
+    section's cards or `*CMDR*` lines, do not count). MTGO's .txt export has two: the main
+    deck, then the sideboard (at most 15 cards in constructed, CR 100.4a; in a Commander export
+    the commander, with the companion if any). A "commander block" below holds one or two cards
+    (CR 903.3, 702.124); read as the sideboard, it is where designation finds the commander.
+    The sideboard is:
+    - of two blocks (MTGO's shape): the last, unless it holds more cards than the first and the
+      first is a commander block (pasted first). So an oversize sideboard (60 main, 16 after the
+      blank line) stays the sideboard, and so does a draft pool's (more than its 40-card deck).
+    - of three or more (never an MTGO export; the blank lines may only group the main deck,
+      "creatures, spells, lands"):
+      1. a first commander block in a list of 100 cards (101 with a companion; CR 903.5a),
+         unless the last block is a commander block too (MTGO's commander last: read by 2.);
+      2. else the last block, when it holds no more cards than the blocks before it and either
+         at most 15 (CR 100.4a) or follows at least 60 (100.2a: a main deck's minimum); a
+         larger last block after fewer is the main deck's last group ("16 creatures, 20
+         spells, 24 lands"), not a sideboard;
+      3. else a first commander block; else none.
     """
     bounds = [0, *starts, len(unmarked)]
     blocks = [unmarked[start:end] for start, end in zip(bounds, bounds[1:]) if start < end]
@@ -584,10 +586,11 @@ def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[
         return []
     cards = [sum([entry.quantity for entry in block]) for block in blocks]
     before = sum(cards[:-1])
+    commander_first = cards[0] <= _MAX_COMMANDERS
     if len(blocks) == 2:  # MTGO's shape: the deck, a blank line, the sideboard
-        return blocks[0] if cards[-1] > before and cards[0] <= 2 else blocks[-1]
-    if cards[0] <= 2 and cards[-1] > 2 and sum(cards) in _COMMANDER_TOTALS:
-        return blocks[0]  # (a 1-2 card last block is the commander as MTGO lists it: below)
+        return blocks[0] if cards[-1] > before and commander_first else blocks[-1]
+    if commander_first and cards[-1] > _MAX_COMMANDERS and sum(cards) in _COMMANDER_TOTALS:
+        return blocks[0]
     if cards[-1] <= before and (cards[-1] <= _MAX_SIDEBOARD or before >= _MIN_MAIN):
         return blocks[-1]
-    return blocks[0] if cards[0] <= 2 else []
+    return blocks[0] if commander_first else []
