@@ -462,11 +462,11 @@ class _Collector:
                                      root=self.root, **_job_fields(row)))
 
     def manifest(self, path: Path, source: str, data: bytes) -> None:
-        from .decklist import DecklistError
+        from .decklist import DecklistError, decode_text
 
         base = path.parent
         try:  # as a CSV decklist is read: UTF-8 (BOM optional) or UTF-16 with its BOM
-            text = _manifest_text(data)
+            text = decode_text(data)
         except DecklistError as exc:
             self.error(source, f"manifest: {exc}")
             return
@@ -482,12 +482,9 @@ class _Collector:
         from .decklist.csvdeck import _delimiter  # `;` from a European Excel, tabs
 
         lines = text.splitlines()
-        # The header is the first line with text (blank lines before it are skipped, and
-        # still counted in the row numbers the messages give).
-        skipped = next((i for i, line in enumerate(lines) if line.strip()), 0)
-        first = lines[skipped] if lines else ""
+        skipped = _header_index(lines)  # still counted in the row numbers the messages give
         reader = csv.DictReader(io.StringIO("\n".join(lines[skipped:])),
-                                delimiter=_delimiter(first))
+                                delimiter=_delimiter(lines[skipped] if lines else ""))
         columns = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
         for n, raw in enumerate(reader, start=2 + skipped):
             row = {key: _as_text(raw.get(columns[key])) for key in MANIFEST_COLUMNS
@@ -590,25 +587,25 @@ def _cards(items: Any) -> list:
     return out
 
 
-def _manifest_text(data: bytes) -> str:
-    """A manifest's text, decoded as CSV decklists are (`decode_text`: UTF-8, BOM optional,
-    or UTF-16 with its BOM, as Excel's "Unicode text" saves it)."""
-    from .decklist.base import decode_text
-
-    return decode_text(data)
+def _header_index(lines: Sequence[str]) -> int:
+    """Where a manifest's header is: its first line with text (blank lines before it are
+    skipped), 0 when there is none."""
+    return next((i for i, line in enumerate(lines) if line.strip()), 0)
 
 
 def _manifest_header(data: bytes) -> bool:
-    """A CSV whose header names a `file` column, separated as a CSV decklist's may be
-    (`,`, `;` from a European Excel, tabs: csvdeck's `_delimiter`)."""
-    from .decklist import DecklistError
+    """A CSV whose header names a `file` column, read as a CSV decklist is: decoded by
+    `decode_text` (UTF-8, BOM optional, or UTF-16 with its BOM, as Excel's "Unicode text"
+    saves it), separated by `,`, `;` (a European Excel) or tabs (csvdeck's `_delimiter`)."""
+    from .decklist import DecklistError, decode_text
     from .decklist.csvdeck import _delimiter
 
     try:
-        text = _manifest_text(data)
+        text = decode_text(data)
     except DecklistError:  # still a manifest when it says so: `manifest` says what is wrong
         text = data.decode("utf-8", "replace")
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    lines = text.splitlines()
+    first = lines[_header_index(lines)] if lines else ""
     columns = {c.strip().strip('"').lower() for c in first.split(_delimiter(first))}
     # A deck CSV may carry a "File" column of its own: with a quantity and a name column
     # (what a CSV decklist needs) it is a deck, not a manifest.
