@@ -777,10 +777,9 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
         except DeckcheckError as exc:
             result.error = shown(str(exc))
             return result
-        result.error = ("no format: this event file names none (neither its Tournament's Formats "
-                        "or Name, nor the deck's format); give --format, FILE:FORMAT or a "
-                        "manifest format column" if job.deck_index is not None else
-                        "no format: give --format, FILE:FORMAT or a manifest format column")
+        why = ("this event file names none (neither its Tournament's Formats or Name, nor the "
+               "deck's format); " if job.deck_index is not None else "")
+        result.error = f"no format: {why}give --format, FILE:FORMAT or a manifest format column"
         return result
     try:
         from .formats import get_format
