@@ -125,11 +125,10 @@ def _id_text(value: Any) -> str | None:
     column of integer ids with a missing one into floats."""
     if _blank(value):
         return None
-    if isinstance(value, float) or type(value).__module__ == "numpy":
-        item = getattr(value, "item", None)  # a numpy scalar -> its Python value
-        value = item() if callable(item) else value
-        if isinstance(value, float) and value.is_integer():
-            return str(int(value))
+    if type(value).__module__ == "numpy":
+        value = value.item()  # a numpy scalar -> its Python value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return str(value)
 
 
