@@ -202,11 +202,10 @@ def _legal_with_warning(report: Report) -> str:
     The warning's own message says which, and what to check."""
     warnings = sorted(report.warnings, key=lambda p: p.code != "legality-history-missing")
     first = warnings[0]
-    lead = ("legal as far as known in" if first.code == "legality-history-missing"
-            else "legal in")
+    lead, but = (("legal as far as known in", "") if first.code == "legality-history-missing"
+                 else ("legal in", ", but see the warning"))
     more = (f" (+{len(warnings) - 1} more warning{'s' if len(warnings) > 2 else ''}: "
             "--json lists them)" if len(warnings) > 1 else "")
-    but = "" if first.code == "legality-history-missing" else ", but see the warning"
     return f"  {lead} {report.format_name}{but}: {first.message}{shown_lines(first)}{more}"
 
 
