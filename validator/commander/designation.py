@@ -205,13 +205,13 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     if len(sideboard) == 1:
         # The usual MTGO list: the commander alone. What the general case below decides for
         # one card: a non-companion is designated, leader or not (then the report says why
-        # not, 903.3); a companion card only if it can lead.
+        # not, 903.3); a companion card only if it can lead. A card that cannot lead stays too
+        # when listed in several copies: "49 Swamp" is no commander pasted alone (a commander
+        # is one card, CR 903.3); designating one copy would leave the other 48 as its
+        # repeated listing.
         only = sideboard[0]
-        if only.card.companion_condition is not None and not can_lead(only.card, fmt):
-            return []
-        if only.entry.quantity > 1 and not can_lead(only.card, fmt):
-            # "49 Swamp" is no commander pasted alone (a commander is one card, CR 903.3):
-            # designating one copy would leave the other 48 as its repeated listing.
+        if not can_lead(only.card, fmt) and (only.card.companion_condition is not None
+                                              or only.entry.quantity > 1):
             return []
         chosen, guessed, candidates = (only,), False, sideboard
     else:
