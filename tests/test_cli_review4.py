@@ -143,6 +143,8 @@ def test_check_formats_with_two_files_says_to_use_validate(core_db, tmp_path, ca
 @pytest.mark.parametrize("argv, words", [
     (["validate", "x.txt", "--jobs", "abc"],
      ["--jobs", "'abc'", "give a whole number", "see deckcheck validate --help"]),
+    (["validate", "x.txt", "--jobs", "float"], ["--jobs", "'float'", "give a whole number"]),
+    (["sync", "--min-rate", "fast"], ["--min-rate", "'fast'", "(give a number)"]),
     (["validate", "x.txt", "--bracket", "9"],
      ["--bracket", "9", "choose from 1, 2, 3, 4, 5", "see deckcheck validate --help"]),
     (["validate", "x.txt", "--input-format", "mtgo"],

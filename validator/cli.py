@@ -54,8 +54,9 @@ class _Parser(argparse.ArgumentParser):
     argparse's multi-line usage block."""
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        if "invalid int value" in message or "invalid float value" in message:
-            message += " (give a number)" if "float" in message else " (give a whole number)"
+        for kind, what in (("int", "a whole number"), ("float", "a number")):
+            if f"invalid {kind} value" in message:  # not "float" anywhere: `--jobs float`
+                message += f" (give {what})"
         _err(_one_line(f"{message}; see {self.prog} --help"))
         self.exit(EXIT_USAGE)
 
