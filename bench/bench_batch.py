@@ -1,5 +1,5 @@
 """Benchmark: no cliff in the batch path. `deckcheck validate` picks its card source by cost
-(validator/event.py `use_index`: query the database per deck, or load the in-memory index once);
+(validator/event/run.py `use_index`: query the database per deck, or load the in-memory index once);
 this script measures the cost model's constants on this machine and the CPU of cold CLI runs
 around the old threshold (25/26 files) and around the model's break-even, in the same run.
 
@@ -30,7 +30,7 @@ def cli_cpu(files: list[Path], db: Path, source: str | None = None) -> float:
     env = installed_env()  # as an installed deckcheck runs: its bytecode compiled once
     env.pop("DECKCHECK_CARD_SOURCE", None)
     if source:
-        env["DECKCHECK_CARD_SOURCE"] = source  # force one path (validator/event.py)
+        env["DECKCHECK_CARD_SOURCE"] = source  # force one path (validator/event/run.py)
     c0 = children_cpu()
     proc = subprocess.run([sys.executable, "-m", "validator", "validate", *map(str, files),
                            "--format", "modern", "--db", str(db), "--jobs", "1"],
@@ -41,10 +41,10 @@ def cli_cpu(files: list[Path], db: Path, source: str | None = None) -> float:
 
 
 def constants(texts: list[str], db: Path) -> dict[str, float]:
-    """DB_DECK_S, WARM_DECK_S and INDEX_LOAD_S as validator/event.py defines them."""
+    """DB_DECK_S, WARM_DECK_S and INDEX_LOAD_S as validator/event/run.py defines them."""
     from validator.api import validate
-    from validator.db import CardDB
-    from validator.resolve import CardIndex
+    from validator.store.database import CardDB
+    from validator.rules.resolve import CardIndex
 
     cpu = time.process_time
     database = CardDB(db)
@@ -65,7 +65,7 @@ def constants(texts: list[str], db: Path) -> dict[str, float]:
 
 
 def main() -> None:
-    from validator import event
+    from validator.event import run as event
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", type=Path)
@@ -80,7 +80,7 @@ def main() -> None:
                               [[c["Count"], c["CardName"]] for c in d.get("Sideboard") or []])
              for d in decks]
     measured = constants(texts[:100], db)
-    print("in-process figures (for reference), vs validator/event.py:")
+    print("in-process figures (for reference), vs validator/event/run.py:")
     for key, value in measured.items():
         print(f"  {key:<13} {value:8.4f} s   (event.py: {getattr(event, key):.4f} s)")
     b = next(n for n in range(1, 10**5) if event.use_index(n))
@@ -100,7 +100,7 @@ def main() -> None:
         warm = (fit["index", large] - fit["index", small]) / (large - small)
         load = (fit["index", small] - warm * small) - (fit["database", small] - db_deck * small)
         print("cost model fitted from cold CLI runs (both paths forced at "
-              f"{small} and {large} files), vs validator/event.py:")
+              f"{small} and {large} files), vs validator/event/run.py:")
         for key, value in (("DB_DECK_S", db_deck), ("WARM_DECK_S", warm), ("INDEX_LOAD_S", load)):
             print(f"  {key:<13} {value:8.4f} s   (event.py: {getattr(event, key):.4f} s)")
         print(f"break-even: {load / (db_deck - warm):.0f} decks fitted, "

@@ -42,7 +42,7 @@ def _answer(reports) -> str:
 
 
 def _run(data: bytes, index, shared: bool) -> tuple[float, str]:
-    import validator.companion.checks as checks
+    import validator.rules.companion.checks as checks
     from validator.api import check_formats
 
     real = checks.shared_findings
@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"SKIP: the full-size card file is absent ({CARD_FILE})")
         return 0
     from validator.api import check_formats
-    from validator.db import CardDB
-    from validator.resolve import CardIndex
+    from validator.store.database import CardDB
+    from validator.rules.resolve import CardIndex
 
     db = CardDB(args.db or derived_db(CARD_FILE))
     index = CardIndex.from_db(db)

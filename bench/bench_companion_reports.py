@@ -96,10 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from validator.api import validate
-    from validator.companion.reader import ConditionError, parse_condition
-    from validator.db import CardDB
-    from validator.formats import load_formats
-    from validator.resolve import CardIndex
+    from validator.rules.companion.reader import ConditionError, parse_condition
+    from validator.store.database import CardDB
+    from validator.rules.formats import load_formats
+    from validator.rules.resolve import CardIndex
 
     db = CardDB(args.db or derived_db(CARD_FILE))
     index = CardIndex.from_db(db)

@@ -248,8 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"SKIP: the full-size card file is absent ({CARD_FILE}); hostile lists need the "
               "real card data (../shared/data)")
         return 0
-    from validator.db import CardDB
-    from validator.resolve import CardIndex
+    from validator.store.database import CardDB
+    from validator.rules.resolve import CardIndex
 
     db = CardDB(args.db or derived_db(CARD_FILE))
     t0 = time.perf_counter()

@@ -70,8 +70,8 @@ def load_decks(path: Path, sample: int | None, seed: int) -> tuple[list[tuple[st
 
 def warm_run(decks, db_path: Path) -> dict:
     from validator.api import parse_decklist, validate
-    from validator.db import CardDB
-    from validator.resolve import CardIndex
+    from validator.store.database import CardDB
+    from validator.rules.resolve import CardIndex
 
     t0 = time.perf_counter()
     db = CardDB(db_path)
@@ -163,10 +163,10 @@ def breakdown(decks, db_path: Path, limit: int) -> dict:
     """Where a warm validation spends its time, stage by stage, without profiler overhead:
     the stages `validate()` runs, timed separately on the first `limit` decks."""
     from validator.api import _rarities, check_resolved, parse_decklist, validate
-    from validator.formats import get_format, load_formats
+    from validator.rules.formats import get_format, load_formats
     from validator.report import Report, summarize_deck
-    from validator.resolve import CardIndex, resolve, suggestions
-    from validator.db import CardDB
+    from validator.rules.resolve import CardIndex, resolve, suggestions
+    from validator.store.database import CardDB
 
     db = CardDB(db_path)
     index = CardIndex.from_db(db)
@@ -218,8 +218,8 @@ def profile_warm(decks, db_path: Path, limit: int, top: int) -> str:
     decks the median target is about; unknown names cost "did you mean" suggestions, which
     the breakdown reports separately)."""
     from validator.api import parse_decklist, validate
-    from validator.db import CardDB
-    from validator.resolve import CardIndex, resolve
+    from validator.store.database import CardDB
+    from validator.rules.resolve import CardIndex, resolve
 
     index = CardIndex.from_db(CardDB(db_path))
     chosen = []
@@ -314,11 +314,11 @@ def parse_importtime(stderr: str) -> dict:
         "families": families.most_common(12),
         "heavy_present": sorted(n for n in ("sqlalchemy", "rapidfuzz", "lark", "requests", "tomllib",
                                             "orjson", "ijson", "defusedxml", "platformdirs",
-                                            "tqdm", "urllib3", "validator.companion.predicates",
-                                            "validator.companion.reader",
-                                            "validator.commander.designation",
-                                            "validator.commander.rules", "validator.cardtypes",
-                                            "validator.abilities", "validator.sync")
+                                            "tqdm", "urllib3", "validator.rules.companion.predicates",
+                                            "validator.rules.companion.reader",
+                                            "validator.rules.commander.designation",
+                                            "validator.rules.commander.rules", "validator.cards.types",
+                                            "validator.cards.abilities", "validator.sync.job")
                                 if n in names),
     }
 

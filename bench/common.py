@@ -92,8 +92,8 @@ def iter_bulk_decks(path: Path = BULK_DECKS) -> Iterator[dict]:
 def _cache_key(source: Path) -> str:
     # The schema and the compact card index's encoding: a database built by older code (no
     # card_index table, or an older encoding) would silently measure the slow fallback path.
-    from validator.compact import ENCODING_VERSION
-    from validator.db import SCHEMA_VERSION
+    from validator.cards.compact import ENCODING_VERSION
+    from validator.store.database import SCHEMA_VERSION
 
     st = source.stat()
     return (f"{source.stem}-{st.st_size}-{int(st.st_mtime)}-s{SCHEMA_VERSION}"
@@ -114,7 +114,7 @@ def derived_db(source: Path = DERIVED_FILE, *, cache_dir: Path = CACHE_DIR,
     target = cache_dir / f"{_cache_key(source)}.sqlite3"
     if target.is_file():
         return target
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".sqlite3", dir=cache_dir)
     os.close(fd)

@@ -6,7 +6,7 @@ pioneer, modern, legacy and vintage, and each card name's first-seen date).
 
 Re-runnable and deterministic (same input, same bytes; tests/test_history.py rebuilds it and
 compares). The layout is made to load fast (a cold `deckcheck validate --as-of` reads it on
-every run): lookups are by folded name (`validator.names.fold_name`, as the validator folds a
+every run): lookups are by folded name (`validator.cards.names.fold_name`, as the validator folds a
 card's name), so the folded keys are stored, sorted, and nothing is folded or decoded at load
 but the one card a deck asks about:
 
@@ -25,7 +25,7 @@ but the one card a deck asks about:
   `formats` order (`legal`, `restricted` or the source's `not_legal_or_banned`), and
   `end_status`: per key one character, the index of its tuple in END_DIGITS ("." when the
   source has no reliable row for it): a database first synced after `end` compares its cards
-  with it to find the changes made in between (validator/history.py "gap").
+  with it to find the changes made in between (validator/history/legality.py "gap").
 
 The source does not tell "banned" from "not legal" (`not_legal_or_banned`); this script
 classifies each change (documented with `classify` below) so that undoing a change restores
@@ -46,8 +46,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from validator.history import END_DIGITS, HISTORY_SCHEMA, RELEASE_DAYS  # noqa: E402 - shared
-from validator.names import fold_name  # noqa: E402 - the validator's own folding decides keys
+from validator.history.legality import END_DIGITS, HISTORY_SCHEMA, RELEASE_DAYS  # noqa: E402 - shared
+from validator.cards.names import fold_name  # noqa: E402 - the validator's own folding decides keys
 DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "legalities"
 DEFAULT_OUT = ROOT / "data" / "legality-history.json.gz"
 HISTORY = "legality-history-spmlv-2015-2026.jsonl.gz"

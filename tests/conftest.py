@@ -8,7 +8,7 @@ from typing import Iterable
 
 import pytest
 
-from validator.cardfacts import card_from_scryfall
+from validator.cards.facts import card_from_scryfall
 from validator.model import Card, Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -69,7 +69,7 @@ def shared_data(*parts: str) -> Path:
 def commander_db(tmp_path_factory) -> str:
     """A card database imported from tests/fixtures/cards_commander.json, whose cards carry
     the Commander family's legality keys too."""
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     path = tmp_path_factory.mktemp("commander-db") / "cards.sqlite3"
     import_file(FIXTURES / "cards_commander.json", str(path))
@@ -79,7 +79,7 @@ def commander_db(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def core_db(tmp_path_factory) -> str:
     """A card database imported from tests/fixtures/cards_core.json (the sync path)."""
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     path = tmp_path_factory.mktemp("core-db") / "cards.sqlite3"
     import_file(FIXTURES / "cards_core.json", str(path))

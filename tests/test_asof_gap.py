@@ -16,9 +16,9 @@ import pytest
 
 from conftest import FIXTURES, core_cards_with
 from validator.api import validate
-from validator.cli import main
-from validator.db import CardDB
-from validator.history import history_for
+from validator.cli.commands import main
+from validator.store.database import CardDB
+from validator.history.legality import history_for
 from validator.model import Severity
 
 BOLT = "4 Lightning Bolt\n56 Mountain\n"
@@ -41,7 +41,7 @@ def _db(tmp_path, first_data: str, changes: dict[str, dict[str, str]] | None = N
     """The fixture cards with `changes` to their legalities, plus a card the shipped history
     does not know ("Zzyzx Thunderbolt", a Lightning Bolt under a new name), synced once; the
     sync's card data dated `first_data`."""
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
     for card in cards:
@@ -130,7 +130,7 @@ def test_changes_limit_applies_with_format_and_refuses_a_negative(core_db, capsy
 
 
 def test_changes_json_entries_carry_the_oracle_id(tmp_path, capsys):
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     path = _db(tmp_path, "2026-08-20T00:00:00+00:00")
     import_file(core_cards_with(tmp_path, "Lightning Bolt", "pauper", "banned"), path,
@@ -163,8 +163,8 @@ def test_the_full_card_file_synced_after_the_shipped_end_has_no_false_release_or
     import gzip
 
     from conftest import shared_data
-    from validator.cardfacts import card_from_scryfall
-    from validator.history import LegalityHistory
+    from validator.cards.facts import card_from_scryfall
+    from validator.history.legality import LegalityHistory
 
     path = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
     history = LegalityHistory(card_data_date=date(2026, 12, 1), log_start=date(2026, 12, 1))
@@ -188,7 +188,7 @@ def test_the_data_date_of_a_file_without_updated_at_is_the_date_its_name_carries
     legalities (Scryfall names its bulk files so, and so is the derived test file): no gap
     after the shipped end, though the sync itself is today. A name without a date: the data
     is taken as of the sync."""
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     cards = (FIXTURES / "cards_core.json").read_text(encoding="utf-8")
     for name, dated in (("oracle-cards-20260820120000.json", True),

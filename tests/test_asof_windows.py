@@ -16,10 +16,10 @@ import pytest
 
 from conftest import FIXTURES
 from validator.api import validate
-from validator.asof import AsOfCards, as_of_problems
-from validator.cli import main
-from validator.db import CardDB
-from validator.history import Change, LegalityHistory, shipped_history
+from validator.history.asof import AsOfCards, as_of_problems
+from validator.cli.commands import main
+from validator.store.database import CardDB
+from validator.history.legality import Change, LegalityHistory, shipped_history
 from validator.model import Severity
 
 URZA = "4 Urza, Lord Protector\n56 Island\n"
@@ -30,7 +30,7 @@ POWER = "4 Black Lotus\n4 Ancestral Recall\n52 Island\n"
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     cards = []
     for name in ("cards_core.json", "cards_asof.json"):
@@ -130,8 +130,8 @@ def test_release_change_at_the_first_sighting_is_not_undone_inside_the_window(db
     assert AsOfCards(db, history, date(2024, 5, 1)).legalities_as_of(card)["standard"] == \
         "not_legal"
     from validator.api import parse_decklist
-    from validator.formats import get_format, load_formats
-    from validator.resolve import resolve
+    from validator.rules.formats import get_format, load_formats
+    from validator.rules.resolve import resolve
 
     overlay = AsOfCards(db, history, date(2024, 9, 22))
     deck = resolve(parse_decklist(HERO), overlay)
@@ -192,7 +192,7 @@ def test_no_card_of_the_full_card_file_misses_the_history_for_its_spelling():
     from bisect import bisect_left
 
     from conftest import shared_data
-    from validator.names import fold_name
+    from validator.cards.names import fold_name
 
     path = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
     h = shipped_history()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_cards, make_deck
-from validator.brackets import bracket_floor, bracket_problems
+from validator.rules.brackets import bracket_floor, bracket_problems
 from validator.model import Severity
 
 CARDS = load_cards("cards_commander.json")

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from validator.bulkfile import BulkFileError, BulkStats, iter_bulk_file
+from validator.sync.bulkfile import BulkFileError, BulkStats, iter_bulk_file
 
 OBJS = [{"object": "card", "oracle_id": f"id-{i}", "name": f"Card {i}",
          "legalities": {"modern": "legal"}, "cmc": 1.5} for i in range(5)]
@@ -86,7 +86,7 @@ def test_truncated_array(tmp_path: Path) -> None:
 def gzip_reader(request, monkeypatch: pytest.MonkeyPatch) -> str:
     """Both gzip readers: python-isal's where installed, and the standard library's (the
     fallback without it)."""
-    import validator.bulkfile as bulkfile
+    import validator.sync.bulkfile as bulkfile
 
     if request.param == "isal":
         pytest.importorskip("isal")
@@ -234,7 +234,7 @@ def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(tmp_path: Pa
     decoded once and handed out as one object nobody can change (cardfacts knows it by id)."""
     from types import MappingProxyType
 
-    from validator.cardfacts import SCRYFALL_KEYS, card_from_scryfall
+    from validator.cards.facts import SCRYFALL_KEYS, card_from_scryfall
 
     objs = [dict(o, legalities={"modern": "legal", "vintage": "legal"} if i % 2 else
                  {"modern": "banned"}, layout="normal", type_line="Instant") for i, o in enumerate(OBJS)]
@@ -253,7 +253,7 @@ def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(tmp_path: Pa
 @pytest.mark.parametrize("block", [1, 2, 3, 7, 40])
 def test_keys_read_splits_lines_across_any_block_boundary(tmp_path: Path, block: int,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    import validator.bulkfile as bulkfile
+    import validator.sync.bulkfile as bulkfile
 
     data = b"\n\n" + jsonl().replace(b"\n", b"\r\n\n  \n", 2) + b"\n" + jsonl()[:-1]
     expected = _both(make(tmp_path / "b.jsonl", data, False))
@@ -284,7 +284,7 @@ def test_array_nested_too_deep_is_refused_where_it_starts(tmp_path: Path, keys, 
     """ijson.items built a path string per level ("item.item..."): memory grew with the square of
     the depth (a 40 KB file took 1 GB). The depth is counted and refused past MAX_DEPTH, in a
     key deckcheck does not read too, before the rest of the file is read."""
-    from validator.bulkfile import MAX_DEPTH
+    from validator.sync.bulkfile import MAX_DEPTH
 
     deep = b"[" * 5000 + b"]" * 5000
     data = (b"[" + _card(1) + b",\n" + _card(2)[:-1] + b', "' + where.encode() + b'": ' + deep
@@ -297,7 +297,7 @@ def test_array_nested_too_deep_is_refused_where_it_starts(tmp_path: Path, keys, 
 
 
 def test_array_at_the_depth_limit_is_read(tmp_path: Path) -> None:
-    from validator.bulkfile import MAX_DEPTH
+    from validator.sync.bulkfile import MAX_DEPTH
 
     nested = b"[" * (MAX_DEPTH - 2) + b"1" + b"]" * (MAX_DEPTH - 2)  # array, card, then these
     data = b"[" + _card(1)[:-1] + b', "junk": ' + nested + b"}]"
@@ -323,7 +323,7 @@ def test_leading_whitespace_is_read_in_blocks(tmp_path: Path) -> None:
 @pytest.mark.parametrize("gz", [True, False], ids=["gzip", "plain"])
 def test_a_bulk_file_of_whitespace_ends_early(tmp_path: Path, gz: bool) -> None:
     """A gzip of 600 MB of spaces is 600 KB: refused once MAX_SPACE is read, not inflated whole."""
-    from validator.bulkfile import MAX_SPACE
+    from validator.sync.bulkfile import MAX_SPACE
 
     data = b" " * (8 * MAX_SPACE) + jsonl()
     path = make(tmp_path / "ws.jsonl.gz", data, gz)
@@ -337,7 +337,7 @@ def test_a_bulk_file_of_whitespace_ends_early(tmp_path: Path, gz: bool) -> None:
 @pytest.mark.parametrize("keys", [None, {"name", "oracle_id"}], ids=["full", "keys"])
 @pytest.mark.parametrize("blank", [b"\n", b" \r\n"], ids=["empty", "spaces"])
 def test_runs_of_blank_lines_are_bounded(tmp_path: Path, keys, blank: bytes) -> None:
-    from validator.bulkfile import MAX_SPACE
+    from validator.sync.bulkfile import MAX_SPACE
 
     data = jsonl() + blank * (MAX_SPACE // len(blank) + 10) + _card(9) + b"\n"
     with pytest.raises(BulkFileError, match=r"^b\.jsonl, line \d+: more than 1 MiB of blank lines"):
@@ -349,7 +349,7 @@ def test_runs_of_blank_lines_are_bounded(tmp_path: Path, keys, blank: bytes) -> 
 
 @pytest.mark.parametrize("keys", [None, {"name", "oracle_id"}], ids=["full", "keys"])
 def test_a_line_without_end_is_refused_once_too_long(tmp_path: Path, keys) -> None:
-    from validator.bulkfile import MAX_LINE
+    from validator.sync.bulkfile import MAX_LINE
 
     data = jsonl() + b'{"name": "' + b"x" * (MAX_LINE + 10)
     path = make(tmp_path / "long.jsonl.gz", data, True)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from validator.cardfacts import CardDataError, card_from_scryfall, lookup_names, parse_type_line
-from validator.names import fold_name
+from validator.cards.facts import CardDataError, card_from_scryfall, lookup_names, parse_type_line
+from validator.cards.names import fold_name
 
 from conftest import FIXTURES, load_cards
 
@@ -196,7 +196,7 @@ def test_invisible_format_characters_are_not_part_of_a_name():
 def test_a_reversible_cards_doubled_name_is_looked_up_as_the_card():
     """Scryfall names a reversible card "X // X" (an omen's "A // B // A // B"): one card.
     Only look-ups collapse it; stored names and the history's keys keep `fold_name`."""
-    from validator.names import lookup_key
+    from validator.cards.names import lookup_key
 
     assert lookup_key("Steam Vents // Steam Vents") == "steam vents"
     assert lookup_key("Steam Vents/Steam Vents") == "steam vents"
@@ -209,7 +209,7 @@ def test_a_reversible_cards_doubled_name_is_looked_up_as_the_card():
 
 
 def test_grist_is_a_creature_card_outside_the_battlefield_so_it_can_be_a_commander():
-    from validator.cardfacts import card_from_scryfall
+    from validator.cards.facts import card_from_scryfall
 
     grist = card_from_scryfall({
         "object": "card", "oracle_id": "grist", "name": "Grist, the Hunger Tide", "layout": "normal",
@@ -225,7 +225,7 @@ def test_a_card_needs_only_the_keys_a_sync_reads() -> None:
     keys alone is the card built from the whole object."""
     import json
 
-    from validator.cardfacts import SCRYFALL_KEYS
+    from validator.cards.facts import SCRYFALL_KEYS
 
     names = ("cards_core.json", "cards_commander.json", "cards_companion.json",
              "cards_meld.json", "cards_hostile.json", "scryfall_cards.json")
@@ -241,7 +241,7 @@ def test_cards_are_built_with_the_models_fields_in_order() -> None:
     it was written for (a field added at the end, with a default, is fine)."""
     import dataclasses
 
-    from validator.cardfacts import CARD_FIELDS
+    from validator.cards.facts import CARD_FIELDS
     from validator.model import Card
 
     names = tuple(f.name for f in dataclasses.fields(Card))

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_cards
-from validator.cardfacts import card_from_scryfall
-from validator.cardtypes import deck_types
-from validator.commander.leaders import can_lead, is_time_lord_doctor, pair_problem
-from validator.companion.checks import companion_condition_problems
-from validator.companion.predicates import StartingDeck
-from validator.formats import get_format
+from validator.cards.facts import card_from_scryfall
+from validator.cards.types import deck_types
+from validator.rules.commander.leaders import can_lead, is_time_lord_doctor, pair_problem
+from validator.rules.companion.checks import companion_condition_problems
+from validator.rules.companion.predicates import StartingDeck
+from validator.rules.formats import get_format
 
 COMPANIONS = load_cards("cards_companion.json")
 COMMANDER_CARDS = load_cards("cards_commander.json")

@@ -9,9 +9,9 @@ import json
 import pytest
 
 import validator
-import validator.companion.checks as checks
+import validator.rules.companion.checks as checks
 from conftest import FIXTURES, load_cards
-from validator.companion.predicates import Predicate, StartingDeck
+from validator.rules.companion.predicates import Predicate, StartingDeck
 from validator.model import Severity
 
 CARDS = load_cards("cards_companion.json")
@@ -28,7 +28,7 @@ COMMANDER = ("Commander\n1 Obosh, the Preypiercer\n\nCompanion\n1 Lurrus of the 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> validator.CardIndex:
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     path = tmp_path_factory.mktemp("companion-db") / "cards.sqlite3"
     import_file(FIXTURES / "cards_companion.json", str(path))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_cards, make_deck
-from validator.cardfacts import card_from_scryfall
-from validator.checks import (
+from validator.cards.facts import card_from_scryfall
+from validator.rules.checks import (
     check_card_pool, check_copies, check_deck_size, check_sideboard, copy_limit,
 )
-from validator.formats import load_formats
+from validator.rules.formats import load_formats
 from validator.model import Section
 
 CARDS = load_cards("cards_core.json")
@@ -171,7 +171,7 @@ def test_commander_has_no_sideboard():
 
 
 def _sticker_sheet(name: str):
-    from validator.cardfacts import card_from_scryfall
+    from validator.cards.facts import card_from_scryfall
 
     return card_from_scryfall({"object": "card", "oracle_id": f"sticker-{name}", "name": name,
                                "layout": "normal", "type_line": "Stickers", "cmc": 0,
@@ -179,7 +179,7 @@ def _sticker_sheet(name: str):
 
 
 def test_sticker_sheets_are_not_cards_and_do_not_count():
-    from validator.checks import check_sticker_sheets
+    from validator.rules.checks import check_sticker_sheets
     from validator.model import DeckEntry, ResolvedEntry
 
     deck = make_deck(CARDS, main=[(4, "Lightning Bolt"), (56, "Mountain")])

@@ -14,8 +14,8 @@ import textwrap
 import pytest
 
 import validator
-from validator.cli import build_parser, main
-from validator.formats import KEY_TYPES, FormatError, FormatRules, get_format, load_formats
+from validator.cli.commands import build_parser, main
+from validator.rules.formats import KEY_TYPES, FormatError, FormatRules, get_format, load_formats
 
 from conftest import FIXTURES
 
@@ -210,7 +210,7 @@ def test_an_unexpected_error_is_exit_2_not_a_verdict(core_db, capsys, monkeypatc
     def broken(args):
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(__import__("validator.cli").cli.COMMANDS, "info", broken)
+    monkeypatch.setitem(__import__("validator.cli.commands").cli.commands.COMMANDS, "info", broken)
     code, _, err = run(capsys, "info", "--db", core_db)
     assert_cannot_judge(code, err, "internal error (RuntimeError: boom)", "DECKCHECK_DEBUG=1")
 
@@ -219,7 +219,7 @@ def test_a_driver_error_that_escapes_is_converted_at_the_boundary(core_db, capsy
     def broken(args):
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setitem(__import__("validator.cli").cli.COMMANDS, "info", broken)
+    monkeypatch.setitem(__import__("validator.cli.commands").cli.commands.COMMANDS, "info", broken)
     code, _, err = run(capsys, "info", "--db", core_db)
     assert_cannot_judge(code, err, "database is locked", "--db")
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from validator import event
-from validator.cli import main
+from validator.event import run as event
+from validator.cli.commands import main
 from validator.errors import UsageError
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n"
@@ -32,7 +32,7 @@ def test_run_event_takes_the_input_strings_as_the_readme_says(core_db, tmp_path)
 
 def test_run_event_with_something_else_is_a_usage_error_saying_what_to_pass(core_db):
     with pytest.raises(UsageError, match=r"run_event\(inputs=...\): got dict; pass what "
-                                         r"validator.event.collect"):
+                                         r"validator.event.run.collect"):
         event.run_event({"bolt.txt": "modern"}, db=core_db)
 
 
@@ -176,7 +176,7 @@ def test_sync_printings_from_an_oracle_cards_file_is_refused(core_db, tmp_path, 
     import shutil
 
     from conftest import FIXTURES
-    from validator.db import CardDB
+    from validator.store.database import CardDB
 
     path = tmp_path / name
     shutil.copy(FIXTURES / "cards_core.json", path)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_cards, make_deck
-from validator.commander.leaders import pair_problem
-from validator.commander.rules import commander_problems
-from validator.formats import get_format
+from validator.rules.commander.leaders import pair_problem
+from validator.rules.commander.rules import commander_problems
+from validator.rules.formats import get_format
 from validator.model import Severity
 
 CARDS = load_cards("cards_commander.json")
@@ -130,7 +130,7 @@ TWO_ABILITIES = [
 def test_a_card_with_two_partner_abilities_may_use_either():
     """702.124g: Amy Pond pairs with Rory Williams (partner with) and with a Time Lord Doctor
     (Doctor's companion), but not with a Partner card: she can't use an ability she lacks."""
-    from validator.cardfacts import card_from_scryfall
+    from validator.cards.facts import card_from_scryfall
 
     amy, rory = (card_from_scryfall(o) for o in TWO_ABILITIES)
     assert amy.partner == "partner-with"  # the first ability, as stored
@@ -312,7 +312,7 @@ def test_no_companions_in_oathbreaker():
 
 
 def test_companion_condition_passes_and_fails():
-    pytest.importorskip("validator.companion")
+    pytest.importorskip("validator.rules.companion")
     # Lurrus: each permanent card in the starting deck has mana value 2 or less
     good = check(["Amalia Benavides Aguirre"], main=["Plains", "Swamp", "Murder", "Wrath of God"],
                  companion="Lurrus of the Dream-Den")
@@ -327,7 +327,7 @@ def test_companion_condition_passes_and_fails():
 
 def test_companion_condition_counts_the_commander():
     """702.139b: the starting deck includes the commander; Tymna (MV 3) breaks Lurrus."""
-    pytest.importorskip("validator.companion")
+    pytest.importorskip("validator.rules.companion")
     problem = only(check(["Tymna the Weaver"], main=["Swamp"], companion="Lurrus of the Dream-Den"),
                    "companion-condition-failed")
     assert "Tymna the Weaver" in problem.cards
@@ -335,7 +335,7 @@ def test_companion_condition_counts_the_commander():
 
 def test_yorion_can_never_be_a_commander_companion():
     """Yorion ruling: a Commander deck has exactly 100 cards, never twenty more."""
-    pytest.importorskip("validator.companion")
+    pytest.importorskip("validator.rules.companion")
     problems = check(["Shabraz, the Skyshark", "Brallin, Skyshark Rider"], main=["Island"],
                      companion="Yorion, Sky Nomad")
     assert "exactly 100" in only(problems, "companion-condition-failed").message

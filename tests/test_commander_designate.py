@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from conftest import load_cards, make_deck
-from validator.commander.designation import designate_commanders
-from validator.commander.rules import commander_problems
-from validator.formats import get_format
+from validator.rules.commander.designation import designate_commanders
+from validator.rules.commander.rules import commander_problems
+from validator.rules.formats import get_format
 from validator.model import Section, Severity
 
 CARDS = load_cards("cards_commander.json")
@@ -254,7 +254,7 @@ def test_pipeline_with_generic_checks():
 def test_commander_listed_twice_in_the_commander_section_is_a_singleton_problem():
     """CR 903.5b: two copies of the commander in the Commander section are two copies of a
     card in a singleton deck, not an export's repeated listing."""
-    from validator.checks import check_copies
+    from validator.rules.checks import check_copies
 
     deck = make_deck(CARDS, main=[(98, "Mountain")], commanders=["Krenko, Mob Boss"])
     deck.cards_in(Section.COMMANDER)[0].entry.quantity = 2
@@ -269,7 +269,7 @@ def test_commander_listed_twice_in_the_commander_section_is_a_singleton_problem(
 
 
 def test_commander_on_two_lines_of_the_commander_section():
-    from validator.checks import check_copies
+    from validator.rules.checks import check_copies
 
     deck = make_deck(CARDS, main=[(98, "Mountain")],
                      commanders=["Krenko, Mob Boss", "Krenko, Mob Boss"])

@@ -19,13 +19,13 @@ from typing import Iterable
 import pytest
 
 from conftest import shared_data
-from validator.cardfacts import card_from_scryfall
-from validator.commander.designation import designate_commanders
-from validator.commander.rules import commander_problems
-from validator.formats import FormatRules, get_format
+from validator.cards.facts import card_from_scryfall
+from validator.rules.commander.designation import designate_commanders
+from validator.rules.commander.rules import commander_problems
+from validator.rules.formats import FormatRules, get_format
 from validator.model import (Card, Deck, DeckEntry, Problem, ResolvedDeck, ResolvedEntry, Section,
                              Severity)
-from validator.names import fold_name
+from validator.cards.names import fold_name
 
 DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 #: MTGO calls Duel Commander "Commander"; the two MTGmelee "Commander" events are cEDH

@@ -13,17 +13,17 @@ import sys
 import pytest
 
 from conftest import FIXTURES, load_cards, make_deck
-from validator.cardfacts import card_from_scryfall
-from validator.companion.checks import (
+from validator.cards.facts import card_from_scryfall
+from validator.rules.companion.checks import (
     companion_cards, companion_condition_problems, constructed_companion_problems,
     house_rule_problems,
 )
-from validator.companion.predicates import (
+from validator.rules.companion.predicates import (
     ActivatedAbility, ContainsNo, ContainsOnly, DeckSize, DifferentNames, EachCard, KindOf,
     ManaValue, Offense, Parity, Predicate, RepeatedManaSymbol, SharesCardType, StartingDeck,
 )
-from validator.companion.reader import ConditionError, explain, parse_condition
-from validator.formats import FormatRules, load_formats
+from validator.rules.companion.reader import ConditionError, explain, parse_condition
+from validator.rules.formats import FormatRules, load_formats
 from validator.model import Section, Severity
 
 CARDS = load_cards("cards_companion.json")
@@ -167,23 +167,23 @@ def test_explain_shows_the_sentence_and_its_reading() -> None:
 
 
 def test_importing_the_module_does_not_import_lark() -> None:
-    code = "import sys, validator.companion; assert 'lark' not in sys.modules"
+    code = "import sys, validator.rules.companion; assert 'lark' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=FIXTURES.parent.parent)
 
 
 def _companion_modules_after_validating(decklist: str) -> tuple[list[str], list[str]]:
     """Validate `decklist` (Modern) in a fresh process against the fixtures' cards: the
-    problem codes, and which validator.companion modules that process imported."""
+    problem codes, and which validator.rules.companion modules that process imported."""
     code = (
         "import json, sys\n"
         "from validator.api import validate\n"
-        "from validator.cardfacts import card_from_scryfall\n"
-        "from validator.resolve import CardIndex\n"
+        "from validator.cards.facts import card_from_scryfall\n"
+        "from validator.rules.resolve import CardIndex\n"
         "from pathlib import Path\n"
         f"objs = json.loads(Path({str(FIXTURES / 'cards_companion.json')!r}).read_bytes())\n"
         "index = CardIndex(((), card_from_scryfall(o)) for o in objs)\n"
         "report = validate(sys.argv[1], 'modern', cards=index)\n"
-        "loaded = sorted(m for m in sys.modules if m.startswith('validator.companion'))\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('validator.rules.companion'))\n"
         "print(json.dumps([[p.code for p in report.problems], loaded]))\n"
     )
     out = subprocess.run([sys.executable, "-c", code, decklist], capture_output=True, text=True,
@@ -198,11 +198,11 @@ def test_a_deck_with_no_companion_card_does_not_import_the_predicates_or_the_rea
     import them (so this test cannot pass vacuously)."""
     deck = "4 Lightning Bolt\n56 Mountain\n"
     codes, modules = _companion_modules_after_validating(deck)
-    assert modules == ["validator.companion", "validator.companion.checks"], modules
+    assert modules == ["validator.rules.companion", "validator.rules.companion.checks"], modules
     assert not any(c.startswith("companion") for c in codes), codes
     codes, modules = _companion_modules_after_validating(
         deck + "Sideboard\n1 Jegantha, the Wellspring\n")
-    assert {"validator.companion.predicates", "validator.companion.reader"} <= set(modules)
+    assert {"validator.rules.companion.predicates", "validator.rules.companion.reader"} <= set(modules)
     assert "companion-condition-met" in codes, codes  # Jegantha: no repeated mana symbol
 
 

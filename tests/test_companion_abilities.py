@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from validator.abilities import has_activated_ability, strip_reminder_text
+from validator.cards.abilities import has_activated_ability, strip_reminder_text
 
 ARTIFACT = frozenset({"Artifact"})
 CREATURE = frozenset({"Creature"})

@@ -22,12 +22,12 @@ import orjson
 import pytest
 
 from conftest import shared_data
-from validator.cardfacts import CardDataError, card_from_scryfall
-from validator.companion.checks import companion_condition_problems, constructed_companion_problems
-from validator.companion.predicates import StartingDeck
-from validator.formats import load_formats
+from validator.cards.facts import CardDataError, card_from_scryfall
+from validator.rules.companion.checks import companion_condition_problems, constructed_companion_problems
+from validator.rules.companion.predicates import StartingDeck
+from validator.rules.formats import load_formats
 from validator.model import Card, Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
-from validator.names import fold_name
+from validator.cards.names import fold_name
 
 pytestmark = pytest.mark.integration
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import insert, select, update
 
-from validator.cardfacts import card_from_scryfall
-from validator.db import (
+from validator.cards.facts import card_from_scryfall
+from validator.store.database import (
     CardDB, CardRow, DatabaseError, LegalitySetRow, MetaRow, NameRow, PrintingRow, create_schema, database_url,
     make_engine, refresh_aliases, write_cards, write_printings,
 )
 from validator.model import Card
-from validator.names import fold_name
+from validator.cards.names import fold_name
 
 from conftest import FIXTURES
 
@@ -200,7 +200,7 @@ def test_generic_insert_path_matches_the_sqlite_fast_path(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Databases other than SQLite get rows through SQLAlchemy's insert; the stored cards must
     read back the same as through the SQLite fast path."""
-    import validator.db as db_module
+    import validator.store.database as db_module
 
     cards = fixture_cards()
     fast = make_engine(database_url(tmp_path / "fast.sqlite3"))
@@ -315,8 +315,8 @@ def test_card_rows_are_the_compact_encoding_and_decode_to_the_card() -> None:
     """A card's one stored copy: `card_batches` rows are (oracle_id, name, is_deck_card,
     legality text, encoded facts), and decoding them (orjson, or the standard library's json
     as the lean reader does) gives the card back, fact for fact."""
-    from validator.compact import decode_card, encode_card, legality_text
-    from validator.db import card_batches
+    from validator.cards.compact import decode_card, encode_card, legality_text
+    from validator.store.database import card_batches
 
     cards = fixture_cards()
     by_id = {c.oracle_id: c for c in cards}
@@ -338,7 +338,7 @@ def test_each_text_of_a_card_is_stored_once() -> None:
     """Schema version 2 stores a card once (no second copy in other columns or tables), and
     its compact encoding holds a one-faced card's text and cost once, not again for its
     face."""
-    from validator.compact import encode_card
+    from validator.cards.compact import encode_card
 
     cards = fixture_cards()
     bolt = by_name(cards, "Lightning Bolt")
@@ -353,7 +353,7 @@ def test_encoding_1_rows_still_decode() -> None:
     card_index held it) decodes to the same card."""
     import re
 
-    from validator.compact import decode_card
+    from validator.cards.compact import decode_card
 
     dump = (FIXTURES / "cards_core_schema_v1.sql").read_text(encoding="utf-8")
     row = re.search(r"INSERT INTO \"card_index\" VALUES\('([^']+)','Lightning Bolt','([^']+)',"
@@ -386,7 +386,7 @@ def test_a_legality_text_held_by_two_sets_still_syncs(engine) -> None:
 
 
 def test_card_problem_checks_every_legality_after_caching_good_ones() -> None:
-    from validator.db import card_problem
+    from validator.store.database import card_problem
 
     card = fixture_cards()[0]
     assert card_problem(card) is None  # its (format, status) pairs are now known good
@@ -400,7 +400,7 @@ def test_card_problem_checks_every_legality_after_caching_good_ones() -> None:
 def test_card_problem_names_every_bad_text_fact() -> None:
     """The one-expression check of the common case lets no bad value of any text fact through:
     each is named by `_text_problem` (missing, not text, too long, NUL)."""
-    from validator.db import _TEXT_COLUMNS, card_problem
+    from validator.store.database import _TEXT_COLUMNS, card_problem
 
     card = fixture_cards()[0]
     assert card_problem(card) is None

@@ -15,7 +15,7 @@ import validator
 from conftest import FIXTURES, load_cards, shared_data
 from validator.decklist import DecklistError, detect_format, is_event_file, parse_decklist
 from validator.model import Section, Severity
-from validator.resolve import CardIndex
+from validator.rules.resolve import CardIndex
 
 EXPORTS = FIXTURES / "decklists" / "exports"
 AMIGOS = ["Kraum, Ludevic's Opus", "Vial Smasher the Fierce"]
@@ -193,7 +193,7 @@ def test_event_file_is_not_one_deck():
 
 def test_event_file_is_not_one_deck_but_the_cli_reads_each_players(core_db, tmp_path, capsys):
     from validator.api import parse_decklist
-    from validator.cli import main
+    from validator.cli.commands import main
 
     event = json.dumps({"Decks": [{"Player": "amy", "Mainboard": []}]})
     with pytest.raises(DecklistError, match="event file .* one deck per player"):
@@ -209,7 +209,7 @@ def test_event_file_is_not_one_deck_but_the_cli_reads_each_players(core_db, tmp_
 
 
 def test_cli_unknown_json_shape_exits_two(core_db, tmp_path, capsys):
-    from validator.cli import main
+    from validator.cli.commands import main
 
     path = tmp_path / "odd.json"
     path.write_text(json.dumps({"deck": []}), encoding="utf-8")
@@ -241,8 +241,8 @@ def export_db(tmp_path_factory):
     exports (importing all 35,000 cards would take far longer for the same verdicts)."""
     import gzip
 
-    from validator.names import fold_name
-    from validator.sync import import_file
+    from validator.cards.names import fold_name
+    from validator.sync.job import import_file
 
     mocks = shared_data("decklists", "commander", "mtg-parser-mocks")
     derived = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
@@ -273,7 +273,7 @@ def test_archidekt_csv_gives_the_verdict_of_its_json(export_db, tmp_path, capsys
     Code, Collector Number, Category): legal in Commander, as the JSON is."""
     import csv
 
-    from validator.cli import main
+    from validator.cli.commands import main
 
     path = shared_data("decklists", "commander", "mtg-parser-mocks",
                        "archidekt_deck_3_Amigos.json")
@@ -301,7 +301,7 @@ def test_archidekt_csv_gives_the_verdict_of_its_json(export_db, tmp_path, capsys
 def test_real_exports_are_legal_commander_decks(export_db, name, capsys):
     """The same 100-card decks as exported by each site: legal, commanders found (partners
     Kraum + Vial Smasher, companion Obosh; MTGJSON's precon led by Atraxa)."""
-    from validator.cli import main
+    from validator.cli.commands import main
 
     path = shared_data("decklists", "commander", "mtg-parser-mocks", name)
     code = main(["validate", str(path), "--format", "commander", "--db", export_db, "--json"])

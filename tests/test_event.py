@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from validator import event
-from validator.cli import main
+from validator.event import run as event
+from validator.cli.commands import main
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\n3 Counterspell\n"
 ILLEGAL_MODERN = "5 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n"

@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from validator import event
-from validator.cli import main
+from validator.event import run as event
+from validator.cli.commands import main
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n"
 DEEP = '{"main": ' + "[" * 3000 + "]" * 3000 + "}"
@@ -177,7 +177,7 @@ def test_undecodable_file_names_are_written_as_escapes_in_every_report(tmp_path,
 
 
 def test_a_failed_report_write_leaves_the_previous_report_whole(tmp_path, monkeypatch):
-    from validator import eventreport
+    from validator.event import reports as eventreport
 
     previous = tmp_path / "keep.csv"
     previous.write_text("the previous report\n", encoding="utf-8")
@@ -209,7 +209,7 @@ def test_a_failed_report_write_leaves_the_previous_report_whole(tmp_path, monkey
 
 def test_report_whose_directory_cannot_take_the_temporary_file_fails_before_judging(
         tmp_path, core_db, capsys, monkeypatch):
-    from validator import eventreport
+    from validator.event import reports as eventreport
 
     deck = tmp_path / "deck.txt"
     deck.write_text(LEGAL_MODERN, encoding="utf-8")
@@ -518,7 +518,7 @@ def test_sigterm_in_a_fork_callback_stops_the_run_without_a_traceback(tmp_path, 
     report = tmp_path / "r.csv"
     script = textwrap.dedent(f"""
         import os, signal, sys
-        from validator.cli import main
+        from validator.cli.commands import main
         sent = []
         def before():
             if not sent:
@@ -558,7 +558,7 @@ def test_a_named_pipe_whose_writer_came_and_went_before_the_read_keeps_its_data(
     """The sequence that hung a run now and then: the pipe is opened (without blocking) to
     look at it, its writer opens, writes and leaves, then the reading starts. The data is in
     the pipe the first descriptor holds; it is read from there, not waited for again."""
-    from validator.event import _read_stream
+    from validator.event.run import _read_stream
 
     fifo = tmp_path / "p.txt"
     os.mkfifo(fifo)
@@ -580,7 +580,7 @@ def test_a_named_pipe_read_before_its_writer_comes_waits_for_it(tmp_path):
     import threading
     import time
 
-    from validator.event import _read_stream
+    from validator.event.run import _read_stream
 
     fifo = tmp_path / "p.txt"
     os.mkfifo(fifo)

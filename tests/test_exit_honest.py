@@ -284,7 +284,7 @@ def test_companion_sentence_needs_no_database(tmp_path, capsys, monkeypatch):
 
 
 def test_companion_name_without_any_database_says_how_to_give_one(tmp_path, capsys, monkeypatch):
-    import validator.location as location
+    import validator.store.location as location
 
     monkeypatch.delenv("DECKCHECK_DB", raising=False)
     monkeypatch.setattr(location, "default_db_path", lambda: tmp_path / "none.sqlite3")
@@ -402,7 +402,7 @@ def test_one_string_is_one_commander_and_one_rule(commander_db, index):
 def test_event_collect_takes_one_path(tmp_path, monkeypatch):
     from pathlib import Path
 
-    from validator.event import collect
+    from validator.event.run import collect
 
     monkeypatch.chdir(tmp_path)  # a relative path: its characters "d", "1" are no files
     Path("d1").mkdir()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from validator.formats import FormatError, get_format, load_formats
+from validator.rules.formats import FormatError, get_format, load_formats
 
 SCRYFALL_KEYS = {
     "standard", "future", "historic", "timeless", "gladiator", "pioneer", "explorer", "modern",

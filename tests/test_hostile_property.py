@@ -23,17 +23,17 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
 
-import validator.commander.designation as designation_module  # noqa: E402
-import validator.commander.leaders as leaders_module  # noqa: E402
-import validator.commander.rules as rules_module  # noqa: E402
-import validator.companion.checks as companion_module  # noqa: E402
-import validator.resolve as resolve_module  # noqa: E402
+import validator.rules.commander.designation as designation_module  # noqa: E402
+import validator.rules.commander.leaders as leaders_module  # noqa: E402
+import validator.rules.commander.rules as rules_module  # noqa: E402
+import validator.rules.companion.checks as companion_module  # noqa: E402
+import validator.rules.resolve as resolve_module  # noqa: E402
 from conftest import load_cards  # noqa: E402
 from validator.api import validate  # noqa: E402
 from validator.decklist import MAX_BYTES, MAX_LINES, MAX_QUANTITY, DecklistError  # noqa: E402
 from validator.decklist import parse_decklist  # noqa: E402
 from validator.report import Report  # noqa: E402
-from validator.resolve import CardIndex  # noqa: E402
+from validator.rules.resolve import CardIndex  # noqa: E402
 
 CARDS = load_cards("cards_commander.json", "cards_companion.json", "cards_hostile.json",
                    "cards_core.json")

@@ -10,9 +10,9 @@ import pytest
 
 import validator
 from conftest import FIXTURES, load_cards
-from validator.cardfacts import card_from_scryfall
-from validator.db import CardDB
-from validator.resolve import CardIndex
+from validator.cards.facts import card_from_scryfall
+from validator.store.database import CardDB
+from validator.rules.resolve import CardIndex
 
 MELD = load_cards("cards_meld.json")
 CORE = load_cards("cards_core.json")
@@ -62,7 +62,7 @@ def test_meld_result_in_the_commander_section(index):
 
 
 def test_fresh_database_keeps_meld_parts(tmp_path):
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     path = tmp_path / "new.sqlite3"
     import_file(FIXTURES / "cards_meld.json", str(path))

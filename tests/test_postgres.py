@@ -12,7 +12,7 @@ import pytest
 
 import validator
 from conftest import FIXTURES
-from validator.sync import import_file
+from validator.sync.job import import_file
 
 URL = os.environ.get("DECKCHECK_TEST_POSTGRES_URL")
 pytestmark = pytest.mark.skipif(not URL, reason="DECKCHECK_TEST_POSTGRES_URL is not set (no PostgreSQL server)")
@@ -26,7 +26,7 @@ DECKS = {
 
 @pytest.fixture(scope="module")
 def pg_url() -> str:
-    from validator.db import Base, make_engine
+    from validator.store.database import Base, make_engine
 
     engine = make_engine(URL)
     Base.metadata.drop_all(engine)
@@ -66,7 +66,7 @@ def _write(path, objs) -> object:
 
 
 def test_value_too_long_names_the_card_and_line(pg_url, tmp_path):
-    from validator.sync import SyncError
+    from validator.sync.job import SyncError
 
     objs = _core_objects()
     objs[2]["type_line"] = "Creature — " + "Goblin " * 50
@@ -78,8 +78,8 @@ def test_value_too_long_names_the_card_and_line(pg_url, tmp_path):
 
 def test_sync_waits_for_the_advisory_lock(pg_url, tmp_path):
     """Another sync holds the lock: wait the bounded time, then say so."""
-    from validator.db import SYNC_LOCK_KEY, make_engine
-    from validator.sync import SyncBusy
+    from validator.store.database import SYNC_LOCK_KEY, make_engine
+    from validator.sync.job import SyncBusy
 
     path = _write(tmp_path / "core.jsonl", _core_objects())
     engine = make_engine(pg_url)
@@ -138,7 +138,7 @@ def _copy_schema_v1_to(url: str, tmp_path) -> None:
 
     from sqlalchemy import DateTime, Integer, LargeBinary, MetaData, create_engine, insert, select
 
-    from validator.db import Base, make_engine
+    from validator.store.database import Base, make_engine
 
     lite_path = tmp_path / "v1.sqlite3"
     with sqlite3.connect(lite_path) as con:
@@ -176,7 +176,7 @@ def test_a_schema_v1_database_is_upgraded_in_place_by_the_next_sync(pg_url, core
     the change log is kept and goes on, and the verdicts are SQLite's."""
     from sqlalchemy import inspect, text
 
-    from validator.db import SCHEMA_VERSION, make_engine
+    from validator.store.database import SCHEMA_VERSION, make_engine
 
     _copy_schema_v1_to(pg_url, tmp_path)
     engine = make_engine(pg_url)

@@ -21,9 +21,9 @@ from types import SimpleNamespace
 import pytest
 
 import validator
-from validator import location
-from validator.cli import main
-from validator.sync import import_file
+from validator.store import location
+from validator.cli.commands import main
+from validator.sync.job import import_file
 
 from conftest import FIXTURES
 
@@ -99,7 +99,7 @@ def test_a_writable_file_system_is_opened_as_before(synced: Path) -> None:
 
 def test_the_message_for_an_unreadable_read_only_database_names_the_wal(
         synced: Path, monkeypatch) -> None:
-    import validator.db as db_module
+    import validator.store.database as db_module
 
     Path(f"{synced}-wal").write_bytes(b"\0" * 64)
     monkeypatch.setattr(db_module.os, "access", lambda path, mode: mode != os.W_OK)

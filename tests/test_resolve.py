@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import FIXTURES
-from validator.cardfacts import card_from_scryfall
+from validator.cards.facts import card_from_scryfall
 from validator.model import Deck, DeckEntry, ParseIssue, Section
-from validator.names import fold_name
-from validator.resolve import CardIndex, resolve
+from validator.cards.names import fold_name
+from validator.rules.resolve import CardIndex, resolve
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +85,14 @@ def test_fold_name_keeps_every_letter():
 
 
 def test_suggestions_ignore_names_that_only_share_a_word(index):
-    from validator.resolve import suggestions
+    from validator.rules.resolve import suggestions
 
     assert suggestions("Goblin Guid", index) == ["Goblin Guide"]
     assert suggestions("Tundra of the Mind", index) == []
 
 
 def test_sticker_sheets_resolve_apart_from_the_deck():
-    from validator.cardfacts import card_from_scryfall
+    from validator.cards.facts import card_from_scryfall
 
     sheet = card_from_scryfall({"object": "card", "oracle_id": "s1", "name": "Trendy Circus Pirate",
                                 "layout": "normal", "type_line": "Stickers", "cmc": 0,
@@ -118,7 +118,7 @@ def test_length_bounded_suggestions_equal_scoring_every_name():
 
     from rapidfuzz import fuzz, process, utils
 
-    from validator.resolve import suggestions
+    from validator.rules.resolve import suggestions
 
     rng = random.Random(12)
     words = ["Bolt", "Lightning", "Goblin", "Guide", "Ancestral", "Recall", "Fire", "Ice", "Of",
@@ -137,7 +137,7 @@ def test_length_bounded_suggestions_equal_scoring_every_name():
 
 
 def test_suggestions_are_cached_per_source(index):
-    from validator import resolve as r
+    from validator.rules import resolve as r
 
     first = r.suggestions("Lightnig Bolt", index)
     suggester = r._SUGGESTERS[id(index.all_names())]
@@ -220,7 +220,7 @@ def test_names_resolved_before_give_the_same_deck(index):
 def test_remembered_names_are_bounded_and_forgotten_when_cards_change(index, monkeypatch):
     """Distinct names (hostile input) cannot grow the index's memory of names without bound,
     and adding a card forgets them (a name may then match it too)."""
-    import validator.resolve as resolve_module
+    import validator.rules.resolve as resolve_module
 
     monkeypatch.setattr(resolve_module, "MAX_KNOWN_NAMES", 3)
     index.deck_cards.clear()
@@ -246,7 +246,7 @@ def test_first_name_suggests_the_legends_it_stands_for_before_possessives(order)
     """"Krenko" stands for Krenko, Mob Boss, not Krenko's Command; the answer does not depend
     on the order a card source lists its names in (the CLI's database and the service's index
     list them differently)."""
-    from validator.resolve import suggestions
+    from validator.rules.resolve import suggestions
 
     names = ["Krenko's Command", "Krenko's Buzzcrusher", "Krenko, Tin Street Kingpin",
              "Krenko, Mob Boss", "Krenko's Enforcer", "Tymna the Weaver"][::order]
@@ -258,6 +258,6 @@ def test_first_name_suggests_the_legends_it_stands_for_before_possessives(order)
 def test_a_name_with_no_letter_or_digit_suggests_nothing(name):
     """Such a name is close to no card: not to the Un-card "_____", whose name has no letter
     either (an empty string matched against an empty one scores 100)."""
-    from validator.resolve import suggestions
+    from validator.rules.resolve import suggestions
 
     assert suggestions(name, _Names(["_____", "______", "Lightning Bolt"]), short_names=True) == []

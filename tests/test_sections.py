@@ -10,8 +10,8 @@ import pytest
 
 from conftest import load_cards, make_deck
 from validator import model
-from validator.commander.designation import designate_commanders
-from validator.formats import get_format
+from validator.rules.commander.designation import designate_commanders
+from validator.rules.formats import get_format
 from validator.model import Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
 
 CARDS = load_cards("cards_commander.json")
@@ -153,7 +153,7 @@ def test_clone_shares_lines_but_not_moves():
 
 def _general_steps(deck, fmt):
     """designate_commanders' general steps for a list with no Commander section."""
-    from validator.commander import designation as c
+    from validator.rules.commander import designation as c
 
     problems = c._sideboard_leaders(deck, fmt)
     if deck.has(Section.COMMANDER):

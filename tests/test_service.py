@@ -35,7 +35,7 @@ def client(core_db):
 def cli_json(report, db: str, as_of=None) -> dict:
     """What `deckcheck validate --json` prints for `report`: the report and its provenance
     (whose card data `source` the service names by its basename: no server path)."""
-    from validator.provenance import provenance
+    from validator.history.provenance import provenance
 
     prov = provenance(validator.open_db(db), as_of)
     prov["card_data"]["source"] = Path(prov["card_data"]["source"]).name
@@ -529,7 +529,7 @@ def banned_bolt_file(tmp_path: Path) -> Path:
 
 
 def test_a_new_sync_is_swapped_in_and_old_snapshots_keep_working(tmp_path):
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     db = str(tmp_path / "cards.sqlite3")
     import_file(FIXTURES / "cards_core.json", db)

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 import validator
-from validator.db import SCHEMA_VERSION, CardDB
-from validator.resolve import CardIndex
-from validator.store_sqlite import SqliteCards, open_cards
-from validator.sync import import_file
+from validator.store.database import SCHEMA_VERSION, CardDB
+from validator.rules.resolve import CardIndex
+from validator.store.sqlite import SqliteCards, open_cards
+from validator.sync.job import import_file
 
 from conftest import FIXTURES
 
@@ -87,18 +87,18 @@ def test_open_db_picks_the_lean_reader_for_sqlite_only(db_path: Path, tmp_path: 
 #: (only --as-of needs it), `html` (only an HTML report), `difflib` (only "did you mean"), the
 #: companion predicates and grammar reader (only a deck with a companion card), and the
 #: Commander designation and rules with the card types and abilities they read (only a deck of
-#: the Commander family: a constructed deck imports `validator.commander.constructed`).
-_NOT_ON_THE_COLD_PATH = ("sqlalchemy", "validator.history", "html", "difflib",
-                         "validator.companion.predicates", "validator.companion.reader",
-                         "validator.commander.designation", "validator.commander.leaders",
-                         "validator.commander.rules", "validator.abilities", "validator.cardtypes")
+#: the Commander family: a constructed deck imports `validator.rules.commander.constructed`).
+_NOT_ON_THE_COLD_PATH = ("sqlalchemy", "validator.history.legality", "html", "difflib",
+                         "validator.rules.companion.predicates", "validator.rules.companion.reader",
+                         "validator.rules.commander.designation", "validator.rules.commander.leaders",
+                         "validator.rules.commander.rules", "validator.cards.abilities", "validator.cards.types")
 
 
 def test_cold_validation_imports_only_what_it_needs(db_path: Path) -> None:
     deck = "4 Lightning Bolt\n56 Mountain\n"
     code = textwrap.dedent(f"""
         import sys, validator
-        from validator.cli import main
+        from validator.cli.commands import main
         report = validator.validate({deck!r}, "modern", db={str(db_path)!r})
         assert report.format == "modern"
         main(["validate", "-", "--format", "modern", "--db", {str(db_path)!r}, "--json"])
@@ -154,7 +154,7 @@ def schema_v1_database(path: Path) -> Path:
 
 def test_schema_v1_database_is_refused_with_run_sync(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from validator.cli import main
+    from validator.cli.commands import main
 
     old = schema_v1_database(tmp_path / "old.sqlite3")
     for open_it in (validator.open_db, lambda p: CardDB(p).check()):
@@ -214,7 +214,7 @@ def test_printings_sync_of_a_schema_v1_database_is_refused_and_leaves_it_as_it_w
         tmp_path: Path) -> None:
     """The upgrade empties the card data only an oracle-cards import writes again: a printings
     import of a version 1 database says to sync the oracle cards first, and rolls back."""
-    from validator.sync import DEFAULT, SyncError
+    from validator.sync.job import DEFAULT, SyncError
 
     old = schema_v1_database(tmp_path / "old.sqlite3")
     lightning = next(o for o in json.loads((FIXTURES / "cards_core.json").read_text(
@@ -232,7 +232,7 @@ def test_printings_sync_of_a_schema_v1_database_is_refused_and_leaves_it_as_it_w
 def test_an_unchanged_file_still_upgrades_a_schema_v1_database(tmp_path: Path) -> None:
     """The file the version 1 database last imported (same updated_at) is not "up to date":
     skipping would leave a database no reader opens (or, committed, one without card data)."""
-    from validator.sync import _up_to_date
+    from validator.sync.job import _up_to_date
 
     old = schema_v1_database(tmp_path / "old.sqlite3")
     updated_at = "2026-08-01T09:00:00+00:00"  # the fixture's last oracle sync
@@ -284,7 +284,7 @@ def test_resync_rewrites_the_compact_index(tmp_path: Path) -> None:
 WRITER = """
 import json, sys, time
 from pathlib import Path
-from validator.sync import import_file
+from validator.sync.job import import_file
 db, a, b, stop, limit = sys.argv[1:6]
 end = time.monotonic() + float(limit)
 n = 0
@@ -403,7 +403,7 @@ def test_reading_never_changes_a_files_journal_mode(db_path: Path, tmp_path: Pat
     card database used to switch it to WAL."""
     import sqlite3
 
-    from validator.cli import main
+    from validator.cli.commands import main
 
     def mode(path: Path) -> str:
         con = sqlite3.connect(path)
@@ -429,7 +429,7 @@ def test_a_read_only_directory_is_named_as_the_reason(db_path: Path, monkeypatch
     import os
     import sqlite3
 
-    import validator.db as db_module
+    import validator.store.database as db_module
 
     monkeypatch.setattr(db_module.os, "access", lambda path, mode: mode != os.W_OK)
     error = db_module.database_error(f"sqlite:///{db_path}",

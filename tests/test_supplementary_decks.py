@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import validator
-from validator.cardfacts import card_from_scryfall
-from validator.checks import check_attractions, check_sticker_sheets
+from validator.cards.facts import card_from_scryfall
+from validator.rules.checks import check_attractions, check_sticker_sheets
 from validator.decklist import parse_decklist
-from validator.formats import get_format
+from validator.rules.formats import get_format
 from validator.model import Section, Severity
-from validator.resolve import CardIndex
+from validator.rules.resolve import CardIndex
 
 from conftest import load_cards
 
@@ -107,7 +107,7 @@ def test_short_or_duplicated_sticker_sheets_are_an_error():
 
 
 def test_checks_read_the_resolved_lists():
-    from validator.resolve import resolve
+    from validator.rules.resolve import resolve
 
     deck = resolve(parse_decklist(arena(ATTRACTIONS[:3], STICKERS[:3])), INDEX)
     assert [e.card.name for e in deck.attractions] == list(ATTRACTIONS[:3])

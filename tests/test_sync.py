@@ -21,9 +21,9 @@ import responses
 from urllib3.exceptions import ProtocolError
 
 from validator import __version__, validate
-from validator.db import CardDB
-from validator.names import fold_name
-from validator.sync import (
+from validator.store.database import CardDB
+from validator.cards.names import fold_name
+from validator.sync.job import (
     RATE_LIMIT_WAIT, SyncError, fetch_descriptor, import_file, make_session, summarize_changes,
     sync,
 )
@@ -392,7 +392,7 @@ def test_card_without_oracle_id(seeded: str, tmp_path: Path) -> None:
 
 def test_card_without_oracle_id_cli_exit_code(seeded: str, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    from validator.cli import main
+    from validator.cli.commands import main
 
     objs = fixture_objects()
     del objs[7]["oracle_id"]
@@ -452,7 +452,7 @@ def test_refuses_to_drop_half_the_cards_unless_allowed(seeded: str, tmp_path: Pa
 
 def test_cli_force_keeps_the_shrink_guard(seeded: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from validator.cli import main
+    from validator.cli.commands import main
 
     path = write_bulk(tmp_path / "small.jsonl.gz", fixture_objects()[:5])
     assert main(["sync", "--from", str(path), "--db", seeded, "--force"]) == 2
@@ -737,7 +737,7 @@ def synthetic_cards(n: int, prefix: str = "Synthetic") -> list[dict[str, Any]]:
 
 def test_readers_see_the_old_database_during_and_after_a_failed_sync(
         seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import validator.sync as sync_module
+    import validator.sync.job as sync_module
 
     path = tmp_path / "half.jsonl"
     path.write_bytes(jsonl_bytes(synthetic_cards(3000)) + b'{"object": "card", "name": \n'
@@ -774,7 +774,7 @@ def test_readers_see_the_old_database_during_and_after_a_failed_sync(
 @pytest.fixture
 def in_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read every file in the second process, as a full-size sync does."""
-    import validator.sync as sync_module
+    import validator.sync.job as sync_module
 
     monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0)
 
@@ -843,7 +843,7 @@ def test_download_uri_that_is_no_absolute_url_fails_cleanly(seeded: str, uri: An
 
 
 def test_download_of_an_invalid_url_is_a_sync_error(tmp_path: Path) -> None:
-    from validator.sync import download
+    from validator.sync.job import download
 
     with pytest.raises(SyncError, match="not a URL that can be downloaded"):
         download(fast_session(), "http://", tmp_path / "x")
@@ -888,7 +888,7 @@ def test_dns_failure_through_the_real_stack(db: str, monkeypatch: pytest.MonkeyP
     """No mock of requests: the resolver itself fails, as on a machine without network."""
     import socket
 
-    from validator.cli import main
+    from validator.cli.commands import main
 
     def no_dns(*args: Any, **kw: Any):
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
@@ -920,7 +920,7 @@ def test_dns_failure_through_the_real_stack(db: str, monkeypatch: pytest.MonkeyP
 def test_bad_card_fields_name_the_line(reader: str, field: str, value: Any, expected: str,
                                        seeded: str, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    import validator.sync as sync_module
+    import validator.sync.job as sync_module
 
     monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0 if reader == "worker" else 1 << 40)
     objs = fixture_objects()
@@ -939,8 +939,8 @@ def test_empty_database_says_run_sync(tmp_path: Path, capsys: pytest.CaptureFixt
     import sqlite3
 
     import validator
-    from validator.cli import main
-    from validator.db import DatabaseError, create_schema, make_engine
+    from validator.cli.commands import main
+    from validator.store.database import DatabaseError, create_schema, make_engine
 
     schema_only = tmp_path / "schema.sqlite3"
     engine = make_engine(f"sqlite:///{schema_only}")
@@ -964,7 +964,7 @@ def test_empty_database_says_run_sync(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_sync_into_an_empty_database_works(tmp_path: Path) -> None:
     """An empty schema left by a killed sync is simply filled by the next one."""
-    from validator.db import create_schema, make_engine
+    from validator.store.database import create_schema, make_engine
 
     path = tmp_path / "schema.sqlite3"
     engine = make_engine(f"sqlite:///{path}")
@@ -991,8 +991,8 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(seeded: str, tmp_path: Pat
     another sync is running, and does not claim to know the database's state."""
     import sqlite3
 
-    from validator.cli import main
-    from validator.sync import SyncBusy
+    from validator.cli.commands import main
+    from validator.sync.job import SyncBusy
 
     path = write_bulk(tmp_path / "a.jsonl.gz", fixture_objects())
     holder = sqlite3.connect(seeded, isolation_level=None)
@@ -1026,7 +1026,7 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(seeded: str, tmp_path: Pat
 def test_a_mis_shaped_card_field_names_the_card_and_the_key(
         seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: Any,
         says: str, worker: bool) -> None:
-    import validator.sync as sync_module
+    import validator.sync.job as sync_module
 
     if worker:
         monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0)
@@ -1109,7 +1109,7 @@ def test_sync_from_a_pipe_that_is_not_a_bulk_file_keeps_the_database(seeded: str
 
 def test_cli_sync_from_a_device_says_what_to_do(seeded: str,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    from validator.cli import main
+    from validator.cli.commands import main
 
     assert main(["sync", "--from", "/dev/zero", "--db", seeded]) == 2
     err = capsys.readouterr().err

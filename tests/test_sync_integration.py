@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from validator.db import CardDB
-from validator.names import fold_name
-from validator.sync import sync
+from validator.store.database import CardDB
+from validator.cards.names import fold_name
+from validator.sync.job import sync
 
 from conftest import shared_data
 

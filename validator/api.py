@@ -13,13 +13,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .checks import GENERIC_CHECKS
-from .errors import UsageError
-from .formats import FormatError, FormatRules, get_format, load_formats
-from .model import Card, Deck, Problem, ResolvedDeck, Section, Severity
-from .report import Report, summarize_deck
-from .resolve import CardSource, can_look_up, choose, meld_result_problem, resolve, suggestions
-from .names import lookup_key
+from validator.rules.checks import GENERIC_CHECKS
+from validator.errors import UsageError
+from validator.rules.formats import FormatError, FormatRules, get_format, load_formats
+from validator.model import Card, Deck, Problem, ResolvedDeck, Section, Severity
+from validator.report import Report, summarize_deck
+from validator.rules.resolve import CardSource, can_look_up, choose, meld_result_problem, resolve, suggestions
+from validator.cards.names import lookup_key
 
 from datetime import date
 
@@ -32,7 +32,7 @@ def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
     the same cards and the same reports. Raises DatabaseError (with what to do next) when it
     does not exist, its driver is not installed, or it cannot be opened or is not a deckcheck
     card database."""
-    from .store_sqlite import open_cards
+    from validator.store.sqlite import open_cards
 
     cards = open_cards(db)
     try:
@@ -47,7 +47,7 @@ def parse_decklist(data: str | bytes | IO, input_format: str | None = None,
                    filename: str | None = None) -> Deck:
     """Read a decklist in any supported format (see README "Decklist formats"): text, bytes,
     or a file open for reading, binary or text (at most the size limit + 1 is read)."""
-    from .decklist import parse_decklist as _parse
+    from validator.decklist import parse_decklist as _parse
 
     return _parse(_decklist_data(data), input_format=input_format, filename=filename)
 
@@ -71,7 +71,7 @@ def _decklist_data(data: Any) -> Any:
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         return data
     if isinstance(data, io.TextIOBase):
-        from .decklist import MAX_BYTES
+        from validator.decklist import MAX_BYTES
 
         return data.read(MAX_BYTES + 1)
     if hasattr(data, "read"):
@@ -184,28 +184,28 @@ def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence
     designation moves cards between sections): pass a clone to reuse it."""
     problems = list(deck.problems)
     if fmt.is_commander:
-        from .commander.designation import designate_commanders
+        from validator.rules.commander.designation import designate_commanders
 
         problems += designate_commanders(deck, fmt, commanders)
     else:  # cards marked as commander are deck cards where there is no commander
-        from .commander.constructed import commander_section_as_deck
+        from validator.rules.commander.constructed import commander_section_as_deck
 
         problems += commander_section_as_deck(deck, fmt)
     for check in GENERIC_CHECKS:
         problems += check(deck, fmt)
     if fmt.is_commander:
-        from .brackets import bracket_problems
-        from .commander.rules import commander_problems
+        from validator.rules.brackets import bracket_problems
+        from validator.rules.commander.rules import commander_problems
 
         problems += commander_problems(deck, fmt, rarities)
         if fmt.brackets or bracket is not None:
             problems += bracket_problems(deck, bracket)
     else:
-        from .companion import constructed_companion_problems
+        from validator.rules.companion import constructed_companion_problems
 
         problems += constructed_companion_problems(deck, fmt)
     if rules:
-        from .companion import house_rule_problems
+        from validator.rules.companion import house_rule_problems
 
         for sentence in rules:
             problems += house_rule_problems(deck, fmt, sentence)
@@ -251,7 +251,7 @@ def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: s
     problems = check_resolved(
         deck, fmt, commanders=prepared.commanders, rarities=prepared.rarities, **options)
     if as_of is not None:
-        from .asof import as_of_problems
+        from validator.history.asof import as_of_problems
 
         problems = as_of_problems(deck, fmt, as_of.history, as_of.date, problems,
                                   month_only=as_of.month_only)
@@ -315,7 +315,7 @@ def _cached(cache: weakref.WeakKeyDictionary, cards: Any, make: Callable[[], Any
 def legality_history(cards: CardSource | None = None):
     """The legality history for a card source: the shipped history plus, when the source is a
     card database (or an index built from one), the database's change log."""
-    from .history import history_for
+    from validator.history.legality import history_for
 
     db = cards if hasattr(cards, "last_sync") else getattr(cards, "database", None)
     if cards is None:
@@ -327,16 +327,16 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     """Resolve `as_of=` (a date or ISO string) into the overlay for `cards`, or None."""
     if value is None:  # today's legality: the history module is not even imported
         return None
-    from .history import parse_as_of
+    from validator.history.legality import parse_as_of
 
     when = parse_as_of(value)
     if when is None:  # "": not a date, and not silently today either
-        from .history import AS_OF_FORMS, AsOfError
+        from validator.history.legality import AS_OF_FORMS, AsOfError
 
         raise AsOfError(f"as_of '' is not a date; write it as {AS_OF_FORMS}, or pass None to "
                         "judge by current legality")
     day = when.day
-    from .asof import AsOfCards
+    from validator.history.asof import AsOfCards
 
     history = history if history is not None else legality_history(cards)
     try:
@@ -427,7 +427,7 @@ def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None
     _check_cards(cards)
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
-    from .companion.checks import shared_findings
+    from validator.rules.companion.checks import shared_findings
 
     with _card_source(cards, db) as card_source:
         when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)

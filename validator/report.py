@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .model import COMMANDER, COMPANION, ERROR, INFO, MAIN, SIDEBOARD, WARNING, Problem, Severity
+from validator.model import COMMANDER, COMPANION, ERROR, INFO, MAIN, SIDEBOARD, WARNING, Problem, Severity
 
 #: Bumped only on an incompatible change; fields are added without a bump.
 SCHEMA = "deckcheck.report/1"
@@ -38,7 +38,7 @@ class Report:
     as_of: str | None = None
     #: "month" when the deck's date is known only to its month (`as_of` is then its last day).
     as_of_precision: str | None = None
-    #: Event runs: the deck's stable id and its player (validator/event.py).
+    #: Event runs: the deck's stable id and its player (validator/event/run.py).
     deck_id: str | None = None
     player: str | None = None
 

@@ -22,7 +22,7 @@ import sys
 import threading
 from typing import Any, Iterable, Iterator, Mapping
 
-from .location import database_url
+from validator.store.location import database_url
 
 #: `meta=` for `dask.dataframe.map_partitions`: column -> dtype. Concrete dtypes, not
 #: `object`: Dask infers a parquet schema from the meta, and an `object` column has no type
@@ -62,8 +62,8 @@ def card_index(db: str | os.PathLike[str] | None = None) -> Any:
         with _LOCK:
             index = _INDEXES.get(key)
             if index is None:
-                from .api import open_db
-                from .resolve import CardIndex
+                from validator.api import open_db
+                from validator.rules.resolve import CardIndex
 
                 index = _INDEXES[key] = CardIndex.from_db(open_db(db))
                 _LOADS += 1
@@ -170,8 +170,8 @@ def _judge(fields: Mapping[str, Any], out: dict[str, Any],
            db: str | os.PathLike[str] | None) -> None:
     """Fill `out` with the verdict on the deck of `fields`; input that stops the judging goes
     in `failure`."""
-    from .api import parse_decklist, validate
-    from .errors import DeckcheckError
+    from validator.api import parse_decklist, validate
+    from validator.errors import DeckcheckError
 
     deck_id, fmt = out["id"], out["format"]
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import DeckcheckError
+from validator.errors import DeckcheckError
 
 import codecs
 from typing import Any, BinaryIO

@@ -56,7 +56,7 @@ def json_shape(obj: Any) -> str:
         raise DecklistError(
             "this JSON is a tournament event file (\"Decks\": a list of decks), not one deck; "
             "`deckcheck validate FILE` reads it as one deck per player (in Python: "
-            "validator.event.collect and run_event)")
+            "validator.event.run.collect and run_event)")
     if isinstance(obj, dict):
         if isinstance(obj.get("boards"), dict) or any(
                 _moxfield_board(obj.get(key)) for key in _MOXFIELD_BOARDS):

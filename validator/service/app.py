@@ -3,7 +3,7 @@
 Routes are thin: read the request (JSON, a multipart file upload or URL-encoded form, or
 text/plain), call the public library API (`validator.parse_decklist`, `validator.validate`,
 `validator.check_formats`, `validator.load_formats`, `CardDB.card`,
-`validator.resolve.suggestions`) on the worker's current card snapshot, and answer with what
+`validator.rules.resolve.suggestions`) on the worker's current card snapshot, and answer with what
 the CLI's `--json` prints for one deck (a report without the `id` and `player` that name a
 deck of a run). Nothing here writes: sync stays a CLI job.
 """
@@ -33,16 +33,16 @@ from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
 
 import validator
-from validator.formats import get_format
-from validator.resolve import suggestions
+from validator.rules.formats import get_format
+from validator.rules.resolve import suggestions
 from validator.report import card_facts, check_formats_dict
 
-from . import problems
-from .bodylimit import (DECKLIST_MAX_BYTES, BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES,
+from validator.service import problems
+from validator.service.bodylimit import (DECKLIST_MAX_BYTES, BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES,
                         too_large_detail)
-from .cards import ORACLE_BULK, CardHolder, Snapshot, iso, snapshot_card, snapshot_provenance
-from .fastpath import ValidateFastPath, declared_charset, is_json, is_utf8 as _is_utf8, media_type
-from .problems import ProblemError
+from validator.service.cards import ORACLE_BULK, CardHolder, Snapshot, iso, snapshot_card, snapshot_provenance
+from validator.service.fastpath import ValidateFastPath, declared_charset, is_json, is_utf8 as _is_utf8, media_type
+from validator.service.problems import ProblemError
 
 STATIC = Path(__file__).parent / "static"
 #: How a multi-worker server passes its configuration to each worker process (uvicorn imports
@@ -148,7 +148,7 @@ class DeckRequest(BaseModel):
         """A date is text (JSON has no dates): a number such as 20260101 is refused saying the
         forms taken, not with pydantic's words about datetimes."""
         if value is not None and not isinstance(value, (str, dt.date)):
-            from validator.history import AS_OF_FORMS
+            from validator.history.legality import AS_OF_FORMS
 
             raise ValueError(f"not a date: write it as a string, {AS_OF_FORMS}")
         return value
@@ -276,7 +276,7 @@ def check_as_of(value: dt.date | str | None) -> None:
     not echoed (the client has it). A value of the wrong JSON type stays a 422 (the model refuses it)."""
     if not isinstance(value, str):
         return
-    from validator.history import AS_OF_FORMS, AsOfError, parse_as_of
+    from validator.history.legality import AS_OF_FORMS, AsOfError, parse_as_of
 
     try:
         if value.strip() and parse_as_of(value) is not None:

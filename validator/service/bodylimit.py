@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Awaitable, Callable
 
-from .problems import MEDIA_TYPE, problem_body
+from validator.service.problems import MEDIA_TYPE, problem_body
 
 Scope = dict[str, Any]
 Message = dict[str, Any]

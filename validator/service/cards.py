@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import CardDB, CardIndex
-from ..api import legality_history
-from ..db import DatabaseError
-from ..errors import DeckcheckError
-from ..model import Card
-from ..names import lookup_key
-from ..resolve import choose
+from validator import CardDB, CardIndex
+from validator.api import legality_history
+from validator.store.database import DatabaseError
+from validator.errors import DeckcheckError
+from validator.model import Card
+from validator.cards.names import lookup_key
+from validator.rules.resolve import choose
 
 log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
 
@@ -73,7 +73,7 @@ def snapshot_provenance(snap: Snapshot, as_of: Any = None) -> dict[str, Any]:
     report's provenance names the sync that judged it, not the file's latest. A file the sync
     imported (`sync --from`) is named by its basename: no server path in an answer (the CLI
     prints the whole path); a download's URL is public and kept."""
-    from ..provenance import provenance_of
+    from validator.history.provenance import provenance_of
 
     answer = provenance_of(snap.sync, as_of)
     answer["card_data"]["source"] = public_source(answer["card_data"]["source"])
@@ -135,7 +135,7 @@ SIDECARS = ("-wal", "-shm")
 
 def db_file(db_url: str | None) -> Path | None:
     """The SQLite file `db_url` names (None: not a plain SQLite file)."""
-    from ..location import database_url, sqlite_file
+    from validator.store.location import database_url, sqlite_file
 
     return sqlite_file(database_url(db_url))
 

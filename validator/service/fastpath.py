@@ -26,8 +26,8 @@ import orjson
 from pydantic import BaseModel
 from starlette.datastructures import QueryParams
 
-from .bodylimit import MAX_BODY_BYTES, ASGIApp, Message, Receive, Scope, Send
-from .problems import error_response
+from validator.service.bodylimit import MAX_BODY_BYTES, ASGIApp, Message, Receive, Scope, Send
+from validator.service.problems import error_response
 
 PATH = "/v1/validate"
 

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from ..errors import DeckcheckError
+from validator.errors import DeckcheckError
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:deckcheck:problem:"

@@ -21,12 +21,12 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .. import CardDB, DatabaseError, DeckcheckError, load_formats
-from .cards import ORACLE_BULK
+from validator import CardDB, DatabaseError, DeckcheckError, load_formats
+from validator.service.cards import ORACLE_BULK
 
 if TYPE_CHECKING:
-    from .app import ServiceConfig
-    from .cards import CardHolder
+    from validator.service.app import ServiceConfig
+    from validator.service.cards import CardHolder
 
 DEFAULT_HOST = "127.0.0.1"  # loopback: binding elsewhere is the operator's explicit choice
 DEFAULT_PORT = 8000
@@ -44,7 +44,7 @@ KEEP_ALIVE_SECONDS = 5
 def bounds() -> dict[str, Any]:
     """What uvicorn bounds per worker (README "Web service": what is bounded): concurrent
     connections, idle keep-alive, and (deadlines.py) the time to send a request head and body."""
-    from .deadlines import http_protocol
+    from validator.service.deadlines import http_protocol
 
     return dict(limit_concurrency=LIMIT_CONCURRENCY, timeout_keep_alive=KEEP_ALIVE_SECONDS,
                 http=http_protocol())
@@ -70,7 +70,7 @@ def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
 
 
 def preloaded_holder(config: "ServiceConfig") -> "CardHolder":
-    from .cards import CardHolder
+    from validator.service.cards import CardHolder
 
     holder = CardHolder(config.db, poll_seconds=config.poll_seconds)
     try:
@@ -140,7 +140,7 @@ def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 
     the database every `poll_seconds` for a new sync."""
     import uvicorn
 
-    from .app import CONFIG_ENV, ServiceConfig, create_app
+    from validator.service.app import CONFIG_ENV, ServiceConfig, create_app
 
     check_ready_to_serve(db, formats_file)
     config = ServiceConfig(db=db, poll_seconds=poll_seconds, cors_origins=tuple(cors_origins),

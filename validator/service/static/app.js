@@ -187,7 +187,7 @@ async function check(event) {
 function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
 
 // "Did you mean" is asked of the server (one GET v1/cards each) for the first unknown names
-// only, as the CLI suggests for the first 20 (validator.resolve.MAX_SUGGESTED_NAMES): a paste
+// only, as the CLI suggests for the first 20 (validator.rules.resolve.MAX_SUGGESTED_NAMES): a paste
 // of thousands of unknown lines must not cost the server a lookup each.
 const MAX_SUGGESTED_NAMES = 20;
 let suggestionsLeft = 0;

@@ -1,0 +1,322 @@
+"""An event's reports, all from one `EventResult`: terminal text, JSON, CSV and a printable HTML
+page. Every rendering carries the provenance and the same summary counts."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import stat
+from typing import Any
+
+from validator.event.run import DeckResult, EventResult
+from validator.model import Severity
+from validator.history.provenance import as_of_label, prov_card_data_date, provenance_line, synced_shown
+from validator.report import SCHEMA, escape_controls, shown_lines
+
+#: Notes the HTML page shows although they are information: the verdict rests on a date.
+DATE_NOTES = frozenset({"legality-date-uncertain"})
+
+CSV_FIELDS = ("id", "player", "format", "verdict", "code", "severity", "citation", "cards",
+              "lines", "message", "source", "as_of", "deckcheck", "card_data_synced_at",
+              "scryfall_updated_at")
+
+
+def _as_of(r: DeckResult, prov: dict[str, Any]) -> str:
+    """The CSV's `as_of`: the date the deck's legality was judged as of (README "Event
+    reports"): its own or the run's as-of date; for a deck judged by current legality, the
+    card data's date (`provenance.card_data_date`); for an input that could not be judged,
+    the run's one date, or empty in a run where each deck has its own."""
+    if r.report and r.report.as_of:
+        return as_of_label(r.report.as_of, r.report.as_of_precision)
+    if r.report is not None:  # judged without a date: by the card data's legalities
+        day = prov_card_data_date(prov)
+        return day.isoformat() if day else ""
+    if prov["legality_as_of"] == "per deck":  # never judged: its own date is not known here
+        return ""
+    return as_of_label(prov["legality_as_of"], prov.get("legality_as_of_precision"))
+
+
+# ---------------------------------------------------------------------------- text
+
+def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
+    """One line per deck (verdict and first problem), the skips, the per-format summary and
+    the provenance."""
+    rows = result.results
+    width = min(max([len(r.id) for r in rows] + [4]), 70)
+    out = [f"{'deck':<{width}}  {'format':<10} {'verdict':<10}  first problem"]
+    for r in rows:
+        if r.report is None:
+            first = r.error or ""
+        else:
+            errors = r.report.errors
+            first = errors[0].message + shown_lines(errors[0]) if errors else ""
+        out.append(f"{r.id:<{width}}  {r.format or '-':<10} {r.verdict.upper() if r.verdict != 'legal' else 'legal':<10}  {first}")
+    for s in result.skipped if verbose else ():
+        out.append(f"skipped {s.source}: {s.reason}")
+    summary = result.summary()
+    if result.skipped and not verbose:
+        out.append(f"({len(result.skipped)} file(s) skipped as not decklists; --verbose lists them)")
+    out.append("")
+    out.append(f"{'format':<16} {'decks':>6} {'legal':>6} {'illegal':>8} {'unreadable':>11}")
+    for fmt, c in summary["per_format"].items():
+        out.append(f"{fmt:<16} {c['decks']:>6} {c['legal']:>6} {c['illegal']:>8} "
+                   f"{c['unreadable']:>11}")
+    out.append(f"{'total':<16} {summary['decks']:>6} {summary['legal']:>6} "
+               f"{summary['illegal']:>8} {summary['unreadable']:>11}")
+    judged = summary["legal"] + summary["illegal"]
+    out.append(f"{summary['legal']} of {judged} decks legal"
+               + (f"; {summary['unreadable']} input(s) unreadable" if summary["unreadable"] else ""))
+    out.append(provenance_line(result.provenance))
+    return "\n".join(escape_controls(line) for line in out)
+
+
+# ---------------------------------------------------------------------------- JSON
+
+def event_dict(result: EventResult) -> dict[str, Any]:
+    """Every input accounted for: judged decks in `reports`, inputs that could not be judged
+    in `unreadable` (with the reason), walked files that are no decklists in `skipped`."""
+    return {
+        "schema": SCHEMA,
+        "provenance": result.provenance,
+        "summary": result.summary(),
+        "reports": [r.report.to_dict() for r in result.results if r.report is not None],
+        "unreadable": [{"id": r.id, "source": r.source, "player": r.player,
+                        "format": r.format, "error": r.error}
+                       for r in result.results if r.report is None],
+        "skipped": [{"source": s.source, "reason": s.reason} for s in result.skipped],
+    }
+
+
+def render_event_json(result: EventResult) -> str:
+    return json.dumps(event_dict(result), indent=2, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------- CSV
+
+def csv_rows(result: EventResult) -> list[dict[str, Any]]:
+    """One row per problem, plus one row per legal deck and one per unreadable input: a
+    spreadsheet filter on `verdict` / `severity` answers "who must fix what"."""
+    prov = result.provenance
+    common = {"deckcheck": prov["deckcheck"],
+              "card_data_synced_at": prov["card_data"]["synced_at"] or "",
+              "scryfall_updated_at": prov["card_data"]["scryfall_updated_at"] or ""}
+    rows = []
+    for r in result.results:
+        base = dict(common, id=r.id, player=r.player or "", format=r.format or "",
+                    verdict=r.verdict, source=r.source, as_of=_as_of(r, prov))
+        if r.report is None:
+            rows.append(dict(base, code="unreadable", severity="error", citation="deckcheck:input",
+                             cards="", lines="", message=r.error))
+            continue
+        for p in r.report.sorted_problems():
+            rows.append(dict(base, code=p.code, severity=p.severity.value,
+                             citation=p.citation or "", cards="; ".join(p.cards),
+                             lines=" ".join(map(str, p.lines)), message=p.message))
+        if r.report.legal:
+            rows.append(dict(base, code="", severity="", citation="", cards="", lines="",
+                             message="legal"))
+    return rows
+
+
+#: A cell starting with one of these is a formula to Excel and LibreOffice (`=HYPERLINK(...)`
+#: in a player's name would run when the organizer opens the report): OWASP "CSV Injection".
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text: a leading quote before a formula start;
+    control characters escaped, so that each deck is one line of the file (`cat` shows no
+    terminal control either)."""
+    if isinstance(value, str):
+        if value.startswith(FORMULA_STARTS):
+            value = "'" + value
+        return escape_controls(value)
+    return value
+
+
+def render_event_csv(result: EventResult) -> str:
+    """The CSV report: `csv_rows`, each cell that a spreadsheet would read as a formula
+    neutralised (`_cell`)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: _cell(v) for k, v in row.items()} for row in csv_rows(result))
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------- HTML
+
+_CSS = """
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2em;color:#111}
+h1{font-size:1.6em;margin:0 0 .2em}h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:2px solid #333}
+h3{font-size:1.05em;margin:1.2em 0 .3em}
+.prov{color:#444;font-size:.9em;margin:0 0 1em}
+table{border-collapse:collapse;margin:.4em 0 1em}th,td{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}
+tr.total td{font-weight:bold;border-top:2px solid #333}
+.deck{break-inside:avoid;page-break-inside:avoid;border:1px solid #ccc;border-radius:4px;padding:.3em .9em .6em;margin:.8em 0}
+.deck h3{margin-top:.4em}.meta{color:#555;font-size:.9em}
+.sev-error{color:#a00;font-weight:bold}.sev-warning{color:#a60;font-weight:bold}.sev-info{color:#555}
+ul.problems{margin:.3em 0;padding-left:1.2em}ul.problems li{margin:.25em 0}
+.lines{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em;color:#333;background:#f6f6f6;padding:.15em .4em;margin:.15em 0;white-space:pre-wrap}
+.cite{color:#555;font-size:.88em}
+@media print{body{margin:1cm;font-size:11pt}.deck{border-color:#999}a{color:inherit}}
+"""
+
+
+def _e(value: Any) -> str:
+    # Imported here: `html` loads its 2,000 named entities, which only an HTML report needs
+    # (the CLI imports this module for every run).
+    from html import escape
+
+    return escape("" if value is None else str(value), quote=True)
+
+
+def render_event_html(result: EventResult, *, title: str = "deckcheck event report") -> str:
+    """One self-contained printable page: the summary per format first, then each illegal
+    deck (sorted by player) with its problems and offending lines, then unreadable inputs.
+    Everything from the input is escaped; no external assets."""
+    prov = result.provenance
+    summary = result.summary()
+    data = prov["card_data"]
+    synced = synced_shown(prov)
+    when = prov["legality_as_of"] or "unknown"
+    when = ("each deck's date" if when == "per deck"
+            else as_of_label(when, prov.get("legality_as_of_precision")))
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+           f"<h1>{_e(title)}</h1>",
+           f'<p class="prov">deckcheck {_e(prov["deckcheck"])} &middot; card data synced '
+           f'{_e(synced)} UTC &middot; Scryfall updated_at '
+           f'{_e(data["scryfall_updated_at"] or "unknown")} &middot; legality as of '
+           f'{_e(when)} ({_e(prov["legality_basis"])})</p>',
+           "<h2>Summary</h2>",
+           "<table><thead><tr><th>format</th><th>decks</th><th>legal</th><th>illegal</th>"
+           "<th>unreadable</th></tr></thead><tbody>"]
+    for fmt, c in summary["per_format"].items():
+        out.append(f"<tr><td>{_e(fmt)}</td><td class=n>{c['decks']}</td><td class=n>{c['legal']}"
+                   f"</td><td class=n>{c['illegal']}</td><td class=n>{c['unreadable']}</td></tr>")
+    out.append(f"<tr class=total><td>total</td><td class=n>{summary['decks']}</td><td class=n>"
+               f"{summary['legal']}</td><td class=n>{summary['illegal']}</td><td class=n>"
+               f"{summary['unreadable']}</td></tr></tbody></table>")
+    if summary["skipped"]:
+        out.append(f"<p class=meta>{summary['skipped']} file(s) skipped as not decklists.</p>")
+
+    by_player = lambda r: (r.player is None, (r.player or "").casefold(), r.id)  # noqa: E731
+    illegal = sorted((r for r in result.results if r.verdict == "illegal"), key=by_player)
+    out.append(f"<h2>Illegal decks ({len(illegal)})</h2>")
+    if not illegal:
+        out.append("<p>None.</p>")
+    for r in illegal:
+        report = r.report
+        assert report is not None
+        who = r.player or r.id
+        out.append('<section class="deck">')
+        out.append(f"<h3>{_e(who)} &mdash; {_e(report.format_name)}</h3>")
+        meta = [f"deck {_e(r.id)}"]
+        if report.as_of:
+            meta.append(f"legality as of {_e(as_of_label(report.as_of, report.as_of_precision))}")
+        meta.append(f"main {report.main_count}, sideboard {report.sideboard_count}")
+        if report.commanders:
+            meta.append("commander " + _e(", ".join(report.commanders)))
+        out.append(f'<div class="meta">{" &middot; ".join(meta)}</div><ul class="problems">')
+        for p, lines in zip(report.sorted_problems(), r.offending or [[]] * len(report.problems)):
+            if p.severity == Severity.INFO and p.code not in DATE_NOTES:
+                continue
+            out.append(f'<li><span class="sev-{p.severity.value}">{_e(p.severity.value)}</span> '
+                       f'{_e(p.message)} <span class="cite">[{_e(p.citation)}; {_e(p.code)}]'
+                       f"</span>")
+            for line in lines[:12]:
+                out.append(f'<div class="lines">{_e(line)}</div>')
+            if len(lines) > 12:
+                out.append(f'<div class="meta">&hellip; {len(lines) - 12} more line(s)</div>')
+            out.append("</li>")
+        out.append("</ul></section>")
+
+    noted = sorted((r for r in result.results if r.verdict == "legal" and any(
+        p.code in DATE_NOTES for p in r.report.problems)), key=by_player)
+    if noted:
+        out.append(f"<h2>Legal decks with a legality date to check ({len(noted)})</h2>"
+                   "<table><thead><tr><th>deck</th><th>player</th><th>note</th></tr></thead>"
+                   "<tbody>")
+        for r in noted:
+            for p in r.report.problems:
+                if p.code in DATE_NOTES:
+                    out.append(f"<tr><td>{_e(r.id)}</td><td>{_e(r.player)}</td>"
+                               f"<td>{_e(p.message)}</td></tr>")
+        out.append("</tbody></table>")
+
+    unreadable = [r for r in result.results if r.verdict == "unreadable"]
+    if unreadable:
+        out.append(f"<h2>Unreadable inputs ({len(unreadable)})</h2><table><thead><tr>"
+                   "<th>input</th><th>player</th><th>reason</th></tr></thead><tbody>")
+        for r in sorted(unreadable, key=by_player):
+            out.append(f"<tr><td>{_e(r.id)}</td><td>{_e(r.player)}</td><td>{_e(r.error)}</td></tr>")
+        out.append("</tbody></table>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_event_report(path: Any, result: EventResult) -> None:
+    """--report OUT: the format follows the extension (.csv, .json, .html / .htm). Written to a
+    temporary file beside OUT, then renamed over it: a run that fails leaves the previous
+    report whole, never truncated."""
+    from pathlib import Path
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        text = render_event_json(result)
+    elif suffix in (".html", ".htm"):
+        text = render_event_html(result)
+    else:
+        text = render_event_csv(result)
+    data = text.encode("utf-8")  # before any file is touched
+    path = Path(os.path.realpath(path))  # a link to the report stays a link: its file is replaced
+    fd, tmp = _temporary_beside(path)
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        try:  # keep the permissions the report had
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        except FileNotFoundError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def check_report_writable(path: Any) -> None:
+    """Raise OSError now when `write_event_report` could not write `path` at the end of the
+    run: the file itself (opened for appending: nothing is truncated, and a file this created
+    is removed again) and its directory (where the temporary file goes)."""
+    from pathlib import Path
+
+    path = Path(path)
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    finally:
+        if not existed:
+            path.unlink(missing_ok=True)
+    fd, tmp = _temporary_beside(os.path.realpath(path))
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _temporary_beside(path: Any) -> tuple[int, str]:
+    """A new file in `path`'s directory, created with the default permissions (as the report
+    itself would be): its descriptor and name."""
+    import secrets
+
+    tmp = os.path.join(os.path.dirname(path) or ".",
+                       f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
+    return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                   0o666), tmp

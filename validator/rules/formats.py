@@ -1,0 +1,237 @@
+"""Per-format deck rules, read from `data/formats.toml` (and an organizer's own file)."""
+
+from __future__ import annotations
+
+from validator.errors import DeckcheckError
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from validator.resources import resource_path
+
+KINDS = ("constructed", "commander", "oathbreaker")
+
+
+class FormatError(DeckcheckError, ValueError):
+    """A format file is malformed, or a format name is unknown."""
+
+    code = "bad-format"
+
+
+@dataclass(frozen=True)
+class FormatRules:
+    key: str
+    name: str
+    legality: str
+    kind: str = "constructed"
+    min_deck: int = 60
+    max_deck: int | None = None
+    sideboard_max: int = 15
+    copy_limit: int = 4
+    restricted_limit: int = 1
+    companions: bool = True
+    commander_types: tuple[str, ...] = ()
+    colorless_basics: bool = False
+    restricted_means: str | None = None
+    banned_as_commander: frozenset[str] = frozenset()
+    banned_as_companion: frozenset[str] = frozenset()
+    commander_rarity: str | None = None
+    legendary_commander: bool = True
+    brackets: bool = False
+    citations: Mapping[str, str] = field(default_factory=dict)
+    url: str | None = None
+
+    @property
+    def is_commander(self) -> bool:
+        """Commander-family deck rules (CR 903): commanders, color identity, exact size."""
+        return self.kind in ("commander", "oathbreaker")
+
+    def cite(self, check: str, fallback: str | None = None) -> str:
+        return self.citations.get(check) or fallback or f"format:{self.key}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, (frozenset, tuple)):
+                value = sorted(value)
+            elif isinstance(value, Mapping):
+                value = dict(value)
+            out[f.name] = value
+        return out
+
+
+#: The documented keys of a format table (data/formats.toml's header) and what each must be.
+#: A house formats file is checked against this before any deck is judged by it.
+_STR, _INT, _BOOL, _NAMES = "a string", "a whole number (0 or more)", "true or false", \
+    "a list of strings"
+KEY_TYPES: dict[str, str] = {
+    "name": _STR, "legality": _STR, "kind": _STR, "min_deck": _INT, "max_deck": _INT,
+    "sideboard_max": _INT, "copy_limit": _INT, "restricted_limit": _INT, "companions": _BOOL,
+    "commander_types": _NAMES, "colorless_basics": _BOOL, "restricted_means": _STR,
+    "banned_as_commander": _NAMES, "banned_as_companion": _NAMES, "commander_rarity": _STR,
+    "legendary_commander": _BOOL, "brackets": _BOOL, "citations": "a table of strings",
+    "url": _STR,
+}
+#: Keys whose value is one of a few words.
+KEY_CHOICES: dict[str, tuple[str, ...]] = {
+    "kind": KINDS,
+    "restricted_means": ("banned-as-commander",),
+    "commander_rarity": ("common", "uncommon", "rare", "mythic"),
+}
+#: The checks that look up a citation (`FormatRules.cite`); a check that cites the format's
+#: data adds its name here, so that a misspelt citation key is an error, not silently unused.
+CITATION_KEYS = ("deck_size", "sideboard", "copies", "card_pool", "commander", "companion",
+                 "color_identity", "colorless_basics", "banned_as_commander")
+
+
+def format_key(name: str) -> str:
+    """The one spelling of a format name: case, spaces, hyphens, underscores and slashes do
+    not matter (`standard-brawl`, `Standard_Brawl` and `standardbrawl` are one format)."""
+    return re.sub(r"[\s_\-/]+", "", name.strip().lower())
+
+
+def _type_ok(value: Any, expected: str) -> bool:
+    if expected == _STR:
+        return isinstance(value, str)
+    if expected == _INT:  # TOML booleans are not numbers here, though Python's bool is an int
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if expected == _BOOL:
+        return isinstance(value, bool)
+    if expected == _NAMES:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _closest(word: str, choices: Iterable[str]) -> list[str]:
+    """The one choice closest to a mistyped key, if any, for "did you mean". difflib is
+    imported only on this error path, not by every run that loads the formats."""
+    import difflib
+
+    return difflib.get_close_matches(word, list(choices), n=1)
+
+
+def _check_table(table: Mapping[str, Any], where: str) -> None:
+    """Every key of one table is documented and has the documented type (`where` names the
+    file and the table, so the error says exactly what to fix)."""
+    for key, value in table.items():
+        if key not in KEY_TYPES:
+            close = _closest(key, KEY_TYPES)
+            hint = (f"did you mean {close[0]}?" if close
+                    else f"the keys are {', '.join(KEY_TYPES)}")
+            raise FormatError(f"{where}: unknown key {key}; {hint}")
+        expected = KEY_TYPES[key]
+        if not _type_ok(value, expected):
+            raise FormatError(f"{where}: {key} must be {expected}, not {value!r}")
+        if key in KEY_CHOICES and value not in KEY_CHOICES[key]:
+            raise FormatError(f"{where}: {key} must be one of {', '.join(KEY_CHOICES[key])}, "
+                              f"not {value!r}")
+        if key == "citations":
+            for check in value:
+                if check not in CITATION_KEYS:
+                    raise FormatError(f"{where}: citations.{check} is not a check that cites; "
+                                      f"the checks are {', '.join(CITATION_KEYS)}")
+
+
+def _build(key: str, table: Mapping[str, Any], defaults: Mapping[str, Any], source: str) -> FormatRules:
+    where = f"{source}: format [{key}]"
+    _check_table(table, where)
+    merged: dict[str, Any] = {**defaults, **table}
+    merged["citations"] = {**defaults.get("citations", {}), **table.get("citations", {})}
+    for required in ("name", "legality"):
+        if required not in merged:
+            raise FormatError(f"{where} needs a `{required}` ({KEY_TYPES[required]})")
+    if merged.get("copy_limit", 1) < 1:
+        raise FormatError(f"{where}: copy_limit must be 1 or more, not {merged['copy_limit']}")
+    if merged.get("max_deck") is not None and merged["max_deck"] < merged.get("min_deck", 0):
+        raise FormatError(f"{where}: max_deck ({merged['max_deck']}) is smaller than min_deck "
+                          f"({merged.get('min_deck')})")
+    for name in ("banned_as_commander", "banned_as_companion"):
+        merged[name] = frozenset(merged.get(name, ()))
+    merged["commander_types"] = tuple(merged.get("commander_types", ()))
+    return FormatRules(key=key, **merged)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as exc:
+        raise FormatError(f"cannot read formats file {path}: {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # TOML is UTF-8 text
+        raise FormatError(f"{path}: not valid TOML ({exc}); a formats file is UTF-8 TOML with "
+                          "one [table] per format") from exc
+
+
+def _tables(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The [defaults] table (checked) and the format tables by format_key, from one file."""
+    defaults = data.pop("defaults", {})
+    if not isinstance(defaults, dict):
+        raise FormatError(f"{source}: `defaults` must be a table ([defaults])")
+    _check_table(defaults, f"{source}: [defaults]")
+    tables: dict[str, dict[str, Any]] = {}
+    written: dict[str, str] = {}
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            raise FormatError(f"{source}: `{name}` must be a table ([{name}]) of format keys")
+        key = format_key(name)
+        if not key:
+            raise FormatError(f"{source}: [{name}] is not a format name")
+        if key in tables:
+            raise FormatError(f"{source}: [{written[key]}] and [{name}] name the same format "
+                              "(case, hyphens and underscores do not matter); keep one")
+        tables[key], written[key] = table, name
+    return defaults, tables
+
+
+@functools.lru_cache(maxsize=1)
+def _builtin() -> tuple[dict[str, FormatRules], dict[str, Any]]:
+    """The built-in formats, read once per process (validating many decks reuses them)."""
+    path = resource_path("data", "formats.toml")
+    defaults, tables = _tables(_read(path), str(path))
+    return {k: _build(k, v, defaults, str(path)) for k, v in tables.items()}, defaults
+
+
+def load_formats(extra_file: str | Path | None = None) -> dict[str, FormatRules]:
+    """The built-in formats, plus (replacing same-named ones) those of `extra_file`.
+
+    Raises FormatError naming the file, the table and the key when `extra_file` cannot be
+    read or does not follow data/formats.toml's documented keys and types."""
+    builtin, defaults = _builtin()
+    formats = dict(builtin)
+    if extra_file:
+        path = Path(extra_file)
+        if path.is_dir():
+            raise FormatError(f"--formats-file {path} is a directory; give a TOML file with "
+                              "one [table] per format (keys as in data/formats.toml)")
+        extra_defaults, tables = _tables(_read(path), str(path))
+        merged_defaults = {**defaults, **extra_defaults,
+                           "citations": {**defaults.get("citations", {}),
+                                         **extra_defaults.get("citations", {})}}
+        for key, table in tables.items():
+            formats[key] = _build(key, table, merged_defaults, str(path))
+    return formats
+
+
+#: Other names players use for a format, by format_key.
+ALIASES = {"edh": "commander", "duelcommander": "duel", "pdh": "paupercommander",
+           "historicbrawl": "brawl", "oldschool9394": "oldschool"}
+
+
+def get_format(name: str, formats: Mapping[str, FormatRules] | None = None) -> FormatRules:
+    """The format called `name` (any case; hyphens, underscores and spaces ignored; common
+    aliases such as EDH). Raises FormatError listing the known formats."""
+    formats = formats if formats is not None else load_formats()
+    key = format_key(name)
+    if key not in formats:
+        key = ALIASES.get(key, key)
+    if key not in formats:
+        close = _closest(key, formats)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise FormatError(f"unknown format {name!r}; {hint}known formats: "
+                          f"{', '.join(sorted(formats))} (`deckcheck formats` lists them)")
+    return formats[key]

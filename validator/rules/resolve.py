@@ -1,0 +1,450 @@
+"""Decklist names -> cards: exact and folded names only, never a prefix, with suggestions.
+
+Two card sources share one protocol: `CardDB` (one query per deck; a single validation) and
+`CardIndex` (every deck card in memory; an organizer's hundreds of decks or a web service).
+"""
+
+from __future__ import annotations
+
+import re
+from operator import attrgetter
+from typing import Iterable, Protocol, Sequence
+
+from validator.decklist.base import NOTE_CODES, unusable_text
+from validator.cards.compact import IndexData, LegalityInterner, SyncStamp, decode_card
+from validator.model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
+from validator.cards.names import fold_name, lookup_key
+
+
+class CardSource(Protocol):
+    def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]: ...
+
+    def all_names(self) -> list[str]: ...
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None: ...
+
+    def card_by_id(self, oracle_id: str) -> Card | None: ...
+
+    def rarities(self, oracle_id: str) -> set[str] | None: ...
+
+
+class CardIndex:
+    """Every deck card in memory, keyed by folded name: lookups are dict hits.
+
+    Built from a database (`from_db`) the index holds each card in its compact encoding
+    (`compact`) and makes the `Card` the first time a deck names it: the full card file loads
+    in one read, and a run over thousands of decks only ever builds the cards they use.
+    `sync` is the sync the index was read from (None for an index built in code).
+
+    Printings (set + collector number, rarities) stay in the database `printings`, asked only
+    for the rare line whose name does not resolve and for Pauper Commander's commander.
+    """
+
+    def __init__(self, cards: Iterable[tuple[Iterable[str], Card]] = (), printings=None):
+        self._by_name: dict[str, list[str]] = {}  # folded name -> oracle ids
+        self._by_id: dict[str, Card] = {}
+        #: oracle id -> (name, legalities text, compact data): cards not built yet.
+        self._raw: dict[str, tuple[str, str, bytes]] = {}
+        self._found: dict[str, list[Card]] = {}  # folded name -> cards, once built
+        #: Names as written that resolved to one card of a deck (see `resolve`), bounded.
+        self.deck_cards: dict[str, Card] = {}
+        self._legalities: LegalityInterner | None = None
+        for names, card in cards:
+            self.add(card, names)
+        self._names: list[str] | None = None
+        self._printings = printings  # a CardDB, or None
+        self.sync: SyncStamp | None = None
+
+    @property
+    def database(self):
+        """The card database the index was built from (None for an index built by hand): its
+        printings and its legality change log (`api.legality_history`)."""
+        return self._printings
+
+    @classmethod
+    def from_db(cls, db) -> "CardIndex":  # db: CardDB or store_sqlite.SqliteCards
+        """The index of every deck card of `db`, read in one snapshot."""
+        data: IndexData = db.index_data()
+        index = cls(printings=db)
+        index.sync = data.sync
+        index._load_compact(data)
+        return index
+
+    def _load_compact(self, data: IndexData) -> None:
+        self._legalities = LegalityInterner()
+        raw = self._raw
+        order: dict[str, int] = {}  # oracle id (the row's string) -> card order
+        # The readers hand out one string per legality set already.
+        for position, (oid, name, legalities, blob) in enumerate(data.rows):
+            raw[oid] = (name, legalities, blob)
+            order[oid] = position
+        by_name = self._by_name
+        same_oid = {oid: oid for oid in order}  # one string per oracle id, not one per name
+        for folded, oid in data.names:
+            oid = same_oid.get(oid)
+            if oid is not None:  # card_names also holds tokens and other non-deck objects
+                ids = by_name.get(folded)
+                if ids is None:
+                    by_name[folded] = [oid]
+                else:
+                    ids.append(oid)
+                    ids.sort(key=order.__getitem__)  # card order, as an index built in code
+
+    def add(self, card: Card, names: Iterable[str] = ()) -> None:
+        from validator.cards.facts import lookup_names
+
+        self._by_id[card.oracle_id] = card
+        self._raw.pop(card.oracle_id, None)
+        for folded in set(names) | {f for f, _ in lookup_names(card)}:
+            ids = self._by_name.setdefault(folded, [])
+            if card.oracle_id not in ids:
+                ids.append(card.oracle_id)
+            self._found.pop(folded, None)
+        self._names = None
+        self.deck_cards.clear()  # a name may now match this card too
+
+    def _card(self, oracle_id: str) -> Card | None:
+        card = self._by_id.get(oracle_id)
+        if card is None and oracle_id in self._raw:
+            name, legalities, blob = self._raw[oracle_id]
+            assert self._legalities is not None
+            card = decode_card(oracle_id, name, blob, self._legalities(legalities))
+            # Two threads may both build it: equal cards, the last one stays. Harmless.
+            self._by_id[oracle_id] = card
+        return card
+
+    def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]:
+        return self.lookup_folded(lookup_key(n) for n in names)
+
+    def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
+        """`lookup` for names already folded as `lookup` folds them (`names.lookup_key`)."""
+        out = {}
+        found, by_name = self._found, self._by_name
+        for folded in folded_names:
+            cards = found.get(folded)
+            if cards is None:
+                ids = by_name.get(folded)
+                if ids is None:
+                    continue
+                cards = found[folded] = [c for c in map(self._card, ids) if c is not None]
+            out[folded] = cards
+        return out
+
+    def formats(self) -> list[str]:
+        """The legality keys its database's last sync saw; [] (not known) for an index built
+        by hand, whose cards may carry only the keys their maker needed."""
+        return self._printings.formats() if self._printings is not None else []
+
+    def all_names(self) -> list[str]:
+        if self._names is None:
+            names = {c.name for c in self._by_id.values()}
+            names.update(name for name, _, _ in self._raw.values())
+            self._names = sorted(names)
+        return self._names
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
+        return self._printings.printing(set_code, collector_number) if self._printings else None
+
+    def rarities(self, oracle_id: str) -> set[str] | None:
+        return self._printings.rarities(oracle_id) if self._printings else None
+
+    def card_by_id(self, oracle_id: str) -> Card | None:
+        return self._card(oracle_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id.keys() | self._raw.keys())
+
+
+def choose(folded: str, candidates: Sequence[Card]) -> list[Card]:
+    """Narrow the cards a name matched: a card's own full name beats a face of another card
+    ("Ancestral Recall" is the Vintage card, not the face of "Emeritus of Ideation // Ancestral
+    Recall"), and the front face beats a back face."""
+    if len(candidates) <= 1:
+        return list(candidates)
+    full = [c for c in candidates if fold_name(c.name) == folded]
+    if full:
+        return full
+    front = [c for c in candidates if fold_name(c.front_name) == folded]
+    return front or list(candidates)
+
+
+class _Suggester:
+    """"Did you mean" for one card source's name list: the names processed once, grouped by
+    length, and every answer cached (decks repeat the same unknown names).
+
+    fuzz.ratio is 100 * (1 - indel distance / (len(a) + len(b))), and the indel distance is at
+    least the length difference, so a name can reach the cutoff of 80 only when
+    5 * |len(a) - len(b)| <= len(a) + len(b): only names of those lengths are scored. The
+    candidates keep the list's order, so ties come out as when every name was scored."""
+
+    MAX_CACHED = 50_000  # answers kept per source; the cache starts over when full
+
+    def __init__(self, names: list[str]):
+        from rapidfuzz import utils
+
+        self.names = names
+        self.processed = [utils.default_process(n) for n in names]
+        self.by_length: dict[int, list[int]] = {}
+        for i, p in enumerate(self.processed):
+            self.by_length.setdefault(len(p), []).append(i)
+        self.candidates: dict[int, tuple[list[int], list[str]]] = {}
+        self.answers: dict[tuple[str, int], list[str]] = {}
+
+    def _candidates(self, length: int) -> tuple[list[int], list[str]]:
+        found = self.candidates.get(length)
+        if found is None:
+            ids = sorted(i for n, group in self.by_length.items()
+                         if 5 * abs(length - n) <= length + n for i in group)
+            found = self.candidates[length] = (ids, [self.processed[i] for i in ids])
+        return found
+
+    def __call__(self, name: str, limit: int) -> list[str]:
+        key = (name, limit)
+        answer = self.answers.get(key)
+        if answer is None:
+            from rapidfuzz import fuzz, process, utils
+
+            query = utils.default_process(name)
+            if not query:
+                # No letter or digit ("???", "—"): every name of none ("_____") would score
+                # 100 against it; nothing is close to such a name.
+                return []
+            ids, choices = self._candidates(len(query))
+            matches = process.extract(query, choices, scorer=fuzz.ratio, processor=None,
+                                      limit=limit, score_cutoff=80)
+            answer = [self.names[ids[index]] for _, _, index in matches]
+            if len(self.answers) >= self.MAX_CACHED:
+                self.answers.clear()
+            self.answers[key] = answer
+        return list(answer)
+
+
+#: Suggesters by the identity of a source's name list (a few sources per process at most).
+_SUGGESTERS: dict[int, _Suggester] = {}
+_MAX_SOURCES = 8
+
+
+def suggestions(name: str, source: CardSource, limit: int = 3, *,
+                short_names: bool = False) -> list[str]:
+    """Names close to an unknown one, for "did you mean".
+
+    Plain edit-distance ratio on whole names: a typo ("Lightnig Bolt") or a missing
+    apostrophe ("Smugglers Copter") scores high, while names that merely share a word ("the")
+    do not. With `short_names`, a name that is the start of card names, as players call a
+    commander by its first name ("Tymna" for "Tymna the Weaver", "Kraum" for "Kraum, Ludevic's
+    Opus"), suggests them too. The processed name list is built, and answers are cached, once
+    per card source.
+    """
+    names = source.all_names()
+    suggester = _SUGGESTERS.get(id(names))
+    if suggester is None or suggester.names is not names:
+        if len(_SUGGESTERS) >= _MAX_SOURCES:
+            _SUGGESTERS.pop(next(iter(_SUGGESTERS)))
+        suggester = _SUGGESTERS[id(names)] = _Suggester(names)
+    found = suggester(name, limit)
+    if short_names and len(found) < limit:
+        from rapidfuzz import utils
+
+        query = utils.default_process(name)
+        if query:
+            start = query + " "
+            more = [n for n, folded in zip(names, suggester.processed)
+                    if folded.startswith(start) and n not in found]
+            found += sorted(more, key=lambda n: _short_name_rank(n, name))[:limit - len(found)]
+    return found
+
+
+def _short_name_rank(full: str, short: str) -> tuple[int, int, str]:
+    """How a card name reads as the full name of `short`, best first: a legend's "Name, Title"
+    or "Name the/of ..." (what a first name stands for), then any other name it starts, a
+    possessive ("Krenko's Command") last; then shorter names first, then by name. The same
+    order from any card source, whatever order its names come in."""
+    rest = full[len(short):].lstrip() if full.lower().startswith(short.lower()) else full
+    if rest.startswith(","):
+        rank = 0
+    elif rest.split(" ", 1)[0].lower() in ("the", "of"):
+        rank = 1
+    elif rest.startswith(("'", "\u2019")):
+        rank = 3
+    else:
+        rank = 2
+    return rank, len(full), full
+
+
+#: "Did you mean" is searched for this many unknown names per deck; a list of thousands of
+#: unknown names (hostile, or not a decklist) gets plain "unknown card" problems past them.
+MAX_SUGGESTED_NAMES = 20
+
+
+_NAME, _SECTION = attrgetter("name"), attrgetter("section")
+#: Sections whose lines `resolve` does not match the common way: ignored lines, and the
+#: supplementary decks (stickers, Attractions), which are looked at apart.
+_APART = frozenset({Section.IGNORED, Section.STICKER, Section.ATTRACTION})
+
+
+def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> ResolvedDeck:
+    """Match every entry of `deck` to a card; unknown names and unreadable lines become
+    problems, so every input line is accounted for."""
+    resolved = ResolvedDeck(deck=deck)
+    for issue in deck.issues:
+        resolved.problems.append(Problem(
+            code=issue.code, message=f"line {issue.line}: {issue.message}" if issue.line else issue.message,
+            citation="deckcheck:input",
+            severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
+            lines=(issue.line,) if issue.line else ()))
+    # A name written the same way resolves to the same card for the same source: an index
+    # keeps the names that gave one card of a deck (`_remember`), so most lines of a deck are
+    # one dict hit. Only the other names are folded and looked up, in one batch (one query
+    # for a database).
+    known: dict[str, Card] = source.deck_cards if isinstance(source, CardIndex) else {}
+    entries = deck.entries
+    hits = list(map(known.get, map(_NAME, entries)))
+    # Every line named a card it named before (most decks of a run), and no line is in a
+    # section looked at apart (ignored, supplementary: below): one pass each, in C. all(): a
+    # Card is never false, and `None in hits` would call Card.__eq__ on each.
+    if all(hits) and _APART.isdisjoint(map(_SECTION, entries)):
+        resolved.entries = list(map(ResolvedEntry, entries, hits))
+        return resolved
+    ignored = Section.IGNORED
+    supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
+    wanted = [e for e in entries if e.section != ignored]
+    hits = [known.get(e.name) if e.section not in supplementary else None for e in wanted]
+    folded_names = {e.name: lookup_key(e.name) for e, hit in zip(wanted, hits) if hit is None}
+    lookup_folded = getattr(source, "lookup_folded", None)  # a source may only have lookup()
+    if not folded_names:
+        found = {}
+    elif lookup_folded is not None:
+        # can_look_up, its common case (ASCII, no NUL) inlined: a call per line otherwise.
+        found = lookup_folded({f for n, f in folded_names.items()
+                               if (n.isascii() and "\x00" not in n) or can_look_up(n)})
+    else:
+        found = source.lookup(n for n in folded_names if can_look_up(n))
+    suggested = 0
+    entries = resolved.entries
+    for entry, card in zip(wanted, hits):
+        if card is not None:
+            entries.append(ResolvedEntry(entry, card))
+            continue
+        folded = folded_names[entry.name]
+        candidates = found.get(folded, ())
+        if len(candidates) == 1:
+            card = candidates[0]
+            # Most lines: one card that is no meld result (CR 712.4b), sticker sheet (123.2)
+            # or Attraction (717.2), in no supplementary section: the last branch below, with
+            # the facts those properties read tested inline.
+            if not (card.meld_from or card.layout == "meld" or card.type_line == "Stickers"
+                    or "Attraction" in card.subtypes or entry.section in supplementary):
+                entries.append(ResolvedEntry(entry, card))
+                _remember(known, entry.name, card)
+                continue
+        cards = candidates if len(candidates) == 1 else choose(folded, candidates)
+        if (not cards and entry.set_code and entry.collector_number
+                and can_look_up(entry.set_code + entry.collector_number)):
+            hit = source.printing(entry.set_code, entry.collector_number)
+            if hit:
+                card = source.card_by_id(hit[0])
+                cards = [card] if card else []
+        if len(cards) == 1 and cards[0].is_meld_result:
+            # CR 712.4b: never a card of the deck; counted like an unknown name, so that it
+            # gives one problem rather than also "deck too small".
+            resolved.unresolved.append(entry)
+            resolved.not_cards.add((entry.name, entry.line))
+            resolved.problems.append(meld_result_problem(cards[0], _lines(entry)))
+        elif len(cards) == 1 and (cards[0].is_sticker_sheet or entry.section == Section.STICKER):
+            # CR 123.2: not cards; a non-sheet in a Stickers section is reported by the check.
+            resolved.sticker_sheets.append(ResolvedEntry(entry=entry, card=cards[0]))
+        elif len(cards) == 1 and (cards[0].is_attraction or entry.section == Section.ATTRACTION):
+            # CR 717.2: Attraction cards are not part of the deck.
+            resolved.attractions.append(ResolvedEntry(entry=entry, card=cards[0]))
+        elif len(cards) == 1:
+            resolved.entries.append(ResolvedEntry(entry=entry, card=cards[0]))
+            if candidates:  # found by its name, not by its printing
+                _remember(known, entry.name, cards[0])
+        elif cards:
+            resolved.unresolved.append(entry)
+            names = sorted({c.name for c in cards})
+            resolved.problems.append(Problem(
+                code="ambiguous-card",
+                message=f"{_path(entry)}{entry.name!r} could be any of: {'; '.join(names)}; "
+                        "write the full name",
+                citation="deckcheck:input", cards=tuple(names), lines=_lines(entry)))
+        else:
+            resolved.unresolved.append(entry)
+            hint, reordered = [], ""
+            if suggest and suggested < MAX_SUGGESTED_NAMES and can_look_up(entry.name):
+                suggested += 1
+                hint = suggestions(entry.name, source)
+                reordered = _quantity_after_name(entry.name, source)
+            where = f"line {entry.line}: " if entry.line else _path(entry)
+            message = f"{where}unknown card {entry.name!r}{reordered}"
+            if hint:
+                message += f"; did you mean {' or '.join(repr(h) for h in hint)}?"
+            resolved.problems.append(Problem(
+                code="unknown-card", message=message, citation="deckcheck:input",
+                cards=(entry.name,), lines=_lines(entry)))
+    return resolved
+
+
+#: Names as written kept per index (`CardIndex.deck_cards`); the dict starts over when full, so
+#: a stream of distinct names (hostile input) cannot grow it without bound.
+MAX_KNOWN_NAMES = 50_000
+
+
+#: `Lightning Bolt x4`, `Lightning Bolt 4`: a quantity written after the name.
+_TRAILING_QUANTITY = re.compile(r"(.*\S)\s+[xX]?([0-9]{1,5})", re.ASCII)
+
+
+def _quantity_after_name(name: str, source: CardSource) -> str:
+    """For an unknown name that is a card's name followed by a number (`Lightning Bolt x4`),
+    a hint to write the quantity first. Only a hint: the line stays an unknown card, since a
+    name can end in a number and the list may mean something else."""
+    hit = _TRAILING_QUANTITY.fullmatch(name)
+    if hit is None or not can_look_up(hit.group(1)):
+        return ""
+    folded = lookup_key(hit.group(1))
+    candidates = source.lookup([hit.group(1)]).get(folded, [])
+    cards = choose(folded, candidates)  # as resolve narrows them
+    if len(cards) != 1 or not cards[0].is_deck_card:
+        return ""
+    card = cards[0]
+    return (f"; if {int(hit.group(2))} is the number of copies, write it first: "
+            f"'{int(hit.group(2))} {card.name}'")
+
+
+def _remember(known: dict[str, Card], name: str, card: Card) -> None:
+    """Keep `name` -> `card`: the name gave this one card of a deck (no meld result, sticker
+    sheet or Attraction), and will again from the same source."""
+    if len(known) >= MAX_KNOWN_NAMES:
+        known.clear()
+    known[name] = card
+
+
+def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
+                        where: str = "") -> Problem:
+    """CR 712.4b / 712.1: the back face of a meld pair is not a card; name the two cards that
+    meld into it."""
+    if card.meld_from:
+        parts = " and ".join(card.meld_from)
+        how = f"it exists only when {parts} meld; list those two cards instead"
+    else:  # a database synced before meld parts were recorded
+        how = "it exists only when its two meld cards meld; list those instead"
+    return Problem("meld-result", f"{where}{card.name} is the back face of a meld pair, not a "
+                   f"card: {how} (CR 712.4b)", "CR 712.4b",
+                   cards=(card.name, *card.meld_from), lines=lines)
+
+
+def can_look_up(text: str) -> bool:
+    """No card name holds a NUL or a lone surrogate, and databases refuse them in a query
+    (PostgreSQL raises on NUL, SQLite cannot encode a surrogate): such a name is unknown.
+    The same test as the parsers' (`decklist.base.unusable_text`), so both agree."""
+    return unusable_text(text) is None
+
+
+def _lines(entry) -> tuple[int, ...]:
+    return (entry.line,) if entry.line else ()
+
+
+def _path(entry) -> str:
+    """For an entry without a line (a JSON deck's item), the prefix naming its JSON path
+    ("main[3]: "); a line is named by the problem's `lines`."""
+    return f"{entry.where}: " if entry.where and not entry.line else ""

@@ -1,0 +1,329 @@
+"""The lean read path for a SQLite card database: the standard library's `sqlite3`, no SQLAlchemy.
+
+A cold `deckcheck validate` of one deck used to spend most of its time importing SQLAlchemy and
+building ORM classes to run three SELECTs. `SqliteCards` reads the same schema (`db` owns it;
+sync writes through SQLAlchemy) with plain SQL and returns the same `Card`s as `db.CardDB`, so
+verdicts and reports are identical. Every method that builds an answer reads in one transaction,
+one snapshot (issue 11: a sync committing meanwhile is seen wholly or not at all).
+
+`changes` and `last_sync` are read here too (every report's provenance and every as-of run ask);
+`info` delegates to `CardDB`, off the hot path. A database of another schema version
+(`compact.SCHEMA_VERSION`) goes to `CardDB`, which says what to do. `open_cards` picks the reader: this one for a SQLite file, `CardDB` for any other URL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+
+from validator.cards.compact import SCHEMA_VERSION, IndexData, SyncStamp, decode_card
+from validator.store.location import database_url, read_only_uri, sqlite_file
+from validator.model import Card
+from validator.cards.names import lookup_key
+
+_CHUNK = 500  # names / ids per IN (...) list, as `db.CardDB` does
+
+
+def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
+    """The card source for `db` (path, URL, `DECKCHECK_DB` or the default): `SqliteCards` for
+    an existing SQLite file holding cards in this schema version, else `db.CardDB`
+    (PostgreSQL, a missing or empty file, an older layout: CardDB gives those their
+    messages)."""
+    url = database_url(db)
+    path = sqlite_file(url)
+    if path is not None and path.is_file():
+        reader = SqliteCards(path, url)
+        try:
+            if reader.has_cards():
+                return reader
+        except Exception:  # noqa: BLE001 - not a card database: CardDB says what is wrong
+            pass
+        reader.close()
+    from validator.store.database import CardDB
+
+    return CardDB(db)
+
+
+def _chunks(items: list[str], size: int = _CHUNK) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+class SqliteCards:
+    """Read access to a synced SQLite card database with `sqlite3`: the `CardSource` protocol
+    (`lookup`, `all_names`, `printing`, `card_by_id`, `rarities`) plus what the CLI reads."""
+
+    def __init__(self, path: str | os.PathLike[str], url: str | None = None):
+        self.path = Path(path)
+        self.url = url or "sqlite:///" + str(self.path.resolve())
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._all_names: list[str] | None = None
+        self._full_db: Any = None
+
+    # -------------------------------------------------------------- connections, snapshots
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            # isolation_level=None: no implicit transactions; `_snapshot` begins them. One
+            # connection per thread (sqlite3 connections are not shared between threads).
+            # On a read-only file system a synced (WAL) file opens as immutable (`read_only_uri`).
+            uri = read_only_uri(self.path)
+            conn = sqlite3.connect(uri or self.path, isolation_level=None,
+                                   check_same_thread=False, uri=uri is not None)
+            conn.execute("PRAGMA query_only=1")  # a reader never writes
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: every statement inside sees the same committed database."""
+        try:
+            conn = self._conn()
+            conn.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")  # ends the read transaction; nothing was written
+
+    def _error(self, exc: BaseException) -> Exception:
+        """A DatabaseError (from `db`, imported only on this failure path) naming the file."""
+        from validator.store import database as db
+
+        return db.database_error(self.url, exc)
+
+    def _full(self) -> Any:
+        """The SQLAlchemy `CardDB` on the same file, for the information commands."""
+        if self._full_db is None:
+            from validator.store.database import CardDB
+
+            self._full_db = CardDB(self.url)
+        return self._full_db
+
+    def close(self) -> None:
+        with self._lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            conn.close()
+        self._local = threading.local()
+        if self._full_db is not None:
+            self._full_db.close()
+            self._full_db = None
+
+    def __enter__(self) -> "SqliteCards":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -------------------------------------------------------------- cards
+
+    def check(self) -> None:
+        """Nothing to do: `open_cards` returns this reader only for a card database that
+        holds cards (anything else goes to `CardDB`, whose check says what is wrong)."""
+
+    def has_cards(self) -> bool:
+        """Whether the file holds cards in the layout this reader reads."""
+        with self._snapshot() as conn:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+            version = found and conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if not version or version[0] != str(SCHEMA_VERSION):
+                return False
+            return conn.execute("SELECT 1 FROM cards LIMIT 1").fetchone() is not None
+
+    def _decode(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[Card]:
+        """`Card`s of (oracle_id, name, legality set id, data) rows, as `db._decode_rows`."""
+        loads = json.loads  # the stdlib: a handful of rows on the cold path (orjson costs an import)
+        wanted = sorted({r[2] for r in rows})
+        sets: dict[int, dict[str, str]] = {}
+        for chunk in _chunks(wanted):
+            for i, statuses in conn.execute(
+                    f"SELECT id, statuses FROM legality_sets WHERE id IN ({_marks(len(chunk))})",
+                    chunk):
+                sets[i] = loads(statuses)
+        return [decode_card(oid, name, data, sets[sid], loads) for oid, name, sid, data in rows]
+
+    def _cards(self, conn: sqlite3.Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
+        ids = list(set(oracle_ids))
+        rows: list[tuple[Any, ...]] = []
+        for chunk in _chunks(ids):
+            rows += conn.execute("SELECT oracle_id, name, legalities, data FROM cards "
+                                 f"WHERE oracle_id IN ({_marks(len(chunk))})", chunk).fetchall()
+        return {card.oracle_id: card for card in self._decode(conn, rows)}
+
+    def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
+        """Cards for each name (folded); see `db.CardDB.lookup`."""
+        return self.lookup_folded({lookup_key(n) for n in names}, deck_cards_only=deck_cards_only)
+
+    def lookup_folded(self, folded: Iterable[str], *,
+                      deck_cards_only: bool = True) -> dict[str, list[Card]]:
+        """`lookup` for names already folded; names and cards read in one snapshot."""
+        hits: dict[str, list[str]] = {}
+        deck_only = " AND cards.is_deck_card IS 1" if deck_cards_only else ""
+        with self._snapshot() as conn:
+            for chunk in _chunks(sorted(set(folded))):
+                for f, oid in conn.execute(
+                        "SELECT card_names.folded, card_names.oracle_id FROM card_names "
+                        "JOIN cards ON cards.oracle_id = card_names.oracle_id "
+                        f"WHERE card_names.folded IN ({_marks(len(chunk))}){deck_only}", chunk):
+                    hits.setdefault(f, []).append(oid)
+            cards = self._cards(conn, (o for ids in hits.values() for o in ids))
+        return {f: [cards[o] for o in ids if o in cards] for f, ids in hits.items()}
+
+    def card_by_id(self, oracle_id: str) -> Card | None:
+        with self._snapshot() as conn:
+            return self._cards(conn, [oracle_id]).get(oracle_id)
+
+    def card(self, name: str) -> Card | None:
+        """The card a decklist line `name` means; failing that, a non-deck object of that
+        name (see `db.CardDB.card`)."""
+        from validator.rules.resolve import choose
+
+        folded = lookup_key(name)
+        for deck_cards_only in (True, False):
+            found = choose(folded, self.lookup_folded([folded], deck_cards_only=deck_cards_only)
+                           .get(folded, []))
+            if found:
+                return found[0]
+        return None
+
+    def all_names(self) -> list[str]:
+        """Every deck card's Oracle name, in table order as `CardDB.all_names` (suggestions)."""
+        if self._all_names is None:
+            with self._snapshot() as conn:
+                self._all_names = [r[0] for r in conn.execute(
+                    "SELECT name FROM cards WHERE is_deck_card IS 1")]
+        return self._all_names
+
+    def all_cards(self) -> Iterator[tuple[list[str], Card]]:
+        """Every deck card with its folded names, from the card tables (one snapshot)."""
+        with self._snapshot() as conn:
+            cards = self._all_cards(conn)
+        yield from cards
+
+    def index_data(self) -> IndexData:
+        """What `CardIndex` is built from, in one snapshot (see `db.CardDB.index_data`)."""
+        with self._snapshot() as conn:
+            last = conn.execute("SELECT id, bulk_type, updated_at, finished_at FROM sync_runs "
+                                "ORDER BY id DESC LIMIT 1").fetchone()
+            stamp = SyncStamp(*last) if last else None
+            texts = dict(conn.execute("SELECT id, statuses FROM legality_sets").fetchall())
+            rows = [(oid, name, texts[sid], data) for oid, name, sid, data in conn.execute(
+                "SELECT oracle_id, name, legalities, data FROM cards WHERE is_deck_card IS 1")]
+            names = conn.execute("SELECT folded, oracle_id FROM card_names").fetchall()
+        return IndexData(sync=stamp, rows=rows, names=names)
+
+    def _all_cards(self, conn: sqlite3.Connection) -> list[tuple[list[str], Card]]:
+        names: dict[str, list[str]] = {}
+        for folded, oid in conn.execute("SELECT folded, oracle_id FROM card_names"):
+            names.setdefault(oid, []).append(folded)
+        rows = conn.execute("SELECT oracle_id, name, legalities, data FROM cards "
+                            "WHERE is_deck_card IS 1").fetchall()
+        return [(names.get(card.oracle_id, []), card) for card in self._decode(conn, rows)]
+
+    # -------------------------------------------------------------- printings, formats
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
+        """(oracle_id, rarity) of a printing, when printings were synced."""
+        with self._snapshot() as conn:
+            row = conn.execute("SELECT oracle_id, rarity FROM printings WHERE set_code = ? "
+                               "AND collector_number = ? LIMIT 1",
+                               (set_code.lower(), collector_number)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def rarities(self, oracle_id: str) -> set[str] | None:
+        """Rarities the card was printed at; None when printings were never synced."""
+        with self._snapshot() as conn:
+            if conn.execute("SELECT 1 FROM printings LIMIT 1").fetchone() is None:
+                return None
+            return {r[0] for r in conn.execute("SELECT rarity FROM printings WHERE oracle_id = ?",
+                                               (oracle_id,))}
+
+    def has_printings(self) -> bool:
+        with self._snapshot() as conn:
+            return conn.execute("SELECT 1 FROM printings LIMIT 1").fetchone() is not None
+
+    def formats(self) -> list[str]:
+        """The legality keys the last sync saw (see `db.known_formats`)."""
+        with self._snapshot() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'formats'").fetchone()
+            return sorted(json.loads(row[0])) if row is not None else []
+
+    # -------------------------------------------------------------- information (CardDB)
+
+    def info(self) -> Any:
+        return self._full().info()
+
+    def last_sync(self, bulk_type: str) -> dict[str, Any] | None:
+        """The last sync of `bulk_type`, as `CardDB.last_sync` gives it, read without
+        SQLAlchemy: every report's provenance asks for it, the cold CLI included."""
+        return self._sync_run(bulk_type, "DESC")
+
+    def first_sync(self, bulk_type: str) -> dict[str, Any] | None:
+        """The first sync of `bulk_type` (where the change log begins), as `CardDB.first_sync`
+        gives it."""
+        return self._sync_run(bulk_type, "ASC")
+
+    def syncs(self, bulk_type: str) -> list[dict[str, Any]]:
+        """Every sync of `bulk_type`, oldest first, as `CardDB.syncs` gives them."""
+        return self._sync_runs(bulk_type, "ASC")
+
+    def _sync_run(self, bulk_type: str, order: str) -> dict[str, Any] | None:
+        found = self._sync_runs(bulk_type, order, " LIMIT 1")
+        return found[0] if found else None
+
+    def _sync_runs(self, bulk_type: str, order: str, limit: str = "") -> list[dict[str, Any]]:
+        with self._snapshot() as conn:
+            cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? "
+                               f"ORDER BY id {order}{limit}", (bulk_type,))
+            keys = [d[0] for d in cur.description]
+            rows = [dict(zip(keys, row)) for row in cur]
+        for row in rows:
+            row["finished_at"] = _datetime(row.get("finished_at"))
+        return rows
+
+    def changes(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The change log, newest first, as `CardDB.changes` gives it, read without
+        SQLAlchemy: every as-of run reads it (importing SQLAlchemy cost a cold CLI ~0.3 s)."""
+        sql = ("SELECT id, sync_id, changed_at, oracle_id, name, format, old_status, "
+               "new_status FROM legality_changes ORDER BY id DESC")
+        with self._snapshot() as conn:
+            cur = conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
+            keys = [d[0] for d in cur.description]
+            rows = [dict(zip(keys, row)) for row in cur]
+        for row in rows:
+            row["changed_at"] = _datetime(row["changed_at"])
+        return rows
+
+
+def _datetime(value: Any) -> Any:
+    """SQLAlchemy's SQLite DateTime text as the datetime `CardDB` gives (else as it is)."""
+    if isinstance(value, str):
+        from datetime import datetime
+
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    return value
