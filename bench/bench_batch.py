@@ -44,7 +44,7 @@ def constants(texts: list[str], db: Path) -> dict[str, float]:
     """DB_DECK_S, WARM_DECK_S and INDEX_LOAD_S as validator/event/run.py defines them."""
     from validator.api import validate
     from validator.store.database import CardDB
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
 
     cpu = time.process_time
     database = CardDB(db)

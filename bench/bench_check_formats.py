@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from validator.api import check_formats
     from validator.store.database import CardDB
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
 
     db = CardDB(args.db or derived_db(CARD_FILE))
     index = CardIndex.from_db(db)

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     from validator.rules.companion.reader import ConditionError, parse_condition
     from validator.store.database import CardDB
     from validator.rules.formats import load_formats
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
 
     db = CardDB(args.db or derived_db(CARD_FILE))
     index = CardIndex.from_db(db)

@@ -73,7 +73,7 @@ kind, folder, db, out = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4])
 from validator.api import legality_history, open_db, validate
 from validator.event.run import RunOptions, collect, run_event
 from validator.event.reports import write_event_report
-from validator.rules.resolve import CardIndex
+from validator.store.index import CardIndex
 if kind == "event":
     c0, t0 = cpu(), time.perf_counter()
     result = run_event(collect([folder], default_as_of="event"), db=db,

@@ -249,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
               "real card data (../shared/data)")
         return 0
     from validator.store.database import CardDB
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
 
     db = CardDB(args.db or derived_db(CARD_FILE))
     t0 = time.perf_counter()

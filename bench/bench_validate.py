@@ -71,7 +71,7 @@ def load_decks(path: Path, sample: int | None, seed: int) -> tuple[list[tuple[st
 def warm_run(decks, db_path: Path) -> dict:
     from validator.api import parse_decklist, validate
     from validator.store.database import CardDB
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
 
     t0 = time.perf_counter()
     db = CardDB(db_path)
@@ -165,7 +165,8 @@ def breakdown(decks, db_path: Path, limit: int) -> dict:
     from validator.api import _rarities, check_resolved, parse_decklist, validate
     from validator.rules.formats import get_format, load_formats
     from validator.report import Report, summarize_deck
-    from validator.rules.resolve import CardIndex, resolve, suggestions
+    from validator.store.index import CardIndex
+    from validator.rules.resolve import resolve, suggestions
     from validator.store.database import CardDB
 
     db = CardDB(db_path)
@@ -219,7 +220,8 @@ def profile_warm(decks, db_path: Path, limit: int, top: int) -> str:
     the breakdown reports separately)."""
     from validator.api import parse_decklist, validate
     from validator.store.database import CardDB
-    from validator.rules.resolve import CardIndex, resolve
+    from validator.store.index import CardIndex
+    from validator.rules.resolve import resolve
 
     index = CardIndex.from_db(CardDB(db_path))
     chosen = []

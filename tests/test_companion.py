@@ -178,7 +178,7 @@ def _companion_modules_after_validating(decklist: str) -> tuple[list[str], list[
         "import json, sys\n"
         "from validator.api import validate\n"
         "from validator.cards.facts import card_from_scryfall\n"
-        "from validator.rules.resolve import CardIndex\n"
+        "from validator.store.index import CardIndex\n"
         "from pathlib import Path\n"
         f"objs = json.loads(Path({str(FIXTURES / 'cards_companion.json')!r}).read_bytes())\n"
         "index = CardIndex(((), card_from_scryfall(o)) for o in objs)\n"

@@ -15,7 +15,7 @@ import validator
 from conftest import FIXTURES, load_cards, shared_data
 from validator.decklist import DecklistError, detect_format, is_event_file, parse_decklist
 from validator.model import Section, Severity
-from validator.rules.resolve import CardIndex
+from validator.store.index import CardIndex
 
 EXPORTS = FIXTURES / "decklists" / "exports"
 AMIGOS = ["Kraum, Ludevic's Opus", "Vial Smasher the Fierce"]

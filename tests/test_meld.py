@@ -12,7 +12,7 @@ import validator
 from conftest import FIXTURES, load_cards
 from validator.cards.facts import card_from_scryfall
 from validator.store.database import CardDB
-from validator.rules.resolve import CardIndex
+from validator.store.index import CardIndex
 
 MELD = load_cards("cards_meld.json")
 CORE = load_cards("cards_core.json")

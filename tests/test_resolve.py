@@ -8,7 +8,8 @@ from conftest import FIXTURES
 from validator.cards.facts import card_from_scryfall
 from validator.model import Deck, DeckEntry, ParseIssue, Section
 from validator.cards.names import fold_name
-from validator.rules.resolve import CardIndex, resolve
+from validator.store.index import CardIndex
+from validator.rules.resolve import resolve
 
 
 @pytest.fixture(scope="module")

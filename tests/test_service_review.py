@@ -322,7 +322,7 @@ def test_commander_names_are_refused_when_empty_or_longer_than_any_card(client):
 
 
 def test_as_of_and_bracket_of_the_wrong_json_type_are_refused_plainly(client):
-    from validator.history.legality import AS_OF_FORMS
+    from validator.dates import AS_OF_FORMS
 
     for value in (20260101, 2026.5, True):
         problem = assert_problem(client.post("/v1/validate", json={

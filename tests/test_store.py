@@ -23,7 +23,7 @@ import pytest
 
 import validator
 from validator.store.database import SCHEMA_VERSION, CardDB
-from validator.rules.resolve import CardIndex
+from validator.store.index import CardIndex
 from validator.store.sqlite import SqliteCards, open_cards
 from validator.sync.job import import_file
 

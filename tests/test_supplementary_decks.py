@@ -11,7 +11,7 @@ from validator.rules.checks import check_attractions, check_sticker_sheets
 from validator.decklist import parse_decklist
 from validator.rules.formats import get_format
 from validator.model import Section, Severity
-from validator.rules.resolve import CardIndex
+from validator.store.index import CardIndex
 
 from conftest import load_cards
 

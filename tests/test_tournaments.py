@@ -146,7 +146,7 @@ def derived_db(tmp_path_factory) -> str:
 def card_index(derived_db):
     """The derived card database, all in memory."""
     from validator.store.database import CardDB
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
 
     db = CardDB(derived_db)
     try:

@@ -32,7 +32,7 @@ _EXPORTS = {
     "check_formats": "validator.api",
     "load_formats": "validator.rules.formats",
     "CardDB": "validator.store.database",
-    "CardIndex": "validator.rules.resolve",
+    "CardIndex": "validator.store.index",
     "Report": "validator.report",
     "Problem": "validator.model",
     "Severity": "validator.model",
@@ -51,7 +51,7 @@ _EXPORTS = {
     "BulkFileError": "validator.sync.bulkfile",
     "CardDataError": "validator.cards.facts",
     "UsageError": "validator.errors",
-    "AsOfError": "validator.history.legality",
+    "AsOfError": "validator.dates",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -18,7 +18,8 @@ from validator.errors import UsageError
 from validator.rules.formats import FormatError, FormatRules, get_format, load_formats
 from validator.model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from validator.report import Report, summarize_deck
-from validator.rules.resolve import CardSource, can_look_up, choose, meld_result_problem, resolve, suggestions
+from validator.store.source import CardSource, choose
+from validator.rules.resolve import can_look_up, meld_result_problem, resolve, suggestions
 from validator.cards.names import lookup_key
 
 from datetime import date
@@ -108,8 +109,17 @@ def commander_names(value: Any) -> Sequence[str]:
     return names
 
 
+#: Types already seen to implement CardSource: a Protocol isinstance check reads every member,
+#: a cost the per-deck path should not pay again for each deck.
+_SOURCE_TYPES: set[type] = set()
+
+
 def _check_cards(cards: Any) -> None:
-    if cards is not None and not hasattr(cards, "lookup"):
+    if cards is None or type(cards) in _SOURCE_TYPES:
+        return
+    if isinstance(cards, CardSource):
+        _SOURCE_TYPES.add(type(cards))
+    else:
         what = ("; for a database file or URL pass db= instead"
                 if isinstance(cards, (str, bytes, os.PathLike)) else "")
         raise UsageError(f"cards= takes an open card source (validator.open_db(...) or a "
@@ -317,21 +327,20 @@ def legality_history(cards: CardSource | None = None):
     card database (or an index built from one), the database's change log."""
     from validator.history.legality import history_for
 
-    db = cards if hasattr(cards, "last_sync") else getattr(cards, "database", None)
     if cards is None:
         return history_for(None)
-    return _cached(_HISTORY_CACHE, cards, lambda: history_for(db))
+    return _cached(_HISTORY_CACHE, cards, lambda: history_for(cards.database))
 
 
 def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     """Resolve `as_of=` (a date or ISO string) into the overlay for `cards`, or None."""
     if value is None:  # today's legality: the history module is not even imported
         return None
-    from validator.history.legality import parse_as_of
+    from validator.dates import parse_as_of
 
     when = parse_as_of(value)
     if when is None:  # "": not a date, and not silently today either
-        from validator.history.legality import AS_OF_FORMS, AsOfError
+        from validator.dates import AS_OF_FORMS, AsOfError
 
         raise AsOfError(f"as_of '' is not a date; write it as {AS_OF_FORMS}, or pass None to "
                         "judge by current legality")
@@ -400,10 +409,7 @@ def _check_legality_key(fmt: FormatRules, cards: CardSource) -> None:
     a house format's `legality`, or a format newer than the sync): every card would otherwise
     read "not legal", a verdict the data never gave. A source that cannot say which keys it
     has (or knows none: a database older than that record) is not refused."""
-    keys = getattr(cards, "formats", None)
-    if keys is None:
-        return
-    known = _cached(_KEYS_CACHE, cards, lambda: frozenset(keys()))
+    known = _cached(_KEYS_CACHE, cards, lambda: frozenset(cards.formats()))
     if known and fmt.legality not in known:
         raise FormatError(
             f"format {fmt.key!r} ({fmt.name}) judges by the legality key {fmt.legality!r}, "

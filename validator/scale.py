@@ -63,7 +63,7 @@ def card_index(db: str | os.PathLike[str] | None = None) -> Any:
             index = _INDEXES.get(key)
             if index is None:
                 from validator.api import open_db
-                from validator.rules.resolve import CardIndex
+                from validator.store.index import CardIndex
 
                 index = _INDEXES[key] = CardIndex.from_db(open_db(db))
                 _LOADS += 1

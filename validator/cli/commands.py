@@ -312,7 +312,7 @@ def _open_cards(db: str | None, many: bool):
 
     cards = open_db(db)
     if many:
-        from validator.rules.resolve import CardIndex
+        from validator.store.index import CardIndex
 
         return CardIndex.from_db(cards)
     return cards
@@ -359,7 +359,8 @@ def _check_as_of(value: str | None) -> None:
     otherwise mean current legality, silently)."""
     if value is None or value == "event":
         return
-    from validator.history.legality import AS_OF_FORMS, check_history_start, parse_as_of, shipped_history
+    from validator.dates import AS_OF_FORMS, parse_as_of
+    from validator.history.legality import check_history_start, shipped_history
 
     when = parse_as_of(value, "--as-of")
     if when is None:
@@ -625,7 +626,8 @@ def _changes_history(args: argparse.Namespace) -> int:
     """`changes --format F --since DATE`: bans, unbans, restrictions, rotations and releases
     from the shipped history and the database's change log, oldest first."""
     from validator.rules.formats import get_format, load_formats
-    from validator.history.legality import history_for, parse_date
+    from validator.dates import parse_date
+    from validator.history.legality import history_for
 
     if args.format_name is not None and not args.format_name.strip():  # not "every format"
         raise UsageError(f"--format {args.format_name!r} is not a format; give a format's name "

@@ -125,7 +125,7 @@ def _read_as_of(deck: Deck, value: Any) -> None:
     if isinstance(value, str) and value.strip():
         deck.as_of = value.strip()
     elif value is not None:
-        from validator.history.legality import AS_OF_FORMS
+        from validator.dates import AS_OF_FORMS
 
         raise DecklistError(f"as_of {_dump(value)} is not a date: write it as a string, "
                             f"{AS_OF_FORMS}, or leave it out to judge by current legality")

@@ -878,7 +878,7 @@ def _init_spawned(db: str | None, options: RunOptions, history_wanted: bool) -> 
     """Worker start where fork is unavailable (Windows, macOS's default, or chosen with
     DECKCHECK_START_METHOD): the worker opens the database and loads its own index once."""
     from validator.api import open_db
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
 
     database = open_db(db)
     _WORKER["cards"] = CardIndex.from_db(database)
@@ -1080,7 +1080,7 @@ def run_event(inputs: EventInputs | Sequence[str] | str | os.PathLike, *, db: st
             # both at the same size to fit the cost model's constants.
             forced = os.environ.get("DECKCHECK_CARD_SOURCE")
             if forced == "index" or (forced != "database" and use_index(len(to_judge))):
-                from validator.rules.resolve import CardIndex
+                from validator.store.index import CardIndex
 
                 cards = CardIndex.from_db(database)
             else:

@@ -47,6 +47,14 @@ class AsOfCards:
     def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]:
         return {k: [self._overlay(c) for c in v] for k, v in self.inner.lookup(names).items()}
 
+    def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
+        return {k: [self._overlay(c) for c in v]
+                for k, v in self.inner.lookup_folded(folded_names).items()}
+
+    @property
+    def database(self) -> Any:
+        return self.inner.database
+
     def all_names(self) -> list[str]:
         return self.inner.all_names()  # the same list object: suggestion caches stay warm
 

@@ -86,7 +86,7 @@ def provenance_of(last: dict[str, Any] | None, as_of: date | str | None = None) 
     updated = last.get("updated_at") if last else None
     when = None
     if as_of is not None:  # the history module (and its imports) only for a dated verdict
-        from validator.history.legality import parse_as_of
+        from validator.dates import parse_as_of
 
         when = parse_as_of(as_of)
     day = when.day if when else None

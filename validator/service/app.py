@@ -148,7 +148,7 @@ class DeckRequest(BaseModel):
         """A date is text (JSON has no dates): a number such as 20260101 is refused saying the
         forms taken, not with pydantic's words about datetimes."""
         if value is not None and not isinstance(value, (str, dt.date)):
-            from validator.history.legality import AS_OF_FORMS
+            from validator.dates import AS_OF_FORMS
 
             raise ValueError(f"not a date: write it as a string, {AS_OF_FORMS}")
         return value
@@ -276,7 +276,7 @@ def check_as_of(value: dt.date | str | None) -> None:
     not echoed (the client has it). A value of the wrong JSON type stays a 422 (the model refuses it)."""
     if not isinstance(value, str):
         return
-    from validator.history.legality import AS_OF_FORMS, AsOfError, parse_as_of
+    from validator.dates import AS_OF_FORMS, AsOfError, parse_as_of
 
     try:
         if value.strip() and parse_as_of(value) is not None:

@@ -26,7 +26,7 @@ from validator.store.database import DatabaseError
 from validator.errors import DeckcheckError
 from validator.model import Card
 from validator.cards.names import lookup_key
-from validator.rules.resolve import choose
+from validator.store.source import choose
 
 log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
 

@@ -443,6 +443,11 @@ class CardDB:
         self.engine = engine
         self._all_names: list[str] | None = None
 
+    @property
+    def database(self) -> "CardDB":
+        """The database itself (`CardSource.database`): its sync record and change log."""
+        return self
+
     def close(self) -> None:
         self.engine.dispose()
 
@@ -525,7 +530,7 @@ class CardDB:
     def card(self, name: str) -> Card | None:
         """The card a decklist line `name` means; failing that, a non-deck object (a token,
         an art card) of that name, for `deckcheck card`."""
-        from validator.rules.resolve import choose
+        from validator.store.source import choose
 
         folded = lookup_key(name)
         for deck_cards_only in (True, False):

@@ -119,6 +119,11 @@ class SqliteCards:
             self._full_db = CardDB(self.url)
         return self._full_db
 
+    @property
+    def database(self) -> "SqliteCards":
+        """The database itself (`CardSource.database`): its sync record and change log."""
+        return self
+
     def close(self) -> None:
         with self._lock:
             conns, self._all = self._all, []
@@ -198,7 +203,7 @@ class SqliteCards:
     def card(self, name: str) -> Card | None:
         """The card a decklist line `name` means; failing that, a non-deck object of that
         name (see `db.CardDB.card`)."""
-        from validator.rules.resolve import choose
+        from validator.store.source import choose
 
         folded = lookup_key(name)
         for deck_cards_only in (True, False):

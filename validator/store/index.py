@@ -1,0 +1,136 @@
+"""`CardIndex`: every deck card of a database in memory, keyed by folded name."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from validator.cards.compact import IndexData, LegalityInterner, SyncStamp, decode_card
+from validator.cards.names import lookup_key
+from validator.model import Card
+
+
+class CardIndex:
+    """Every deck card in memory, keyed by folded name: lookups are dict hits.
+
+    Built from a database (`from_db`) the index holds each card in its compact encoding
+    (`compact`) and makes the `Card` the first time a deck names it: the full card file loads
+    in one read, and a run over thousands of decks only ever builds the cards they use.
+    `sync` is the sync the index was read from (None for an index built in code).
+
+    Printings (set + collector number, rarities) stay in the database `printings`, asked only
+    for the rare line whose name does not resolve and for Pauper Commander's commander.
+    """
+
+    def __init__(self, cards: Iterable[tuple[Iterable[str], Card]] = (), printings=None):
+        self._by_name: dict[str, list[str]] = {}  # folded name -> oracle ids
+        self._by_id: dict[str, Card] = {}
+        #: oracle id -> (name, legalities text, compact data): cards not built yet.
+        self._raw: dict[str, tuple[str, str, bytes]] = {}
+        self._found: dict[str, list[Card]] = {}  # folded name -> cards, once built
+        #: Names as written that resolved to one card of a deck (see `resolve`), bounded.
+        self.deck_cards: dict[str, Card] = {}
+        self._legalities: LegalityInterner | None = None
+        for names, card in cards:
+            self.add(card, names)
+        self._names: list[str] | None = None
+        self._printings = printings  # a CardDB, or None
+        self.sync: SyncStamp | None = None
+
+    @property
+    def database(self):
+        """The card database the index was built from (None for an index built by hand): its
+        printings and its legality change log (`api.legality_history`)."""
+        return self._printings
+
+    @classmethod
+    def from_db(cls, db) -> "CardIndex":  # db: CardDB or store_sqlite.SqliteCards
+        """The index of every deck card of `db`, read in one snapshot."""
+        data: IndexData = db.index_data()
+        index = cls(printings=db)
+        index.sync = data.sync
+        index._load_compact(data)
+        return index
+
+    def _load_compact(self, data: IndexData) -> None:
+        self._legalities = LegalityInterner()
+        raw = self._raw
+        order: dict[str, int] = {}  # oracle id (the row's string) -> card order
+        # The readers hand out one string per legality set already.
+        for position, (oid, name, legalities, blob) in enumerate(data.rows):
+            raw[oid] = (name, legalities, blob)
+            order[oid] = position
+        by_name = self._by_name
+        same_oid = {oid: oid for oid in order}  # one string per oracle id, not one per name
+        for folded, oid in data.names:
+            oid = same_oid.get(oid)
+            if oid is not None:  # card_names also holds tokens and other non-deck objects
+                ids = by_name.get(folded)
+                if ids is None:
+                    by_name[folded] = [oid]
+                else:
+                    ids.append(oid)
+                    ids.sort(key=order.__getitem__)  # card order, as an index built in code
+
+    def add(self, card: Card, names: Iterable[str] = ()) -> None:
+        from validator.cards.facts import lookup_names
+
+        self._by_id[card.oracle_id] = card
+        self._raw.pop(card.oracle_id, None)
+        for folded in set(names) | {f for f, _ in lookup_names(card)}:
+            ids = self._by_name.setdefault(folded, [])
+            if card.oracle_id not in ids:
+                ids.append(card.oracle_id)
+            self._found.pop(folded, None)
+        self._names = None
+        self.deck_cards.clear()  # a name may now match this card too
+
+    def _card(self, oracle_id: str) -> Card | None:
+        card = self._by_id.get(oracle_id)
+        if card is None and oracle_id in self._raw:
+            name, legalities, blob = self._raw[oracle_id]
+            assert self._legalities is not None
+            card = decode_card(oracle_id, name, blob, self._legalities(legalities))
+            # Two threads may both build it: equal cards, the last one stays. Harmless.
+            self._by_id[oracle_id] = card
+        return card
+
+    def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]:
+        return self.lookup_folded(lookup_key(n) for n in names)
+
+    def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
+        """`lookup` for names already folded as `lookup` folds them (`names.lookup_key`)."""
+        out = {}
+        found, by_name = self._found, self._by_name
+        for folded in folded_names:
+            cards = found.get(folded)
+            if cards is None:
+                ids = by_name.get(folded)
+                if ids is None:
+                    continue
+                cards = found[folded] = [c for c in map(self._card, ids) if c is not None]
+            out[folded] = cards
+        return out
+
+    def formats(self) -> list[str]:
+        """The legality keys its database's last sync saw; [] (not known) for an index built
+        by hand, whose cards may carry only the keys their maker needed."""
+        return self._printings.formats() if self._printings is not None else []
+
+    def all_names(self) -> list[str]:
+        if self._names is None:
+            names = {c.name for c in self._by_id.values()}
+            names.update(name for name, _, _ in self._raw.values())
+            self._names = sorted(names)
+        return self._names
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
+        return self._printings.printing(set_code, collector_number) if self._printings else None
+
+    def rarities(self, oracle_id: str) -> set[str] | None:
+        return self._printings.rarities(oracle_id) if self._printings else None
+
+    def card_by_id(self, oracle_id: str) -> Card | None:
+        return self._card(oracle_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id.keys() | self._raw.keys())

@@ -1,0 +1,64 @@
+"""What the rules read cards from: the `CardSource` protocol, and how a name's candidates are
+narrowed to the card it means.
+
+Three sources implement it: `CardDB` (any SQLAlchemy URL; one query per deck), `SqliteCards`
+(the lean SQLite reader) and `CardIndex` (every deck card in memory; an organizer's hundreds
+of decks or the web service).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+
+from validator.cards.names import fold_name
+from validator.model import Card
+
+
+@runtime_checkable
+class CardSource(Protocol):
+    """Every method the rules, the API and the interfaces call on a card source."""
+
+    def lookup(self, names: Iterable[str]) -> dict[str, list[Card]]:
+        """Cards by the folded form of each name as written (`names.lookup_key`)."""
+        ...
+
+    def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
+        """`lookup` for names already folded by `names.lookup_key`."""
+        ...
+
+    def all_names(self) -> list[str]:
+        """Every deck card's name, for suggestions."""
+        ...
+
+    def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
+        """(oracle id, name) of a printing, when printings were synced."""
+        ...
+
+    def card_by_id(self, oracle_id: str) -> Card | None: ...
+
+    def rarities(self, oracle_id: str) -> set[str] | None:
+        """Every rarity the card was printed at; None when printings are not known."""
+        ...
+
+    def formats(self) -> list[str]:
+        """The legality keys the card data has; [] when not known."""
+        ...
+
+    @property
+    def database(self) -> Any:
+        """The card database behind the source, with its sync record and legality change log
+        (the database itself, for a database); None for cards built in code."""
+        ...
+
+
+def choose(folded: str, candidates: Sequence[Card]) -> list[Card]:
+    """Narrow the cards a name matched: a card's own full name beats a face of another card
+    ("Ancestral Recall" is the Vintage card, not the face of "Emeritus of Ideation // Ancestral
+    Recall"), and the front face beats a back face."""
+    if len(candidates) <= 1:
+        return list(candidates)
+    full = [c for c in candidates if fold_name(c.name) == folded]
+    if full:
+        return full
+    front = [c for c in candidates if fold_name(c.front_name) == folded]
+    return front or list(candidates)
