@@ -156,7 +156,7 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None,
 
 
 def ours_command(path: Path, db: Path) -> tuple[list[str], str]:
-    if (ROOT / "validator" / "cli.py").is_file():
+    if (ROOT / "validator" / "cli" / "commands.py").is_file():
         return ([sys.executable, "-m", "validator", "sync", "--from", str(path), "--db", str(db)],
                 "deckcheck sync --from FILE --db TMP (python -m validator)")
     return ([sys.executable, "-c", FALLBACK, str(path), str(db)],
