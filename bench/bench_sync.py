@@ -8,7 +8,7 @@ baseline measured in the same run.
     python bench/bench_sync.py --scaling        # also import a 2x file: peak RSS must not grow
 
 Ours: `deckcheck sync --from FILE --db TMP` in a child process (`python -m validator`, or, when
-validator/cli/commands.py does not exist yet, `python -c "from validator.sync.job import import_file ..."`,
+validator/cli/commands.py does not exist yet, `python -c "from validator.sync import import_file ..."`,
 which the output says).
 Baseline: the same file read with `gzip` + `json.loads` per line and inserted with plain
 `sqlite3.executemany` into one table, in WAL mode, one transaction, in a child process too.
@@ -88,7 +88,7 @@ BASELINE = textwrap.dedent('''
 FALLBACK = textwrap.dedent('''
     import sys
     from pathlib import Path
-    from validator.sync.job import import_file
+    from validator.sync import import_file
     result = import_file(Path(sys.argv[1]), sys.argv[2])
     print(result.summary())
 ''')
@@ -156,11 +156,11 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None,
 
 
 def ours_command(path: Path, db: Path) -> tuple[list[str], str]:
-    if (ROOT / "validator" / "cli.py").is_file():
+    if (ROOT / "validator" / "cli" / "commands.py").is_file():
         return ([sys.executable, "-m", "validator", "sync", "--from", str(path), "--db", str(db)],
                 "deckcheck sync --from FILE --db TMP (python -m validator)")
     return ([sys.executable, "-c", FALLBACK, str(path), str(db)],
-            "validator/cli/commands.py not found: FALLBACK python -c 'from validator.sync.job import import_file'")
+            "validator/cli/commands.py not found: FALLBACK python -c 'from validator.sync import import_file'")
 
 
 def count_lines(path: Path) -> int:
@@ -254,7 +254,7 @@ def profile_import(path: Path) -> None:
     import pstats
 
     sys.path.insert(0, str(ROOT))
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     with tempfile.TemporaryDirectory(prefix="deckcheck-bench-") as tmp:
         prof = cProfile.Profile()

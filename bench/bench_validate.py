@@ -320,7 +320,8 @@ def parse_importtime(stderr: str) -> dict:
                                             "validator.rules.companion.reader",
                                             "validator.rules.commander.designation",
                                             "validator.rules.commander.rules", "validator.cards.types",
-                                            "validator.cards.abilities", "validator.sync.job")
+                                            "validator.cards.abilities", "validator.sync.job",
+                                            "validator.sync.http", "validator.sync.importer")
                                 if n in names),
     }
 

@@ -114,7 +114,7 @@ def derived_db(source: Path = DERIVED_FILE, *, cache_dir: Path = CACHE_DIR,
     target = cache_dir / f"{_cache_key(source)}.sqlite3"
     if target.is_file():
         return target
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".sqlite3", dir=cache_dir)
     os.close(fd)

@@ -69,7 +69,7 @@ def shared_data(*parts: str) -> Path:
 def commander_db(tmp_path_factory) -> str:
     """A card database imported from tests/fixtures/cards_commander.json, whose cards carry
     the Commander family's legality keys too."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = tmp_path_factory.mktemp("commander-db") / "cards.sqlite3"
     import_file(FIXTURES / "cards_commander.json", str(path))
@@ -79,7 +79,7 @@ def commander_db(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def core_db(tmp_path_factory) -> str:
     """A card database imported from tests/fixtures/cards_core.json (the sync path)."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = tmp_path_factory.mktemp("core-db") / "cards.sqlite3"
     import_file(FIXTURES / "cards_core.json", str(path))

@@ -41,7 +41,7 @@ def _db(tmp_path, first_data: str, changes: dict[str, dict[str, str]] | None = N
     """The fixture cards with `changes` to their legalities, plus a card the shipped history
     does not know ("Zzyzx Thunderbolt", a Lightning Bolt under a new name), synced once; the
     sync's card data dated `first_data`."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
     for card in cards:
@@ -130,7 +130,7 @@ def test_changes_limit_applies_with_format_and_refuses_a_negative(core_db, capsy
 
 
 def test_changes_json_entries_carry_the_oracle_id(tmp_path, capsys):
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = _db(tmp_path, "2026-08-20T00:00:00+00:00")
     import_file(core_cards_with(tmp_path, "Lightning Bolt", "pauper", "banned"), path,
@@ -188,7 +188,7 @@ def test_the_data_date_of_a_file_without_updated_at_is_the_date_its_name_carries
     legalities (Scryfall names its bulk files so, and so is the derived test file): no gap
     after the shipped end, though the sync itself is today. A name without a date: the data
     is taken as of the sync."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     cards = (FIXTURES / "cards_core.json").read_text(encoding="utf-8")
     for name, dated in (("oracle-cards-20260820120000.json", True),

@@ -30,7 +30,7 @@ POWER = "4 Black Lotus\n4 Ancestral Recall\n52 Island\n"
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     cards = []
     for name in ("cards_core.json", "cards_asof.json"):

@@ -28,7 +28,7 @@ COMMANDER = ("Commander\n1 Obosh, the Preypiercer\n\nCompanion\n1 Lurrus of the 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> validator.CardIndex:
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = tmp_path_factory.mktemp("companion-db") / "cards.sqlite3"
     import_file(FIXTURES / "cards_companion.json", str(path))

@@ -242,7 +242,7 @@ def export_db(tmp_path_factory):
     import gzip
 
     from validator.cards.names import fold_name
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     mocks = shared_data("decklists", "commander", "mtg-parser-mocks")
     derived = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")

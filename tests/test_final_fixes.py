@@ -120,7 +120,7 @@ def test_check_formats_text_after_the_card_data_date_says_so_not_that_history_en
         tmp_path, capsys):
     """As of a date after the card data's, each legal format is legal as far as known: the
     text says it with the warning's own words, not "the legality history does not reach"."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     cards = tmp_path / "cards-20220801.json"  # its card data's date: in the file's name
     shutil.copy(FIXTURES / "cards_core.json", cards)

@@ -152,7 +152,7 @@ def test_check_formats_as_of(db):
 def _resync_with(tmp_path, changes: dict[str, dict[str, str]]) -> str:
     """A database synced twice: the fixture cards, then with `changes` to legalities (the
     second sync records them in its change log)."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = str(tmp_path / "cards.sqlite3")
     import_file(FIXTURES / "cards_core.json", path)

@@ -39,7 +39,7 @@ def ban_unban_db(tmp_path) -> str:
     """The fixture cards synced three times: first (card data of 2026-08-01: no gap after
     the shipped history's end), then Lightning Bolt banned in Modern, then unbanned again;
     the ban and the unban on one day (today), as two syncs on one day record them."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = str(tmp_path / "cards.sqlite3")
     import_file(FIXTURES / "cards_core.json", path, updated_at="2026-08-01T00:00:00+00:00")
@@ -73,7 +73,7 @@ def test_a_database_first_synced_after_the_shipped_end_invents_no_gap_change_fro
     """The reviewer's case: first sync after 2026-08-22 with Bolt legal, then a ban and an
     unban on one later day. Read newest first, the first sync's status was "banned", so a
     "legal -> banned" change was invented between 2026-08-22 and the first sync."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = str(tmp_path / "cards.sqlite3")
     import_file(FIXTURES / "cards_core.json", path, updated_at="2026-11-01T00:00:00+00:00")
@@ -124,7 +124,7 @@ def test_changes_refuses_an_empty_since_or_format(core_db, capsys, argv, option)
 def dated_file_db(tmp_path) -> str:
     """The fixture cards imported (today) from a file whose name carries 2026-08-22, as
     `sync --from oracle-cards-derived-20260822.jsonl.gz` is."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     source = tmp_path / "oracle-cards-derived-20260822.json"
     source.write_text((FIXTURES / "cards_core.json").read_text(encoding="utf-8"),
@@ -211,7 +211,7 @@ def test_a_logged_change_is_dated_by_its_syncs_card_data(tmp_path):
     Bolt in Modern: the ban happened between the two files' dates, not "today". Dated by the
     sync time (a regression review of the one card-data date), 2026-07-01 was judged with no
     warning and 2026-09-01 by the status before the ban, while saying it used the 08-22 data."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = str(tmp_path / "cards.sqlite3")
     first = tmp_path / "oracle-cards-20260609.json"

@@ -62,7 +62,7 @@ def test_meld_result_in_the_commander_section(index):
 
 
 def test_fresh_database_keeps_meld_parts(tmp_path):
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     path = tmp_path / "new.sqlite3"
     import_file(FIXTURES / "cards_meld.json", str(path))

@@ -12,7 +12,7 @@ import pytest
 
 import validator
 from conftest import FIXTURES
-from validator.sync.job import import_file
+from validator.sync import import_file
 
 URL = os.environ.get("DECKCHECK_TEST_POSTGRES_URL")
 pytestmark = pytest.mark.skipif(not URL, reason="DECKCHECK_TEST_POSTGRES_URL is not set (no PostgreSQL server)")
@@ -66,7 +66,7 @@ def _write(path, objs) -> object:
 
 
 def test_value_too_long_names_the_card_and_line(pg_url, tmp_path):
-    from validator.sync.job import SyncError
+    from validator.sync import SyncError
 
     objs = _core_objects()
     objs[2]["type_line"] = "Creature — " + "Goblin " * 50
@@ -79,7 +79,7 @@ def test_value_too_long_names_the_card_and_line(pg_url, tmp_path):
 def test_sync_waits_for_the_advisory_lock(pg_url, tmp_path):
     """Another sync holds the lock: wait the bounded time, then say so."""
     from validator.store.database import SYNC_LOCK_KEY, make_engine
-    from validator.sync.job import SyncBusy
+    from validator.sync import SyncBusy
 
     path = _write(tmp_path / "core.jsonl", _core_objects())
     engine = make_engine(pg_url)

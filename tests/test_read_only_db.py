@@ -23,7 +23,7 @@ import pytest
 import validator
 from validator.store import location
 from validator.cli.commands import main
-from validator.sync.job import import_file
+from validator.sync import import_file
 
 from conftest import FIXTURES
 

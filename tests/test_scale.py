@@ -144,7 +144,7 @@ def sample_db(tmp_path_factory) -> tuple[str, list[dict]]:
                 keep.append(obj)
     tmp = tmp_path_factory.mktemp("scale")
     (tmp / "cards.json").write_text(json.dumps(keep), encoding="utf-8")
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     db = str(tmp / "cards.sqlite3")
     import_file(tmp / "cards.json", db)

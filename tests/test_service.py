@@ -529,7 +529,7 @@ def banned_bolt_file(tmp_path: Path) -> Path:
 
 
 def test_a_new_sync_is_swapped_in_and_old_snapshots_keep_working(tmp_path):
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     db = str(tmp_path / "cards.sqlite3")
     import_file(FIXTURES / "cards_core.json", db)

@@ -31,7 +31,7 @@ SAMPLE_EVERY = 20
 def served(tmp_path_factory):
     """(TestClient, CardIndex) over the derived card file imported into a temporary database."""
     source = shared_data(*DERIVED)
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     db = str(tmp_path_factory.mktemp("cards") / "cards.sqlite3")
     import_file(source, db)

@@ -41,7 +41,7 @@ def new_sync_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def own_db(tmp_path) -> str:
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     db = str(tmp_path / "cards.sqlite3")
     import_file(FIXTURES / "cards_core.json", db)
@@ -54,7 +54,7 @@ def test_card_pages_answer_from_the_snapshot_validation_uses(own_db, tmp_path):
     """A sync the worker has not swapped in yet (`--poll 0`, or within the poll interval):
     /v1/cards, /v1/validate and /healthz all answer from the loaded data, then all from the
     new data once it is swapped in."""
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     app = create_app(ServiceConfig(db=own_db, poll_seconds=0))
     body = {"decklist": LEGAL_MODERN, "format": "modern"}
@@ -167,7 +167,7 @@ def test_a_client_that_goes_away_mid_body_is_no_server_error(own_db, caplog, con
 # ---------------------------------------------------------------------------- 6. provenance
 
 def test_reports_carry_the_provenance_of_the_snapshot_that_judged_them(own_db, tmp_path):
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     app = create_app(ServiceConfig(db=own_db, poll_seconds=0))
     body = {"decklist": LEGAL_MODERN, "format": "modern"}

@@ -25,7 +25,7 @@ import validator
 from validator.store.database import SCHEMA_VERSION, CardDB
 from validator.store.index import CardIndex
 from validator.store.sqlite import SqliteCards, open_cards
-from validator.sync.job import import_file
+from validator.sync import import_file
 
 from conftest import FIXTURES
 
@@ -214,7 +214,8 @@ def test_printings_sync_of_a_schema_v1_database_is_refused_and_leaves_it_as_it_w
         tmp_path: Path) -> None:
     """The upgrade empties the card data only an oracle-cards import writes again: a printings
     import of a version 1 database says to sync the oracle cards first, and rolls back."""
-    from validator.sync.job import DEFAULT, SyncError
+    from validator.sync import SyncError
+    from validator.sync.importer import DEFAULT
 
     old = schema_v1_database(tmp_path / "old.sqlite3")
     lightning = next(o for o in json.loads((FIXTURES / "cards_core.json").read_text(
@@ -284,7 +285,7 @@ def test_resync_rewrites_the_compact_index(tmp_path: Path) -> None:
 WRITER = """
 import json, sys, time
 from pathlib import Path
-from validator.sync.job import import_file
+from validator.sync import import_file
 db, a, b, stop, limit = sys.argv[1:6]
 end = time.monotonic() + float(limit)
 n = 0

@@ -23,10 +23,9 @@ from urllib3.exceptions import ProtocolError
 from validator import __version__, validate
 from validator.store.database import CardDB
 from validator.cards.names import fold_name
-from validator.sync.job import (
-    RATE_LIMIT_WAIT, SyncError, fetch_descriptor, import_file, make_session, summarize_changes,
-    sync,
-)
+from validator.sync import SyncError, import_file, sync
+from validator.sync.errors import summarize_changes
+from validator.sync.http import RATE_LIMIT_WAIT, fetch_descriptor, make_session
 
 from conftest import FIXTURES
 
@@ -737,7 +736,7 @@ def synthetic_cards(n: int, prefix: str = "Synthetic") -> list[dict[str, Any]]:
 
 def test_readers_see_the_old_database_during_and_after_a_failed_sync(
         seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import validator.sync.job as sync_module
+    import validator.sync.importer as importer
 
     path = tmp_path / "half.jsonl"
     path.write_bytes(jsonl_bytes(synthetic_cards(3000)) + b'{"object": "card", "name": \n'
@@ -745,7 +744,7 @@ def test_readers_see_the_old_database_during_and_after_a_failed_sync(
     reader = CardDB(seeded)
     before = reader.info().card_count
     seen_during: list[tuple[int, bool]] = []
-    real = sync_module.card_from_scryfall
+    real = importer.card_from_scryfall
     calls = 0
 
     def hooked(obj: dict[str, Any]):
@@ -758,7 +757,7 @@ def test_readers_see_the_old_database_during_and_after_a_failed_sync(
                                 bool(reader.lookup(["Synthetic Card 1"]))))
         return real(obj)
 
-    monkeypatch.setattr(sync_module, "card_from_scryfall", hooked)
+    monkeypatch.setattr(importer, "card_from_scryfall", hooked)
     with pytest.raises(SyncError, match="half.jsonl, line 3001: not valid JSON"):
         import_file(path, seeded)
     assert calls == 3000
@@ -774,9 +773,9 @@ def test_readers_see_the_old_database_during_and_after_a_failed_sync(
 @pytest.fixture
 def in_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read every file in the second process, as a full-size sync does."""
-    import validator.sync.job as sync_module
+    import validator.sync.importer as importer
 
-    monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(importer, "PARALLEL_MIN_BYTES", 0)
 
 
 def test_worker_import_matches_in_process_import(in_worker: None, db: str, tmp_path: Path) -> None:
@@ -843,7 +842,7 @@ def test_download_uri_that_is_no_absolute_url_fails_cleanly(seeded: str, uri: An
 
 
 def test_download_of_an_invalid_url_is_a_sync_error(tmp_path: Path) -> None:
-    from validator.sync.job import download
+    from validator.sync.http import download
 
     with pytest.raises(SyncError, match="not a URL that can be downloaded"):
         download(fast_session(), "http://", tmp_path / "x")
@@ -920,9 +919,9 @@ def test_dns_failure_through_the_real_stack(db: str, monkeypatch: pytest.MonkeyP
 def test_bad_card_fields_name_the_line(reader: str, field: str, value: Any, expected: str,
                                        seeded: str, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    import validator.sync.job as sync_module
+    import validator.sync.importer as importer
 
-    monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0 if reader == "worker" else 1 << 40)
+    monkeypatch.setattr(importer, "PARALLEL_MIN_BYTES", 0 if reader == "worker" else 1 << 40)
     objs = fixture_objects()
     objs[4][field] = value
     path = write_bulk(tmp_path / "bad.jsonl", objs, gz=False)
@@ -992,7 +991,7 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(seeded: str, tmp_path: Pat
     import sqlite3
 
     from validator.cli.commands import main
-    from validator.sync.job import SyncBusy
+    from validator.sync import SyncBusy
 
     path = write_bulk(tmp_path / "a.jsonl.gz", fixture_objects())
     holder = sqlite3.connect(seeded, isolation_level=None)
@@ -1026,10 +1025,10 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(seeded: str, tmp_path: Pat
 def test_a_mis_shaped_card_field_names_the_card_and_the_key(
         seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: Any,
         says: str, worker: bool) -> None:
-    import validator.sync.job as sync_module
+    import validator.sync.importer as importer
 
     if worker:
-        monkeypatch.setattr(sync_module, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(importer, "PARALLEL_MIN_BYTES", 0)
     objs = fixture_objects()
     i = next(i for i, o in enumerate(objs) if i > 3 and "card_faces" not in o)  # one face
     objs[i][key] = value

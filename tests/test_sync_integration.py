@@ -9,7 +9,7 @@ import pytest
 
 from validator.store.database import CardDB
 from validator.cards.names import fold_name
-from validator.sync.job import sync
+from validator.sync import sync
 
 from conftest import shared_data
 

@@ -22,7 +22,8 @@ from typing import Any, Callable
 import pytest
 
 from validator.store.database import CardDB, DatabaseError
-from validator.sync.job import DownloadLimits, SyncError, fetch_descriptor, make_session, sync
+from validator.sync import DownloadLimits, SyncError, sync
+from validator.sync.http import fetch_descriptor, make_session
 
 from test_sync import N_FIXTURE, assert_intact, fixture_objects, jsonl_bytes, synthetic_cards
 

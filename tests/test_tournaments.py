@@ -135,7 +135,7 @@ def tournament_decks() -> list[TournamentDeck]:
 def derived_db(tmp_path_factory) -> str:
     """The derived card file imported into a temporary SQLite database."""
     source = shared_data(*DERIVED)
-    from validator.sync.job import import_file
+    from validator.sync import import_file
 
     db_path = tmp_path_factory.mktemp("cards") / "cards.sqlite3"
     import_file(source, str(db_path))

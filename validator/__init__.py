@@ -47,7 +47,7 @@ _EXPORTS = {
     "FormatError": "validator.rules.formats",
     "DatabaseError": "validator.store.database",
     "ConditionError": "validator.rules.companion.reader",
-    "SyncError": "validator.sync.job",
+    "SyncError": "validator.sync.errors",
     "BulkFileError": "validator.sync.bulkfile",
     "CardDataError": "validator.cards.facts",
     "UsageError": "validator.errors",

@@ -251,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------------------- commands
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from validator.sync.job import DownloadLimits, SyncError, SyncTerminated, sync
+    from validator.sync import DownloadLimits, SyncError, SyncTerminated, sync
 
     if args.from_file is not None:
         from validator.sync.bulkfile import source_problem
