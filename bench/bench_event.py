@@ -71,7 +71,7 @@ def cpu():
     return r.ru_utime + r.ru_stime
 kind, folder, db, out = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4])
 from validator.api import legality_history, open_db, validate
-from validator.event.run import RunOptions, collect, run_event
+from validator.event import RunOptions, collect, run_event
 from validator.event.reports import write_event_report
 from validator.store.index import CardIndex
 if kind == "event":

@@ -48,7 +48,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from validator.report import check_formats_dict
-    from validator.service.app import CheckFormatsRequest, Service, ServiceConfig
+    from validator.service.app import Service, ServiceConfig
+    from validator.service.models import CheckFormatsRequest
     from validator.service import app as service_app
 
     db = args.db or str(derived_db())

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from validator.event import run as event
+from validator import event
 from validator.cli.commands import main
 from validator.errors import UsageError
 

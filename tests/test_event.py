@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from validator.event import run as event
+from validator import event
+from validator.event import judge as event_judge, pool as event_pool, run as event_run
 from validator.cli.commands import main
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\n3 Counterspell\n"
@@ -204,22 +205,22 @@ def test_duplicate_players_and_names_get_distinct_ids(tmp_path):
     inputs = event.collect([str(path)])
     results = [event.DeckResult(id="", source=j.source, player=j.player, format=None)
                for j in inputs.jobs]
-    event._ids(results, inputs.jobs)
+    event_judge._ids(results, inputs.jobs)
     assert [r.id for r in results] == [f"{path}#amy", f"{path}#amy~2"]
 
 
 def test_jobs_give_the_same_report_as_one_process(folder, core_db, capsys, tmp_path,
                                                   monkeypatch):
-    monkeypatch.setattr(event, "MIN_DECKS_PER_PROCESS", 1)
-    monkeypatch.setattr(event, "INDEX_LOAD_S", 0.0)  # use the in-memory index: forkable
+    monkeypatch.setattr(event_pool, "MIN_DECKS_PER_PROCESS", 1)
+    monkeypatch.setattr(event_run, "INDEX_LOAD_S", 0.0)  # use the in-memory index: forkable
     spawned = []
-    real = event.run_jobs
+    real = event_judge.run_jobs
 
     def spy(jobs, cards, options, *, processes=1, **kw):
         spawned.append(processes)
         return real(jobs, cards, options, processes=processes, **kw)
 
-    monkeypatch.setattr(event, "run_jobs", spy)
+    monkeypatch.setattr(event_judge, "run_jobs", spy)
     outputs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"r{jobs}.json"
@@ -237,8 +238,8 @@ def test_jobs_under_spawn_give_the_same_reports_as_one_process(folder, core_db, 
     DECKCHECK_START_METHOD; as of a date, so the workers' history is used too."""
     import multiprocessing
 
-    monkeypatch.setattr(event, "MIN_DECKS_PER_PROCESS", 1)
-    monkeypatch.setattr(event, "INDEX_LOAD_S", 0.0)  # the in-memory index: processes are used
+    monkeypatch.setattr(event_pool, "MIN_DECKS_PER_PROCESS", 1)
+    monkeypatch.setattr(event_run, "INDEX_LOAD_S", 0.0)  # the in-memory index: processes are used
     methods = []
     real = multiprocessing.get_context
 
@@ -270,8 +271,8 @@ def test_jobs_under_spawn_give_the_same_reports_as_one_process(folder, core_db, 
 
 
 def test_unknown_start_method_is_a_usage_error(folder, core_db, capsys, monkeypatch):
-    monkeypatch.setattr(event, "MIN_DECKS_PER_PROCESS", 1)
-    monkeypatch.setattr(event, "INDEX_LOAD_S", 0.0)
+    monkeypatch.setattr(event_pool, "MIN_DECKS_PER_PROCESS", 1)
+    monkeypatch.setattr(event_run, "INDEX_LOAD_S", 0.0)
     monkeypatch.setenv("DECKCHECK_START_METHOD", "teleport")
     code, _, err = run(capsys, "validate", str(folder), "--format", "modern", "--db", core_db,
                        "--jobs", "2")
@@ -326,12 +327,13 @@ def test_html_lists_legal_decks_whose_date_is_near_a_change(folder, core_db, cap
 def test_cost_model_has_no_cliff():
     """The card source is chosen by cost: N decks never cost much more than N-1."""
     def cost(n: int) -> float:
-        return (event.INDEX_LOAD_S + n * event.WARM_DECK_S if event.use_index(n)
-                else n * event.DB_DECK_S)
+        return (event_run.INDEX_LOAD_S + n * event_run.WARM_DECK_S if event.use_index(n)
+                else n * event_run.DB_DECK_S)
 
     assert not event.use_index(1) and event.use_index(10_000)
     # The cheaper source every time (so no step in the cost), and no more per deck as N grows.
-    assert all(cost(n) == min(event.INDEX_LOAD_S + n * event.WARM_DECK_S, n * event.DB_DECK_S)
+    assert all(cost(n) == min(event_run.INDEX_LOAD_S + n * event_run.WARM_DECK_S,
+                              n * event_run.DB_DECK_S)
                for n in range(1, 5000))
     assert all(cost(n + 1) <= cost(n) * (n + 1) / n + 1e-9 for n in range(1, 5000))
 
@@ -340,7 +342,7 @@ def test_processes_are_used_only_when_the_batch_repays_them():
     assert event.processes_for(8, 10) == 1
     assert event.processes_for(2, 10_000) == 2
     assert event.processes_for(None, 10_000) == min(os.cpu_count() or 1,
-                                                    10_000 // event.MIN_DECKS_PER_PROCESS)
+                                                    10_000 // event_pool.MIN_DECKS_PER_PROCESS)
 
 
 @pytest.mark.parametrize("label, name, expected", [

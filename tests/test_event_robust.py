@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from validator.event import run as event
+from validator import event
+from validator.event import pool as event_pool
 from validator.cli.commands import main
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n"
@@ -512,8 +513,8 @@ def test_sigterm_in_a_fork_callback_stops_the_run_without_a_traceback(tmp_path, 
     if sys.platform == "win32" or not hasattr(os, "register_at_fork"):
         pytest.skip("fork callbacks are POSIX only")
     path = tmp_path / "event.json"
-    # Enough decks for two processes (event.MIN_DECKS_PER_PROCESS each).
-    path.write_text(event_json(*(f"p{i}" for i in range(4 * event.MIN_DECKS_PER_PROCESS))),
+    # Enough decks for two processes (event_pool.MIN_DECKS_PER_PROCESS each).
+    path.write_text(event_json(*(f"p{i}" for i in range(4 * event_pool.MIN_DECKS_PER_PROCESS))),
                     encoding="utf-8")
     report = tmp_path / "r.csv"
     script = textwrap.dedent(f"""
@@ -558,7 +559,7 @@ def test_a_named_pipe_whose_writer_came_and_went_before_the_read_keeps_its_data(
     """The sequence that hung a run now and then: the pipe is opened (without blocking) to
     look at it, its writer opens, writes and leaves, then the reading starts. The data is in
     the pipe the first descriptor holds; it is read from there, not waited for again."""
-    from validator.event.run import _read_stream
+    from validator.event.inputs import _read_stream
 
     fifo = tmp_path / "p.txt"
     os.mkfifo(fifo)
@@ -580,7 +581,7 @@ def test_a_named_pipe_read_before_its_writer_comes_waits_for_it(tmp_path):
     import threading
     import time
 
-    from validator.event.run import _read_stream
+    from validator.event.inputs import _read_stream
 
     fifo = tmp_path / "p.txt"
     os.mkfifo(fifo)

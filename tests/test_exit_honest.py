@@ -402,7 +402,7 @@ def test_one_string_is_one_commander_and_one_rule(commander_db, index):
 def test_event_collect_takes_one_path(tmp_path, monkeypatch):
     from pathlib import Path
 
-    from validator.event.run import collect
+    from validator.event import collect
 
     monkeypatch.chdir(tmp_path)  # a relative path: its characters "d", "1" are no files
     Path("d1").mkdir()

@@ -16,6 +16,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 import validator  # noqa: E402
 from conftest import FIXTURES, core_cards_with  # noqa: E402
 from validator.service import app as service_app  # noqa: E402
+from validator.service import bodies as service_bodies  # noqa: E402
+from validator.service.models import ValidateRequest  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 from validator.service.bodylimit import MAX_BODY_BYTES  # noqa: E402
 from validator.service.cards import CardHolder  # noqa: E402
@@ -116,13 +118,13 @@ def _without_date(headers) -> dict:
 def routed_reads(monkeypatch) -> list:
     """The models the framework's route was asked to read a body for (the fast path never asks)."""
     calls: list = []
-    real = service_app.read_deck_request
+    real = service_bodies.read_deck_request
 
     async def counting(request, model):
         calls.append(model)
         return await real(request, model)
 
-    monkeypatch.setattr(service_app, "read_deck_request", counting)
+    monkeypatch.setattr(service_bodies, "read_deck_request", counting)
     return calls
 
 
@@ -133,7 +135,7 @@ def test_json_validate_skips_the_framework_and_answers_the_same_bytes(client, ro
         assert routed_reads == []  # answered below the framework
         routed = client.post(f"/v1/validate?format={fmt}&filename=deck.txt", content=text.encode(),
                              headers={"content-type": "text/plain"})
-        assert routed_reads == [service_app.ValidateRequest]
+        assert routed_reads == [ValidateRequest]
         routed_reads.clear()
         assert fast.status_code == routed.status_code == 200
         assert fast.content == routed.content  # the same report, byte for byte
@@ -165,7 +167,7 @@ def test_json_bodies_that_are_not_a_report_are_answered_by_the_app(client, route
                                                                "format": "modern", "bracket": "x"}),
                              422, "invalid-field")
     assert [e["field"] for e in problem["errors"]] == ["bracket"]
-    assert routed_reads == [service_app.ValidateRequest]
+    assert routed_reads == [ValidateRequest]
 
 
 def test_client_errors_found_while_judging_are_answered_without_judging_again(client, routed_reads,
@@ -188,7 +190,7 @@ def test_client_errors_found_while_judging_are_answered_without_judging_again(cl
     assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "commander",
                                                      "commanders": ["Nope Nope"]}), 400, "usage")
     assert judged == ["modren", "modren", "commander"]  # once each
-    assert routed_reads == [service_app.ValidateRequest]  # only the text/plain one
+    assert routed_reads == [ValidateRequest]  # only the text/plain one
 
 
 def test_small_bodies_are_judged_on_the_event_loop_large_ones_in_a_thread():
@@ -201,15 +203,15 @@ def test_small_bodies_are_judged_on_the_event_loop_large_ones_in_a_thread():
         threads.append(threading.get_ident())
         return {"judged": len(content)}
 
-    many_lines = b"1 X\n" * service_app.INLINE_MAX_LINES  # short, but many lines to judge
+    many_lines = b"1 X\n" * service_bodies.INLINE_MAX_LINES  # short, but many lines to judge
 
     async def all_three():
         small = await service_app.judge(judge_fn, None, "1 Island\n" * 100)
-        large = await service_app.judge(judge_fn, None, b"x" * (service_app.INLINE_MAX_BYTES + 1))
+        large = await service_app.judge(judge_fn, None, b"x" * (service_bodies.INLINE_MAX_BYTES + 1))
         long = await service_app.judge(judge_fn, None, many_lines)
         return small, large, long
 
-    assert asyncio.run(all_three()) == ({"judged": 900}, {"judged": service_app.INLINE_MAX_BYTES + 1},
+    assert asyncio.run(all_three()) == ({"judged": 900}, {"judged": service_bodies.INLINE_MAX_BYTES + 1},
                                         {"judged": len(many_lines)})
     assert threads[0] == threading.get_ident()
     assert threads[1] != threading.get_ident() and threads[2] != threading.get_ident()

@@ -373,7 +373,8 @@ def test_query_parameters_that_are_no_option_pass_beside_a_json_or_form_body(cli
 
 
 def test_the_fast_path_answers_a_cache_busted_json_body_and_leaves_options_to_the_app():
-    from validator.service.app import QUERY_OPTIONS, ValidateRequest
+    from validator.service.bodies import QUERY_OPTIONS
+    from validator.service.models import ValidateRequest
     from validator.service.fastpath import ValidateFastPath
 
     async def app(scope, receive, send):  # the full app: records that it was asked

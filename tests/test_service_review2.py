@@ -17,8 +17,10 @@ from fastapi.testclient import TestClient  # noqa: E402
 from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 from test_service_review import _closed_within, own_db, quick_deadline_server  # noqa: E402,F401
 from validator.service import app as service_app  # noqa: E402
-from validator.service.app import (MAX_RULE_CHARS, URLENCODED_MAX_BYTES, ServiceConfig,  # noqa: E402
-                                   create_app, parse_urlencoded)
+from validator.service import bodies as service_bodies  # noqa: E402
+from validator.service.app import ServiceConfig, create_app  # noqa: E402
+from validator.service.bodies import URLENCODED_MAX_BYTES, parse_urlencoded  # noqa: E402
+from validator.service.models import MAX_RULE_CHARS  # noqa: E402
 
 URLENCODED = {"content-type": "application/x-www-form-urlencoded"}
 
@@ -47,8 +49,8 @@ def test_a_url_encoded_body_is_parsed_without_a_piece_per_percent(client, monkey
     """Under the limit, work grows with the length only: the decoder makes no list item per
     `%` (Starlette's and urllib's did), and a form of too many fields is a 400."""
     calls = []
-    real = service_app.parse_urlencoded
-    monkeypatch.setattr(service_app, "parse_urlencoded",
+    real = service_bodies.parse_urlencoded
+    monkeypatch.setattr(service_bodies, "parse_urlencoded",
                         lambda raw, *rest: calls.append(len(raw)) or real(raw, *rest))
     body = b"format=modern&decklist=" + b"%" * (URLENCODED_MAX_BYTES - 100)
     report = client.post("/v1/validate", content=body, headers=URLENCODED)

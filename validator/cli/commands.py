@@ -396,7 +396,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
     from validator.api import commander_names
-    from validator.event.run import EventTerminated, RunOptions, collect, report_clash, run_event
+    from validator.event import EventTerminated, RunOptions, collect, report_clash, run_event
     from validator.event.reports import render_event_json, render_event_text, write_event_report
     from validator.rules.formats import get_format, load_formats
     from validator.history.provenance import provenance_line
@@ -427,7 +427,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                          bracket=args.bracket, input_format=args.input_format, as_of=args.as_of)
     try:
         result = run_event(inputs, db=args.db, options=options, jobs=args.jobs)
-    except EventTerminated:  # its workers were stopped (validator/event/run.py _run_pool)
+    except EventTerminated:  # its workers were stopped (validator/event/pool.py _run_pool)
         _err("validate terminated (SIGTERM): its worker processes were stopped; no report "
              "was written")
         return 128 + 15

@@ -60,7 +60,10 @@ def _column(keys: list[str], names: tuple[str, ...]) -> int | None:
     return None
 
 
-def _delimiter(header: str) -> str:
+def sniff_delimiter(header: str) -> str:
+    """The separator of a CSV whose header line is `header`: a tab (a tab-separated export
+    with no comma), `;` (a European Excel, where `,` is the decimal mark) when it outnumbers
+    `,`, else `,`. Event manifests are read with it too (validator/event/inputs.py)."""
     if "\t" in header and "," not in header:
         return "\t"
     return ";" if header.count(";") > header.count(",") else ","
@@ -75,7 +78,7 @@ def parse_csv(text: str) -> Deck:
         lines.pop(0)
     if not lines:
         raise DecklistError("empty CSV: expected a header row with a quantity and a name column")
-    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=_delimiter(lines[0]))
+    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=sniff_delimiter(lines[0]))
     try:
         header = next(reader)
     except csv.Error as exc:

@@ -10,7 +10,8 @@ import os
 import stat
 from typing import Any
 
-from validator.event.run import DeckResult, EventResult
+from validator.event.judge import DeckResult
+from validator.event.run import EventResult
 from validator.model import Severity
 from validator.history.provenance import as_of_label, prov_card_data_date, provenance_line, synced_shown
 from validator.report import SCHEMA, escape_controls, shown_lines
