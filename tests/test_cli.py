@@ -101,7 +101,7 @@ def test_unknown_card_line_number_and_suggestion(db, tmp_path, capsys):
 def test_card_command_shows_validator_facts(db, capsys):
     code, out, _ = run(capsys, "card", "fire/ice", "--db", db)
     assert code == 0
-    assert "name: Fire // Ice" in out and "mana_value: 4.0" in out and "color_identity: UR" in out
+    assert "name: Fire // Ice" in out and "mana value: 4" in out and "color identity: UR" in out
     code, _, err = run(capsys, "card", "Lightnig Bolt", "--db", db)
     assert code == 2 and "did you mean 'Lightning Bolt'" in err
 

@@ -365,7 +365,7 @@ def test_every_subcommand_help_describes_itself_its_options_and_exit_codes(name,
         main([name, "--help"])
     out = capsys.readouterr().out
     assert info.value.code == 0 and "exit codes:" in out and "2  " in out
-    assert "--db" in out
+    assert "--db" in out or name == "completion"  # the one command that reads no card data
 
 
 @pytest.mark.parametrize("name", ["validate", "check-formats"])

@@ -22,6 +22,8 @@ DEBUG_ENV = "DECKCHECK_DEBUG"
 #: Schemas of the JSON that `info --json` and `changes --json` print (README "CLI reference").
 INFO_SCHEMA = "deckcheck.info/1"
 CHANGES_SCHEMA = "deckcheck.changes/1"
+#: The shells `deckcheck completion` writes a script for (shtab's).
+COMPLETION_SHELLS = ("bash", "zsh")
 
 
 #: The exit codes, as every command's --help shows them (README "CLI reference").
@@ -60,15 +62,37 @@ class _Parser(argparse.ArgumentParser):
         _err(_one_line(f"{message}; see {self.prog} --help"))
         self.exit(EXIT_USAGE)
 
+    def unrecognized(self, extras: Sequence[str]) -> Any:
+        """The error for arguments this (sub)command does not take, with the closest option
+        for each mistyped one (`--fromat`: did you mean --format?), pointing at this
+        command's own --help rather than the top level's."""
+        import difflib
+
+        options = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+        hints = []
+        for extra in extras:
+            if extra.startswith("-") and extra != "-":
+                close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1,
+                                                  cutoff=0.6)
+                if close and close[0] not in hints:
+                    hints.append(close[0])
+        hint = f" (did you mean {' or '.join(hints)}?)" if hints else ""
+        self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+
+
+def _examples(examples: Sequence[str]) -> str:
+    return "examples:\n" + "".join(f"  {line}\n" for line in examples) + "\n"
+
 
 def _command(sub, name: str, summary: str, epilog: str = EXITS_PLAIN,
-             details: str = "") -> argparse.ArgumentParser:
-    """A subcommand whose --help starts with its one-line summary and ends with its exit
-    codes."""
+             details: str = "", examples: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """A subcommand whose --help starts with its one-line summary and ends with a few real
+    invocations and its exit codes."""
     import textwrap  # the raw formatter keeps the epilog's layout, so wrap the details here
 
     description = f"{summary}\n\n{textwrap.fill(details, 78)}" if details else summary
-    return sub.add_parser(name, help=summary, description=description, epilog=epilog,
+    return sub.add_parser(name, help=summary, description=description,
+                          epilog=_examples(examples) + epilog if examples else epilog,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
@@ -97,13 +121,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(
         prog="deckcheck", description="Magic: The Gathering deck-legality checker.",
-        epilog=EXITS_JUDGING, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=_examples(["deckcheck sync", "deckcheck validate deck.txt --format modern",
+                          "deckcheck card Lightning Bolt"]) + EXITS_JUDGING,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"deckcheck {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Not required: a bare `deckcheck` prints this help (its command list) rather than an
+    # error naming COMMAND (_main).
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = _command(sub, "sync", "Download Scryfall's bulk card data into the card database.",
                  details="Skips the download when Scryfall's data has not changed; ends with the "
-                         "legality changes since the last sync.")
+                         "legality changes since the last sync.",
+                 examples=["deckcheck sync", "deckcheck sync --from oracle-cards.json",
+                           "deckcheck sync --printings"])
     _add_db(p)
     p.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
                    help="import a bulk file (JSON or JSON Lines, gzip or not) instead of "
@@ -135,7 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "format, commander, as_of columns) and event files (one deck per "
                          "player). With several decks, prints one line per deck, a summary per "
                          "format and the card data's provenance; an input that cannot be read "
-                         "is reported and the others are still checked.")
+                         "is reported and the others are still checked.",
+                 examples=["deckcheck validate deck.txt --format modern",
+                           "deckcheck validate decks/ --format pioneer --report results.csv",
+                           "deckcheck validate atraxa.txt -f commander --bracket 3 --json"])
     _add_db(p)
     p.add_argument("files", nargs="+", metavar="INPUT",
                    help="decklist files, directories, glob patterns, FILE:FORMAT, manifests, "
@@ -173,7 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "the files skipped as not decklists")
 
     p = _command(sub, "check-formats", "List every format a deck is legal in, and why not in "
-                 "the others.", EXITS_JUDGING)
+                 "the others.", EXITS_JUDGING,
+                 examples=["deckcheck check-formats deck.txt",
+                           "deckcheck check-formats deck.txt --json"])
     _add_db(p)
     # nargs="+": more than one decklist is refused with what to use instead (cmd_check_formats)
     p.add_argument("file", nargs="+", metavar="FILE", help="a decklist file, or - for stdin "
@@ -187,18 +222,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", metavar="DATE", help="judge legality as of DATE (YYYY-MM-DD; a "
                    "month YYYY-MM is judged as of its last day)")
 
-    p = _command(sub, "formats", "List the formats and their deck rules.")
+    p = _command(sub, "formats", "List the formats and their deck rules.",
+                 examples=["deckcheck formats", "deckcheck formats --formats-file house.toml"])
     _add_db(p)
     _add_formats_file(p)
     p.add_argument("--json", action="store_true", help="print the rules as JSON")
 
-    p = _command(sub, "card", "Show a card as the validator sees it.")
+    p = _command(sub, "card", "Show a card as the validator sees it.",
+                 examples=["deckcheck card Lightning Bolt", 'deckcheck card "Fire // Ice" --json'])
     _add_db(p)
-    p.add_argument("name", metavar="NAME", help="the card's name (any face; case and accents "
-                                                "do not matter)")
+    p.add_argument("name", nargs="+", metavar="NAME",
+                   help="the card's name (any face; case and accents do not matter); its words "
+                        "are joined with one space, so quotes are not needed")
     p.add_argument("--json", action="store_true", help="print the card's facts as JSON")
 
-    p = _command(sub, "info", "Show the card database's location, last sync and counts.")
+    p = _command(sub, "info", "Show the card database's location, last sync and counts.",
+                 examples=["deckcheck info", "deckcheck info --db /srv/deckcheck/cards.sqlite3"])
     _add_db(p)
     p.add_argument("--json", action="store_true",
                    help=f"print JSON (schema {INFO_SCHEMA}) instead of text")
@@ -206,7 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "changes", "List the legality changes recorded between syncs.",
                  details="With --format or --since: bans, unbans, restrictions, rotations and "
                          "releases from deckcheck's shipped legality history (2015-02-24 to "
-                         "2026-08-22) and the database's change log, oldest first.")
+                         "2026-08-22) and the database's change log, oldest first.",
+                 examples=["deckcheck changes",
+                           "deckcheck changes --format modern --since 2025-01-01"])
     _add_db(p)
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="show the N most recent changes, oldest first (default: 200, or with "
@@ -220,7 +261,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _command(sub, "companion", "Show how a companion condition sentence is read.",
                  details="SENTENCE may also be a companion card's name: its condition is read "
-                         "from the card database (--db, $DECKCHECK_DB or the default one).")
+                         "from the card database (--db, $DECKCHECK_DB or the default one).",
+                 examples=['deckcheck companion "Each nonland card in your starting deck has '
+                           'mana value 3 or less."',
+                           'deckcheck companion "Lurrus of the Dream-Den"'])
     _add_db(p)
     p.add_argument("sentence", metavar="SENTENCE",
                    help='a companion condition, e.g. "Each permanent card in your starting deck '
@@ -230,11 +274,14 @@ def build_parser() -> argparse.ArgumentParser:
                  "deckcheck[serve]).",
                  details="Serves the JSON API under /v1 and the paste-a-deck page at / until "
                          "interrupted. The card data is loaded once at start-up and swapped "
-                         "when a `deckcheck sync` has finished against the same database.")
+                         "when a `deckcheck sync` has finished against the same database.",
+                 examples=["deckcheck serve", "deckcheck serve --port 0",
+                           "deckcheck serve --host 0.0.0.0 --port 8080 --workers 2"])
     _add_db(p)
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=int, default=8000,
+                   help="port (default 8000; 0: the OS picks a free one, logged at start-up)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="worker processes sharing the loaded card data (default 1)")
     p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
@@ -245,6 +292,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root-path", default="",
                    help="the path prefix when served behind a reverse proxy under one")
     p.add_argument("--access-log", action="store_true", help="log every request")
+
+    p = _command(sub, "completion", "Print the shell completion script for bash or zsh.",
+                 details="Completes commands, options, their fixed choices (--input-format, "
+                         "--bracket...) and file paths. Load it "
+                         "from your shell's start-up file, or save it where the shell looks "
+                         "for completions.",
+                 examples=['eval "$(deckcheck completion bash)"',
+                           "deckcheck completion bash > ~/.local/share/bash-completion/"
+                           "completions/deckcheck",
+                           'deckcheck completion zsh > "${fpath[1]}/_deckcheck"'])
+    p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell: "
+                   + " or ".join(COMPLETION_SHELLS))
     return parser
 
 
@@ -533,6 +592,7 @@ def cmd_formats(args: argparse.Namespace) -> int:
 def cmd_card(args: argparse.Namespace) -> int:
     import json
 
+    args.name = " ".join(args.name)  # `deckcheck card Lightning Bolt` needs no quotes
     if not args.name.strip():
         raise UsageError("give a card name: deckcheck card \"Lightning Bolt\"")
     db = _open_cards(args.db, many=False)
@@ -546,16 +606,28 @@ def cmd_card(args: argparse.Namespace) -> int:
         print(json.dumps(facts, indent=2, ensure_ascii=False))
         return EXIT_OK
     for key, value in facts.items():
+        label = key.replace("_", " ")  # read by people: the JSON keeps the keys
         if key == "legalities":
             print("legalities:")
             for fmt, status in value.items():
                 print(f"  {fmt:<16} {status}")
         elif key in ("deck_card", "commander_eligible") and facts.get("meld_from"):
             # CR 712.4b: said, not left out as an unremarkable False
-            print(f"{key}: False (the back face of a meld pair is not a card, CR 712.4b)")
+            print(f"{label}: no (the back face of a meld pair is not a card, CR 712.4b)")
         elif value not in (None, False, [], ""):
-            print(f"{key}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
+            print(f"{label}: {_human(value)}")
     return EXIT_OK
+
+
+def _human(value: object) -> str:
+    """A fact as text: yes for True, a whole mana value without its ".0", a list by commas."""
+    if value is True:
+        return "yes"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
 
 
 def _did_you_mean(name: str, cards) -> str:
@@ -592,7 +664,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         s = info.last_sync
         print(f"last sync: {s['finished_at']} ({s['bulk_type']}, {s['card_count']} cards, "
               f"{s['duration_s']:.1f} s) from {s['source_uri']}")
-        print(f"  updated_at: {s['updated_at']}  sha256: {s['sha256']}")
+        # None: a `sync --from` file that does not carry Scryfall's updated_at
+        print(f"  updated_at: {s['updated_at'] or 'unknown'}  sha256: {s['sha256'] or 'unknown'}")
     else:
         print("last sync: never")
     return EXIT_OK
@@ -722,12 +795,14 @@ def cmd_companion(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     try:
-        from validator.service.server import serve
+        from validator.service.server import require_serve_extra, serve
     except ImportError as exc:
         raise UsageError(f"the service needs its extra: pip install 'deckcheck[serve]' "
                          f"({exc})") from exc
-    if args.workers < 1 or not 0 < args.port < 65536 or args.poll < 0:
-        raise UsageError("--workers must be at least 1, --port 1-65535, --poll 0 or more")
+    require_serve_extra()  # fastapi and uvicorn are imported only once serving starts
+    if args.workers < 1 or not 0 <= args.port < 65536 or args.poll < 0:
+        raise UsageError("--workers must be at least 1, --port 0-65535 (0: the OS picks a "
+                         "free port), --poll 0 or more")
     try:
         serve(host=args.host, port=args.port, workers=args.workers, db=args.db,
               cors_origins=args.cors_origin, formats_file=args.formats_file,
@@ -737,10 +812,39 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    import shtab
+
+    parser = build_parser()
+    for action in _all_actions(parser):
+        # Paths complete as files: inputs, --db, --report, --from, --formats-file.
+        if action.type is Path or action.dest in ("files", "file", "db"):
+            action.complete = shtab.FILE  # type: ignore[attr-defined]
+    print(shtab.complete(parser, shell=args.shell), end="")
+    return EXIT_OK
+
+
+def _all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    actions = list(parser._actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                actions += _all_actions(sub)
+    return actions
+
+
+def _subcommand(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
+    """The subcommand's parser (the top-level one without a command)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            return action.choices[name]
+    return parser
+
+
 COMMANDS = {
     "sync": cmd_sync, "validate": cmd_validate, "check-formats": cmd_check_formats,
     "formats": cmd_formats, "card": cmd_card, "info": cmd_info, "changes": cmd_changes,
-    "companion": cmd_companion, "serve": cmd_serve,
+    "companion": cmd_companion, "serve": cmd_serve, "completion": cmd_completion,
 }
 
 
@@ -827,7 +931,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # Known arguments first, so that one a subcommand does not take is refused by that
+    # subcommand's parser (its options suggested, its --help named), not the top level's.
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _subcommand(parser, args.command).unrecognized(extras)
+    if args.command is None:  # nothing was done: the command list, and exit 2 (usage)
+        parser.print_help()
+        _err("give a command (listed above); deckcheck COMMAND --help shows its options")
+        return EXIT_USAGE
     try:
         return COMMANDS[args.command](args)
     except DeckcheckError as exc:

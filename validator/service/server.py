@@ -50,6 +50,32 @@ def bounds() -> dict[str, Any]:
                 http=http_protocol())
 
 
+#: The modules of the `serve` extra (pyproject.toml), by the module name each is imported as;
+#: python-multipart is imported as python_multipart, or multipart before its 0.0.13.
+SERVE_EXTRA_MODULES = (("fastapi",), ("uvicorn",), ("python_multipart", "multipart"))
+
+
+def require_serve_extra() -> None:
+    """A DeckcheckError (exit 2, one line) saying how to install the `serve` extra when one of
+    its modules cannot be imported: they are imported only once serving starts, where a
+    missing one would otherwise surface as an internal error."""
+    import importlib
+
+    for names in SERVE_EXTRA_MODULES:
+        problem: ImportError | None = None
+        for name in names:
+            try:
+                importlib.import_module(name)
+                break
+            except ImportError as exc:
+                problem = problem or exc
+        else:
+            raise DeckcheckError(
+                f"deckcheck serve needs the serve extra, which is not installed ({problem}): "
+                "pip install 'deckcheck[serve]', or pip install '.[serve]' in a clone of "
+                "deckcheck", code="usage") from problem
+
+
 def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
     """Fail before binding a port when the service could not answer: no card database, a
     database that was never synced, or a bad formats file (DeckcheckError, exit 2)."""
@@ -160,8 +186,9 @@ def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 
     app = create_app(config, holder=holder)
     uv_config = uvicorn.Config(app, host=host, port=port, **common)  # configures logging
     sockets = listen_group(host, port, workers)
+    # The bound port: with --port 0 the OS picked it, and this line is where it is said.
     log.info("card data loaded in %.2f s; listening on http://%s:%d", time.perf_counter() - started,
-             host if ":" not in host else f"[{host}]", port)
+             host if ":" not in host else f"[{host}]", sockets[0].getsockname()[1])
     if workers <= 1:
         uvicorn.Server(uv_config).run(sockets=sockets)
         return
