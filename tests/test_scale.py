@@ -173,7 +173,7 @@ def test_local_cluster_gives_the_in_process_verdicts(sample_db) -> None:
     assert dask.__version__
 
 
-# ---------------------------------------------------------------------------- README examples
+# ---------------------------------------------------------------------------- docs examples
 
 def test_report_schema_names_every_row_field_in_order(core_db: str) -> None:
     """PySpark's `createDataFrame(rows, REPORT_SCHEMA)`: the DDL names exactly the fields
@@ -193,17 +193,17 @@ def test_report_schema_names_every_row_field_in_order(core_db: str) -> None:
 
 
 def _readme_block(starts: str) -> str:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    for block in readme.split("```python\n")[1:]:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "python-api.md").read_text(encoding="utf-8")
+    for block in page.split("```python\n")[1:]:
         code = block.split("```", 1)[0]
         if code.startswith(starts):
             return code
-    raise AssertionError(f"no README python block starts with {starts!r}")
+    raise AssertionError(f"no docs/python-api.md python block starts with {starts!r}")
 
 
 def test_readme_dask_example_runs_on_a_local_cluster(core_db: str, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's Dask example, run as written (paths and the scheduler address swapped in):
+    """The Dask example of docs/python-api.md, run as written (paths and the scheduler address swapped in):
     illegal decks are the judged ones with legal False; a deck that could not be judged is in
     `failed/`, not counted as illegal."""
     pytest.importorskip("dask.dataframe")
@@ -223,7 +223,7 @@ def test_readme_dask_example_runs_on_a_local_cluster(core_db: str, tmp_path: Pat
         code = code.replace('"scheduler:8786"', repr(cluster.scheduler_address))
         code = code.replace('"/data/cards.sqlite3"', repr(core_db))
         names: dict = {}
-        exec(compile(code, "README.md", "exec"), names)  # noqa: S102 - our own README
+        exec(compile(code, "docs/python-api.md", "exec"), names)  # noqa: S102 - our own docs
         names["client"].close()
     assert sorted(r["id"] for r in names["reports"].compute().to_dict("records")) == \
         ["illegal", "legal", "unjudged"]

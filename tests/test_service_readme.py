@@ -24,7 +24,7 @@ from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 from validator.service.cards import CardHolder, load_snapshot  # noqa: E402
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 @pytest.fixture(scope="module")
@@ -240,13 +240,12 @@ def test_healthz_says_scryfalls_updated_at_apart_from_the_sync_time(core_db):
 # ------------------------------------------------------------------ 6: the report's keys
 
 def _web_service_section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("## Web service")
-    return text[start:text.index("\n## ", start + 1)]
+    """The service's documentation: the HTTP API page and the operations page (the sync)."""
+    return "\n".join((DOCS / name).read_text(encoding="utf-8") for name in ("http-api.md", "operations.md"))
 
 
 def test_the_answer_is_one_decks_report_without_the_keys_naming_a_deck_of_a_run(client, core_db):
-    """README said "exactly the `validate --json` report", whose report of a file carries `id`
+    """The docs once said "exactly the `validate --json` report", whose report of a file carries `id`
     and `player`: it now says the answer has neither, which is what is answered."""
     answer = client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
                                                "filename": "deck.txt"}).json()
