@@ -214,13 +214,13 @@ def test_jobs_give_the_same_report_as_one_process(folder, core_db, capsys, tmp_p
     monkeypatch.setattr(event_pool, "MIN_DECKS_PER_PROCESS", 1)
     monkeypatch.setattr(event_run, "INDEX_LOAD_S", 0.0)  # use the in-memory index: forkable
     spawned = []
-    real = event_judge.run_jobs
+    real = event_pool.run_jobs
 
     def spy(jobs, cards, options, *, processes=1, **kw):
         spawned.append(processes)
         return real(jobs, cards, options, processes=processes, **kw)
 
-    monkeypatch.setattr(event_judge, "run_jobs", spy)
+    monkeypatch.setattr(event_pool, "run_jobs", spy)
     outputs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"r{jobs}.json"

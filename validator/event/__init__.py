@@ -13,15 +13,15 @@ after each one's path relative to their common parent), then `#player` where kno
 number of processes, so reports are identical with `--jobs 1` and `--jobs N`.
 
 The package's public face; the work is split by concern: `inputs` (probing and collecting
-inputs, reading manifests and event files), `judge` (one deck, a batch), `pool` (the worker
+inputs, reading manifests and event files), `judge` (one deck), `pool` (a batch, its worker
 processes and their signals), `run` (`run_event`), `reports` (the renderings). The judging
 function itself is `validator.event.judge.judge`: not re-exported here, where its name would
 hide the `judge` module.
 """
 
 from validator.event.inputs import DeckJob, EventInputs, Skipped, collect, report_clash
-from validator.event.judge import DeckResult, RunOptions, run_jobs
-from validator.event.pool import EventTerminated, processes_for, start_method
+from validator.event.judge import DeckResult, RunOptions
+from validator.event.pool import EventTerminated, processes_for, run_jobs, start_method
 from validator.event.run import EventResult, run_event, use_index
 
 __all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "EventTerminated",

@@ -1,5 +1,5 @@
-"""Judging: one deck job (`judge`) into a `DeckResult`, and a batch of them (`run_jobs`), in
-this process or in worker processes (validator/event/pool.py), with stable ids."""
+"""Judging: one deck job (`judge`) into a `DeckResult`, and the stable ids of a batch (`_ids`);
+validator/event/pool.py judges a batch, here or in worker processes."""
 
 from __future__ import annotations
 
@@ -175,17 +175,3 @@ def _ids(results: list[DeckResult], jobs: list[DeckJob]) -> None:
         r.id = base if n == 1 else f"{base}~{n}"
         if r.report is not None:
             r.report.deck_id = r.id
-
-
-def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes: int = 1,
-             history: Any = None, db: str | None = None) -> list[DeckResult]:
-    """Judge every job, in input order; with processes > 1 in a process pool (forked from this
-    process, so the card index loaded here is shared, not reloaded or pickled)."""
-    if processes <= 1 or len(jobs) < 2:
-        results = [judge(job, cards, options, history) for job in jobs]
-    else:
-        from validator.event.pool import _run_pool
-
-        results = _run_pool(jobs, cards, options, processes, history, db)
-    _ids(results, jobs)
-    return results

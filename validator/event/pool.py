@@ -1,16 +1,15 @@
-"""The worker processes of `--jobs N`: how many (`processes_for`), how they start
-(`start_method`), the state each inherits, and the SIGTERM handling that stops them with the
-run (`_run_pool`)."""
+"""A batch of deck jobs judged in input order (`run_jobs`), here or in the worker processes of
+`--jobs N`: how many (`processes_for`), how they start (`start_method`), the state each
+inherits, and the SIGTERM handling that stops them with the run (`_run_pool`)."""
 
 from __future__ import annotations
 
-import functools
 import os
-import sys
 from typing import Any
 
 from validator.event.inputs import DeckJob
-from validator.event.judge import DeckResult, RunOptions, judge
+from validator.event.judge import DeckResult, RunOptions, _ids, judge
+from validator.signals import in_child, stop_signals_as
 
 #: Fewer decks than this per extra process do not repay starting it.
 MIN_DECKS_PER_PROCESS = 150
@@ -28,7 +27,7 @@ def _init_spawned(db: str | None, options: RunOptions, history_wanted: bool) -> 
     """Worker start where fork is unavailable (Windows, macOS's default, or chosen with
     DECKCHECK_START_METHOD): the worker opens the database and loads its own index once."""
     from validator.api import open_db
-    from validator.rules.resolve import CardIndex
+    from validator.store.index import CardIndex
 
     database = open_db(db)
     _WORKER["cards"] = CardIndex.from_db(database)
@@ -68,42 +67,26 @@ def processes_for(jobs: int | None, decks: int) -> int:
     return max(1, min(wanted, decks // MIN_DECKS_PER_PROCESS or 1))
 
 
+def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes: int = 1,
+             history: Any = None, db: str | None = None) -> list[DeckResult]:
+    """Judge every job, in input order; with processes > 1 in a process pool (forked from this
+    process, so the card index loaded here is shared, not reloaded or pickled)."""
+    if processes <= 1 or len(jobs) < 2:
+        results = [judge(job, cards, options, history) for job in jobs]
+    else:
+        results = _run_pool(jobs, cards, options, processes, history, db)
+    _ids(results, jobs)
+    return results
+
+
 class EventTerminated(KeyboardInterrupt):
     """SIGTERM arrived while worker processes judged decks: raised like Ctrl-C, so that the
     workers are stopped with the run instead of outliving it."""
 
 
-#: The SIGTERM received during this run's pool: its exception can be lost, so it is also noted
-#: here and checked after each result (`_run_pool`).
-_SIGNALLED: list[int] = []
-
-
-def _terminated(signum: int, _frame: Any) -> None:
-    _SIGNALLED.append(signum)
-    raise EventTerminated(f"signal {signum}")
-
-
-def _quiet_when_terminated(previous: Any, unraisable: Any) -> None:
-    """`sys.unraisablehook` while a pool runs: an EventTerminated that could not be raised
-    (its signal arrived in a fork callback) is already noted for the run to raise; anything
-    else goes to the `previous` hook."""
-    if isinstance(unraisable.exc_value, EventTerminated) and _SIGNALLED:
-        return
-    previous(unraisable)
-
-
-def _init_forked() -> None:
-    """A forked worker dies of SIGTERM (the parent's handler, inherited, would only raise)."""
-    import signal
-
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: int,
               history: Any, db: str | None) -> list[DeckResult]:
     import multiprocessing
-    import signal
-    import threading
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, len(jobs) // (processes * 8))
@@ -111,45 +94,29 @@ def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: i
     if method == "fork":
         _WORKER.update(cards=cards, options=options, history=history)
         pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_init_forked)
+                                   initializer=in_child)
     else:  # each worker loads the index from the database (nothing large is pickled)
         pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context(method),
                                    initializer=_init_spawned,
                                    initargs=(db, options, history is not None))
     # SIGTERM (a service manager, `timeout`, `kill`) would end this process alone and leave
-    # the workers running: while they run it is raised as EventTerminated (in the main thread,
-    # unless the program set its own handler), as Ctrl-C is.
-    on_term = (threading.current_thread() is threading.main_thread()
-               and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
-    unraisable = sys.unraisablehook
-    if on_term:
-        _SIGNALLED.clear()
-        signal.signal(signal.SIGTERM, _terminated)
-        # The handler's exception lost in a fork callback: noted in _SIGNALLED and raised
-        # below, so not also printed as "Exception ignored" with its traceback.
-        sys.unraisablehook = functools.partial(_quiet_when_terminated, unraisable)
+    # the workers running: while they run it is raised as EventTerminated, as Ctrl-C is.
     try:
-        with pool:
+        with stop_signals_as(EventTerminated, quiet_lost=True) as received, pool:
             try:
                 results = []
                 for result in pool.map(_work, jobs, chunksize=chunk):
                     results.append(result)
-                    # A handler's exception raised while a fork callback runs (logging's, as a
-                    # worker starts) is printed as "Exception ignored" and lost: the run would
-                    # go on and exit 0. The note it left stops the run here instead.
-                    if _SIGNALLED:
-                        raise EventTerminated(f"signal {_SIGNALLED[0]}")
-                if _SIGNALLED:  # lost while the last result came in
-                    raise EventTerminated(f"signal {_SIGNALLED[0]}")
+                    # The handler's exception can be lost in a fork callback (logging's, as a
+                    # worker starts): the run would go on and exit 0. Its note stops it here.
+                    received.check()
+                received.check()  # lost while the last result came in
                 return results
             except BaseException:
                 _stop_workers(pool)
                 raise
     finally:
         _WORKER.clear()
-        if on_term:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            sys.unraisablehook = unraisable
 
 
 def _stop_workers(pool: Any) -> None:

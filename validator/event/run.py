@@ -8,12 +8,11 @@ import os
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-# run_jobs is called through its module, so that a patch of validator.event.judge.run_jobs
+# run_jobs is called through its module, so that a patch of validator.event.pool.run_jobs
 # (the tests' spy on the process count) takes effect here.
-from validator.event import judge as judging
+from validator.event import pool
 from validator.event.inputs import EventInputs, Skipped, collect
 from validator.event.judge import DeckResult, RunOptions
-from validator.event.pool import processes_for
 
 #: Cost model for choosing the card source, CPU seconds measured by bench/bench_batch.py on
 #: the full card file (34k cards, 75-card Modern decks; rerun it when the read path changes):
@@ -80,7 +79,7 @@ def run_event(inputs: EventInputs | Sequence[str] | str | os.PathLike, *, db: st
               options: RunOptions | None = None, jobs: int | None = 1,
               cards: Any = None) -> EventResult:
     """Validate a collected event with one card source: the database for a few decks, one
-    in-memory index for many (decided by `use_index`), in `processes_for(jobs)` processes.
+    in-memory index for many (decided by `use_index`), in `pool.processes_for(jobs)` processes.
     `inputs` is what `collect` returns, or the input strings themselves (paths, directories,
     `FILE:FORMAT`...), collected here with `options`' formats and as-of date."""
     from validator.api import open_db
@@ -103,17 +102,17 @@ def run_event(inputs: EventInputs | Sequence[str] | str | os.PathLike, *, db: st
             # both at the same size to fit the cost model's constants.
             forced = os.environ.get("DECKCHECK_CARD_SOURCE")
             if forced == "index" or (forced != "database" and use_index(len(to_judge))):
-                from validator.rules.resolve import CardIndex
+                from validator.store.index import CardIndex
 
                 cards = CardIndex.from_db(database)
             else:
                 cards = database
-        processes = processes_for(jobs, len(to_judge)) if cards is not database else 1
+        processes = pool.processes_for(jobs, len(to_judge)) if cards is not database else 1
         if processes > 1:
             # A forked child must not use the parent's open connections (SQLite forbids
             # carrying one across fork): close them; both processes reopen on demand.
             database.close()
-        results = judging.run_jobs(inputs.jobs, cards, options, processes=processes,
+        results = pool.run_jobs(inputs.jobs, cards, options, processes=processes,
                                    history=history, db=db)
         prov = provenance(database, options.as_of if options.as_of != "event" else None)
         dates = {r.report.as_of for r in results if r.report is not None}

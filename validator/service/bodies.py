@@ -63,7 +63,7 @@ def check_as_of(value: dt.date | str | None) -> None:
     not echoed (the client has it). A value of the wrong JSON type stays a 422 (the model refuses it)."""
     if not isinstance(value, str):
         return
-    from validator.history.legality import AS_OF_FORMS, AsOfError, parse_as_of
+    from validator.dates import AS_OF_FORMS, AsOfError, parse_as_of
 
     try:
         if value.strip() and parse_as_of(value) is not None:

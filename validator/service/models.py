@@ -87,7 +87,7 @@ class DeckRequest(BaseModel):
         """A date is text (JSON has no dates): a number such as 20260101 is refused saying the
         forms taken, not with pydantic's words about datetimes."""
         if value is not None and not isinstance(value, (str, dt.date)):
-            from validator.history.legality import AS_OF_FORMS
+            from validator.dates import AS_OF_FORMS
 
             raise ValueError(f"not a date: write it as a string, {AS_OF_FORMS}")
         return value
