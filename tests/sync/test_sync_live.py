@@ -26,7 +26,7 @@ from validator.sync.job import DownloadLimits, SyncError, fetch_descriptor, make
 
 from test_sync import N_FIXTURE, assert_intact, fixture_objects, jsonl_bytes, synthetic_cards
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 UPDATED = "2026-09-08T09:01:57.053+00:00"
 
 
