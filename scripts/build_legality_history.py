@@ -4,7 +4,7 @@ pioneer, modern, legacy and vintage, and each card name's first-seen date).
 
     python scripts/build_legality_history.py [--source ../shared/data/legalities] [--out data/...]
 
-Re-runnable and deterministic (same input, same bytes; tests/test_history.py rebuilds it and
+Re-runnable and deterministic (same input, same bytes; tests/history/test_history.py rebuilds it and
 compares). The layout is made to load fast (a cold `deckcheck validate --as-of` reads it on
 every run): lookups are by folded name (`validator.cards.names.fold_name`, as the validator folds a
 card's name), so the folded keys are stored, sorted, and nothing is folded or decoded at load

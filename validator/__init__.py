@@ -1,7 +1,7 @@
 r"""deckcheck: is this Magic: The Gathering deck legal in this format, and if not, why.
 
 The public API (see README); this example runs as written once `deckcheck sync` has built the
-card database (tests/test_errors.py runs it):
+card database (tests/api/test_errors.py runs it):
 
     import validator
 

@@ -48,7 +48,7 @@ _CAN_BE_COMMANDER = re.compile(r"can be your commander", re.IGNORECASE)
 
 
 #: Every key of a Scryfall card object `card_from_scryfall` reads (a card face is read whole):
-#: a sync decodes only these (`bulkfile.iter_bulk_file(keys=...)`); tests/test_cardfacts.py
+#: a sync decodes only these (`bulkfile.iter_bulk_file(keys=...)`); tests/cards/test_cardfacts.py
 #: checks that a card built from objects holding only these keys is the card built from all.
 SCRYFALL_KEYS = frozenset({
     "object", "id", "oracle_id", "name", "layout", "card_faces", "all_parts", "mana_cost",
@@ -387,8 +387,8 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
     )
 
 
-#: `Card`'s fields in the order `card_from_scryfall` passes them (tests/test_cardfacts.py checks
-#: it against the model).
+#: `Card`'s fields in the order `card_from_scryfall` passes them
+#: (tests/cards/test_cardfacts.py checks it against the model).
 CARD_FIELDS = (
     "oracle_id", "name", "layout", "faces", "mana_cost", "mana_value", "type_line", "types",
     "subtypes", "supertypes", "oracle_text", "color_identity", "keywords", "legalities",

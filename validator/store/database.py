@@ -889,7 +889,7 @@ def _texts_fine(values: tuple[Any, ...]) -> bool:
     """True when every text fact is text, within its limit and without NUL: the common case,
     in one expression over the values in hand (a sync checks 35,000 cards; else
     `_text_problem` says what is wrong). Spelled out for `_TEXT_COLUMNS`, in its order:
-    tests/test_db.py tries a bad value of each column on both, so they stay in step."""
+    tests/store/test_db.py tries a bad value of each column on both, so they stay in step."""
     oracle_id, name, layout, mana_cost, type_line, color_identity, partner, partner_with = values
     return (type(oracle_id) is str and type(name) is str and type(layout) is str
             and type(mana_cost) is str and type(type_line) is str

@@ -29,7 +29,7 @@ from validator.sync import import_file
 
 from conftest import FIXTURES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

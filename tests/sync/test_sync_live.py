@@ -27,7 +27,7 @@ from validator.sync.http import fetch_descriptor, make_session
 
 from test_sync import N_FIXTURE, assert_intact, fixture_objects, jsonl_bytes, synthetic_cards
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 UPDATED = "2026-09-08T09:01:57.053+00:00"
 
 

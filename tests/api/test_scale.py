@@ -102,7 +102,7 @@ def test_spark_rows_are_read_with_asdict(core_db: str) -> None:
 # ---------------------------------------------------------------------------- LocalCluster
 
 def _sample_decks(n: int, seed: int = 12) -> list[dict]:
-    sys_path = Path(__file__).resolve().parents[1] / "bench"
+    sys_path = Path(__file__).resolve().parents[2] / "bench"
     import sys
 
     sys.path.insert(0, str(sys_path))
@@ -193,7 +193,7 @@ def test_report_schema_names_every_row_field_in_order(core_db: str) -> None:
 
 
 def _readme_block(starts: str) -> str:
-    page = (Path(__file__).resolve().parents[1] / "docs" / "python-api.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "python-api.md").read_text(encoding="utf-8")
     for block in page.split("```python\n")[1:]:
         code = block.split("```", 1)[0]
         if code.startswith(starts):

@@ -27,7 +27,7 @@ from validator.sync import import_file
 
 from conftest import FIXTURES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DECK = "4 Lightning Bolt\n56 Mountain\n"
 
 

@@ -20,7 +20,7 @@ from validator.decklist import (
 )
 from validator.model import Deck, Section
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "decklists"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "decklists"
 
 
 def test_limits_are_the_documented_values():
@@ -167,7 +167,7 @@ def test_import_is_light():
             "heavy = {'json', 'xml.sax', 'defusedxml', 'sqlalchemy', 'lark'} & set(sys.modules); "
             "print(sorted(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[1], check=True)
+                         cwd=Path(__file__).resolve().parents[2], check=True)
     assert out.stdout.strip() == "[]"
 
 

@@ -4,7 +4,7 @@ derived Scryfall-shaped card file.
 Covers cEDH lists with partners, MTGO and MTGmelee Duel Commander events and two Melee cEDH
 events (commanders in the sideboard), and Moxfield / Archidekt / MTGJSON / Scryfall-CSV exports.
 Every deck must get its commander(s) found; the decks judged illegal are collected with their
-reasons (`python tests/test_commander_integration.py` prints them).
+reasons (`python tests/integration/test_commander_integration.py` prints them).
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def test_illegal_decks_are_the_known_ones(outcomes):
 if __name__ == "__main__":  # print the findings
     import sys
 
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).parents[1]))
     from conftest import SHARED_DATA
 
     idx = load_index(SHARED_DATA.joinpath(*DERIVED))

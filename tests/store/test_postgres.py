@@ -131,7 +131,7 @@ def test_two_syncs_at_once_record_a_ban_once(pg_url, tmp_path):
 
 def _copy_schema_v1_to(url: str, tmp_path) -> None:
     """The fixtures' schema version 1 database (cards_core.json as deckcheck synced it before
-    schema 2; tests/test_store.py reads the same dump into SQLite) written into the PostgreSQL
+    schema 2; tests/store/test_store.py reads the same dump into SQLite) written into the PostgreSQL
     database at `url`: its tables as SQLAlchemy reads them from SQLite, with the types
     PostgreSQL has, every row, and each id sequence past its rows, as a real one would be."""
     import sqlite3
@@ -171,7 +171,7 @@ def _copy_schema_v1_to(url: str, tmp_path) -> None:
 
 
 def test_a_schema_v1_database_is_upgraded_in_place_by_the_next_sync(pg_url, core_db, tmp_path):
-    """What tests/test_store.py checks on SQLite, on PostgreSQL: the next sync upgrades a
+    """What tests/store/test_store.py checks on SQLite, on PostgreSQL: the next sync upgrades a
     version 1 database inside its transaction (transactional DDL), the version 1 tables go,
     the change log is kept and goes on, and the verdicts are SQLite's."""
     from sqlalchemy import inspect, text

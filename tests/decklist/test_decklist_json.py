@@ -10,7 +10,7 @@ import pytest
 from validator.decklist import MAX_QUANTITY, DecklistError, parse_decklist
 from validator.model import Section
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "decklists"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "decklists"
 
 
 def parse(obj) -> object:

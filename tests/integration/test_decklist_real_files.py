@@ -15,7 +15,7 @@ import pytest
 from validator.decklist import parse_decklist
 from validator.model import Deck, Section
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DECKLISTS = DATA / "decklists"
 
 pytestmark = [

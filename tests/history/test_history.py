@@ -61,7 +61,7 @@ def test_shipped_history_is_what_the_build_script_makes(tmp_path):
     shipped = resource_path("data", "legality-history.json.gz")
     # The checkout's script (CI tests an installed, non-editable copy: the package holds the
     # shipped file but not the scripts).
-    script = Path(__file__).resolve().parents[1] / "scripts" / "build_legality_history.py"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "build_legality_history.py"
     subprocess.run([sys.executable, str(script), "--source", str(source), "--out", str(out)],
                    check=True, capture_output=True, timeout=120)
     assert out.read_bytes() == shipped.read_bytes()
