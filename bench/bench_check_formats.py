@@ -33,8 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_hostile import CARD_FILE, Pool, cases  # noqa: E402
 from common import derived_db  # noqa: E402
 
-DEFAULT_CASES = ("legacy-companion-umori", "legacy-companion-kaheera",
-                 "commander-companion-zirda", "duel-companions", "constructed-max-lines")
+DEFAULT_CASES = (
+    "legacy-companion-umori",
+    "legacy-companion-kaheera",
+    "commander-companion-zirda",
+    "duel-companions",
+    "constructed-max-lines",
+)
 
 
 def _answer(reports) -> str:
@@ -88,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     gc.collect()
     gc.freeze()  # as the service does with its card data (validator/service/cards.py)
 
-    print(f"{'case':<32} {'bytes':>9} {'baseline CPU s':>15} {'now CPU s':>10} {'now/base':>9}"
-          "  same answer")
+    print(
+        f"{'case':<32} {'bytes':>9} {'baseline CPU s':>15} {'now CPU s':>10} {'now/base':>9}"
+        "  same answer"
+    )
     total = [0.0, 0.0]
     same_everywhere = True
     for name, data in inputs.items():
@@ -103,10 +110,15 @@ def main(argv: list[str] | None = None) -> int:
         same_everywhere &= same
         total[0] += best[0]
         total[1] += best[1]
-        print(f"{name:<32} {len(data):>9,} {best[0]:>15.3f} {best[1]:>10.3f} "
-              f"{best[1] / best[0]:>9.2f}  {'yes' if same else 'NO'}", flush=True)
-    print(f"{'total':<32} {'':>9} {total[0]:>15.3f} {total[1]:>10.3f} "
-          f"{total[1] / total[0]:>9.2f}  {'yes' if same_everywhere else 'NO'}")
+        print(
+            f"{name:<32} {len(data):>9,} {best[0]:>15.3f} {best[1]:>10.3f} "
+            f"{best[1] / best[0]:>9.2f}  {'yes' if same else 'NO'}",
+            flush=True,
+        )
+    print(
+        f"{'total':<32} {'':>9} {total[0]:>15.3f} {total[1]:>10.3f} "
+        f"{total[1] / total[0]:>9.2f}  {'yes' if same_everywhere else 'NO'}"
+    )
     db.close()
     return 0 if same_everywhere else 1
 

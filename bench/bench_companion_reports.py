@@ -37,7 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import SHARED_DATA, derived_db, format_key, render_mtgo_text  # noqa: E402
 
 CARD_FILE = SHARED_DATA / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
-COMPANION_DECKS = SHARED_DATA / "decklists" / "companions" / "companion_decks_mtgo_melee_2024-2026.json"
+COMPANION_DECKS = (
+    SHARED_DATA / "decklists" / "companions" / "companion_decks_mtgo_melee_2024-2026.json"
+)
 TOURNAMENTS = SHARED_DATA / "decklists" / "tournaments"
 #: Companion decks whose "format" is an event name (the MTGO file had no format field).
 FALLBACK_FORMAT = "vintage"
@@ -97,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from validator.api import validate
     from validator.rules.companion.reader import ConditionError, parse_condition
-    from validator.store.database import CardDB
     from validator.rules.formats import load_formats
+    from validator.store.database import CardDB
     from validator.store.index import CardIndex
 
     db = CardDB(args.db or derived_db(CARD_FILE))
@@ -133,13 +135,18 @@ def main(argv: list[str] | None = None) -> int:
                     codes[p.code] += 1
                     more += "; and " in p.message and p.message.endswith(" more")
 
-    digest = hashlib.sha256("\n".join(f"{k} {v}" for k, v in sorted(hashes.items()))
-                            .encode()).hexdigest()
-    print(f"{len(hashes):,} reports ({len(sentences)} companion sentences as house rules); "
-          f"validation CPU {cpu:.2f} s")
-    print("companion / house-rule problems: "
-          + ", ".join(f"{code} {n:,}" for code, n in sorted(codes.items()))
-          + f"; {more:,} of them list '... and N more'")
+    digest = hashlib.sha256(
+        "\n".join(f"{k} {v}" for k, v in sorted(hashes.items())).encode()
+    ).hexdigest()
+    print(
+        f"{len(hashes):,} reports ({len(sentences)} companion sentences as house rules); "
+        f"validation CPU {cpu:.2f} s"
+    )
+    print(
+        "companion / house-rule problems: "
+        + ", ".join(f"{code} {n:,}" for code, n in sorted(codes.items()))
+        + f"; {more:,} of them list '... and N more'"
+    )
     print(f"digest: {digest}")
     if args.save:
         args.save.write_text(json.dumps(hashes, indent=0, sort_keys=True), encoding="utf-8")
@@ -148,8 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         before = json.loads(args.compare.read_text(encoding="utf-8"))
         changed = sorted(k for k in hashes.keys() & before.keys() if hashes[k] != before[k])
         missing = sorted(before.keys() ^ hashes.keys())
-        print(f"compared with {args.compare}: {len(changed)} of {len(hashes):,} reports differ, "
-              f"{len(missing)} present on one side only")
+        print(
+            f"compared with {args.compare}: {len(changed)} of {len(hashes):,} reports differ, "
+            f"{len(missing)} present on one side only"
+        )
         for key in (changed + missing)[:20]:
             print(f"  {key}")
         return 1 if changed or missing else 0

@@ -39,30 +39,46 @@ def main() -> int:
     from validator import scale
 
     db = str(args.db or derived_db(FULL_CARDS))
-    rows = [{"id": i, "format": fmt, "decklist": render_mtgo_text(d["main"], d["side"])}
-            for i, (fmt, d) in enumerate(load_decks(BULK_DECKS, args.decks))]
+    rows = [
+        {"id": i, "format": fmt, "decklist": render_mtgo_text(d["main"], d["side"])}
+        for i, (fmt, d) in enumerate(load_decks(BULK_DECKS, args.decks))
+    ]
     print(f"{len(rows)} decks, {args.partitions} partitions, database {db}")
     t0, c0 = time.perf_counter(), time.process_time()
     reference = scale.validate_partition(rows, db)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(f"in-process (index load included): {wall:.1f} s, {len(rows) / wall:.0f} decks/s wall, "
-          f"{len(rows) / cpu:.0f} decks per CPU-s (load average {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} CPUs: wall figures depend on what else runs)")
+    print(
+        f"in-process (index load included): {wall:.1f} s, {len(rows) / wall:.0f} decks/s wall, "
+        f"{len(rows) / cpu:.0f} decks per CPU-s (load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} CPUs: wall figures depend on what else runs)"
+    )
     for workers in (1, 2):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          host="127.0.0.1", dashboard_address=None) as cluster, \
-                Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             cpu0 = sum(client.run(time.process_time).values())  # workers up, CPU so far
             t0 = time.perf_counter()
-            out = bag.from_sequence(rows, npartitions=args.partitions) \
-                .map_partitions(scale.validate_partition, db).compute()
+            out = (
+                bag.from_sequence(rows, npartitions=args.partitions)
+                .map_partitions(scale.validate_partition, db)
+                .compute()
+            )
             wall = time.perf_counter() - t0
             cpu = sum(client.run(time.process_time).values()) - cpu0
             loads = sorted(i["loads"] for i in client.run(scale.cache_info).values())
         same = [r["report"] for r in out] == [r["report"] for r in reference]
-        print(f"{workers} worker(s): {wall:.1f} s, {len(rows) / wall:.0f} decks/s wall; workers' "
-              f"CPU {cpu:.1f} s ({len(rows) / cpu:.0f} decks per CPU-s); index loads "
-              f"per worker {loads}; reports identical to in-process: {same}")
+        print(
+            f"{workers} worker(s): {wall:.1f} s, {len(rows) / wall:.0f} decks/s wall; workers' "
+            f"CPU {cpu:.1f} s ({len(rows) / cpu:.0f} decks per CPU-s); index loads "
+            f"per worker {loads}; reports identical to in-process: {same}"
+        )
         if not same:
             print("FAILED: reports differ")
             return 1

@@ -44,8 +44,21 @@ TARGET = 1.2
 
 
 def run_cli(out: Path, db: Path, jobs: int | None) -> tuple[float, float, str]:
-    cmd = [sys.executable, "-m", "validator", "validate", str(TOURNAMENTS), "--as-of", "event",
-           "--db", str(db), "--report", str(out / "cli.html"), "--report", str(out / "cli.csv")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "validator",
+        "validate",
+        str(TOURNAMENTS),
+        "--as-of",
+        "event",
+        "--db",
+        str(db),
+        "--report",
+        str(out / "cli.html"),
+        "--report",
+        str(out / "cli.csv"),
+    ]
     if jobs is not None:
         cmd += ["--jobs", str(jobs)]
     c0, t0 = children_cpu(), time.perf_counter()
@@ -96,9 +109,13 @@ print(json.dumps([cpu() - c0, time.perf_counter() - t0, summary]))
 
 
 def _api_child(kind: str, out: Path, db: Path) -> tuple[float, float, dict | None]:
-    proc = subprocess.run([sys.executable, "-c", API_CHILD, kind, str(TOURNAMENTS), str(db),
-                           str(out)], capture_output=True, text=True, env=installed_env(),
-                          cwd=out)
+    proc = subprocess.run(
+        [sys.executable, "-c", API_CHILD, kind, str(TOURNAMENTS), str(db), str(out)],
+        capture_output=True,
+        text=True,
+        env=installed_env(),
+        cwd=out,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"in-process run failed: {proc.stderr[-2000:]}")
     cpu, wall, summary = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -123,26 +140,33 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", type=Path, help="card database (default: built from the derived file)")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--jobs", type=int, default=None,
-                    help="--jobs for the CLI (default: deckcheck's default, the cores)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="--jobs for the CLI (default: deckcheck's default, the cores)",
+    )
     args = ap.parse_args()
     if not TOURNAMENTS.is_dir():
         raise SystemExit(f"shared data not available: {TOURNAMENTS}")
     db = args.db or derived_db()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        print(f"{TOURNAMENTS} (--as-of event); database {db}; {os.cpu_count()} cores; "
-              f"loadavg {os.getloadavg()[0]:.1f}")
+        print(
+            f"{TOURNAMENTS} (--as-of event); database {db}; {os.cpu_count()} cores; "
+            f"loadavg {os.getloadavg()[0]:.1f}"
+        )
         run_cli(out, db, 1)  # warm-up, untimed: the bytecode cache, the OS's file cache
         cli1, clin, api, bare = [], [], [], []
-        for i in range(args.repeat):
+        for _ in range(args.repeat):
             # Interleaved, so that load on the shared machine hits every variant alike.
             cli1.append(run_cli(out, db, 1))
             clin.append(run_cli(out, db, args.jobs))
             api.append(run_api(out, db))
             bare.append(run_bare(out, db))
-        same = ((out / "cli.csv").read_bytes() == (out / "api.csv").read_bytes()
-                and (out / "cli.html").read_bytes() == (out / "api.html").read_bytes())
+        same = (out / "cli.csv").read_bytes() == (out / "api.csv").read_bytes() and (
+            out / "cli.html"
+        ).read_bytes() == (out / "api.html").read_bytes()
 
     def med(runs, k):
         return statistics.median(r[k] for r in runs)
@@ -151,31 +175,47 @@ def main() -> None:
         return " ".join(f"{r[k]:.2f}" for r in runs)
 
     print(f"{'run':<34} {'CPU s':>7} {'wall s':>7}  verdicts  (CPU s of each run)")
-    print(f"{'CLI, one process (--jobs 1)':<34} {med(cli1, 0):>7.2f} {med(cli1, 1):>7.2f}  "
-          f"{cli1[-1][2]}  ({runs_of(cli1, 0)})")
-    print(f"{'CLI, default --jobs':<34} {med(clin, 0):>7.2f} {med(clin, 1):>7.2f}  "
-          f"{clin[-1][2]}  ({runs_of(clin, 0)})")
-    print(f"{'API in-process (event + reports)':<34} {med(api, 0):>7.2f} {med(api, 1):>7.2f}  "
-          f"{api[-1][2]}  ({runs_of(api, 0)})")
-    print(f"{'API bare validate() loop':<34} {med(bare, 0):>7.2f} {med(bare, 1):>7.2f}  "
-          f"({runs_of(bare, 0)})")
+    print(
+        f"{'CLI, one process (--jobs 1)':<34} {med(cli1, 0):>7.2f} {med(cli1, 1):>7.2f}  "
+        f"{cli1[-1][2]}  ({runs_of(cli1, 0)})"
+    )
+    print(
+        f"{'CLI, default --jobs':<34} {med(clin, 0):>7.2f} {med(clin, 1):>7.2f}  "
+        f"{clin[-1][2]}  ({runs_of(clin, 0)})"
+    )
+    print(
+        f"{'API in-process (event + reports)':<34} {med(api, 0):>7.2f} {med(api, 1):>7.2f}  "
+        f"{api[-1][2]}  ({runs_of(api, 0)})"
+    )
+    print(
+        f"{'API bare validate() loop':<34} {med(bare, 0):>7.2f} {med(bare, 1):>7.2f}  "
+        f"({runs_of(bare, 0)})"
+    )
     print(f"reports of the CLI and the API byte-identical: {same}")
+
     def best(runs):  # load on a shared machine only ever adds CPU time: the least is cleanest
         return min(r[0] for r in runs)
 
     ratio = med(cli1, 0) / med(api, 0)
-    print(f"CLI --jobs 1 / API: CPU {ratio:.2f}x (target <= {TARGET}x) "
-          f"{'PASS' if ratio <= TARGET else 'MISS'}; best runs {best(cli1) / best(api):.2f}x; "
-          f"wall {med(cli1, 1) / med(api, 1):.2f}x")
-    print(f"CLI default --jobs / API: CPU {med(clin, 0) / med(api, 0):.2f}x, best runs "
-          f"{best(clin) / best(api):.2f}x, wall {med(clin, 1) / med(api, 1):.2f}x (more CPU for "
-          "less wall time)")
+    print(
+        f"CLI --jobs 1 / API: CPU {ratio:.2f}x (target <= {TARGET}x) "
+        f"{'PASS' if ratio <= TARGET else 'MISS'}; best runs {best(cli1) / best(api):.2f}x; "
+        f"wall {med(cli1, 1) / med(api, 1):.2f}x"
+    )
+    print(
+        f"CLI default --jobs / API: CPU {med(clin, 0) / med(api, 0):.2f}x, best runs "
+        f"{best(clin) / best(api):.2f}x, wall {med(clin, 1) / med(api, 1):.2f}x (more CPU for "
+        "less wall time)"
+    )
     summary = api[-1][3]
-    print("legal as of the event dates / decks: " + ", ".join(
-        f"{fmt} {c['legal']}/{c['decks']}" for fmt, c in summary["per_format"].items())
-        + f"; unreadable {summary['unreadable']}")
+    print(
+        "legal as of the event dates / decks: "
+        + ", ".join(f"{fmt} {c['legal']}/{c['decks']}" for fmt, c in summary["per_format"].items())
+        + f"; unreadable {summary['unreadable']}"
+    )
     if not same:
         raise SystemExit("the CLI and the API wrote different reports")
+
 
 if __name__ == "__main__":
     main()

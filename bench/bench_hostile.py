@@ -27,21 +27,27 @@ import json
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import SHARED_DATA, derived_db  # noqa: E402
 
 CARD_FILE = SHARED_DATA / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
-BASELINE_DECK = (SHARED_DATA / "decklists" / "text" / "rendered_from_tournament_json"
-                 / "modern_2026-08-08_nahuel10_1st-place.mtgo.txt")
+BASELINE_DECK = (
+    SHARED_DATA
+    / "decklists"
+    / "text"
+    / "rendered_from_tournament_json"
+    / "modern_2026-08-08_nahuel10_1st-place.mtgo.txt"
+)
 CPU_TARGET_S = 0.25
 MEMORY_TARGET_MB = 100.0
 MAX_LINES = 5_000
 
 
 # ---------------------------------------------------------------------------- card pools
+
 
 class Pool:
     """The card data sorted into the kinds a hostile list wants many of."""
@@ -51,11 +57,16 @@ class Pool:
         self.all = [c for c in cards if not c.is_basic]
         self.legends = [c for c in cards if c.commander_eligible]
         self.walkers = [c for c in cards if "Planeswalker" in c.types]
-        self.spells = [c for c in cards if c.types & {"Instant", "Sorcery"}
-                       and "Planeswalker" not in c.types]
-        self.partners = [c for c in cards if c.partner or
-                         ("Background" in c.subtypes and "Legendary" in c.supertypes)
-                         or c.subtypes == frozenset({"Time Lord", "Doctor"})]
+        self.spells = [
+            c for c in cards if c.types & {"Instant", "Sorcery"} and "Planeswalker" not in c.types
+        ]
+        self.partners = [
+            c
+            for c in cards
+            if c.partner
+            or ("Background" in c.subtypes and "Legendary" in c.supertypes)
+            or c.subtypes == frozenset({"Time Lord", "Doctor"})
+        ]
         self.companions = [c for c in cards if c.companion_condition]
 
 
@@ -75,6 +86,7 @@ def text(*blocks: tuple[str | None, list[str]]) -> str:
 
 # ---------------------------------------------------------------------------- cases
 
+
 def cases(pool: Pool, size: int | None) -> dict[str, Callable[[], tuple[str, str]]]:
     """name -> builder returning (format key, decklist text)."""
     n = size
@@ -92,74 +104,139 @@ def cases(pool: Pool, size: int | None) -> dict[str, Callable[[], tuple[str, str
         others = [pool.companions[(at + step) % count] for step in (1, 2)]
         deck = lines(at_most(pool.all, 4900))
         if fmt == "commander":
-            return lambda: (fmt, text(("Deck", deck), ("Sideboard", lines(
-                [pool.legends[0], companion]))))
-        return lambda: (fmt, text(("Deck", deck), ("Companion", lines([companion])),
-                                  ("Sideboard", lines(others))))
+            return lambda: (
+                fmt,
+                text(("Deck", deck), ("Sideboard", lines([pool.legends[0], companion]))),
+            )
+        return lambda: (
+            fmt,
+            text(("Deck", deck), ("Companion", lines([companion])), ("Sideboard", lines(others))),
+        )
 
-    companion_cases = {f"{fmt}-companion-{c.name.split(',')[0].lower()}": with_companion(fmt, c)
-                       for fmt in ("legacy", "commander") for c in pool.companions}
+    companion_cases = {
+        f"{fmt}-companion-{c.name.split(',')[0].lower()}": with_companion(fmt, c)
+        for fmt in ("legacy", "commander")
+        for c in pool.companions
+    }
 
     return companion_cases | {
         # Issue 11: 12 planeswalkers and 12 instants in the command section (645 s before).
-        "oathbreaker-command": lambda: ("oathbreaker", text(
-            ("Commander", lines(at_most(pool.walkers, 12)) + lines(at_most(pool.spells, 12))),
-            ("Deck", ["36 Island"]))),
-        "oathbreaker-sideboard": lambda: ("oathbreaker", text(
-            ("Deck", ["58 Island"]),
-            ("Sideboard", lines(at_most(pool.walkers, 2400)) + lines(at_most(pool.spells, 2500))))),
+        "oathbreaker-command": lambda: (
+            "oathbreaker",
+            text(
+                ("Commander", lines(at_most(pool.walkers, 12)) + lines(at_most(pool.spells, 12))),
+                ("Deck", ["36 Island"]),
+            ),
+        ),
+        "oathbreaker-sideboard": lambda: (
+            "oathbreaker",
+            text(
+                ("Deck", ["58 Island"]),
+                (
+                    "Sideboard",
+                    lines(at_most(pool.walkers, 2400)) + lines(at_most(pool.spells, 2500)),
+                ),
+            ),
+        ),
         # Issue 11: 3,700 legendary cards in a Commander sideboard (16 s before).
-        "commander-sideboard-legends": lambda: ("commander", text(
-            (None, ["99 Wastes"]), ("", lines(at_most(pool.legends, 3700))))),
-        "commander-sideboard-partners": lambda: ("commander", text(
-            ("Deck", ["98 Wastes"]), ("Sideboard", lines(at_most(pool.partners, 4900))))),
-        "commander-section-legends": lambda: ("commander", text(
-            ("Commander", lines(at_most(pool.legends, 4900), 2)), ("Deck", ["99 Wastes"]))),
-        "commander-listed-twice": lambda: ("commander", text(
-            ("Commander", lines(at_most(pool.legends, 2400), 3)),
-            ("Deck", lines(at_most(pool.legends, 2400))))),
-        "duel-companions": lambda: ("duel", text(
-            ("Deck", lines(at_most(pool.all, 4900))),
-            ("Sideboard", lines(pool.companions) + lines(at_most(pool.legends, 60))))),
-        "paupercommander-section": lambda: ("paupercommander", text(
-            ("Commander", lines(at_most(pool.legends, 4900))), ("Deck", ["99 Wastes"]))),
-        "brawl-walkers": lambda: ("brawl", text(
-            ("Deck", ["99 Wastes"]), ("Sideboard", lines(at_most(pool.walkers, 4900))))),
-        "standardbrawl-command": lambda: ("standardbrawl", text(
-            ("Commander", lines(at_most(pool.walkers, 2400)) + lines(at_most(pool.legends, 2400))),
-            ("Deck", ["59 Wastes"]))),
+        "commander-sideboard-legends": lambda: (
+            "commander",
+            text((None, ["99 Wastes"]), ("", lines(at_most(pool.legends, 3700)))),
+        ),
+        "commander-sideboard-partners": lambda: (
+            "commander",
+            text(("Deck", ["98 Wastes"]), ("Sideboard", lines(at_most(pool.partners, 4900)))),
+        ),
+        "commander-section-legends": lambda: (
+            "commander",
+            text(("Commander", lines(at_most(pool.legends, 4900), 2)), ("Deck", ["99 Wastes"])),
+        ),
+        "commander-listed-twice": lambda: (
+            "commander",
+            text(
+                ("Commander", lines(at_most(pool.legends, 2400), 3)),
+                ("Deck", lines(at_most(pool.legends, 2400))),
+            ),
+        ),
+        "duel-companions": lambda: (
+            "duel",
+            text(
+                ("Deck", lines(at_most(pool.all, 4900))),
+                ("Sideboard", lines(pool.companions) + lines(at_most(pool.legends, 60))),
+            ),
+        ),
+        "paupercommander-section": lambda: (
+            "paupercommander",
+            text(("Commander", lines(at_most(pool.legends, 4900))), ("Deck", ["99 Wastes"])),
+        ),
+        "brawl-walkers": lambda: (
+            "brawl",
+            text(("Deck", ["99 Wastes"]), ("Sideboard", lines(at_most(pool.walkers, 4900)))),
+        ),
+        "standardbrawl-command": lambda: (
+            "standardbrawl",
+            text(
+                (
+                    "Commander",
+                    lines(at_most(pool.walkers, 2400)) + lines(at_most(pool.legends, 2400)),
+                ),
+                ("Deck", ["59 Wastes"]),
+            ),
+        ),
         # Issue 11: 5,000 distinct unknown names (11 s before: a suggestion search each).
         "constructed-unknown": lambda: ("modern", text((None, lines(at_most(unknown, 5000))))),
-        "constructed-max-lines": lambda: ("legacy", text(
-            ("Deck", lines(at_most(pool.all, 4900), 10_000)),
-            ("Companion", lines(pool.companions)), ("Sideboard", lines(pool.companions, 9999)))),
-        "constructed-commander-section": lambda: ("vintage", text(
-            ("Commander", lines(at_most(pool.legends, 2500))),
-            ("Deck", lines(at_most(pool.all, 2400), 4)))),
-        "json-commander": lambda: ("commander", json.dumps({
-            "commanders": [c.name for c in at_most(pool.partners, 2500)],
-            "main": [[1, c.name] for c in at_most(pool.all, 2400)],
-            "companion": [c.name for c in pool.companions]})),
+        "constructed-max-lines": lambda: (
+            "legacy",
+            text(
+                ("Deck", lines(at_most(pool.all, 4900), 10_000)),
+                ("Companion", lines(pool.companions)),
+                ("Sideboard", lines(pool.companions, 9999)),
+            ),
+        ),
+        "constructed-commander-section": lambda: (
+            "vintage",
+            text(
+                ("Commander", lines(at_most(pool.legends, 2500))),
+                ("Deck", lines(at_most(pool.all, 2400), 4)),
+            ),
+        ),
+        "json-commander": lambda: (
+            "commander",
+            json.dumps(
+                {
+                    "commanders": [c.name for c in at_most(pool.partners, 2500)],
+                    "main": [[1, c.name] for c in at_most(pool.all, 2400)],
+                    "companion": [c.name for c in pool.companions],
+                }
+            ),
+        ),
         # A deck site's JSON at the 4 MB JSON limit: 4,900 Moxfield entries, each card object
         # padded as real ones are (prices, legalities, text: ~800 bytes each here).
         "json-moxfield-4mb": lambda: ("legacy", _moxfield(at_most(pool.all, 4900), 3_990_000)),
-        "dek-sideboard-legends": lambda: ("duel", _dek(at_most(pool.all, 99),
-                                                       at_most(pool.legends, 4800))),
-        "cod-oathbreaker": lambda: ("oathbreaker", _cod(at_most(pool.spells, 2400),
-                                                        at_most(pool.walkers, 2500))),
+        "dek-sideboard-legends": lambda: (
+            "duel",
+            _dek(at_most(pool.all, 99), at_most(pool.legends, 4800)),
+        ),
+        "cod-oathbreaker": lambda: (
+            "oathbreaker",
+            _cod(at_most(pool.spells, 2400), at_most(pool.walkers, 2500)),
+        ),
     }
 
 
 def _xml_name(name: str) -> str:
-    return (name.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-            .replace(">", "&gt;"))
+    return (
+        name.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    )
 
 
 def _moxfield(cards, size: int) -> str:
     """Moxfield's deck JSON of `cards` (one copy each) padded to about `size` bytes."""
     pad = max(0, size // max(len(cards), 1) - 120)
-    board = {c.name: {"quantity": 1, "card": {"name": c.name, "set": "xxx", "text": "x" * pad}}
-             for c in cards}
+    board = {
+        c.name: {"quantity": 1, "card": {"name": c.name, "set": "xxx", "text": "x" * pad}}
+        for c in cards
+    }
     return json.dumps({"name": "hostile", "mainboard": board, "maybeboard": {}})
 
 
@@ -174,11 +251,17 @@ def _cod(main, side) -> str:
         body = "\n".join(f'<card number="1" name="{_xml_name(c.name)}"/>' for c in cards)
         return f'<zone name="{name}">\n{body}\n</zone>'
 
-    return ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cockatrice_deck version=\"1\">\n"
-            + zone("main", main) + "\n" + zone("side", side) + "\n</cockatrice_deck>\n")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<cockatrice_deck version="1">\n'
+        + zone("main", main)
+        + "\n"
+        + zone("side", side)
+        + "\n</cockatrice_deck>\n"
+    )
 
 
 # ---------------------------------------------------------------------------- measuring
+
 
 def cpu_time(fmt: str, raw: bytes, index, repeat: int):
     """The least CPU time of `repeat` runs (the least is the one the machine disturbed least),
@@ -206,10 +289,15 @@ def measure(fmt: str, data: str, index, repeat: int) -> dict:
     validate(raw, fmt, cards=index)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return {"cpu_s": cpu, "peak_mb": peak / 1e6, "bytes": len(raw),
-            "lines": data.count("\n"), "legal": report.legal,
-            "problems": len(report.problems),
-            "codes": sorted({p.code for p in report.errors})[:6]}
+    return {
+        "cpu_s": cpu,
+        "peak_mb": peak / 1e6,
+        "bytes": len(raw),
+        "lines": data.count("\n"),
+        "legal": report.legal,
+        "problems": len(report.problems),
+        "codes": sorted({p.code for p in report.errors})[:6],
+    }
 
 
 def _baseline(index, repeat: int) -> float | None:
@@ -245,8 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.db is None and not CARD_FILE.is_file():
-        print(f"SKIP: the full-size card file is absent ({CARD_FILE}); hostile lists need the "
-              "real card data (../shared/data)")
+        print(
+            f"SKIP: the full-size card file is absent ({CARD_FILE}); hostile lists need the "
+            "real card data (../shared/data)"
+        )
         return 0
     from validator.store.database import CardDB
     from validator.store.index import CardIndex
@@ -255,10 +345,12 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     index = CardIndex.from_db(db)
     pool = Pool(card for _, card in db.all_cards())
-    print(f"card index: {len(index):,} cards in {time.perf_counter() - t0:.1f} s; legends "
-          f"{len(pool.legends):,}, planeswalkers {len(pool.walkers):,}, instants/sorceries "
-          f"{len(pool.spells):,}, partner cards {len(pool.partners):,}, companions "
-          f"{len(pool.companions):,}")
+    print(
+        f"card index: {len(index):,} cards in {time.perf_counter() - t0:.1f} s; legends "
+        f"{len(pool.legends):,}, planeswalkers {len(pool.walkers):,}, instants/sorceries "
+        f"{len(pool.spells):,}, partner cards {len(pool.partners):,}, companions "
+        f"{len(pool.companions):,}"
+    )
     from validator.api import validate
 
     validate("1 Island\n", "modern", cards=index)  # lazy imports and caches outside the timing
@@ -270,16 +362,21 @@ def main(argv: list[str] | None = None) -> int:
     builders = cases(pool, args.size)
     chosen = args.case or list(builders)
     worst_cpu, worst_mem = ("", 0.0), ("", 0.0)
-    print(f"{'case':<32} {'format':<16} {'bytes':>9} {'lines':>6} {'CPU s':>8} {'peak MB':>8}"
-          "  verdict / errors")
+    print(
+        f"{'case':<32} {'format':<16} {'bytes':>9} {'lines':>6} {'CPU s':>8} {'peak MB':>8}"
+        "  verdict / errors"
+    )
     for name in chosen:
         fmt, data = builders[name]()
         row = measure(fmt, data, index, args.repeat)
         if args.profile:
             _profile(fmt, data, index)
         verdict = "legal" if row["legal"] else "illegal: " + ", ".join(row["codes"])
-        print(f"{name:<32} {fmt:<16} {row['bytes']:>9,} {row['lines']:>6,} {row['cpu_s']:>8.3f} "
-              f"{row['peak_mb']:>8.1f}  {verdict}", flush=True)
+        print(
+            f"{name:<32} {fmt:<16} {row['bytes']:>9,} {row['lines']:>6,} {row['cpu_s']:>8.3f} "
+            f"{row['peak_mb']:>8.1f}  {verdict}",
+            flush=True,
+        )
         if row["cpu_s"] > worst_cpu[1]:
             worst_cpu = (name, row["cpu_s"])
         if row["peak_mb"] > worst_mem[1]:
@@ -287,13 +384,19 @@ def main(argv: list[str] | None = None) -> int:
     db.close()
     cpu_ok = worst_cpu[1] < CPU_TARGET_S
     mem_ok = worst_mem[1] < MEMORY_TARGET_MB
-    print(f"\nworst CPU: {worst_cpu[1]:.3f} s ({worst_cpu[0]}); target < {CPU_TARGET_S} s: "
-          f"{'PASS' if cpu_ok else 'MISS'}")
+    print(
+        f"\nworst CPU: {worst_cpu[1]:.3f} s ({worst_cpu[0]}); target < {CPU_TARGET_S} s: "
+        f"{'PASS' if cpu_ok else 'MISS'}"
+    )
     if baseline:
-        print(f"  = {worst_cpu[1] / baseline:,.0f}x the CPU of a real 75-card Modern deck judged "
-              f"in this run ({baseline * 1000:.2f} ms), for a list up to 66x its lines")
-    print(f"worst peak memory: {worst_mem[1]:.1f} MB ({worst_mem[0]}); target < "
-          f"{MEMORY_TARGET_MB:.0f} MB: {'PASS' if mem_ok else 'MISS'}")
+        print(
+            f"  = {worst_cpu[1] / baseline:,.0f}x the CPU of a real 75-card Modern deck judged "
+            f"in this run ({baseline * 1000:.2f} ms), for a list up to 66x its lines"
+        )
+    print(
+        f"worst peak memory: {worst_mem[1]:.1f} MB ({worst_mem[0]}); target < "
+        f"{MEMORY_TARGET_MB:.0f} MB: {'PASS' if mem_ok else 'MISS'}"
+    )
     return 0 if cpu_ok and mem_ok else 1
 
 

@@ -41,8 +41,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DERIVED_FILE, SHARED_DATA, derived_db, percentile  # noqa: E402
@@ -71,14 +72,29 @@ def deckcheck_cmd() -> list[str]:
 
 # ---------------------------------------------------------------------------- the server
 
+
 class Server:
     def __init__(self, db: Path, workers: int, poll: float = 0) -> None:
         self.port = free_port()
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            deckcheck_cmd() + ["serve", "--db", str(db), "--host", "127.0.0.1", "--port",
-                               str(self.port), "--workers", str(workers), "--poll", str(poll)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            deckcheck_cmd()
+            + [
+                "serve",
+                "--db",
+                str(db),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--workers",
+                str(workers),
+                "--poll",
+                str(poll),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         self.workers = workers
 
     def wait_ready(self, timeout: float = 120.0) -> float:
@@ -86,8 +102,10 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise SystemExit(f"deckcheck serve exited {self.proc.returncode}: "
-                                 f"{self.proc.stderr.read().decode(errors='replace')}")
+                raise SystemExit(
+                    f"deckcheck serve exited {self.proc.returncode}: "
+                    f"{self.proc.stderr.read().decode(errors='replace')}"
+                )
             try:
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
                 conn.request("GET", "/healthz")
@@ -200,8 +218,15 @@ class Server:
 
 # ---------------------------------------------------------------------------- the load
 
-def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: float,
-          probe: Callable[[], Any] | None = None) -> dict:
+
+def drive(
+    port: int,
+    body: bytes,
+    requests: int,
+    concurrency: int,
+    time_limit: float,
+    probe: Callable[[], Any] | None = None,
+) -> dict:
     """`requests` POSTs of `body` to /v1/validate on `concurrency` keep-alive connections,
     stopping early at `time_limit` seconds; latencies in seconds, from the request's first
     byte sent to its answer's last byte received; errors counted. First WARMUP uncounted
@@ -214,9 +239,10 @@ def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: f
     connection cost ~0.2 ms of client CPU per request: several times this, and 16 threads
     passing the GIL.) The first answer is checked to be the report, every status to be 200.
     """
-    request = (b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
-               b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-               % (port, len(body))) + body
+    request = (
+        b"POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (port, len(body))
+    ) + body
     errors: list[str] = []
     checked = False
     selector = selectors.DefaultSelector()
@@ -285,7 +311,9 @@ def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: f
                         failed(conn, "an answer without Content-Length")
                         continue
                     line_end = head.find(b"\r\n", at + 2)
-                    conn.size = head_end + 4 + int(head[at + 17:line_end if line_end > 0 else None])
+                    conn.size = (
+                        head_end + 4 + int(head[at + 17 : line_end if line_end > 0 else None])
+                    )
                 if len(conn.buf) < conn.size:
                     continue
                 elapsed = time.perf_counter() - conn.started
@@ -297,7 +325,7 @@ def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: f
                     continue
                 if not checked:  # once, outside any timing: the answer is the report
                     checked = True
-                    report = json.loads(bytes(conn.buf[conn.buf.find(b"\r\n\r\n") + 4:]))
+                    report = json.loads(bytes(conn.buf[conn.buf.find(b"\r\n\r\n") + 4 :]))
                     if report.get("schema") != "deckcheck.report/1":
                         errors.append(f"not a deckcheck.report/1 answer: {str(report)[:100]}")
                 if latencies is not None:
@@ -316,16 +344,23 @@ def drive(port: int, body: bytes, requests: int, concurrency: int, time_limit: f
         key.data.close()
     selector.close()
     latencies.sort()
-    return {"count": len(latencies), "wall": wall, "rps": len(latencies) / wall if wall else 0,
-            "p50": percentile(latencies, 50), "p99": percentile(latencies, 99),
-            "errors": errors, "timed_out": time.monotonic() >= deadline, "probe": probed}
+    return {
+        "count": len(latencies),
+        "wall": wall,
+        "rps": len(latencies) / wall if wall else 0,
+        "p50": percentile(latencies, 50),
+        "p99": percentile(latencies, 99),
+        "errors": errors,
+        "timed_out": time.monotonic() >= deadline,
+        "probe": probed,
+    }
 
 
 def in_process(db: Path, decks: dict[str, tuple[str, str]], repeat: int) -> dict[str, float]:
     """Decks/s of `validator.validate` on decklist text with a warm CardIndex."""
-    import validator
-
     import gc
+
+    import validator
 
     cards = validator.CardDB(db)
     index = validator.CardIndex.from_db(cards)
@@ -337,8 +372,10 @@ def in_process(db: Path, decks: dict[str, tuple[str, str]], repeat: int) -> dict
         started, cpu = time.perf_counter(), time.process_time()
         for _ in range(repeat):
             validator.validate(text, fmt, cards=index)
-        out[name] = (repeat / (time.perf_counter() - started),
-                     (time.process_time() - cpu) * 1000 / repeat)
+        out[name] = (
+            repeat / (time.perf_counter() - started),
+            (time.process_time() - cpu) * 1000 / repeat,
+        )
     cards.close()
     gc.unfreeze()  # this process holds no index from here on
     return out
@@ -356,8 +393,12 @@ def healthz(port: int) -> dict:
 def after_sync(server: Server, db: Path, timeout: float = 300.0) -> tuple[float, float, float]:
     """Memory once every worker has swapped in new data: `db` is a copy of the database, and a
     forced `deckcheck sync --from` re-imports the card file into it."""
-    subprocess.run(deckcheck_cmd() + ["sync", "--db", str(db), "--from", str(DERIVED_FILE),
-                                      "--force"], check=True, capture_output=True, timeout=timeout)
+    subprocess.run(
+        deckcheck_cmd() + ["sync", "--db", str(db), "--from", str(DERIVED_FILE), "--force"],
+        check=True,
+        capture_output=True,
+        timeout=timeout,
+    )
     deadline, streak = time.monotonic() + timeout, 0
     while time.monotonic() < deadline and streak < 30:  # 30 answers in a row from new data
         streak = streak + 1 if healthz(server.port)["swaps"] >= 1 else 0
@@ -382,13 +423,23 @@ def load_run(server: Server, body: bytes, args: argparse.Namespace) -> dict:
     cpu_before = server.cpu_seconds()
     client_before = resource.getrusage(resource.RUSAGE_SELF)
     busy_before = machine_busy_seconds()
-    r = drive(server.port, body, args.requests, args.concurrency, args.time_limit,
-              probe=server.connections)
+    r = drive(
+        server.port,
+        body,
+        args.requests,
+        args.concurrency,
+        args.time_limit,
+        probe=server.connections,
+    )
     busy = machine_busy_seconds() - busy_before
     client_after = resource.getrusage(resource.RUSAGE_SELF)
     server_s = server.cpu_seconds() - cpu_before
-    client_s = (client_after.ru_utime - client_before.ru_utime + client_after.ru_stime
-                - client_before.ru_stime)
+    client_s = (
+        client_after.ru_utime
+        - client_before.ru_utime
+        + client_after.ru_stime
+        - client_before.ru_stime
+    )
     sent = max(1, r["count"] + WARMUP)
     r["cpu_ms"] = server_s * 1000 / sent
     r["client_ms"] = client_s * 1000 / sent
@@ -403,22 +454,36 @@ def verdict(ok: bool) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, help="card database (default: the cached derived one)")
-    parser.add_argument("--requests", type=int, default=2000, help="requests per deck (default 2000)")
+    parser.add_argument(
+        "--requests", type=int, default=2000, help="requests per deck (default 2000)"
+    )
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--workers", default="1,2",
-                        help="worker counts to drive, one server each (default 1,2)")
-    parser.add_argument("--runs", type=int, default=3,
-                        help="load runs per deck and worker count, each bounded as below "
-                             "(default 3: best and worst are printed)")
-    parser.add_argument("--rss-workers", default="1,2,3",
-                        help="worker counts to measure memory at (default 1,2,3)")
-    parser.add_argument("--decks", default=",".join(DECKS),
-                        help=f"which decks to drive (default {','.join(DECKS)})")
-    parser.add_argument("--no-after-sync", dest="after_sync", action="store_false",
-                        help="skip re-measuring memory after a sync (it imports the card file "
-                             "into a copy of the database)")
-    parser.add_argument("--time-limit", type=float, default=120.0,
-                        help="seconds at most per load run (default 120)")
+    parser.add_argument(
+        "--workers", default="1,2", help="worker counts to drive, one server each (default 1,2)"
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="load runs per deck and worker count, each bounded as below "
+        "(default 3: best and worst are printed)",
+    )
+    parser.add_argument(
+        "--rss-workers", default="1,2,3", help="worker counts to measure memory at (default 1,2,3)"
+    )
+    parser.add_argument(
+        "--decks", default=",".join(DECKS), help=f"which decks to drive (default {','.join(DECKS)})"
+    )
+    parser.add_argument(
+        "--no-after-sync",
+        dest="after_sync",
+        action="store_false",
+        help="skip re-measuring memory after a sync (it imports the card file "
+        "into a copy of the database)",
+    )
+    parser.add_argument(
+        "--time-limit", type=float, default=120.0, help="seconds at most per load run (default 120)"
+    )
     args = parser.parse_args()
 
     missing = [str(f) for f, _ in DECKS.values() if not f.is_file()]
@@ -429,48 +494,65 @@ def main() -> int:
     wanted = [d.strip() for d in args.decks.split(",") if d.strip()]
     unknown = set(wanted) - set(DECKS)
     if unknown:
-        parser.error(f"--decks: unknown {', '.join(sorted(unknown))}; choose from {', '.join(DECKS)}")
+        parser.error(
+            f"--decks: unknown {', '.join(sorted(unknown))}; choose from {', '.join(DECKS)}"
+        )
     decks = {name: (DECKS[name][0].read_text(encoding="utf-8"), DECKS[name][1]) for name in wanted}
     try:
         worker_counts = [int(n) for n in args.workers.split(",") if n.strip()]
     except ValueError:
         parser.error(f"--workers: {args.workers!r} is not a list of numbers (e.g. 1,2)")
-    print(f"database: {db}\nmachine: {os.cpu_count()} CPUs; client and server share them (loopback)")
+    print(
+        f"database: {db}\nmachine: {os.cpu_count()} CPUs; client and server share them (loopback)"
+    )
 
     repeat = max(200, args.requests // 4)
     local = in_process(db, decks, repeat)
-    print("\nin-process validate (warm CardIndex, same decks, same run): "
-          + "; ".join(f"{name} {rate:.0f} decks/s, {cpu_ms:.3f} ms CPU each"
-                      for name, (rate, cpu_ms) in local.items()))
+    print(
+        "\nin-process validate (warm CardIndex, same decks, same run): "
+        + "; ".join(
+            f"{name} {rate:.0f} decks/s, {cpu_ms:.3f} ms CPU each"
+            for name, (rate, cpu_ms) in local.items()
+        )
+    )
 
     results: dict[tuple[int, str], list[dict]] = {}
     for workers in worker_counts:
         server = Server(db, workers)
         try:
             ready = server.wait_ready()
-            print(f"\nstart-up to ready ({workers} worker{'s' * (workers > 1)}): {ready:.2f} s "
-                  f"[target < {READY_TARGET_S:.0f} s: {verdict(ready < READY_TARGET_S)}]")
+            print(
+                f"\nstart-up to ready ({workers} worker{'s' * (workers > 1)}): {ready:.2f} s "
+                f"[target < {READY_TARGET_S:.0f} s: {verdict(ready < READY_TARGET_S)}]"
+            )
             for name, (text, fmt) in decks.items():
                 body = json.dumps({"decklist": text, "format": fmt}).encode()
                 for run in range(1, args.runs + 1):
                     r = load_run(server, body, args)
                     results.setdefault((workers, name), []).append(r)
                     note = " (stopped at the time limit)" if r["timed_out"] else ""
-                    print(f"{name:<14} c={args.concurrency} run {run}: {r['count']} requests in "
-                          f"{r['wall']:.2f} s{note}: {r['rps']:.0f} req/s, p50 {r['p50'] * 1000:.1f} ms, "
-                          f"p99 {r['p99'] * 1000:.1f} ms [target < {P99_TARGET_MS:.0f} ms: "
-                          f"{verdict(r['p99'] * 1000 < P99_TARGET_MS)}]; CPU per request: server "
-                          f"{r['cpu_ms']:.3f} ms ({r['cpu_ms'] / local[name][1]:.2f}x in-process "
-                          f"validate), client {r['client_ms']:.3f} ms; other work meanwhile "
-                          f"{r['others']:.1f} of {os.cpu_count()} cores"
-                          + (f"; connections per worker {'/'.join(map(str, r['probe']))}"
-                             if workers > 1 and r["probe"] else "")
-                          + (f"; ERRORS: {r['errors'][:3]}" if r["errors"] else ""))
+                    print(
+                        f"{name:<14} c={args.concurrency} run {run}: {r['count']} requests in "
+                        f"{r['wall']:.2f} s{note}: {r['rps']:.0f} req/s, p50 {r['p50'] * 1000:.1f} ms, "
+                        f"p99 {r['p99'] * 1000:.1f} ms [target < {P99_TARGET_MS:.0f} ms: "
+                        f"{verdict(r['p99'] * 1000 < P99_TARGET_MS)}]; CPU per request: server "
+                        f"{r['cpu_ms']:.3f} ms ({r['cpu_ms'] / local[name][1]:.2f}x in-process "
+                        f"validate), client {r['client_ms']:.3f} ms; other work meanwhile "
+                        f"{r['others']:.1f} of {os.cpu_count()} cores"
+                        + (
+                            f"; connections per worker {'/'.join(map(str, r['probe']))}"
+                            if workers > 1 and r["probe"]
+                            else ""
+                        )
+                        + (f"; ERRORS: {r['errors'][:3]}" if r["errors"] else "")
+                    )
         finally:
             server.stop()
 
-    print(f"\nsummary (best / worst of {args.runs} run{'s' * (args.runs > 1)}; the machine is "
-          "shared, so latency varies from run to run; CPU per request is the steadier figure):")
+    print(
+        f"\nsummary (best / worst of {args.runs} run{'s' * (args.runs > 1)}; the machine is "
+        "shared, so latency varies from run to run; CPU per request is the steadier figure):"
+    )
     for (workers, name), runs in results.items():
         rate, cpu_ms = local[name]
         p50 = sorted(r["p50"] * 1000 for r in runs)
@@ -478,13 +560,15 @@ def main() -> int:
         server_ms = sorted(r["cpu_ms"] for r in runs)[len(runs) // 2]
         client_ms = sorted(r["client_ms"] for r in runs)[len(runs) // 2]
         rps = max(r["rps"] for r in runs)
-        print(f"{workers} worker{'s' * (workers > 1)} {name:<14} p50 {p50[0]:.1f} / {p50[-1]:.1f} ms, "
-              f"p99 {p99[0]:.1f} / {p99[-1]:.1f} ms [target < {P99_TARGET_MS:.0f} ms: best "
-              f"{verdict(p99[0] < P99_TARGET_MS)}, worst {verdict(p99[-1] < P99_TARGET_MS)}]; "
-              f"median CPU per request: server {server_ms:.3f} ms = {server_ms / cpu_ms:.2f}x "
-              f"in-process validate ({cpu_ms:.3f} ms; {server_ms - cpu_ms:+.3f} ms: HTTP + JSON "
-              "and sharing the cores), "
-              f"client {client_ms:.3f} ms; best throughput {rps / rate:.2f}x in-process")
+        print(
+            f"{workers} worker{'s' * (workers > 1)} {name:<14} p50 {p50[0]:.1f} / {p50[-1]:.1f} ms, "
+            f"p99 {p99[0]:.1f} / {p99[-1]:.1f} ms [target < {P99_TARGET_MS:.0f} ms: best "
+            f"{verdict(p99[0] < P99_TARGET_MS)}, worst {verdict(p99[-1] < P99_TARGET_MS)}]; "
+            f"median CPU per request: server {server_ms:.3f} ms = {server_ms / cpu_ms:.2f}x "
+            f"in-process validate ({cpu_ms:.3f} ms; {server_ms - cpu_ms:+.3f} ms: HTTP + JSON "
+            "and sharing the cores), "
+            f"client {client_ms:.3f} ms; best throughput {rps / rate:.2f}x in-process"
+        )
 
     counts = sorted({int(n) for n in args.rss_workers.split(",") if n.strip()})
     memory = {}
@@ -496,14 +580,20 @@ def main() -> int:
         try:
             ready_n = s.wait_ready()
             memory[n] = s.settled_memory_mb()
-            print(f"\n{n} worker{'s' * (n > 1)}: ready in {ready_n:.2f} s; server RSS "
-                  f"{memory[n][0]:.0f} MB, PSS {memory[n][1]:.0f} MB, USS {memory[n][2]:.0f} MB "
-                  f"({len(s.pids())} processes)", end="")
+            print(
+                f"\n{n} worker{'s' * (n > 1)}: ready in {ready_n:.2f} s; server RSS "
+                f"{memory[n][0]:.0f} MB, PSS {memory[n][1]:.0f} MB, USS {memory[n][2]:.0f} MB "
+                f"({len(s.pids())} processes)",
+                end="",
+            )
             if n == counts[-1] and args.after_sync:
                 after = after_sync(s, copy)
-                print(f"\n{n} workers after a sync swapped new data in: RSS {after[0]:.0f} MB, "
-                      f"PSS {after[1]:.0f} MB, USS {after[2]:.0f} MB (each worker now holds its "
-                      f"own copy of the new index)", end="")
+                print(
+                    f"\n{n} workers after a sync swapped new data in: RSS {after[0]:.0f} MB, "
+                    f"PSS {after[1]:.0f} MB, USS {after[2]:.0f} MB (each worker now holds its "
+                    f"own copy of the new index)",
+                    end="",
+                )
         finally:
             s.stop()
     print()
@@ -512,9 +602,11 @@ def main() -> int:
     if len(multi) >= 2:
         lo, hi = multi[0], multi[-1]
         rss, pss, uss = ((memory[hi][i] - memory[lo][i]) / (hi - lo) for i in range(3))
-        print(f"per added worker ({lo} -> {hi}): PSS {pss:.0f} MB, USS {uss:.0f} MB, RSS {rss:.0f} MB "
-              f"(RSS counts the pages the workers share once per worker) "
-              f"[target < {WORKER_RSS_TARGET_MB:.0f} MB: {verdict(pss < WORKER_RSS_TARGET_MB)} on PSS]")
+        print(
+            f"per added worker ({lo} -> {hi}): PSS {pss:.0f} MB, USS {uss:.0f} MB, RSS {rss:.0f} MB "
+            f"(RSS counts the pages the workers share once per worker) "
+            f"[target < {WORKER_RSS_TARGET_MB:.0f} MB: {verdict(pss < WORKER_RSS_TARGET_MB)} on PSS]"
+        )
     failed = any(r["errors"] for runs in results.values() for r in runs)
     return 1 if failed else 0
 

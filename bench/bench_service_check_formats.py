@@ -37,8 +37,9 @@ from common import derived_db  # noqa: E402
 def hostile_list(lines: int, length: int = 190, seed: int = 1) -> str:
     rng = random.Random(seed)
     letters = string.ascii_lowercase + " "
-    return "\n".join("1 " + "".join(rng.choice(letters) for _ in range(length))
-                     for _ in range(lines))
+    return "\n".join(
+        "1 " + "".join(rng.choice(letters) for _ in range(length)) for _ in range(lines)
+    )
 
 
 def main() -> int:
@@ -48,9 +49,9 @@ def main() -> int:
     args = parser.parse_args()
 
     from validator.report import check_formats_dict
+    from validator.service import app as service_app
     from validator.service.app import Service, ServiceConfig
     from validator.service.models import CheckFormatsRequest
-    from validator.service import app as service_app
 
     db = args.db or str(derived_db())
     started = time.perf_counter()
@@ -77,10 +78,14 @@ def main() -> int:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         results[label] = (size, peak)
-        print(f"{label:>8}: answer {size / 1e6:8.2f} MB   peak Python memory {peak / 1e6:8.1f} MB"
-              f"   ({seconds:.2f} s with tracemalloc on)")
+        print(
+            f"{label:>8}: answer {size / 1e6:8.2f} MB   peak Python memory {peak / 1e6:8.1f} MB"
+            f"   ({seconds:.2f} s with tracemalloc on)"
+        )
     (size0, peak0), (size1, peak1) = results["baseline"], results["now"]
-    print(f"   ratio: answer {size1 / size0:.4f}   peak memory {peak1 / peak0:.3f}  (now / baseline)")
+    print(
+        f"   ratio: answer {size1 / size0:.4f}   peak memory {peak1 / peak0:.3f}  (now / baseline)"
+    )
     service.holder.stop()
     return 0
 

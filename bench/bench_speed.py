@@ -39,8 +39,13 @@ from common import BULK_DECKS, SHARED_DATA, derived_db  # noqa: E402
 FULL_CARDS = SHARED_DATA / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
 #: The console script pip writes for `deckcheck = "validator.cli.commands:main"`, as a -c program.
 ENTRY_POINT = "import sys; from validator.cli.commands import main; sys.exit(main())"
-CLI_DECK = (SHARED_DATA / "decklists" / "text" / "rendered_from_tournament_json"
-            / "modern_2026-08-08_nahuel10_1st-place.mtgo.txt")
+CLI_DECK = (
+    SHARED_DATA
+    / "decklists"
+    / "text"
+    / "rendered_from_tournament_json"
+    / "modern_2026-08-08_nahuel10_1st-place.mtgo.txt"
+)
 
 
 def _env(code: Path) -> dict[str, str]:
@@ -54,51 +59,76 @@ def _env(code: Path) -> dict[str, str]:
 
 def compile_code(code: Path) -> None:
     """Write the .pyc files of `code`'s package, as `pip install` does."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "validator")],
-                   check=True, env=_env(code))
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(code / "validator")],
+        check=True,
+        env=_env(code),
+    )
 
 
 #: Runs a module or code as `python -m` / `python -c` would, then writes the process's own peak
 #: RSS (VmHWM) to stderr at exit. ru_maxrss of a child counts the memory of the parent it was
 #: forked from (this benchmark's), so it is no measure of a small process.
-_HWM = ("import atexit, runpy, sys\n"
-        "def hwm():\n"
-        "    for line in open('/proc/self/status'):\n"
-        "        if line.startswith('VmHWM:'): sys.stderr.write('VMHWM ' + line.split()[1] + '\\n')\n"
-        "atexit.register(hwm)\n"
-        "kind, what = sys.argv[1], sys.argv[2]\n"
-        "sys.argv = sys.argv[2:]\n"
-        "if kind == '-c': exec(what)\n"
-        "else: runpy.run_module(what, run_name='__main__', alter_sys=True)\n")
+_HWM = (
+    "import atexit, runpy, sys\n"
+    "def hwm():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM:'): sys.stderr.write('VMHWM ' + line.split()[1] + '\\n')\n"
+    "atexit.register(hwm)\n"
+    "kind, what = sys.argv[1], sys.argv[2]\n"
+    "sys.argv = sys.argv[2:]\n"
+    "if kind == '-c': exec(what)\n"
+    "else: runpy.run_module(what, run_name='__main__', alter_sys=True)\n"
+)
 
 
-def run_measured(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str, int]:
+def run_measured(
+    args: list[str], env: dict[str, str] | None = None
+) -> tuple[float, float, str, int]:
     """(CPU seconds user+sys, peak RSS MB, stdout, exit code) of `python ARGS` (ARGS starting
     with -m MODULE or -c CODE), run from an empty directory so that `-m` finds the code on
     PYTHONPATH, not a checkout in the current directory."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.TemporaryDirectory() as cwd:
-        proc = subprocess.Popen([sys.executable, "-c", _HWM, *args], stdout=out, stderr=err,
-                                env=env, cwd=cwd)
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as cwd,
+    ):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _HWM, *args], stdout=out, stderr=err, env=env, cwd=cwd
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         text = out.read().decode()
-        hwm = [int(line.split()[1]) for line in err.read().decode().splitlines()
-               if line.startswith("VMHWM ")]
-    return usage.ru_utime + usage.ru_stime, (hwm[-1] / 1024 if hwm else float("nan")), text, \
-        proc.returncode
+        hwm = [
+            int(line.split()[1])
+            for line in err.read().decode().splitlines()
+            if line.startswith("VMHWM ")
+        ]
+    return (
+        usage.ru_utime + usage.ru_stime,
+        (hwm[-1] / 1024 if hwm else float("nan")),
+        text,
+        proc.returncode,
+    )
 
 
 def code_db(code: Path, db: Path) -> Path:
     """The card database `code` reads: `db` when `code` has this code's card schema, else the
     full card file imported by `code` itself (after a schema change older code cannot read the
     new layout, nor this code the old one), cached as `derived_db` caches."""
-    snippet = (f"import sys; sys.path.insert(0, {str(HERE)!r}); from common import derived_db, "
-               "_cache_key, DERIVED_FILE; print(_cache_key(DERIVED_FILE)); print(derived_db())")
-    proc = subprocess.run([sys.executable, "-c", snippet], env=_env(code), capture_output=True,
-                          text=True, cwd=str(code))
+    snippet = (
+        f"import sys; sys.path.insert(0, {str(HERE)!r}); from common import derived_db, "
+        "_cache_key, DERIVED_FILE; print(_cache_key(DERIVED_FILE)); print(derived_db())"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", snippet],
+        env=_env(code),
+        capture_output=True,
+        text=True,
+        cwd=str(code),
+    )
     if proc.returncode:
         raise SystemExit(f"building the card database with {code} failed:\n{proc.stderr[-3000:]}")
     key, built = proc.stdout.strip().splitlines()[-2:]
@@ -124,8 +154,17 @@ def cold(db: Path, runs: int, codes: dict[str, Path], dbs: dict[str, Path] | Non
         # What the installed `deckcheck` script runs (pyproject's [project.scripts] entry
         # point: import validator.cli.commands, call main), not `python -m validator`, which also
         # imports runpy (~4 ms) that no user's `deckcheck validate` pays.
-        return ["-c", ENTRY_POINT, "validate", str(CLI_DECK), "--format", "modern", "--db",
-                str(Path(dbs.get(label, db)).resolve()), "--json"]
+        return [
+            "-c",
+            ENTRY_POINT,
+            "validate",
+            str(CLI_DECK),
+            "--format",
+            "modern",
+            "--db",
+            str(Path(dbs.get(label, db)).resolve()),
+            "--json",
+        ]
 
     variants = {"python -c 'import sqlite3'": (["-c", "import sqlite3"], _env(ROOT))}
     for label, code in codes.items():
@@ -138,10 +177,14 @@ def cold(db: Path, runs: int, codes: dict[str, Path], dbs: dict[str, Path] | Non
             cpu, rss, out, _code = run_measured(cmd, env)
             samples[label].append((cpu, rss))
             outputs[label].add(out)
-    result = {label: {"cpu_median_s": statistics.median(c for c, _ in s),
-                      "cpu_min_s": min(c for c, _ in s),
-                      "rss_median_mb": statistics.median(r for _, r in s)}
-              for label, s in samples.items()}
+    result = {
+        label: {
+            "cpu_median_s": statistics.median(c for c, _ in s),
+            "cpu_min_s": min(c for c, _ in s),
+            "rss_median_mb": statistics.median(r for _, r in s),
+        }
+        for label, s in samples.items()
+    }
     outs = [o for k, o in outputs.items() if k.startswith("deckcheck")]
     if len({str(Path(dbs.get(label, db))) for label in codes}) > 1:
         outs = [{_without_sync_time(x) for x in o} for o in outs]
@@ -151,8 +194,12 @@ def cold(db: Path, runs: int, codes: dict[str, Path], dbs: dict[str, Path] | Non
 
 def worker(what: str, code: Path, db: Path, *extra: str) -> dict:
     """perf_worker `what` run with `code` on `db`."""
-    proc = subprocess.run([sys.executable, str(HERE / "perf_worker.py"), what, "--db", str(db),
-                           *extra], env=_env(code), capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "perf_worker.py"), what, "--db", str(db), *extra],
+        env=_env(code),
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode:
         raise SystemExit(f"perf_worker {what} ({code}) failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -169,16 +216,22 @@ def _per_line(r: dict) -> str:
     per_line = (mcmd - m75) / (lcmd - l75)
     fixed = m75 - per_line * l75
     needed = 0.5 * fixed / (lcmd - 1.5 * l75) if lcmd > 1.5 * l75 else float("inf")
-    return (f"per deck {fixed:.0f} µs + {per_line:.2f} µs per line; 1.5x at this per-deck "
-            f"cost needs at most {needed:.2f} µs per line; per card: Commander "
-            f"{mcmd / 100:.2f} µs, 75-card {m75 / 75:.2f} µs")
+    return (
+        f"per deck {fixed:.0f} µs + {per_line:.2f} µs per line; 1.5x at this per-deck "
+        f"cost needs at most {needed:.2f} µs per line; per card: Commander "
+        f"{mcmd / 100:.2f} µs, 75-card {m75 / 75:.2f} µs"
+    )
 
 
 def compare_hashes(a: Path, b: Path) -> list[str]:
     la = a.read_text().splitlines()
     lb = b.read_text().splitlines()
-    diffs = [f"deck {x.split(chr(9))[0]} ({x.split(chr(9))[1]}): {x.split(chr(9))[2][:12]} != "
-             f"{y.split(chr(9))[2][:12]}" for x, y in zip(la, lb) if x != y]
+    diffs = [
+        f"deck {x.split(chr(9))[0]} ({x.split(chr(9))[1]}): {x.split(chr(9))[2][:12]} != "
+        f"{y.split(chr(9))[2][:12]}"
+        for x, y in zip(la, lb)
+        if x != y
+    ]
     if len(la) != len(lb):
         diffs.append(f"{len(la)} reports vs {len(lb)}")
     return diffs
@@ -208,23 +261,34 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     print(f"card database: {db}")
     if dbs.get("baseline", db) != db:
-        print(f"baseline's card database: {dbs['baseline']} (another card schema: the same file "
-              "imported by the baseline code; cold JSON compared without the sync time)")
+        print(
+            f"baseline's card database: {dbs['baseline']} (another card schema: the same file "
+            "imported by the baseline code; cold JSON compared without the sync time)"
+        )
 
     if "cold" in parts:
         r = cold(db, args.runs, codes, dbs)
-        print(f"\n== cold `deckcheck validate --json` of one 75-card deck ({args.runs} runs each) ==")
+        print(
+            f"\n== cold `deckcheck validate --json` of one 75-card deck ({args.runs} runs each) =="
+        )
         for label, v in r.items():
             if isinstance(v, dict):
-                print(f"  {label:<44} CPU median {v['cpu_median_s']:.3f} s (min "
-                      f"{v['cpu_min_s']:.3f}), peak RSS {v['rss_median_mb']:.1f} MB")
+                print(
+                    f"  {label:<44} CPU median {v['cpu_median_s']:.3f} s (min "
+                    f"{v['cpu_min_s']:.3f}), peak RSS {v['rss_median_mb']:.1f} MB"
+                )
         base = r["python -c 'import sqlite3'"]["cpu_median_s"]
         mine = r["deckcheck validate (this code)"]
-        ok = mine["cpu_median_s"] <= 0.12 and mine["cpu_median_s"] - base <= 0.1 \
+        ok = (
+            mine["cpu_median_s"] <= 0.12
+            and mine["cpu_median_s"] - base <= 0.1
             and mine["rss_median_mb"] <= 30
-        print(f"  {'PASS' if ok else 'MISS'}: CPU {mine['cpu_median_s']:.3f} s (target 0.12 s), "
-              f"{mine['cpu_median_s'] - base:+.3f} s over `import sqlite3` (target +0.1 s), "
-              f"peak {mine['rss_median_mb']:.1f} MB (target 30 MB)")
+        )
+        print(
+            f"  {'PASS' if ok else 'MISS'}: CPU {mine['cpu_median_s']:.3f} s (target 0.12 s), "
+            f"{mine['cpu_median_s'] - base:+.3f} s over `import sqlite3` (target +0.1 s), "
+            f"peak {mine['rss_median_mb']:.1f} MB (target 30 MB)"
+        )
         if len(codes) > 1:
             print(f"  JSON byte for byte identical to the baseline: {r['json_identical']}")
             failed |= not r["json_identical"]
@@ -233,43 +297,52 @@ def main(argv: list[str] | None = None) -> int:
         print("\n== CardIndex.from_db, full card file, fresh process ==")
         for label, code in codes.items():
             r = worker("index", code, dbs[label])
-            print(f"  {label:<12} {r['cards']} cards: CPU {r['cpu_s']:.3f} s (wall "
-                  f"{r['wall_s']:.3f}), RSS +{r['rss_growth_mb']:.1f} MB")
+            print(
+                f"  {label:<12} {r['cards']} cards: CPU {r['cpu_s']:.3f} s (wall "
+                f"{r['wall_s']:.3f}), RSS +{r['rss_growth_mb']:.1f} MB"
+            )
             if label == "this code":
                 ok = r["cpu_s"] <= 0.6 and r["rss_growth_mb"] <= 60
                 print(f"  {'PASS' if ok else 'MISS'}: target 0.6 s and 60 MB")
 
     if "warm" in parts:
-        print(f"\n== warm validation of {'a sample of ' + str(args.sample) if args.sample else 'every'}"
-              " bulk deck ==")
+        print(
+            f"\n== warm validation of {'a sample of ' + str(args.sample) if args.sample else 'every'}"
+            " bulk deck =="
+        )
         extra = ["--sample", str(args.sample)] if args.sample else []
         hashes = {}
         with tempfile.TemporaryDirectory() as tmp:
             for label, code in codes.items():
                 hashes[label] = Path(tmp) / f"{label.replace(' ', '_')}.txt"
                 r = worker("warm", code, dbs[label], "--hashes", str(hashes[label]), *extra)
-                print(f"  {label:<12} {r['decks']} decks ({r['legal']} legal): "
-                      f"{r['decks_per_cpu_s']:.0f} decks/CPU-s; median {r['median_ms']:.3f} ms, "
-                      f"p99 {r['p99_ms']:.3f} ms, max {r['max_ms']:.1f} ms; 75-card median "
-                      f"{r['median_75_ms']:.3f} ms ({r['decks_75']}), 100-card Commander median "
-                      f"{r['median_cmd100_ms']:.3f} ms ({r['decks_cmd100']}): "
-                      f"{r['cmd100_over_75']:.2f}x; p99 75-card {r.get('p99_75_ms', float('nan')):.3f}"
-                      f" ms, 100-card Commander {r.get('p99_cmd100_ms', float('nan')):.3f} ms; "
-                      f"index load {r['load_cpu_s']:.2f} s; "
-                      f"peak {r['peak_mb']:.0f} MB")
+                print(
+                    f"  {label:<12} {r['decks']} decks ({r['legal']} legal): "
+                    f"{r['decks_per_cpu_s']:.0f} decks/CPU-s; median {r['median_ms']:.3f} ms, "
+                    f"p99 {r['p99_ms']:.3f} ms, max {r['max_ms']:.1f} ms; 75-card median "
+                    f"{r['median_75_ms']:.3f} ms ({r['decks_75']}), 100-card Commander median "
+                    f"{r['median_cmd100_ms']:.3f} ms ({r['decks_cmd100']}): "
+                    f"{r['cmd100_over_75']:.2f}x; p99 75-card {r.get('p99_75_ms', float('nan')):.3f}"
+                    f" ms, 100-card Commander {r.get('p99_cmd100_ms', float('nan')):.3f} ms; "
+                    f"index load {r['load_cpu_s']:.2f} s; "
+                    f"peak {r['peak_mb']:.0f} MB"
+                )
                 if "floor_cmd100_over_75" in r:
-                    print(f"  {'':<12} lower bound, the same decks read line by line with no "
-                          f"rules (split, one look-up per line and per card): 75-card "
-                          f"{r['floor_median_75_ms'] * 1000:.1f} µs ({r['lines_median_75']:.0f} "
-                          f"lines), Commander {r['floor_median_cmd100_ms'] * 1000:.1f} µs "
-                          f"({r['lines_median_cmd100']:.0f} lines): "
-                          f"{r['floor_cmd100_over_75']:.2f}x")
+                    print(
+                        f"  {'':<12} lower bound, the same decks read line by line with no "
+                        f"rules (split, one look-up per line and per card): 75-card "
+                        f"{r['floor_median_75_ms'] * 1000:.1f} µs ({r['lines_median_75']:.0f} "
+                        f"lines), Commander {r['floor_median_cmd100_ms'] * 1000:.1f} µs "
+                        f"({r['lines_median_cmd100']:.0f} lines): "
+                        f"{r['floor_cmd100_over_75']:.2f}x"
+                    )
                     print(f"  {'':<12} {_per_line(r)}")
                 if label == "this code":
-                    for ok, what in ((r["decks_per_cpu_s"] >= 3000, "3,000 decks per CPU-second"),
-                                     (r["cmd100_over_75"] <= 1.5, "100-card Commander <= 1.5x a "
-                                                                  "75-card deck"),
-                                     (r["p99_ms"] <= 2.0, "p99 <= 2 ms")):
+                    for ok, what in (
+                        (r["decks_per_cpu_s"] >= 3000, "3,000 decks per CPU-second"),
+                        (r["cmd100_over_75"] <= 1.5, "100-card Commander <= 1.5x a 75-card deck"),
+                        (r["p99_ms"] <= 2.0, "p99 <= 2 ms"),
+                    ):
                         print(f"  {'PASS' if ok else 'MISS'}: {what}")
             reference = hashes.get("baseline") or args.hashes
             if reference:
@@ -280,8 +353,10 @@ def main(argv: list[str] | None = None) -> int:
                     for d in diffs[:20]:
                         print("   ", d)
                 else:
-                    print(f"  reports identical to {'the baseline' if 'baseline' in hashes else reference}"
-                          " for every deck")
+                    print(
+                        f"  reports identical to {'the baseline' if 'baseline' in hashes else reference}"
+                        " for every deck"
+                    )
         if args.profile:
             r = worker("profile", ROOT, db, "--sample", str(args.sample or 10000))
             print("\n" + r["profile"])

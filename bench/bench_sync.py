@@ -36,7 +36,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_FILE = ROOT.parent / "shared" / "data" / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
+DEFAULT_FILE = (
+    ROOT.parent / "shared" / "data" / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
+)
 TIME_RATIO_TARGET = 2.0
 RSS_TARGET_MB = 300.0
 #: Issue 12: CPU (user + sys of the sync and its reader process) at most 1.4x the baseline's;
@@ -45,7 +47,7 @@ RSS_TARGET_MB = 300.0
 CPU_RATIO_TARGET = 1.4
 TREE_RSS_TARGET_MB = 200.0
 
-BASELINE = textwrap.dedent('''
+BASELINE = textwrap.dedent("""
     import gzip, json, sqlite3, sys
     path, db, variant = sys.argv[1], sys.argv[2], sys.argv[3]
     con = sqlite3.connect(db)
@@ -83,15 +85,15 @@ BASELINE = textwrap.dedent('''
     count = con.execute("SELECT count(*) FROM cards").fetchone()[0]
     con.close()
     print(f"{n} lines, {count} rows")
-''')
+""")
 
-FALLBACK = textwrap.dedent('''
+FALLBACK = textwrap.dedent("""
     import sys
     from pathlib import Path
     from validator.sync import import_file
     result = import_file(Path(sys.argv[1]), sys.argv[2])
     print(result.summary())
-''')
+""")
 
 
 def _tree_rss_kb(root: int) -> int:
@@ -121,8 +123,9 @@ def _tree_rss_kb(root: int) -> int:
 LAST_CPU: list[float] = []  # CPU seconds of each run_child, user + sys, reaped children included
 
 
-def run_child(cmd: list[str], env: dict[str, str] | None = None,
-              cwd: Path = ROOT) -> tuple[float, float, int, str, float]:
+def run_child(
+    cmd: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> tuple[float, float, int, str, float]:
     """(wall seconds, peak RSS in MB of its largest process, exit code, output, peak MB of the
     whole process tree sampled every 20 ms: a sync reads the file in a second process). The
     CPU time (user + sys, the reader process included: it is reaped by the sync) is appended
@@ -157,10 +160,14 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None,
 
 def ours_command(path: Path, db: Path) -> tuple[list[str], str]:
     if (ROOT / "validator" / "cli" / "commands.py").is_file():
-        return ([sys.executable, "-m", "validator", "sync", "--from", str(path), "--db", str(db)],
-                "deckcheck sync --from FILE --db TMP (python -m validator)")
-    return ([sys.executable, "-c", FALLBACK, str(path), str(db)],
-            "validator/cli/commands.py not found: FALLBACK python -c 'from validator.sync import import_file'")
+        return (
+            [sys.executable, "-m", "validator", "sync", "--from", str(path), "--db", str(db)],
+            "deckcheck sync --from FILE --db TMP (python -m validator)",
+        )
+    return (
+        [sys.executable, "-c", FALLBACK, str(path), str(db)],
+        "validator/cli/commands.py not found: FALLBACK python -c 'from validator.sync import import_file'",
+    )
 
 
 def count_lines(path: Path) -> int:
@@ -175,8 +182,9 @@ def count_lines(path: Path) -> int:
 BEST_CPU: dict[str, float] = {}  # label -> the lowest CPU time of its runs
 
 
-def best_of(label: str, repeat: int, make_cmd, env: dict[str, str],
-            cwd: Path = ROOT) -> tuple[float, float, str]:
+def best_of(
+    label: str, repeat: int, make_cmd, env: dict[str, str], cwd: Path = ROOT
+) -> tuple[float, float, str]:
     walls, rsss, cpus, text = [], [], [], ""
     for i in range(repeat):
         with tempfile.TemporaryDirectory(prefix="deckcheck-bench-") as tmp:
@@ -188,8 +196,10 @@ def best_of(label: str, repeat: int, make_cmd, env: dict[str, str],
         walls.append(wall)
         rsss.append(rss)
         cpus.append(LAST_CPU[-1])
-        print(f"  {label} run {i + 1}: {wall:.2f} s, CPU {cpus[-1]:.2f} s, peak RSS {rss:.0f} MB",
-              flush=True)
+        print(
+            f"  {label} run {i + 1}: {wall:.2f} s, CPU {cpus[-1]:.2f} s, peak RSS {rss:.0f} MB",
+            flush=True,
+        )
     BEST_CPU[label] = min(cpus)
     return min(walls), max(rsss), text.strip()
 
@@ -238,14 +248,18 @@ def check_scaling(path: Path, rss_1x: float, env: dict[str, str]) -> bool:
     with tempfile.TemporaryDirectory(prefix="deckcheck-bench-") as tmp:
         big = Path(tmp) / "doubled.jsonl.gz"
         n = doubled_file(path, big)
-        wall, largest, code, text, tree = run_child(ours_command(big, Path(tmp) / "cards.sqlite3")[0], env)
+        wall, largest, code, text, tree = run_child(
+            ours_command(big, Path(tmp) / "cards.sqlite3")[0], env
+        )
         rss = max(largest, tree)
     if code != 0:
         sys.exit(f"the 2x import failed (exit {code}):\n{text}")
     growth = rss / rss_1x
     ok = growth < 1.25
-    print(f"scaling: 2x file ({n} lines) {wall:.2f} s, peak RSS {rss:.0f} MB vs {rss_1x:.0f} MB "
-          f"for 1x ({growth:.2f}x; target < 1.25x)  {'PASS' if ok else 'MISS'}")
+    print(
+        f"scaling: 2x file ({n} lines) {wall:.2f} s, peak RSS {rss:.0f} MB vs {rss_1x:.0f} MB "
+        f"for 1x ({growth:.2f}x; target < 1.25x)  {'PASS' if ok else 'MISS'}"
+    )
     return ok
 
 
@@ -268,23 +282,40 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--file", type=Path, default=DEFAULT_FILE, help="bulk file to import")
     ap.add_argument("--repeat", type=int, default=1, help="runs per side; the best time counts")
-    ap.add_argument("--baseline", choices=("columns", "json"), default="columns",
-                    help="baseline table: a few columns (default) or the whole JSON text")
+    ap.add_argument(
+        "--baseline",
+        choices=("columns", "json"),
+        default="columns",
+        help="baseline table: a few columns (default) or the whole JSON text",
+    )
     ap.add_argument("--profile", action="store_true", help="also cProfile import_file")
-    ap.add_argument("--scaling", action="store_true",
-                    help="also import a file twice as big (every card again under a new oracle "
-                         "id and name) and compare peak RSS: streaming keeps it flat")
-    ap.add_argument("--resync", action="store_true",
-                    help="also time a --force re-sync of the same file against a fresh one")
-    ap.add_argument("--code", type=Path, metavar="DIR",
-                    help="also run `ours` with the deckcheck source tree DIR (older code)")
+    ap.add_argument(
+        "--scaling",
+        action="store_true",
+        help="also import a file twice as big (every card again under a new oracle "
+        "id and name) and compare peak RSS: streaming keeps it flat",
+    )
+    ap.add_argument(
+        "--resync",
+        action="store_true",
+        help="also time a --force re-sync of the same file against a fresh one",
+    )
+    ap.add_argument(
+        "--code",
+        type=Path,
+        metavar="DIR",
+        help="also run `ours` with the deckcheck source tree DIR (older code)",
+    )
     args = ap.parse_args(argv)
 
     path = args.file.resolve()
     if not path.is_file():
-        print(f"bench_sync: the bulk file is not there: {path}\n"
-              "  (the full-size derived file lives in ../shared/data/scryfall/ next to the repo; "
-              "pass --file FILE for another one)", file=sys.stderr)
+        print(
+            f"bench_sync: the bulk file is not there: {path}\n"
+            "  (the full-size derived file lives in ../shared/data/scryfall/ next to the repo; "
+            "pass --file FILE for another one)",
+            file=sys.stderr,
+        )
         return 2
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     lines = count_lines(path)
@@ -293,45 +324,70 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ours: {how}")
 
     base_wall, base_rss, base_out = best_of(
-        "baseline", args.repeat,
-        lambda db: [sys.executable, "-c", BASELINE, str(path), str(db), args.baseline], env)
+        "baseline",
+        args.repeat,
+        lambda db: [sys.executable, "-c", BASELINE, str(path), str(db), args.baseline],
+        env,
+    )
     ours_wall, ours_rss, ours_out = best_of(
-        "ours", args.repeat, lambda db: ours_command(path, db)[0], env)
+        "ours", args.repeat, lambda db: ours_command(path, db)[0], env
+    )
     other: tuple[float, float] | None = None
     if args.code:
         code_env = dict(os.environ, PYTHONPATH=str(args.code.resolve()))
         with tempfile.TemporaryDirectory() as empty:  # so that -m finds DIR's package
-            _, other_rss, _ = best_of("code " + str(args.code), args.repeat,
-                                      lambda db: ours_command(path, db)[0], code_env, Path(empty))
+            _, other_rss, _ = best_of(
+                "code " + str(args.code),
+                args.repeat,
+                lambda db: ours_command(path, db)[0],
+                code_env,
+                Path(empty),
+            )
         other = (BEST_CPU["code " + str(args.code)], other_rss)
 
     ratio = ours_wall / base_wall
     print()
-    print(f"baseline (gzip + json.loads + sqlite3.executemany, one table, {args.baseline}): "
-          f"{base_wall:6.2f} s "
-          f"{lines / base_wall:8.0f} cards/s  peak RSS {base_rss:5.0f} MB   [{base_out}]")
-    print(f"ours     ({how.split(' (')[0]}): {ours_wall:6.2f} s {lines / ours_wall:8.0f} "
-          f"cards/s  peak RSS {ours_rss:5.0f} MB")
+    print(
+        f"baseline (gzip + json.loads + sqlite3.executemany, one table, {args.baseline}): "
+        f"{base_wall:6.2f} s "
+        f"{lines / base_wall:8.0f} cards/s  peak RSS {base_rss:5.0f} MB   [{base_out}]"
+    )
+    print(
+        f"ours     ({how.split(' (')[0]}): {ours_wall:6.2f} s {lines / ours_wall:8.0f} "
+        f"cards/s  peak RSS {ours_rss:5.0f} MB"
+    )
     print(f"         [{ours_out.splitlines()[-1] if ours_out else ''}]")
     time_ok = ratio <= TIME_RATIO_TARGET
     rss_ok = ours_rss < RSS_TARGET_MB
-    print(f"time ratio ours/baseline: {ratio:.2f}x (target <= {TIME_RATIO_TARGET:.0f}x)  "
-          f"{'PASS' if time_ok else 'MISS'}")
-    print(f"peak RSS: {ours_rss:.0f} MB (target < {RSS_TARGET_MB:.0f} MB)  "
-          f"{'PASS' if rss_ok else 'MISS'}")
+    print(
+        f"time ratio ours/baseline: {ratio:.2f}x (target <= {TIME_RATIO_TARGET:.0f}x)  "
+        f"{'PASS' if time_ok else 'MISS'}"
+    )
+    print(
+        f"peak RSS: {ours_rss:.0f} MB (target < {RSS_TARGET_MB:.0f} MB)  "
+        f"{'PASS' if rss_ok else 'MISS'}"
+    )
     cpu_ratio = BEST_CPU["ours"] / BEST_CPU["baseline"]
-    print(f"CPU (user+sys, reader process included): ours {BEST_CPU['ours']:.2f} s, baseline "
-          f"{BEST_CPU['baseline']:.2f} s: {cpu_ratio:.2f}x (issue 12 target <= "
-          f"{CPU_RATIO_TARGET}x)  {'PASS' if cpu_ratio <= CPU_RATIO_TARGET else 'MISS'}")
-    print(f"peak RSS summed over the sync's processes: {ours_rss:.0f} MB (issue 12 target < "
-          f"{TREE_RSS_TARGET_MB:.0f} MB)  {'PASS' if ours_rss < TREE_RSS_TARGET_MB else 'MISS'}")
+    print(
+        f"CPU (user+sys, reader process included): ours {BEST_CPU['ours']:.2f} s, baseline "
+        f"{BEST_CPU['baseline']:.2f} s: {cpu_ratio:.2f}x (issue 12 target <= "
+        f"{CPU_RATIO_TARGET}x)  {'PASS' if cpu_ratio <= CPU_RATIO_TARGET else 'MISS'}"
+    )
+    print(
+        f"peak RSS summed over the sync's processes: {ours_rss:.0f} MB (issue 12 target < "
+        f"{TREE_RSS_TARGET_MB:.0f} MB)  {'PASS' if ours_rss < TREE_RSS_TARGET_MB else 'MISS'}"
+    )
     if other:
-        print(f"code {args.code}: CPU {other[0]:.2f} s ({other[0] / BEST_CPU['baseline']:.2f}x the "
-              f"baseline), peak RSS {other[1]:.0f} MB")
+        print(
+            f"code {args.code}: CPU {other[0]:.2f} s ({other[0] / BEST_CPU['baseline']:.2f}x the "
+            f"baseline), peak RSS {other[1]:.0f} MB"
+        )
     if args.resync:
         fresh, again = resync(path, env, args.repeat)
-        print(f"re-sync --force of the unchanged file: CPU {again:.2f} s vs fresh {fresh:.2f} s "
-              f"({again / fresh:.2f}x; target <= 1x)  {'PASS' if again <= fresh else 'MISS'}")
+        print(
+            f"re-sync --force of the unchanged file: CPU {again:.2f} s vs fresh {fresh:.2f} s "
+            f"({again / fresh:.2f}x; target <= 1x)  {'PASS' if again <= fresh else 'MISS'}"
+        )
     if args.scaling:
         scaling_ok = check_scaling(path, ours_rss, env)
         rss_ok = rss_ok and scaling_ok

@@ -48,9 +48,12 @@ def serve(mode: str, stop: threading.Event) -> ThreadingHTTPServer:
             try:
                 if self.path.startswith("/bulk-data/"):
                     port = self.server.server_address[1]
-                    index = {"object": "bulk_data", "type": "oracle_cards",
-                             "updated_at": "2026-09-08T09:01:57.053+00:00",
-                             "jsonl_download_uri": f"http://127.0.0.1:{port}/file/x.jsonl.gz"}
+                    index = {
+                        "object": "bulk_data",
+                        "type": "oracle_cards",
+                        "updated_at": "2026-09-08T09:01:57.053+00:00",
+                        "jsonl_download_uri": f"http://127.0.0.1:{port}/file/x.jsonl.gz",
+                    }
                     if mode == "bigindex":
                         index["padding"] = "x" * 20_000_000
                     data = json.dumps(index).encode()
@@ -100,8 +103,13 @@ def serve(mode: str, stop: threading.Event) -> ThreadingHTTPServer:
 
 def cli(args: list[str], env: dict[str, str] | None = None, pre: str = "") -> subprocess.Popen:
     code = pre + "import sys; from validator.cli.commands import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.Popen([sys.executable, "-c", code, *args], env={**os.environ, **(env or {})},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def timed(proc: subprocess.Popen, cap: float) -> tuple[float | None, str]:
@@ -119,20 +127,30 @@ def network_case(mode: str, cap: float) -> None:
     stop = threading.Event()
     server = serve(mode, stop)
     with tempfile.TemporaryDirectory() as tmp:
-        proc = cli(["sync", "--db", f"{tmp}/c.sqlite3"],
-                   {"DECKCHECK_SCRYFALL_API": f"http://127.0.0.1:{server.server_address[1]}"})
+        proc = cli(
+            ["sync", "--db", f"{tmp}/c.sqlite3"],
+            {"DECKCHECK_SCRYFALL_API": f"http://127.0.0.1:{server.server_address[1]}"},
+        )
         took, err = timed(proc, cap)
     stop.set()
     server.shutdown()
     last = err.strip().splitlines()[-1] if err.strip() else ""
-    print(f"{mode}: " + (f"ended in {took:.0f} s (exit {proc.returncode}): {last[:160]}"
-                         if took is not None else f"still running after {cap:.0f} s (killed)"))
+    print(
+        f"{mode}: "
+        + (
+            f"ended in {took:.0f} s (exit {proc.returncode}): {last[:160]}"
+            if took is not None
+            else f"still running after {cap:.0f} s (killed)"
+        )
+    )
 
 
 def dns_case(cap: float) -> None:
-    pre = ("import socket\n"
-           "def _no(*a, **k): raise socket.gaierror(socket.EAI_NONAME, 'Name or service not known')\n"
-           "socket.getaddrinfo = _no\n")
+    pre = (
+        "import socket\n"
+        "def _no(*a, **k): raise socket.gaierror(socket.EAI_NONAME, 'Name or service not known')\n"
+        "socket.getaddrinfo = _no\n"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         took, err = timed(cli(["sync", "--db", f"{tmp}/c.sqlite3"], pre=pre), cap)
     print(f"dns: failed in {took:.1f} s; says: " + " | ".join(err.strip().splitlines()[-3:]))
@@ -189,40 +207,54 @@ def concurrent_case() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         db = f"{tmp}/c.sqlite3"
-        subprocess.run([sys.executable, "-m", "validator", "sync", "--from", str(BIG), "--db", db],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "validator", "sync", "--from", str(BIG), "--db", db],
+            check=True,
+            capture_output=True,
+        )
         # the data as it was before one ban: both syncs must record "legal -> banned" once
         con = sqlite3.connect(db)
         oid, name, statuses = con.execute(
             "SELECT oracle_id, name, statuses FROM cards JOIN legality_sets "
             "ON legality_sets.id = cards.legalities "
-            "WHERE json_extract(statuses, '$.modern') = 'banned' LIMIT 1").fetchone()
-        before = json.dumps(dict(json.loads(statuses), modern="legal"), sort_keys=True,
-                            separators=(",", ":"))  # as compact.legality_text writes it
-        con.execute("INSERT INTO legality_sets (id, statuses) "
-                    "SELECT max(id) + 1, ? FROM legality_sets", (before,))
-        con.execute("UPDATE cards SET legalities = (SELECT max(id) FROM legality_sets) "
-                    "WHERE oracle_id = ?", (oid,))
+            "WHERE json_extract(statuses, '$.modern') = 'banned' LIMIT 1"
+        ).fetchone()
+        before = json.dumps(
+            dict(json.loads(statuses), modern="legal"), sort_keys=True, separators=(",", ":")
+        )  # as compact.legality_text writes it
+        con.execute(
+            "INSERT INTO legality_sets (id, statuses) SELECT max(id) + 1, ? FROM legality_sets",
+            (before,),
+        )
+        con.execute(
+            "UPDATE cards SET legalities = (SELECT max(id) FROM legality_sets) WHERE oracle_id = ?",
+            (oid,),
+        )
         con.commit()
         con.close()
         procs = [cli(["sync", "--from", str(BIG), "--db", db]) for _ in range(2)]
         outs = [p.communicate() for p in procs]
         con = sqlite3.connect(db)
-        recorded = con.execute("SELECT count(*) FROM legality_changes WHERE oracle_id=? AND "
-                               "new_status='banned'", (oid,)).fetchone()[0]
+        recorded = con.execute(
+            "SELECT count(*) FROM legality_changes WHERE oracle_id=? AND new_status='banned'",
+            (oid,),
+        ).fetchone()[0]
         con.close()
         codes = [p.returncode for p in procs]
         errors = [e.strip().splitlines()[-2:] for (o, e), c in zip(outs, codes) if c]
-        print(f"concurrent: exit codes {codes}; ban of {name} recorded {recorded} time(s)"
-              + (f"; loser said: {errors}" if errors else ""))
+        print(
+            f"concurrent: exit codes {codes}; ban of {name} recorded {recorded} time(s)"
+            + (f"; loser said: {errors}" if errors else "")
+        )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--cap", type=float, default=240.0, help="give up waiting after this many s")
-    ap.add_argument("--only",
-                    default="trickle,stall,headers,slowindex,bigindex,dns,orphan,concurrent")
+    ap.add_argument(
+        "--only", default="trickle,stall,headers,slowindex,bigindex,dns,orphan,concurrent"
+    )
     args = ap.parse_args()
     only = set(args.only.split(","))
     if "dns" in only:

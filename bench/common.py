@@ -17,8 +17,8 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -29,8 +29,13 @@ CACHE_DIR = Path(os.environ.get("DECKCHECK_BENCH_CACHE", "/tmp/deckcheck-bench")
 #: Corpus format labels -> deckcheck format keys. "Commander" depends on the event (see
 #: `format_key`); labels not here (e.g. "Contraption(unknown)", None) are skipped.
 FORMAT_KEYS = {
-    "Standard": "standard", "Pioneer": "pioneer", "Modern": "modern", "Legacy": "legacy",
-    "Vintage": "vintage", "Pauper": "pauper", "Premodern": "premodern",
+    "Standard": "standard",
+    "Pioneer": "pioneer",
+    "Modern": "modern",
+    "Legacy": "legacy",
+    "Vintage": "vintage",
+    "Pauper": "pauper",
+    "Premodern": "premodern",
     "Duel Commander": "duel",
 }
 
@@ -74,11 +79,14 @@ def render_mtgo_text(main: Iterable[Pair], side: Iterable[Pair]) -> str:
 
 def render_json(main: Iterable[Pair], side: Iterable[Pair]) -> str:
     """The JSON deck: {"main": [[n, name], ...], "sideboard": [...]}."""
-    return json.dumps({"main": [[n, name] for n, name in main],
-                       "sideboard": [[n, name] for n, name in side]}, ensure_ascii=False)
+    return json.dumps(
+        {"main": [[n, name] for n, name in main], "sideboard": [[n, name] for n, name in side]},
+        ensure_ascii=False,
+    )
 
 
 # ---------------------------------------------------------------------------- decks
+
 
 def iter_bulk_decks(path: Path = BULK_DECKS) -> Iterator[dict]:
     with gzip.open(path, "rt", encoding="utf-8") as f:
@@ -89,6 +97,7 @@ def iter_bulk_decks(path: Path = BULK_DECKS) -> Iterator[dict]:
 
 # ---------------------------------------------------------------------------- card database
 
+
 def _cache_key(source: Path) -> str:
     # The schema and the compact card index's encoding: a database built by older code (no
     # card_index table, or an older encoding) would silently measure the slow fallback path.
@@ -96,12 +105,15 @@ def _cache_key(source: Path) -> str:
     from validator.store.database import SCHEMA_VERSION
 
     st = source.stat()
-    return (f"{source.stem}-{st.st_size}-{int(st.st_mtime)}-s{SCHEMA_VERSION}"
-            f"-e{ENCODING_VERSION}")
+    return f"{source.stem}-{st.st_size}-{int(st.st_mtime)}-s{SCHEMA_VERSION}-e{ENCODING_VERSION}"
 
 
-def derived_db(source: Path = DERIVED_FILE, *, cache_dir: Path = CACHE_DIR,
-               log=lambda s: print(s, file=sys.stderr)) -> Path:
+def derived_db(
+    source: Path = DERIVED_FILE,
+    *,
+    cache_dir: Path = CACHE_DIR,
+    log=lambda s: print(s, file=sys.stderr),
+) -> Path:
     """A SQLite card database imported from `source`, built once and cached.
 
     The cache file name carries the source's size and mtime, so a changed derived file gives a

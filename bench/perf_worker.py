@@ -59,9 +59,14 @@ def cmd_index(args) -> dict:
     db = validator.open_db(args.db)
     index = validator.CardIndex.from_db(db)
     cpu, wall = time.process_time() - c0, time.perf_counter() - t0
-    return {"cards": len(index), "cpu_s": cpu, "wall_s": wall,
-            "rss_growth_mb": _rss_mb() - rss0, "peak_growth_mb": _peak_mb() - rss0,
-            "rss_before_mb": rss0}
+    return {
+        "cards": len(index),
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "rss_growth_mb": _rss_mb() - rss0,
+        "peak_growth_mb": _peak_mb() - rss0,
+        "rss_before_mb": rss0,
+    }
 
 
 def cmd_warm(args) -> dict:
@@ -94,8 +99,9 @@ def cmd_warm(args) -> dict:
         elif kind == "75":
             t75.append(dt)
         legal += report.legal
-        h = hashlib.sha256(json.dumps(report.to_dict(), sort_keys=True,
-                                      ensure_ascii=False).encode()).hexdigest()
+        h = hashlib.sha256(
+            json.dumps(report.to_dict(), sort_keys=True, ensure_ascii=False).encode()
+        ).hexdigest()
         digest.update(h.encode())
         if out:
             out.write(f"{i}\t{fmt}\t{h}\n")
@@ -106,15 +112,26 @@ def cmd_warm(args) -> dict:
     for v in (times, t75, tcmd):
         v.sort()
     med75, medcmd = percentile(t75, 50), percentile(tcmd, 50)
-    return {"decks": len(times), "legal": legal, "cpu_s": total, "load_cpu_s": load_cpu,
-            "decks_per_cpu_s": len(times) / total, "median_ms": percentile(times, 50) * 1000,
-            "p99_ms": percentile(times, 99) * 1000, "max_ms": times[-1] * 1000,
-            "median_75_ms": med75 * 1000, "decks_75": len(t75),
-            "median_cmd100_ms": medcmd * 1000, "decks_cmd100": len(tcmd),
-            "p99_75_ms": percentile(t75, 99) * 1000, "p99_cmd100_ms": percentile(tcmd, 99) * 1000,
-            "cmd100_over_75": medcmd / med75 if med75 else float("nan"),
-            **floor,
-            "digest": digest.hexdigest(), "peak_mb": _peak_mb()}
+    return {
+        "decks": len(times),
+        "legal": legal,
+        "cpu_s": total,
+        "load_cpu_s": load_cpu,
+        "decks_per_cpu_s": len(times) / total,
+        "median_ms": percentile(times, 50) * 1000,
+        "p99_ms": percentile(times, 99) * 1000,
+        "max_ms": times[-1] * 1000,
+        "median_75_ms": med75 * 1000,
+        "decks_75": len(t75),
+        "median_cmd100_ms": medcmd * 1000,
+        "decks_cmd100": len(tcmd),
+        "p99_75_ms": percentile(t75, 99) * 1000,
+        "p99_cmd100_ms": percentile(tcmd, 99) * 1000,
+        "cmd100_over_75": medcmd / med75 if med75 else float("nan"),
+        **floor,
+        "digest": digest.hexdigest(),
+        "peak_mb": _peak_mb(),
+    }
 
 
 def _floor(texts: list[tuple[str, str, dict]], index) -> dict:
@@ -155,14 +172,17 @@ def _floor(texts: list[tuple[str, str, dict]], index) -> dict:
     for v in (f75, fcmd, lines75, linescmd):
         v.sort()
     m75, mcmd = percentile(f75, 50), percentile(fcmd, 50)
-    return {"floor_median_75_ms": m75 * 1000, "floor_median_cmd100_ms": mcmd * 1000,
-            "floor_cmd100_over_75": mcmd / m75 if m75 else float("nan"),
-            "lines_median_75": percentile(lines75, 50),
-            "lines_median_cmd100": percentile(linescmd, 50)}
+    return {
+        "floor_median_75_ms": m75 * 1000,
+        "floor_median_cmd100_ms": mcmd * 1000,
+        "floor_cmd100_over_75": mcmd / m75 if m75 else float("nan"),
+        "lines_median_75": percentile(lines75, 50),
+        "lines_median_cmd100": percentile(linescmd, 50),
+    }
 
 
 def _kind(fmt: str, deck: dict) -> str:
-    """"commander" (a 100-card Commander deck), "75" (a 75-card deck) or "other"."""
+    """ "commander" (a 100-card Commander deck), "75" (a 75-card deck) or "other"."""
     size = sum(n for n, _ in deck["main"]) + sum(n for n, _ in deck["side"])
     if fmt in COMMANDER_FORMATS:
         return "commander" if size == 100 else "other"
@@ -181,7 +201,7 @@ def cmd_profile(args) -> dict:
 
     decks = load_decks(args.decks, None if args.kind != "all" else args.sample)
     if args.kind != "all":
-        decks = [(fmt, d) for fmt, d in decks if _kind(fmt, d) == args.kind][:args.sample]
+        decks = [(fmt, d) for fmt, d in decks if _kind(fmt, d) == args.kind][: args.sample]
     texts = [(fmt, render_mtgo_text(d["main"], d["side"])) for fmt, d in decks]
     index = validator.CardIndex.from_db(validator.open_db(args.db))
     for fmt in sorted({f for f, _ in texts}):
@@ -205,8 +225,12 @@ def main() -> int:
     ap.add_argument("--sample", type=int)
     ap.add_argument("--hashes")
     ap.add_argument("--top", type=int, default=25)
-    ap.add_argument("--kind", choices=["all", "commander", "75"], default="all",
-                    help="profile: only 100-card Commander or only 75-card decks")
+    ap.add_argument(
+        "--kind",
+        choices=["all", "commander", "75"],
+        default="all",
+        help="profile: only 100-card Commander or only 75-card decks",
+    )
     args = ap.parse_args()
     result = {"index": cmd_index, "warm": cmd_warm, "profile": cmd_profile}[args.what](args)
     print(json.dumps(result))

@@ -65,14 +65,35 @@ def _env(code: Path) -> dict[str, str]:
 
 def measure(code: Path, db: Path) -> dict[str, str]:
     """The three hashes of one source tree."""
-    bulk = subprocess.run([sys.executable, "-c", BULK_PROGRAM, str(db), str(HERE)],
-                          env=_env(code), capture_output=True, text=True, check=True)
+    bulk = subprocess.run(
+        [sys.executable, "-c", BULK_PROGRAM, str(db), str(HERE)],
+        env=_env(code),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out = json.loads(bulk.stdout)
     hashes = {"bulk": f"{out['digest']} ({out['decks']} decks, {out['legal']} legal)"}
     for name, extra in (("tournaments-json", ["--json"]), ("tournaments-text", [])):
-        run = subprocess.run([sys.executable, "-m", "validator", "validate", str(TOURNAMENTS),
-                              "--as-of", "event", "--db", str(db), "--jobs", "1", *extra],
-                             env=_env(code), capture_output=True, cwd=ROOT)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "validator",
+                "validate",
+                str(TOURNAMENTS),
+                "--as-of",
+                "event",
+                "--db",
+                str(db),
+                "--jobs",
+                "1",
+                *extra,
+            ],
+            env=_env(code),
+            capture_output=True,
+            cwd=ROOT,
+        )
         if run.returncode == 2:
             sys.exit(f"{code}: validate failed: {run.stderr.decode(errors='replace')[-2000:]}")
         digest = hashlib.sha256(run.stdout).hexdigest()

@@ -39,8 +39,9 @@ def replaced(page: str, table: str) -> str:
         head, rest = page.split(START, 1)
         _, tail = rest.split(END, 1)
     except ValueError:
-        raise SystemExit(f"the page has no {START} ... {END} markers: add them where the "
-                         "table goes") from None
+        raise SystemExit(
+            f"the page has no {START} ... {END} markers: add them where the table goes"
+        ) from None
     return f"{head}{START}\n{table}{END}{tail}"
 
 
@@ -53,8 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     new = replaced(page, render())
     if args.check:
         if new != page:
-            print(f"{args.output}: the problem-code table is stale: run "
-                  "python scripts/build_code_table.py", file=sys.stderr)
+            print(
+                f"{args.output}: the problem-code table is stale: run "
+                "python scripts/build_code_table.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     args.output.write_text(new, encoding="utf-8")

@@ -39,15 +39,16 @@ import argparse
 import gzip
 import json
 import re
+import sys
 from collections import defaultdict
 from datetime import date
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from validator.history.legality import END_DIGITS, HISTORY_SCHEMA, RELEASE_DAYS  # noqa: E402 - shared
 from validator.cards.names import fold_name  # noqa: E402 - the validator's own folding decides keys
+from validator.history.legality import END_DIGITS, HISTORY_SCHEMA, RELEASE_DAYS  # noqa: E402 - shared
+
 DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "legalities"
 DEFAULT_OUT = ROOT / "data" / "legality-history.json.gz"
 HISTORY = "legality-history-spmlv-2015-2026.jsonl.gz"
@@ -86,9 +87,13 @@ def _read_jsonl(path: Path) -> list[dict]:
 def _forge_banned() -> dict[str, set[str]]:
     """Forge's ban lists (late 2023..2025): evidence that an old card's return is an unban."""
     out: dict[str, set[str]] = {}
-    for fmt, file in (("standard", "Standard.txt"), ("pioneer", "Pioneer.txt"),
-                      ("modern", "Modern.txt"), ("legacy", "Legacy.txt"),
-                      ("vintage", "Vintage.txt")):
+    for fmt, file in (
+        ("standard", "Standard.txt"),
+        ("pioneer", "Pioneer.txt"),
+        ("modern", "Modern.txt"),
+        ("legacy", "Legacy.txt"),
+        ("vintage", "Vintage.txt"),
+    ):
         path = FORGE / file
         if not path.is_file():
             continue
@@ -131,8 +136,11 @@ def classify(changes: list[dict], first_seen: dict[str, str]) -> list[tuple[dict
             seen = date.fromisoformat(r["seen"])
             first = first_seen.get(name)
             young = first is not None and (seen - date.fromisoformat(first)).days <= RELEASE_DAYS
-            if key in banned_before or name in forge.get(fmt, ()) or (
-                    fmt in ("legacy", "vintage") and not young):
+            if (
+                key in banned_before
+                or name in forge.get(fmt, ())
+                or (fmt in ("legacy", "vintage") and not young)
+            ):
                 banned_before.discard(key)
                 out.append((r, "unbanned", "banned", to))
             else:
@@ -143,8 +151,9 @@ def classify(changes: list[dict], first_seen: dict[str, str]) -> list[tuple[dict
 def _untracked_restrictions(r: dict) -> bool:
     """A "legal -> restricted" change in the window where the source begins recording the
     format's restricted list (RESTRICTIONS_FROM)."""
-    return (r["from"], r["to"]) == ("legal", "restricted") and \
-        r["seen"] == RESTRICTIONS_FROM.get(r["format"])
+    return (r["from"], r["to"]) == ("legal", "restricted") and r["seen"] == RESTRICTIONS_FROM.get(
+        r["format"]
+    )
 
 
 def aliases(names: list[str], first: dict[str, str]) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -174,8 +183,7 @@ def aliases(names: list[str], first: dict[str, str]) -> tuple[dict[str, list[str
         dates = [first[n] for n in group if n in first]
         for n in group:
             front, back = n.split(" // ", 1)
-            dates += [first[c] for c in fronts_of_back.get(back, ())
-                      if c != front and c in first]
+            dates += [first[c] for c in fronts_of_back.get(back, ()) if c != front and c in first]
         if dates:
             seen[key] = min(dates)
     return {k: sorted(v) for k, v in sources.items()}, seen
@@ -192,10 +200,12 @@ def build(source: Path) -> dict:
     size: dict[tuple, int] = defaultdict(int)
     for r in changes:
         size[(r["format"], r["previous_snapshot"], r["seen"])] += 1
-    glitches = sum(1 for r in changes
-                   if size[(r["format"], r["previous_snapshot"], r["seen"])] > GLITCH_GROUP)
-    changes = [r for r in changes
-               if size[(r["format"], r["previous_snapshot"], r["seen"])] <= GLITCH_GROUP]
+    glitches = sum(
+        1 for r in changes if size[(r["format"], r["previous_snapshot"], r["seen"])] > GLITCH_GROUP
+    )
+    changes = [
+        r for r in changes if size[(r["format"], r["previous_snapshot"], r["seen"])] <= GLITCH_GROUP
+    ]
     changes.sort(key=lambda r: (r["seen"], r["format"], r["name"]))
     first = {r["name"]: r["first_seen"] for r in _read_jsonl(source / FIRST_SEEN)}
     names = sorted(set(first) | {r["name"] for r in changes})
@@ -203,12 +213,21 @@ def build(source: Path) -> dict:
     keys = sorted({fold_name(n) for n in names} | set(alias_names))
     key_index = {k: i for i, k in enumerate(keys)}
     formats = sorted({r["format"] for r in changes})
-    windows = sorted({(r["previous_snapshot"], r["seen"]) for r in changes}, key=lambda w: (w[1], w[0]))
+    windows = sorted(
+        {(r["previous_snapshot"], r["seen"]) for r in changes}, key=lambda w: (w[1], w[0])
+    )
     kinds = ("banned", "unbanned", "restricted", "unrestricted", "rotated-out", "became-legal")
     grouped: dict[tuple, list[str]] = defaultdict(list)
     for r, kind, frm, to in classify(changes, first):
-        grouped[(formats.index(r["format"]), windows.index((r["previous_snapshot"], r["seen"])),
-                 kinds.index(kind), STATUSES.index(frm), STATUSES.index(to))].append(r["name"])
+        grouped[
+            (
+                formats.index(r["format"]),
+                windows.index((r["previous_snapshot"], r["seen"])),
+                kinds.index(kind),
+                STATUSES.index(frm),
+                STATUSES.index(to),
+            )
+        ].append(r["name"])
     events = sorted(grouped)
     changed_names = sorted({n for group in grouped.values() for n in group})
     name_index = {n: i for i, n in enumerate(changed_names)}
@@ -244,7 +263,7 @@ def build(source: Path) -> dict:
     return {
         "schema": SCHEMA,
         "source": "shared/data/legalities (MTGJSON legalities as rebuilt by Fryyyyy/decklist; "
-                  "448 builds diffed)",
+        "448 builds diffed)",
         "start": min(dates),
         "end": "2026-08-22",
         "last_change": max(snapshots),
@@ -270,15 +289,22 @@ def build(source: Path) -> dict:
     }
 
 
-def _end_statuses(source: Path, keys: list[str], key_index: dict[str, int],
-                  alias_names: dict[str, list[str]],
-                  formats: list[str]) -> tuple[list[list[str]], str]:
+def _end_statuses(
+    source: Path,
+    keys: list[str],
+    key_index: dict[str, int],
+    alias_names: dict[str, list[str]],
+    formats: list[str],
+) -> tuple[list[list[str]], str]:
     """Each key's statuses on the history's end, from the 2026-08-22 legalities file (rows of
     that build only, END_SOURCE): the distinct tuples, and one END_DIGITS character per key. A
     key with several spellings takes its first spelling's (in name order) that has a row; an
     alias key ("urza, lord protector") its first source name's."""
-    rows = {r["name"]: tuple(r[f] for f in formats)
-            for r in _read_jsonl(source / END) if r["src_spmlv"] == END_SOURCE}
+    rows = {
+        r["name"]: tuple(r[f] for f in formats)
+        for r in _read_jsonl(source / END)
+        if r["src_spmlv"] == END_SOURCE
+    }
     per_key: dict[int, tuple[str, ...]] = {}
     for name in sorted(rows):
         k = key_index.get(fold_name(name))
@@ -293,8 +319,9 @@ def _end_statuses(source: Path, keys: list[str], key_index: dict[str, int],
     table = sorted(set(per_key.values()))
     assert len(table) <= len(END_DIGITS), "more distinct status tuples than END_DIGITS"
     index = {t: END_DIGITS[i] for i, t in enumerate(table)}
-    return [list(t) for t in table], "".join(index[per_key[k]] if k in per_key else "."
-                                             for k in range(len(keys)))
+    return [list(t) for t in table], "".join(
+        index[per_key[k]] if k in per_key else "." for k in range(len(keys))
+    )
 
 
 def main() -> None:
@@ -308,11 +335,13 @@ def main() -> None:
     # mtime=0: the same input gives the same bytes (a reproducible wheel).
     packed = gzip.compress(raw, compresslevel=9, mtime=0)
     args.out.write_bytes(packed)
-    print(f"{args.out}: {data['change_count']} changes ({data['dropped_glitches']} glitch "
-          f"changes and {data['dropped_untracked_restrictions']} untracked restrictions "
-          f"dropped), {len(data['keys'])} names ({data['alias_count']} front-face aliases), "
-          f"{data['start']}..{data['end']}, {known} end statuses "
-          f"({len(data['end_statuses'])} distinct); {len(raw):,} bytes JSON, {len(packed):,} bytes gzip")
+    print(
+        f"{args.out}: {data['change_count']} changes ({data['dropped_glitches']} glitch "
+        f"changes and {data['dropped_untracked_restrictions']} untracked restrictions "
+        f"dropped), {len(data['keys'])} names ({data['alias_count']} front-face aliases), "
+        f"{data['start']}..{data['end']}, {known} end statuses "
+        f"({len(data['end_statuses'])} distinct); {len(raw):,} bytes JSON, {len(packed):,} bytes gzip"
+    )
 
 
 if __name__ == "__main__":

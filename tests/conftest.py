@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import pytest
 
@@ -26,14 +26,20 @@ def load_cards(*files: str) -> dict[str, Card]:
     return cards
 
 
-def make_deck(cards: dict[str, Card], main: Iterable[tuple[int, str]] = (),
-              sideboard: Iterable[tuple[int, str]] = (), commanders: Iterable[str] = (),
-              companion: str | None = None) -> ResolvedDeck:
+def make_deck(
+    cards: dict[str, Card],
+    main: Iterable[tuple[int, str]] = (),
+    sideboard: Iterable[tuple[int, str]] = (),
+    commanders: Iterable[str] = (),
+    companion: str | None = None,
+) -> ResolvedDeck:
     """A resolved deck from (quantity, name) pairs; line numbers follow the order given."""
     deck = Deck()
     resolved = ResolvedDeck(deck=deck)
     line = 0
-    plan = [(q, n, Section.MAIN) for q, n in main] + [(q, n, Section.SIDEBOARD) for q, n in sideboard]
+    plan = [(q, n, Section.MAIN) for q, n in main] + [
+        (q, n, Section.SIDEBOARD) for q, n in sideboard
+    ]
     plan += [(1, n, Section.COMMANDER) for n in commanders]
     if companion:
         plan.append((1, companion, Section.COMPANION))

@@ -8,21 +8,21 @@ from __future__ import annotations
 import io
 import os
 import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Mapping as _MappingABC
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import date
+from typing import IO, Any
 
-from validator.rules.checks import GENERIC_CHECKS
+from validator.cards.names import lookup_key
 from validator.errors import UsageError
-from validator.rules.formats import FormatError, FormatRules, get_format, load_formats
 from validator.model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from validator.report import Report, summarize_deck
-from validator.store.source import CardSource, choose
+from validator.rules.checks import GENERIC_CHECKS
+from validator.rules.formats import FormatError, FormatRules, get_format, load_formats
 from validator.rules.resolve import can_look_up, meld_result_problem, resolve, suggestions
-from validator.cards.names import lookup_key
-
-from datetime import date
+from validator.store.source import CardSource, choose
 
 
 def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
@@ -44,8 +44,9 @@ def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
     return cards
 
 
-def parse_decklist(data: str | bytes | IO, input_format: str | None = None,
-                   filename: str | None = None) -> Deck:
+def parse_decklist(
+    data: str | bytes | IO, input_format: str | None = None, filename: str | None = None
+) -> Deck:
     """Read a decklist in any supported format (see README "Decklist formats"): text, bytes,
     or a file open for reading, binary or text (at most the size limit + 1 is read)."""
     from validator.decklist import parse_decklist as _parse
@@ -57,6 +58,7 @@ def parse_decklist(data: str | bytes | IO, input_format: str | None = None,
 # The library's arguments are checked here, once per call and with a few isinstance checks
 # (the warm path validates thousands of decks a second): a wrong type is a UsageError naming
 # the argument and what to pass, never an AttributeError or TypeError from deep inside.
+
 
 def _kind(value: Any) -> str:
     if value is None:
@@ -78,8 +80,10 @@ def _decklist_data(data: Any) -> Any:
     if hasattr(data, "read"):
         return data  # a binary stream: read_limited reads at most the limit + 1 bytes
     hint = "; for a JSON deck pass its text (json.dumps)" if isinstance(data, (dict, list)) else ""
-    raise UsageError(f"a decklist is text (str or bytes), a file open for reading or a Deck "
-                     f"from parse_decklist; got {_kind(data)}{hint}")
+    raise UsageError(
+        f"a decklist is text (str or bytes), a file open for reading or a Deck "
+        f"from parse_decklist; got {_kind(data)}{hint}"
+    )
 
 
 def _strings(value: Any, what: str) -> Sequence[str]:
@@ -103,9 +107,11 @@ def commander_names(value: Any) -> Sequence[str]:
     string is one name); UsageError otherwise."""
     names = _strings(value, "commanders")
     if any(not name.strip() for name in names):
-        raise UsageError("a commander's name is empty: give the commander's full card name "
-                         "(--commander NAME, commanders=[NAME]), or leave it out to use the "
-                         "deck's own commander")
+        raise UsageError(
+            "a commander's name is empty: give the commander's full card name "
+            "(--commander NAME, commanders=[NAME]), or leave it out to use the "
+            "deck's own commander"
+        )
     return names
 
 
@@ -120,23 +126,32 @@ def _check_cards(cards: Any) -> None:
     if isinstance(cards, CardSource):
         _SOURCE_TYPES.add(type(cards))
     else:
-        what = ("; for a database file or URL pass db= instead"
-                if isinstance(cards, (str, bytes, os.PathLike)) else "")
-        raise UsageError(f"cards= takes an open card source (validator.open_db(...) or a "
-                         f"CardIndex); got {_kind(cards)}{what}")
+        what = (
+            "; for a database file or URL pass db= instead"
+            if isinstance(cards, (str, bytes, os.PathLike))
+            else ""
+        )
+        raise UsageError(
+            f"cards= takes an open card source (validator.open_db(...) or a "
+            f"CardIndex); got {_kind(cards)}{what}"
+        )
 
 
 def _check_formats_arg(formats: Any) -> None:
     if formats is not None and not isinstance(formats, _MappingABC):
-        raise UsageError(f"formats= takes a mapping of format names to FormatRules "
-                         f"(validator.load_formats()); got {_kind(formats)}")
+        raise UsageError(
+            f"formats= takes a mapping of format names to FormatRules "
+            f"(validator.load_formats()); got {_kind(formats)}"
+        )
 
 
 def _format_rules(rules: Any, name: Any) -> FormatRules:
     if not isinstance(rules, FormatRules):
-        raise UsageError(f"formats= maps format names to FormatRules (validator.load_formats("
-                         f"'house.toml') reads house formats from TOML); {name!r} is "
-                         f"{_kind(rules)}")
+        raise UsageError(
+            f"formats= maps format names to FormatRules (validator.load_formats("
+            f"'house.toml') reads house formats from TOML); {name!r} is "
+            f"{_kind(rules)}"
+        )
     return rules
 
 
@@ -144,17 +159,22 @@ def _format(fmt: str | FormatRules, formats: Mapping[str, FormatRules] | None) -
     if isinstance(fmt, FormatRules):
         return fmt
     if not isinstance(fmt, str):
-        raise UsageError(f"format= takes a format name such as 'modern' (`deckcheck formats` "
-                         f"lists them) or a FormatRules; got {_kind(fmt)}")
+        raise UsageError(
+            f"format= takes a format name such as 'modern' (`deckcheck formats` "
+            f"lists them) or a FormatRules; got {_kind(fmt)}"
+        )
     _check_formats_arg(formats)
     return _format_rules(get_format(fmt, formats), fmt)
 
 
 def _check_bracket_value(bracket: Any) -> None:
-    if bracket is not None and (isinstance(bracket, bool) or not isinstance(bracket, int)
-                                or not 1 <= bracket <= 5):
-        raise UsageError(f"bracket= takes a Commander Bracket, a whole number 1 to 5, or None; "
-                         f"got {_kind(bracket)}")
+    if bracket is not None and (
+        isinstance(bracket, bool) or not isinstance(bracket, int) or not 1 <= bracket <= 5
+    ):
+        raise UsageError(
+            f"bracket= takes a Commander Bracket, a whole number 1 to 5, or None; "
+            f"got {_kind(bracket)}"
+        )
 
 
 def _named_cards(names: Iterable[str], cards: CardSource) -> tuple[list[Card], list[Problem]]:
@@ -178,18 +198,30 @@ def _named_cards(names: Iterable[str], cards: CardSource) -> tuple[list[Card], l
             continue
         if matches:
             options = sorted({c.name for c in matches})
-            raise UsageError(f"commander {name!r} could be any of: {'; '.join(options)}; "
-                             "give the full name")
+            raise UsageError(
+                f"commander {name!r} could be any of: {'; '.join(options)}; give the full name"
+            )
         hint = suggestions(name, cards, short_names=True)
-        raise UsageError(f"commander {name!r} is not a card name"
-                         + (f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint
-                            else "; give the card's full English name"))
+        raise UsageError(
+            f"commander {name!r} is not a card name"
+            + (
+                f"; did you mean {' or '.join(repr(h) for h in hint)}?"
+                if hint
+                else "; give the card's full English name"
+            )
+        )
     return result, problems
 
 
-def check_resolved(deck: ResolvedDeck, fmt: FormatRules, *, commanders: Sequence[Card] = (),
-                   rules: Sequence[str] = (), bracket: int | None = None,
-                   rarities=None) -> list[Problem]:
+def check_resolved(
+    deck: ResolvedDeck,
+    fmt: FormatRules,
+    *,
+    commanders: Sequence[Card] = (),
+    rules: Sequence[str] = (),
+    bracket: int | None = None,
+    rarities=None,
+) -> list[Problem]:
     """Every problem of an already resolved deck in one format. Mutates `deck` (commander
     designation moves cards between sections): pass a clone to reuse it."""
     problems = list(deck.problems)
@@ -228,7 +260,9 @@ def _rarities(cards: CardSource) -> Callable[[Card], set[str] | None]:
 
 
 @contextmanager
-def _card_source(cards: CardSource | None, db: str | os.PathLike[str] | None) -> Iterator[CardSource]:
+def _card_source(
+    cards: CardSource | None, db: str | os.PathLike[str] | None
+) -> Iterator[CardSource]:
     """The caller's card source, or the database at `db`, open for the whole validation."""
     if cards is not None:
         yield cards
@@ -256,25 +290,43 @@ def _prepare(deck: Deck, cards: CardSource, commanders: Sequence[str]) -> _Prepa
     return _Prepared(resolved, named, _rarities(cards))
 
 
-def _report(prepared: _Prepared, deck: ResolvedDeck, fmt: FormatRules, source: str | None,
-            as_of: "_AsOf | None" = None, **options) -> Report:
+def _report(
+    prepared: _Prepared,
+    deck: ResolvedDeck,
+    fmt: FormatRules,
+    source: str | None,
+    as_of: _AsOf | None = None,
+    **options,
+) -> Report:
     problems = check_resolved(
-        deck, fmt, commanders=prepared.commanders, rarities=prepared.rarities, **options)
+        deck, fmt, commanders=prepared.commanders, rarities=prepared.rarities, **options
+    )
     if as_of is not None:
         from validator.history.asof import as_of_problems
 
-        problems = as_of_problems(deck, fmt, as_of.history, as_of.date, problems,
-                                  month_only=as_of.month_only)
-    report = Report(format=fmt.key, format_name=fmt.name, problems=problems, source=source,
-                    as_of=as_of.date.isoformat() if as_of is not None else None,
-                    as_of_precision="month" if as_of is not None and as_of.month_only else None)
+        problems = as_of_problems(
+            deck, fmt, as_of.history, as_of.date, problems, month_only=as_of.month_only
+        )
+    report = Report(
+        format=fmt.key,
+        format_name=fmt.name,
+        problems=problems,
+        source=source,
+        as_of=as_of.date.isoformat() if as_of is not None else None,
+        as_of_precision="month" if as_of is not None and as_of.month_only else None,
+    )
     summarize_deck(report, deck)
     return report
 
 
-def check_bracket(fmt: FormatRules, bracket: int | None, commanders: Sequence[str] = (), *,
-                  spelled: tuple[str, str] = ("--bracket", "--commander"),
-                  instead: str = "validate with --format commander") -> None:
+def check_bracket(
+    fmt: FormatRules,
+    bracket: int | None,
+    commanders: Sequence[str] = (),
+    *,
+    spelled: tuple[str, str] = ("--bracket", "--commander"),
+    instead: str = "validate with --format commander",
+) -> None:
     """Raise UsageError when a Commander bracket or a commander is asked of a format outside
     the Commander family: brackets and commanders belong to Commander decks only (CR 903.3),
     so the request is a mistake, not something to ignore quietly. `spelled` and `instead`
@@ -282,18 +334,22 @@ def check_bracket(fmt: FormatRules, bracket: int | None, commanders: Sequence[st
     _check_bracket_value(bracket)
     if fmt.is_commander:
         return
-    for given, option, what in ((bracket is not None, spelled[0], "brackets"),
-                                (bool(commanders), spelled[1], "commander")):
+    for given, option, what in (
+        (bracket is not None, spelled[0], "brackets"),
+        (bool(commanders), spelled[1], "commander"),
+    ):
         if given:
-            raise UsageError(f"{option} applies only to the Commander family; {fmt.name} has "
-                             f"no {what} (drop {option}, or {instead})")
+            raise UsageError(
+                f"{option} applies only to the Commander family; {fmt.name} has "
+                f"no {what} (drop {option}, or {instead})"
+            )
 
 
 @dataclass
 class _AsOf:
     """A validation as of a past date: the date, the history, the overlaid card source."""
 
-    date: "date"
+    date: date
     history: object  # history.LegalityHistory
     cards: CardSource
     month_only: bool = False  # only the month is known: `date` is its last day
@@ -306,9 +362,8 @@ class _AsOf:
 #: to its key would keep the key alive for ever (it leaked every index a long-lived process
 #: validated as of a date); no cycle either, so a source is freed by reference counting, even
 #: one the service froze out of the collector's reach (validator/service/cards.py).
-_HISTORY_CACHE: "weakref.WeakKeyDictionary[Any, object]" = weakref.WeakKeyDictionary()
-_AS_OF_CACHE: "weakref.WeakKeyDictionary[Any, dict[tuple, Any]]" = \
-    weakref.WeakKeyDictionary()
+_HISTORY_CACHE: weakref.WeakKeyDictionary[Any, object] = weakref.WeakKeyDictionary()
+_AS_OF_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple, Any]] = weakref.WeakKeyDictionary()
 
 
 def _cached(cache: weakref.WeakKeyDictionary, cards: Any, make: Callable[[], Any]) -> Any:
@@ -332,7 +387,7 @@ def legality_history(cards: CardSource | None = None):
     return _cached(_HISTORY_CACHE, cards, lambda: history_for(cards.database))
 
 
-def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
+def _as_of(value, cards: CardSource, history=None) -> _AsOf | None:
     """Resolve `as_of=` (a date or ISO string) into the overlay for `cards`, or None."""
     if value is None:  # today's legality: the history module is not even imported
         return None
@@ -342,8 +397,10 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     if when is None:  # "": not a date, and not silently today either
         from validator.dates import AS_OF_FORMS, AsOfError
 
-        raise AsOfError(f"as_of '' is not a date; write it as {AS_OF_FORMS}, or pass None to "
-                        "judge by current legality")
+        raise AsOfError(
+            f"as_of '' is not a date; write it as {AS_OF_FORMS}, or pass None to "
+            "judge by current legality"
+        )
     day = when.day
     from validator.history.asof import AsOfCards
 
@@ -364,12 +421,20 @@ def _as_of(value, cards: CardSource, history=None) -> "_AsOf | None":
     return _AsOf(day, history, overlay, when.month_only)
 
 
-def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
-             db: str | os.PathLike[str] | None = None, cards: CardSource | None = None,
-             commanders: Sequence[str] = (), rules: Sequence[str] = (),
-             bracket: int | None = None, formats: Mapping[str, FormatRules] | None = None,
-             source: str | None = None, as_of: "date | str | None" = None,
-             history=None) -> Report:
+def validate(
+    deck: Deck | str | bytes,
+    format: str | FormatRules,
+    *,
+    db: str | os.PathLike[str] | None = None,
+    cards: CardSource | None = None,
+    commanders: Sequence[str] = (),
+    rules: Sequence[str] = (),
+    bracket: int | None = None,
+    formats: Mapping[str, FormatRules] | None = None,
+    source: str | None = None,
+    as_of: date | str | None = None,
+    history=None,
+) -> Report:
     """Validate one deck against one format and return its `Report`.
 
     `deck` is a parsed `Deck` or decklist text. `cards` is a card source (`CardDB`, or a
@@ -387,8 +452,13 @@ def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
     """
     fmt = _format(format, formats)
     commanders, rules = commander_names(commanders), _strings(rules, "rules")
-    check_bracket(fmt, bracket, commanders, spelled=("bracket=", "commanders="),
-                  instead="validate with a Commander-family format")
+    check_bracket(
+        fmt,
+        bracket,
+        commanders,
+        spelled=("bracket=", "commanders="),
+        instead="validate with a Commander-family format",
+    )
     _check_cards(cards)
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
@@ -396,12 +466,11 @@ def validate(deck: Deck | str | bytes, format: str | FormatRules, *,
         _check_legality_key(fmt, card_source)
         when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
         prepared = _prepare(deck, when.cards if when else card_source, commanders)
-        return _report(prepared, prepared.resolved, fmt, source, when, rules=rules,
-                       bracket=bracket)
+        return _report(prepared, prepared.resolved, fmt, source, when, rules=rules, bracket=bracket)
 
 
 #: Per card source: the legality keys its card data has (weakly held, like the caches above).
-_KEYS_CACHE: "weakref.WeakKeyDictionary[Any, frozenset[str]]" = weakref.WeakKeyDictionary()
+_KEYS_CACHE: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
 def _check_legality_key(fmt: FormatRules, cards: CardSource) -> None:
@@ -415,14 +484,21 @@ def _check_legality_key(fmt: FormatRules, cards: CardSource) -> None:
             f"format {fmt.key!r} ({fmt.name}) judges by the legality key {fmt.legality!r}, "
             f"which the card data does not have (it has {', '.join(sorted(known))}): fix "
             "`legality` in the formats file, or run `deckcheck sync` if Scryfall added the "
-            "format since")
+            "format since"
+        )
 
 
-def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None = None,
-                  cards: CardSource | None = None,
-                  formats: Mapping[str, FormatRules] | None = None,
-                  commanders: Sequence[str] = (), source: str | None = None,
-                  as_of: "date | str | None" = None, history=None) -> list[Report]:
+def check_formats(
+    deck: Deck | str | bytes,
+    *,
+    db: str | os.PathLike[str] | None = None,
+    cards: CardSource | None = None,
+    formats: Mapping[str, FormatRules] | None = None,
+    commanders: Sequence[str] = (),
+    source: str | None = None,
+    as_of: date | str | None = None,
+    history=None,
+) -> list[Report]:
     """Validate one deck against every known format (the deck is read and resolved once);
     `as_of` as in `validate`."""
     _check_formats_arg(formats)
@@ -441,9 +517,22 @@ def check_formats(deck: Deck | str | bytes, *, db: str | os.PathLike[str] | None
         # Commander designation moves cards between sections: each format gets its own copy.
         # A companion's condition is weighed once per starting deck, not once per format.
         with shared_findings():
-            return [_report(prepared, prepared.resolved.clone(), fmt, source, when)
-                    for fmt in formats.values()]
+            return [
+                _report(prepared, prepared.resolved.clone(), fmt, source, when)
+                for fmt in formats.values()
+            ]
 
 
-__all__ = ["open_db", "parse_decklist", "validate", "check_formats", "check_resolved",
-           "check_bracket", "commander_names", "Report", "Problem", "Severity", "Section"]
+__all__ = [
+    "open_db",
+    "parse_decklist",
+    "validate",
+    "check_formats",
+    "check_resolved",
+    "check_bracket",
+    "commander_names",
+    "Report",
+    "Problem",
+    "Severity",
+    "Section",
+]

@@ -34,8 +34,10 @@ class Code:
     def __post_init__(self) -> None:
         for severity in (self.severity, *self.also):
             if severity not in SEVERITIES:
-                raise ValueError(f"problem code {self.code!r}: severity {severity!r} is not "
-                                 f"one of {', '.join(SEVERITIES)}")
+                raise ValueError(
+                    f"problem code {self.code!r}: severity {severity!r} is not "
+                    f"one of {', '.join(SEVERITIES)}"
+                )
 
     @property
     def severities(self) -> tuple[str, ...]:
@@ -52,101 +54,217 @@ _ALL: Final[tuple[Code, ...]] = (
     Code("bad-quantity", "error", _INPUT, "a quantity that is not a whole number of at least 1"),
     Code("quantity-too-large", "error", _INPUT, "a quantity over deckcheck's limit per entry"),
     Code("unknown-card", "error", _INPUT, "a name that is no card (suggestions in the message)"),
-    Code("ambiguous-card", "error", _INPUT, "a name that could be several cards: write the full name"),
-    Code("ignored-field", "info", _INPUT, "a JSON field that is not part of a decklist was ignored"),
+    Code(
+        "ambiguous-card", "error", _INPUT, "a name that could be several cards: write the full name"
+    ),
+    Code(
+        "ignored-field", "info", _INPUT, "a JSON field that is not part of a decklist was ignored"
+    ),
     Code("skipped-cards", "info", _INPUT, "a zone read but not counted (Cockatrice tokens)"),
-    Code("unknown-section", "info", _INPUT,
-         "a CSV section value not known; its card counts as main deck"),
+    Code(
+        "unknown-section",
+        "info",
+        _INPUT,
+        "a CSV section value not known; its card counts as main deck",
+    ),
     Code("meld-result", "error", "CR 712.4b", "the back face of a meld pair is not a card"),
-    Code("commander-section-ignored", "warning", _POOL,
-         "a Commander section in a format without commanders: its cards count as main deck"),
-    Code("commander-ignored", "warning", "CR 903.3",
-         "a manifest names a commander for a deck of a format without one"),
-    Code("unreadable", "error", _INPUT,
-         "an event report's row for an input that could not be read as a decklist"),
+    Code(
+        "commander-section-ignored",
+        "warning",
+        _POOL,
+        "a Commander section in a format without commanders: its cards count as main deck",
+    ),
+    Code(
+        "commander-ignored",
+        "warning",
+        "CR 903.3",
+        "a manifest names a commander for a deck of a format without one",
+    ),
+    Code(
+        "unreadable",
+        "error",
+        _INPUT,
+        "an event report's row for an input that could not be read as a decklist",
+    ),
     # Legality as of a date.
     Code("unreleased-card", "error", _POOL, "a card released after the deck's date"),
-    Code("legality-date-uncertain", "info", _POOL,
-         "a release or legality change close to the deck's date; a warning when the date is "
-         "inside its window (judged by the more permissive status)", also=("warning",)),
-    Code("legality-history-missing", "warning", _POOL,
-         "the format's bans and unbans (or restricted list) before the date, or after the card "
-         "data's date, are not known"),
+    Code(
+        "legality-date-uncertain",
+        "info",
+        _POOL,
+        "a release or legality change close to the deck's date; a warning when the date is "
+        "inside its window (judged by the more permissive status)",
+        also=("warning",),
+    ),
+    Code(
+        "legality-history-missing",
+        "warning",
+        _POOL,
+        "the format's bans and unbans (or restricted list) before the date, or after the card "
+        "data's date, are not known",
+    ),
     # Every format.
     Code("deck-too-small", "error", "CR 100.2a", "fewer cards than the format's minimum"),
     Code("deck-too-large", "error", "CR 100.2a", "more cards than the format's maximum"),
     Code("sideboard-too-large", "error", "CR 100.4a", "more sideboard cards than allowed"),
     Code("sideboard-not-allowed", "error", "CR 903.5e", "a sideboard in a format without one"),
-    Code("too-many-copies", "error", "CR 100.2a",
-         "more copies of a card than the format allows"),
+    Code("too-many-copies", "error", "CR 100.2a", "more copies of a card than the format allows"),
     Code("banned", "error", _POOL, "a card banned in the format"),
     Code("restricted", "error", _POOL, "more copies of a restricted card than its limit"),
     Code("not-legal", "error", _POOL, "a card not legal in the format"),
-    Code("unknown-legality", "error", _POOL,
-         "a legality status deckcheck does not know: not known to be allowed"),
-    Code("sticker-sheets", "info", "CR 123.2",
-         "sticker sheets listed: not cards, not counted in the deck"),
-    Code("sticker-sheets-invalid", "error", "CR 123.2a",
-         "fewer than 10 sticker sheets, or one listed twice"),
-    Code("not-a-sticker-sheet", "error", "CR 123.2",
-         "a card listed with the sticker sheets that is not one"),
-    Code("attraction-deck", "info", "CR 717.2",
-         "an Attraction deck listed: not counted in the deck"),
-    Code("attraction-deck-invalid", "error", "CR 717.2a",
-         "fewer than 10 Attractions, or one listed twice"),
-    Code("not-an-attraction", "error", "CR 717.2",
-         "a card listed with the Attraction deck that is not an Attraction"),
+    Code(
+        "unknown-legality",
+        "error",
+        _POOL,
+        "a legality status deckcheck does not know: not known to be allowed",
+    ),
+    Code(
+        "sticker-sheets",
+        "info",
+        "CR 123.2",
+        "sticker sheets listed: not cards, not counted in the deck",
+    ),
+    Code(
+        "sticker-sheets-invalid",
+        "error",
+        "CR 123.2a",
+        "fewer than 10 sticker sheets, or one listed twice",
+    ),
+    Code(
+        "not-a-sticker-sheet",
+        "error",
+        "CR 123.2",
+        "a card listed with the sticker sheets that is not one",
+    ),
+    Code(
+        "attraction-deck", "info", "CR 717.2", "an Attraction deck listed: not counted in the deck"
+    ),
+    Code(
+        "attraction-deck-invalid",
+        "error",
+        "CR 717.2a",
+        "fewer than 10 Attractions, or one listed twice",
+    ),
+    Code(
+        "not-an-attraction",
+        "error",
+        "CR 717.2",
+        "a card listed with the Attraction deck that is not an Attraction",
+    ),
     # Companions and house rules.
-    Code("companion-condition-failed", "error", "CR 702.139a",
-         "the declared companion's condition is not met"),
-    Code("companion-condition-met", "info", "CR 702.139a",
-         "a companion's condition is met"),
-    Code("companion-condition-not-met", "info", "CR 702.139a",
-         "a sideboard companion's condition is not met: it can only be a sideboard card"),
-    Code("companion-condition-unchecked", "info", "CR 702.139a",
-         "several undeclared companion cards in the sideboard: their conditions not checked"),
-    Code("companion-condition-unsupported", "error", "CR 702.139a",
-         "a companion condition outside the grammar: the deck is not judged legal (info for "
-         "a card only in the sideboard)", also=("info",)),
+    Code(
+        "companion-condition-failed",
+        "error",
+        "CR 702.139a",
+        "the declared companion's condition is not met",
+    ),
+    Code("companion-condition-met", "info", "CR 702.139a", "a companion's condition is met"),
+    Code(
+        "companion-condition-not-met",
+        "info",
+        "CR 702.139a",
+        "a sideboard companion's condition is not met: it can only be a sideboard card",
+    ),
+    Code(
+        "companion-condition-unchecked",
+        "info",
+        "CR 702.139a",
+        "several undeclared companion cards in the sideboard: their conditions not checked",
+    ),
+    Code(
+        "companion-condition-unsupported",
+        "error",
+        "CR 702.139a",
+        "a companion condition outside the grammar: the deck is not judged legal (info for "
+        "a card only in the sideboard)",
+        also=("info",),
+    ),
     Code("too-many-companions", "error", "CR 702.139a", "more than one companion"),
-    Code("not-a-companion", "error", "CR 702.139a",
-         "a card declared as companion that has no companion ability"),
+    Code(
+        "not-a-companion",
+        "error",
+        "CR 702.139a",
+        "a card declared as companion that has no companion ability",
+    ),
     Code("banned-as-companion", "error", _POOL, "a card banned as a companion in the format"),
     Code("companions-not-allowed", "error", _POOL, "a companion in a format that allows none"),
     Code("house-rule-failed", "error", "house-rule", "a house rule (--rule) is not met"),
     # Commander family.
     Code("commander-found", "info", "CR 903.3", "how the commander was found"),
     Code("companion-found", "info", "CR 903.11a", "a companion taken from the sideboard"),
-    Code("duplicate-listing", "info", "CR 903.3",
-         "a commander listed more than once (or also in the deck): counted once"),
-    Code("commander-guessed", "warning", "CR 903.3",
-         "several sideboard cards could be the commander: the first that fits was taken"),
+    Code(
+        "duplicate-listing",
+        "info",
+        "CR 903.3",
+        "a commander listed more than once (or also in the deck): counted once",
+    ),
+    Code(
+        "commander-guessed",
+        "warning",
+        "CR 903.3",
+        "several sideboard cards could be the commander: the first that fits was taken",
+    ),
     Code("commander-missing", "error", "CR 903.3", "no commander found"),
     Code("commander-unknown", "error", "CR 903.3", "the Commander section names no known card"),
     Code("commander-not-eligible", "error", "CR 903.3", "a card that cannot be a commander"),
-    Code("invalid-partners", "error", "CR 702.124",
-         "two (or more) commanders whose partner abilities do not allow it"),
+    Code(
+        "invalid-partners",
+        "error",
+        "CR 702.124",
+        "two (or more) commanders whose partner abilities do not allow it",
+    ),
     Code("banned-as-commander", "error", _POOL, "a card banned as a commander in the format"),
-    Code("commander-rarity-unchecked", "error", "format:paupercommander",
-         "the commander's rarity could not be checked (no printings synced)"),
+    Code(
+        "commander-rarity-unchecked",
+        "error",
+        "format:paupercommander",
+        "the commander's rarity could not be checked (no printings synced)",
+    ),
     Code("color-identity", "error", "CR 903.5c", "cards outside the commander's color identity"),
-    Code("chosen-color", "info", "CR 903.4b",
-         "the color taken as chosen for a commander that lets the player choose"),
-    Code("companion-color-identity", "error", "CR 903.11a",
-         "the companion is outside the commander's color identity"),
-    Code("companion-in-deck", "error", "CR 903.11a",
-         "the companion is also in the deck"),
-    Code("companion-unchecked", "warning", "CR 702.139b",
-         "the companion's condition could not be checked"),
+    Code(
+        "chosen-color",
+        "info",
+        "CR 903.4b",
+        "the color taken as chosen for a commander that lets the player choose",
+    ),
+    Code(
+        "companion-color-identity",
+        "error",
+        "CR 903.11a",
+        "the companion is outside the commander's color identity",
+    ),
+    Code("companion-in-deck", "error", "CR 903.11a", "the companion is also in the deck"),
+    Code(
+        "companion-unchecked",
+        "warning",
+        "CR 702.139b",
+        "the companion's condition could not be checked",
+    ),
     Code("oathbreaker-missing", "error", "format:oathbreaker", "no oathbreaker found"),
-    Code("signature-spell-missing", "error", "format:oathbreaker",
-         "an oathbreaker without its signature spell"),
-    Code("signature-spell-invalid", "error", "format:oathbreaker",
-         "too many signature spells, or one outside its oathbreaker's color identity"),
-    Code("bracket", "info", "format:commander-brackets",
-         "the lowest Commander bracket the Game Changer count allows"),
-    Code("bracket-exceeded", "error", "format:commander-brackets",
-         "more Game Changers than the requested bracket allows"),
+    Code(
+        "signature-spell-missing",
+        "error",
+        "format:oathbreaker",
+        "an oathbreaker without its signature spell",
+    ),
+    Code(
+        "signature-spell-invalid",
+        "error",
+        "format:oathbreaker",
+        "too many signature spells, or one outside its oathbreaker's color identity",
+    ),
+    Code(
+        "bracket",
+        "info",
+        "format:commander-brackets",
+        "the lowest Commander bracket the Game Changer count allows",
+    ),
+    Code(
+        "bracket-exceeded",
+        "error",
+        "format:commander-brackets",
+        "more Game Changers than the requested bracket allows",
+    ),
 )
 
 #: Every problem code, by code.
@@ -160,5 +278,6 @@ def lookup(code: str) -> Code:
     try:
         return CODES[code]
     except KeyError:
-        raise KeyError(f"{code!r} is not a deckcheck problem code (validator/codes.py lists "
-                       f"all {len(CODES)})") from None
+        raise KeyError(
+            f"{code!r} is not a deckcheck problem code (validator/codes.py lists all {len(CODES)})"
+        ) from None

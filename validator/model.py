@@ -8,16 +8,30 @@ Problem codes are public API: add new ones, never rename.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
 
 COLOR_ORDER = "WUBRG"
 
 #: Card types (CR 300.1); kindred included (Umori counts it as a card type).
 CARD_TYPES = frozenset(
-    {"Artifact", "Battle", "Creature", "Enchantment", "Instant", "Kindred", "Land",
-     "Planeswalker", "Sorcery", "Conspiracy", "Dungeon", "Phenomenon", "Plane", "Scheme",
-     "Vanguard"}
+    {
+        "Artifact",
+        "Battle",
+        "Creature",
+        "Enchantment",
+        "Instant",
+        "Kindred",
+        "Land",
+        "Planeswalker",
+        "Sorcery",
+        "Conspiracy",
+        "Dungeon",
+        "Phenomenon",
+        "Plane",
+        "Scheme",
+        "Vanguard",
+    }
 )
 #: CR 110.4a: a permanent card is an artifact, battle, creature, enchantment, land or
 #: planeswalker card.
@@ -125,8 +139,12 @@ class Card:
         """
         if self.meld_from:
             return True
-        return (self.layout == "meld" and not self.mana_cost and "Land" not in self.types
-                and not self.faces[1:])
+        return (
+            self.layout == "meld"
+            and not self.mana_cost
+            and "Land" not in self.types
+            and not self.faces[1:]
+        )
 
     @property
     def front_name(self) -> str:
@@ -208,7 +226,12 @@ class Severity(str, enum.Enum):
 # `Section.MAIN` goes through the enum class (about 150 ns, ten times reading a module name),
 # and the checks of one deck read them dozens of times.
 MAIN, SIDEBOARD, COMMANDER, COMPANION, IGNORED = (
-    Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION, Section.IGNORED)
+    Section.MAIN,
+    Section.SIDEBOARD,
+    Section.COMMANDER,
+    Section.COMPANION,
+    Section.IGNORED,
+)
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
@@ -255,12 +278,12 @@ class ResolvedEntry:
         return self.entry.section
 
 
-def entry_lines(entries: "Iterable[ResolvedEntry]") -> tuple[int, ...]:
+def entry_lines(entries: Iterable[ResolvedEntry]) -> tuple[int, ...]:
     """The input line numbers of `entries`, sorted, for Problem.lines."""
     return tuple(sorted({e.entry.line for e in entries if e.entry.line}))
 
 
-def distinct_cards(entries: "Iterable[ResolvedEntry]") -> list["ResolvedEntry"]:
+def distinct_cards(entries: Iterable[ResolvedEntry]) -> list[ResolvedEntry]:
     """The first entry of each oracle card, in listing order."""
     seen: set[str] = set()
     out = []
@@ -275,8 +298,16 @@ def _with(entry: DeckEntry, quantity: int, section: Section) -> DeckEntry:
     """`replace(entry, quantity=..., section=...)` at a quarter of its cost (a move makes one
     or two). Every DeckEntry field is passed: a new field must be added here too (a test
     compares this with `replace`)."""
-    return DeckEntry(quantity, entry.name, section, entry.line, entry.set_code,
-                     entry.collector_number, entry.text, entry.where)
+    return DeckEntry(
+        quantity,
+        entry.name,
+        section,
+        entry.line,
+        entry.set_code,
+        entry.collector_number,
+        entry.text,
+        entry.where,
+    )
 
 
 #: How far `ResolvedDeck.move` looks for an entry in its section's list before it lets the
@@ -306,7 +337,7 @@ class ResolvedDeck:
     #: a deck (a meld result, CR 712.4b): they have their own problem, not "unknown card".
     not_cards: set[tuple[str, int | None]] = field(default_factory=set)
 
-    def clone(self) -> "ResolvedDeck":
+    def clone(self) -> ResolvedDeck:
         """A copy whose entries can be moved between sections without touching this one.
 
         The DeckEntry objects are shared: nothing changes one after parsing (a move gives its
@@ -314,8 +345,9 @@ class ResolvedDeck:
         """
         return ResolvedDeck(
             deck=self.deck,
-            entries=list(map(ResolvedEntry, [e.entry for e in self.entries],
-                             [e.card for e in self.entries])),
+            entries=list(
+                map(ResolvedEntry, [e.entry for e in self.entries], [e.card for e in self.entries])
+            ),
             problems=list(self.problems),
             unresolved=[replace(e) for e in self.unresolved],
             sticker_sheets=list(self.sticker_sheets),
@@ -355,8 +387,10 @@ class ResolvedDeck:
             # Most lists hold each section in one run (the deck, then the sideboard): sliced.
             section = sections[start]
             stop = start + sections.count(section)
-            if sections[stop - 1] is not section or \
-                    sections[start:stop].count(section) != stop - start:
+            if (
+                sections[stop - 1] is not section
+                or sections[start:stop].count(section) != stop - start
+            ):
                 buckets, order = {}, None  # interleaved: one entry at a time
                 for e, section in zip(entries, sections):
                     found = buckets.get(section)
@@ -384,7 +418,7 @@ class ResolvedDeck:
                 buckets[section] = found
         self._dirty = set()
 
-    def _sections(self, sections: tuple[Section, ...]) -> "list[ResolvedEntry] | tuple[()]":
+    def _sections(self, sections: tuple[Section, ...]) -> list[ResolvedEntry] | tuple[()]:
         """The entries of `sections`, in listing order; shared: do not change it."""
         if self.entries is not self._list or len(self.entries) != self._length:
             self._rebuild()
@@ -446,8 +480,15 @@ class ResolvedDeck:
             else:
                 last = entries[-1] is moved
                 found = self._buckets.get(source)
-                where = (_END if last else None if found is None
-                         else _LAST if found[-1] is item else _MIDDLE)
+                where = (
+                    _END
+                    if last
+                    else None
+                    if found is None
+                    else _LAST
+                    if found[-1] is item
+                    else _MIDDLE
+                )
                 self._put(moved, section, source, where, last)
             self._forget(source, section, quantity)
         return moved
@@ -483,8 +524,9 @@ class ResolvedDeck:
         self._lose(section)
         return None
 
-    def _put(self, item: ResolvedEntry, section: Section, source: Section, where: object,
-             last: bool) -> None:
+    def _put(
+        self, item: ResolvedEntry, section: Section, source: Section, where: object, last: bool
+    ) -> None:
         """Add `item` to `section`'s list where the listing has it. `where`: the item was the
         `source` run's only entry, first or last (or right after it), inside it, appended to
         `entries` (_END), or not known (None). `last`: it is the last of `entries`."""
@@ -577,7 +619,8 @@ class ResolvedDeck:
         for section in sections if len(sections) == 1 else dict.fromkeys(sections):
             found = counts.get(section)
             if found is None:
-                found = counts[section] = sum([e.entry.quantity
-                                               for e in self._sections((section,))])
+                found = counts[section] = sum(
+                    [e.entry.quantity for e in self._sections((section,))]
+                )
             total += found
         return total

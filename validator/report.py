@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from validator.model import COMMANDER, COMPANION, ERROR, INFO, MAIN, SIDEBOARD, WARNING, Problem, Severity
+from validator.model import (
+    COMMANDER,
+    COMPANION,
+    ERROR,
+    INFO,
+    MAIN,
+    SIDEBOARD,
+    WARNING,
+    Problem,
+    Severity,
+)
 
 #: Bumped only on an incompatible change; fields are added without a bump.
 SCHEMA = "deckcheck.report/1"
@@ -55,8 +66,9 @@ class Report:
         return [p for p in self.problems if p.severity == WARNING]
 
     def sorted_problems(self) -> list[Problem]:
-        return sorted(self.problems, key=lambda p: (_SEVERITY_ORDER[p.severity],
-                                                    p.lines[0] if p.lines else 0))
+        return sorted(
+            self.problems, key=lambda p: (_SEVERITY_ORDER[p.severity], p.lines[0] if p.lines else 0)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON schema documented in README ("JSON report")."""
@@ -157,8 +169,9 @@ def shown_lines(problem: Problem) -> str:
     return f" (line {shown}{f', +{more} more' if more > 0 else ''})"
 
 
-def check_formats_dict(reports: list[Report], source: str | None = None,
-                       limit: int | None = None) -> dict[str, Any]:
+def check_formats_dict(
+    reports: list[Report], source: str | None = None, limit: int | None = None
+) -> dict[str, Any]:
     """One deck against every format (README "check-formats JSON"): where it is legal, and
     each format's errors; with `limit`, at most that many per format and `problems_omitted`
     (the service's bound on its answer): the others are never turned into dicts."""
@@ -169,17 +182,23 @@ def check_formats_dict(reports: list[Report], source: str | None = None,
         # Warnings too (an added field): a "legal" that needs a human look, e.g. legal only as
         # far as the legality history reaches (`legality-history-missing`), a release window.
         warnings = [p for p in ordered if p.severity == WARNING]
-        entry = formats[r.format] = {"format_name": r.format_name, "legal": r.legal,
-                                     "problems": [p.to_dict() for p in errors[:limit]],
-                                     "warnings": [p.to_dict() for p in warnings[:limit]]}
+        entry = formats[r.format] = {
+            "format_name": r.format_name,
+            "legal": r.legal,
+            "problems": [p.to_dict() for p in errors[:limit]],
+            "warnings": [p.to_dict() for p in warnings[:limit]],
+        }
         if limit is not None:
             entry["problems_omitted"] = max(0, len(errors) - limit)
-    return {"schema": CHECK_FORMATS_SCHEMA, "source": source,
-            "legal_in": [r.format for r in reports if r.legal], "formats": formats}
+    return {
+        "schema": CHECK_FORMATS_SCHEMA,
+        "source": source,
+        "legal_in": [r.format for r in reports if r.legal],
+        "formats": formats,
+    }
 
 
-def render_check_formats(reports: list[Report], source: str | None = None,
-                         reasons: int = 2) -> str:
+def render_check_formats(reports: list[Report], source: str | None = None, reasons: int = 2) -> str:
     """The formats a deck is legal in (each legal one that carries a warning named, with it),
     then the first reasons for each other format."""
     legal = [r.format_name for r in reports if r.legal]
@@ -202,10 +221,16 @@ def _legal_with_warning(report: Report) -> str:
     The warning's own message says which, and what to check."""
     warnings = sorted(report.warnings, key=lambda p: p.code != "legality-history-missing")
     first = warnings[0]
-    lead, but = (("legal as far as known in", "") if first.code == "legality-history-missing"
-                 else ("legal in", ", but see the warning"))
-    more = (f" (+{len(warnings) - 1} more warning{'s' if len(warnings) > 2 else ''}: "
-            "--json lists them)" if len(warnings) > 1 else "")
+    lead, but = (
+        ("legal as far as known in", "")
+        if first.code == "legality-history-missing"
+        else ("legal in", ", but see the warning")
+    )
+    more = (
+        f" (+{len(warnings) - 1} more warning{'s' if len(warnings) > 2 else ''}: --json lists them)"
+        if len(warnings) > 1
+        else ""
+    )
     return f"  {lead} {report.format_name}{but}: {first.message}{shown_lines(first)}{more}"
 
 
@@ -215,18 +240,36 @@ def card_facts(card: Any, format_keys: Iterable[str]) -> dict[str, Any]:
     # CR 712.4b: the back face of a meld pair is not a card: it can be neither in a deck nor
     # a commander, whatever its own type line says (validate calls it `meld-result`).
     meld_result = card.is_meld_result
-    limit = ("any number" if card.any_number else "unlimited (basic land)" if card.is_basic_land
-             else str(card.copy_limit) if card.copy_limit else "format's limit")
+    limit = (
+        "any number"
+        if card.any_number
+        else "unlimited (basic land)"
+        if card.is_basic_land
+        else str(card.copy_limit)
+        if card.copy_limit
+        else "format's limit"
+    )
     return {
-        "name": card.name, "oracle_id": card.oracle_id, "layout": card.layout,
-        "faces": [f.name for f in card.faces], "mana_cost": card.mana_cost,
-        "mana_value": card.mana_value, "type_line": card.type_line,
-        "types": sorted(card.types), "subtypes": sorted(card.subtypes),
-        "supertypes": sorted(card.supertypes), "color_identity": card.color_identity or "colorless",
-        "copy_limit": limit, "commander_eligible": card.commander_eligible and not meld_result,
-        "partner": card.partner, "companion_condition": card.companion_condition,
-        "game_changer": card.game_changer, "reserved": card.reserved,
+        "name": card.name,
+        "oracle_id": card.oracle_id,
+        "layout": card.layout,
+        "faces": [f.name for f in card.faces],
+        "mana_cost": card.mana_cost,
+        "mana_value": card.mana_value,
+        "type_line": card.type_line,
+        "types": sorted(card.types),
+        "subtypes": sorted(card.subtypes),
+        "supertypes": sorted(card.supertypes),
+        "color_identity": card.color_identity or "colorless",
+        "copy_limit": limit,
+        "commander_eligible": card.commander_eligible and not meld_result,
+        "partner": card.partner,
+        "companion_condition": card.companion_condition,
+        "game_changer": card.game_changer,
+        "reserved": card.reserved,
         "deck_card": card.is_deck_card and not meld_result,
         "meld_from": list(card.meld_from),
-        "legalities": {f: card.legality(f) for f in sorted(set(format_keys) | set(card.legalities))},
+        "legalities": {
+            f: card.legality(f) for f in sorted(set(format_keys) | set(card.legalities))
+        },
     }

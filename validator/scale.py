@@ -20,7 +20,8 @@ import logging
 import os
 import sys
 import threading
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from validator.store.location import database_url
 
@@ -28,8 +29,16 @@ from validator.store.location import database_url
 #: `object`: Dask infers a parquet schema from the meta, and an `object` column has no type
 #: to infer (`to_parquet` failed: "Could not convert <object object>"). `legal` is pandas'
 #: nullable boolean (NA: not judged); text columns are strings, `id` too (as REPORT_SCHEMA).
-REPORT_META = {"id": "string", "format": "string", "legal": "boolean", "errors": "int64",
-               "warnings": "int64", "codes": "string", "report": "string", "failure": "string"}
+REPORT_META = {
+    "id": "string",
+    "format": "string",
+    "legal": "boolean",
+    "errors": "int64",
+    "warnings": "int64",
+    "codes": "string",
+    "report": "string",
+    "failure": "string",
+}
 #: The fields of every report row, in order (a dataframe partition gets these columns).
 REPORT_FIELDS = tuple(REPORT_META)
 
@@ -78,8 +87,11 @@ def forget_indexes() -> None:
 
 def cache_info() -> dict[str, Any]:
     """Indexes loaded by this process and the syncs they were read from (for `client.run`)."""
-    return {"loads": _LOADS, "pid": os.getpid(),
-            "indexes": {k: (v.sync.id if v.sync else None) for k, v in _INDEXES.items()}}
+    return {
+        "loads": _LOADS,
+        "pid": os.getpid(),
+        "indexes": {k: (v.sync.id if v.sync else None) for k, v in _INDEXES.items()},
+    }
 
 
 def _fields(row: Any) -> Mapping[str, Any] | None:
@@ -98,12 +110,15 @@ def _fields(row: Any) -> Mapping[str, Any] | None:
 def _not_a_row(row: Any) -> str:
     """Why a row without fields cannot be read, and what to send instead."""
     kind = type(row).__name__
-    hint = {"str": " (a line of text: parse JSON lines first, bag.map(json.loads))",
-            "tuple": " (a dataframe's values without their names: use "
-                     "ddf.to_bag(format='dict'))",
-            "NoneType": ""}.get(kind, "")
-    return (f"the row is {'None' if row is None else 'a ' + kind}, not a mapping of fields "
-            f"(id, format, decklist or deck){hint}")
+    hint = {
+        "str": " (a line of text: parse JSON lines first, bag.map(json.loads))",
+        "tuple": " (a dataframe's values without their names: use ddf.to_bag(format='dict'))",
+        "NoneType": "",
+    }.get(kind, "")
+    return (
+        f"the row is {'None' if row is None else 'a ' + kind}, not a mapping of fields "
+        f"(id, format, decklist or deck){hint}"
+    )
 
 
 def _blank(value: Any) -> bool:
@@ -148,8 +163,16 @@ def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str
     (a bug) gives `failure` starting with `INTERNAL_ERROR`, then the exception's type and
     message, and is logged with its traceback (logger `validator.scale`), so that one bad
     row does not fail the whole partition."""
-    out: dict[str, Any] = {"id": None, "format": None, "legal": None, "errors": 0,
-                           "warnings": 0, "codes": "", "report": None, "failure": None}
+    out: dict[str, Any] = {
+        "id": None,
+        "format": None,
+        "legal": None,
+        "errors": 0,
+        "warnings": 0,
+        "codes": "",
+        "report": None,
+        "failure": None,
+    }
     try:
         fields = _fields(row)
         if fields is None:
@@ -161,13 +184,20 @@ def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str
         raise  # the worker is out of memory: the task fails and the engine retries it
     except Exception as exc:  # noqa: BLE001 - one row's failure, kept in its own row
         _LOG.exception("validate_row failed on the row with id %r", out["id"])
-        out.update(legal=None, errors=0, warnings=0, codes="", report=None,
-                   failure=f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}")
+        out.update(
+            legal=None,
+            errors=0,
+            warnings=0,
+            codes="",
+            report=None,
+            failure=f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}",
+        )
     return out
 
 
-def _judge(fields: Mapping[str, Any], out: dict[str, Any],
-           db: str | os.PathLike[str] | None) -> None:
+def _judge(
+    fields: Mapping[str, Any], out: dict[str, Any], db: str | os.PathLike[str] | None
+) -> None:
     """Fill `out` with the verdict on the deck of `fields`; input that stops the judging goes
     in `failure`."""
     from validator.api import parse_decklist, validate
@@ -183,28 +213,39 @@ def _judge(fields: Mapping[str, Any], out: dict[str, Any],
         if _blank(text):
             raise ValueError("the row has neither a decklist nor a deck")
         if not isinstance(text, (str, bytes)):
-            raise ValueError(f"the row's {field} is of type {type(text).__name__}: give decklist "
-                             "text, or a JSON deck (an object or its JSON text)")
+            raise ValueError(
+                f"the row's {field} is of type {type(text).__name__}: give decklist "
+                "text, or a JSON deck (an object or its JSON text)"
+            )
         if _blank(fmt):
             raise ValueError("the row has no format")
         options: dict[str, Any] = {}
         as_of = fields.get("as_of")
         if not _blank(as_of):
             options["as_of"] = as_of
-        report = validate(parse_decklist(text), str(fmt), cards=card_index(db),
-                          source=_id_text(deck_id), **options)
+        report = validate(
+            parse_decklist(text),
+            str(fmt),
+            cards=card_index(db),
+            source=_id_text(deck_id),
+            **options,
+        )
     except (DeckcheckError, ValueError) as exc:
         out["failure"] = str(exc)
         return
     data = report.to_dict()
-    out.update(legal=report.legal, errors=data["counts"]["error"],
-               warnings=data["counts"]["warning"],
-               codes=";".join(p.code for p in report.problems if p.severity.value == "error"),
-               report=json.dumps(data, ensure_ascii=False, sort_keys=True))
+    out.update(
+        legal=report.legal,
+        errors=data["counts"]["error"],
+        warnings=data["counts"]["warning"],
+        codes=";".join(p.code for p in report.problems if p.severity.value == "error"),
+        report=json.dumps(data, ensure_ascii=False, sort_keys=True),
+    )
 
 
-def validate_rows(rows: Iterable[Any], db: str | os.PathLike[str] | None = None
-                  ) -> Iterator[dict[str, Any]]:
+def validate_rows(
+    rows: Iterable[Any], db: str | os.PathLike[str] | None = None
+) -> Iterator[dict[str, Any]]:
     """Report rows for deck rows, lazily (PySpark's `mapPartitions` takes this as is)."""
     for row in rows:
         yield validate_row(row, db)
@@ -229,6 +270,15 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
     return list(validate_rows(partition, db))
 
 
-__all__ = ["validate_partition", "validate_rows", "validate_row", "card_index",
-           "forget_indexes", "cache_info", "REPORT_FIELDS", "REPORT_META", "REPORT_SCHEMA",
-           "INTERNAL_ERROR"]
+__all__ = [
+    "validate_partition",
+    "validate_rows",
+    "validate_row",
+    "card_index",
+    "forget_indexes",
+    "cache_info",
+    "REPORT_FIELDS",
+    "REPORT_META",
+    "REPORT_SCHEMA",
+    "INTERNAL_ERROR",
+]

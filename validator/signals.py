@@ -18,8 +18,9 @@ import functools
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 #: Handlers a program has not replaced: the operating system's default (SIGTERM's), and
 #: Python's own for SIGINT (which raises KeyboardInterrupt).
@@ -44,9 +45,12 @@ class Received:
 
 
 @contextmanager
-def stop_signals_as(exc_type: type[BaseException],
-                    signums: tuple[int, ...] = (signal.SIGTERM,), *,
-                    quiet_lost: bool = False) -> Iterator[Received]:
+def stop_signals_as(
+    exc_type: type[BaseException],
+    signums: tuple[int, ...] = (signal.SIGTERM,),
+    *,
+    quiet_lost: bool = False,
+) -> Iterator[Received]:
     """While the block runs, each signal of `signums` is noted in the `Received` yielded and
     raises `exc_type(f"signal {signum}")`; on leaving, the previous handlers are restored.
 

@@ -4,9 +4,9 @@ check_formats, house rules and house formats."""
 from __future__ import annotations
 
 import pytest
+from conftest import load_cards
 
 import validator
-from conftest import load_cards
 
 DECK = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\nSideboard\n3 Counterspell\n"
 
@@ -40,7 +40,11 @@ def test_problem_objects_carry_code_citation_cards_and_lines(db_path):
     report = validator.validate("5 Lightning Bolt\n55 Mountain\n", "modern", db=db_path)
     [problem] = report.errors
     assert (problem.code, problem.citation, problem.cards, problem.lines) == (
-        "too-many-copies", "CR 100.2a", ("Lightning Bolt",), (1,))
+        "too-many-copies",
+        "CR 100.2a",
+        ("Lightning Bolt",),
+        (1,),
+    )
 
 
 def test_summary_counts_cards_listed_under_unknown_names_as_the_size_check_does(db_path):
@@ -50,7 +54,9 @@ def test_summary_counts_cards_listed_under_unknown_names_as_the_size_check_does(
     text = "4 Lightning Bolt\n4 Notacard\n52 Mountain\n\n3 Alsonotacard\n"
     report = validator.validate(text, "modern", db=db_path)
     assert [p.code for p in report.problems if p.severity == validator.Severity.ERROR] == [
-        "unknown-card", "unknown-card"]
+        "unknown-card",
+        "unknown-card",
+    ]
     assert (report.main_count, report.sideboard_count) == (60, 3)
     assert report.to_dict()["deck"]["main"] == 60
 
@@ -73,9 +79,13 @@ def test_house_rule(db_path):
 
 def test_house_format(db_path, tmp_path):
     house = tmp_path / "house.toml"
-    house.write_text('[burn40]\nname = "Burn 40"\nlegality = "modern"\nmin_deck = 40\n', encoding="utf-8")
+    house.write_text(
+        '[burn40]\nname = "Burn 40"\nlegality = "modern"\nmin_deck = 40\n', encoding="utf-8"
+    )
     formats = validator.load_formats(house)
-    report = validator.validate("4 Lightning Bolt\n36 Mountain\n", "burn40", db=db_path, formats=formats)
+    report = validator.validate(
+        "4 Lightning Bolt\n36 Mountain\n", "burn40", db=db_path, formats=formats
+    )
     assert report.legal and report.format_name == "Burn 40"
 
 
@@ -85,16 +95,33 @@ def test_house_format_with_a_legality_key_the_card_data_lacks_is_refused(db_path
     house = tmp_path / "house.toml"
     house.write_text('[house]\nname = "House"\nlegality = "modren"\n', encoding="utf-8")
     formats = validator.load_formats(house)
-    for cards in (validator.open_db(db_path), validator.CardIndex.from_db(validator.open_db(db_path))):
+    for cards in (
+        validator.open_db(db_path),
+        validator.CardIndex.from_db(validator.open_db(db_path)),
+    ):
         with pytest.raises(validator.FormatError, match="'modren'.*does not have.*modern"):
-            validator.validate("4 Lightning Bolt\n56 Mountain\n", "house", cards=cards,
-                               formats=formats)
+            validator.validate(
+                "4 Lightning Bolt\n56 Mountain\n", "house", cards=cards, formats=formats
+            )
     from validator.cli.commands import main
 
     deck = tmp_path / "d.txt"
     deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
-    assert main(["validate", str(deck), "--format", "house", "--formats-file", str(house),
-                 "--db", str(db_path)]) == 2
+    assert (
+        main(
+            [
+                "validate",
+                str(deck),
+                "--format",
+                "house",
+                "--formats-file",
+                str(house),
+                "--db",
+                str(db_path),
+            ]
+        )
+        == 2
+    )
 
 
 class _Printed(validator.CardIndex):
@@ -114,16 +141,30 @@ def test_pauper_commander_uncommon_commander_is_legal_though_the_key_says_not_le
     Pauper Commander commander; its printed rarity decides. The same card in the 99 is not
     legal."""
     cards = list({c.oracle_id: c for c in load_cards("cards_commander.json").values()}.values())
-    source = _Printed(cards, {"Kitchen Finks": {"uncommon"}, "Adeline, Resplendent Cathar": {"rare"}})
-    assert next(c for c in cards if c.name == "Kitchen Finks").legalities["paupercommander"] == "not_legal"
-    report = validator.validate("Commander\n1 Kitchen Finks\n\nDeck\n99 Plains\n", "paupercommander",
-                                cards=source)
+    source = _Printed(
+        cards, {"Kitchen Finks": {"uncommon"}, "Adeline, Resplendent Cathar": {"rare"}}
+    )
+    assert (
+        next(c for c in cards if c.name == "Kitchen Finks").legalities["paupercommander"]
+        == "not_legal"
+    )
+    report = validator.validate(
+        "Commander\n1 Kitchen Finks\n\nDeck\n99 Plains\n", "paupercommander", cards=source
+    )
     assert report.legal, [p.code for p in report.errors]
-    report = validator.validate("Commander\n1 Kitchen Finks\n\nDeck\n1 Adeline, Resplendent Cathar\n"
-                                "98 Plains\n", "paupercommander", cards=source)
-    assert [(p.code, p.cards) for p in report.errors] == [("not-legal", ("Adeline, Resplendent Cathar",))]
-    report = validator.validate("Commander\n1 Adeline, Resplendent Cathar\n\nDeck\n99 Plains\n",
-                                "paupercommander", cards=source)
+    report = validator.validate(
+        "Commander\n1 Kitchen Finks\n\nDeck\n1 Adeline, Resplendent Cathar\n98 Plains\n",
+        "paupercommander",
+        cards=source,
+    )
+    assert [(p.code, p.cards) for p in report.errors] == [
+        ("not-legal", ("Adeline, Resplendent Cathar",))
+    ]
+    report = validator.validate(
+        "Commander\n1 Adeline, Resplendent Cathar\n\nDeck\n99 Plains\n",
+        "paupercommander",
+        cards=source,
+    )
     assert [p.code for p in report.errors] == ["commander-not-eligible"]  # printed at rare only
 
 

@@ -8,12 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import shared_data
 
 import validator
 from validator import scale
 from validator.cards.names import fold_name
-
-from conftest import shared_data
 
 BOLT = "4 Lightning Bolt\n56 Mountain\n\n4 Counterspell\n"
 LOTUS = "1 Black Lotus\n59 Island\n"
@@ -27,16 +26,19 @@ def fresh_cache():
 
 
 def expected(text: str, fmt: str, db: str, source: str) -> str:
-    report = validator.validate(text, fmt, cards=validator.CardIndex.from_db(validator.open_db(db)),
-                                source=source)
+    report = validator.validate(
+        text, fmt, cards=validator.CardIndex.from_db(validator.open_db(db)), source=source
+    )
     return json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True)
 
 
 def test_partition_of_dicts_gives_report_rows(core_db: str) -> None:
-    rows = [{"id": 1, "format": "modern", "decklist": BOLT},
-            {"id": "b", "format": "legacy", "deck": {"main": [[1, "Black Lotus"], [59, "Island"]]}},
-            {"id": 3, "format": "no-such-format", "decklist": BOLT},
-            {"id": 4, "format": "modern"}]
+    rows = [
+        {"id": 1, "format": "modern", "decklist": BOLT},
+        {"id": "b", "format": "legacy", "deck": {"main": [[1, "Black Lotus"], [59, "Island"]]}},
+        {"id": 3, "format": "no-such-format", "decklist": BOLT},
+        {"id": 4, "format": "modern"},
+    ]
     out = scale.validate_partition(rows, core_db)
     assert [r["id"] for r in out] == [1, "b", 3, 4]
     assert out[0]["legal"] is True and out[0]["report"] == expected(BOLT, "modern", core_db, "1")
@@ -63,16 +65,19 @@ def test_as_of_is_passed_only_when_given(core_db: str, monkeypatch: pytest.Monke
         return real(deck, fmt, cards=cards, source=source)
 
     monkeypatch.setattr(validator.api, "validate", fake_validate)
-    rows = [{"id": 1, "format": "modern", "decklist": BOLT, "as_of": "2024-01-01"},
-            {"id": 2, "format": "modern", "decklist": BOLT, "as_of": None},
-            {"id": 3, "format": "modern", "decklist": BOLT, "as_of": float("nan")}]
+    rows = [
+        {"id": 1, "format": "modern", "decklist": BOLT, "as_of": "2024-01-01"},
+        {"id": 2, "format": "modern", "decklist": BOLT, "as_of": None},
+        {"id": 3, "format": "modern", "decklist": BOLT, "as_of": float("nan")},
+    ]
     out = scale.validate_partition(rows, core_db)
     assert seen == ["2024-01-01", None, None] and all(r["legal"] for r in out)
 
 
 def test_a_bad_as_of_is_a_failure_row(core_db: str) -> None:
-    out = scale.validate_partition([{"id": 1, "format": "modern", "decklist": BOLT,
-                                     "as_of": "1999-01-01"}], core_db)
+    out = scale.validate_partition(
+        [{"id": 1, "format": "modern", "decklist": BOLT, "as_of": "1999-01-01"}], core_db
+    )
     assert out[0]["legal"] is None and "1999-01-01" in out[0]["failure"]
 
 
@@ -101,6 +106,7 @@ def test_spark_rows_are_read_with_asdict(core_db: str) -> None:
 
 # ---------------------------------------------------------------------------- LocalCluster
 
+
 def _sample_decks(n: int, seed: int = 12) -> list[dict]:
     sys_path = Path(__file__).resolve().parents[2] / "bench"
     import sys
@@ -119,8 +125,12 @@ def _sample_decks(n: int, seed: int = 12) -> list[dict]:
     rows = []
     for i, d in enumerate(chosen):
         fmt = format_key(d.get("format"), d.get("src") or "") or "vintage"
-        text = "\n".join(f"{c} {name}" for c, name in d["main"]) + "\n\n" + \
-            "\n".join(f"{c} {name}" for c, name in d["side"]) + "\n"
+        text = (
+            "\n".join(f"{c} {name}" for c, name in d["main"])
+            + "\n\n"
+            + "\n".join(f"{c} {name}" for c, name in d["side"])
+            + "\n"
+        )
         rows.append({"id": i, "format": fmt, "decklist": text})
     return rows
 
@@ -131,15 +141,21 @@ def sample_db(tmp_path_factory) -> tuple[str, list[dict]]:
     card file), and the sampled deck rows."""
     rows = _sample_decks(300)
     cards_file = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
-    wanted = {fold_name(line.split(" ", 1)[1]) for r in rows for line in r["decklist"].splitlines()
-              if " " in line}
+    wanted = {
+        fold_name(line.split(" ", 1)[1])
+        for r in rows
+        for line in r["decklist"].splitlines()
+        if " " in line
+    }
     import orjson
 
     keep = []
     with gzip.open(cards_file, "rb") as f:
         for line in f:
             obj = orjson.loads(line)
-            names = [obj.get("name", "")] + [face.get("name", "") for face in obj.get("card_faces") or []]
+            names = [obj.get("name", "")] + [
+                face.get("name", "") for face in obj.get("card_faces") or []
+            ]
             if any(fold_name(n) in wanted for n in names):
                 keep.append(obj)
     tmp = tmp_path_factory.mktemp("scale")
@@ -159,9 +175,16 @@ def test_local_cluster_gives_the_in_process_verdicts(sample_db) -> None:
     import dask.bag as db_bag
 
     in_process = scale.validate_partition(rows, db)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         bag = db_bag.from_sequence(rows, npartitions=8)
         on_cluster = bag.map_partitions(scale.validate_partition, db).compute()
         infos = client.run(scale.cache_info)
@@ -175,25 +198,36 @@ def test_local_cluster_gives_the_in_process_verdicts(sample_db) -> None:
 
 # ---------------------------------------------------------------------------- docs examples
 
+
 def test_report_schema_names_every_row_field_in_order(core_db: str) -> None:
     """PySpark's `createDataFrame(rows, REPORT_SCHEMA)`: the DDL names exactly the fields
     `validate_rows` yields, in order, with types that hold their values (None included)."""
     ddl = [part.strip().split() for part in scale.REPORT_SCHEMA.split(",")]
     names = [name for name, _ in ddl]
-    rows = list(scale.validate_rows([{"id": "1", "format": "modern", "decklist": BOLT},
-                                     {"id": "2", "format": "no-such-format", "decklist": BOLT}],
-                                    core_db))
+    rows = list(
+        scale.validate_rows(
+            [
+                {"id": "1", "format": "modern", "decklist": BOLT},
+                {"id": "2", "format": "no-such-format", "decklist": BOLT},
+            ],
+            core_db,
+        )
+    )
     assert names == list(scale.REPORT_FIELDS) == list(rows[0]) == list(rows[1])
     spark_types = {"STRING": str, "BOOLEAN": bool, "BIGINT": int}
     for row in rows:
         for name, kind in ddl:
             assert row[name] is None or isinstance(row[name], spark_types[kind]), (name, row[name])
     # the dataframe's meta and the schema agree on the numeric columns
-    assert {n for n, k in ddl if k == "BIGINT"} == {n for n, t in scale.REPORT_META.items() if t == "int64"}
+    assert {n for n, k in ddl if k == "BIGINT"} == {
+        n for n, t in scale.REPORT_META.items() if t == "int64"
+    }
 
 
 def _readme_block(starts: str) -> str:
-    page = (Path(__file__).resolve().parents[2] / "docs" / "python-api.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "python-api.md").read_text(
+        encoding="utf-8"
+    )
     for block in page.split("```python\n")[1:]:
         code = block.split("```", 1)[0]
         if code.startswith(starts):
@@ -201,8 +235,9 @@ def _readme_block(starts: str) -> str:
     raise AssertionError(f"no docs/python-api.md python block starts with {starts!r}")
 
 
-def test_readme_dask_example_runs_on_a_local_cluster(core_db: str, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_readme_dask_example_runs_on_a_local_cluster(
+    core_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The Dask example of docs/python-api.md, run as written (paths and the scheduler address swapped in):
     illegal decks are the judged ones with legal False; a deck that could not be judged is in
     `failed/`, not counted as illegal."""
@@ -210,23 +245,29 @@ def test_readme_dask_example_runs_on_a_local_cluster(core_db: str, tmp_path: Pat
     distributed = pytest.importorskip("dask.distributed")
     import pandas as pd
 
-    decks = [{"id": "legal", "format": "modern", "decklist": BOLT},
-             {"id": "illegal", "format": "modern", "decklist": LOTUS},
-             {"id": "unjudged", "format": "no-such-format", "decklist": BOLT}]
+    decks = [
+        {"id": "legal", "format": "modern", "decklist": BOLT},
+        {"id": "illegal", "format": "modern", "decklist": LOTUS},
+        {"id": "unjudged", "format": "no-such-format", "decklist": BOLT},
+    ]
     monkeypatch.chdir(tmp_path)
     (tmp_path / "decks-0.jsonl").write_text("".join(json.dumps(d) + "\n" for d in decks))
     pd.DataFrame(decks).to_parquet("decks.parquet")
     code = _readme_block("import json\nimport dask.bag")
     # in-process workers (inproc:// transport: no port opened)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
         code = code.replace('"scheduler:8786"', repr(cluster.scheduler_address))
         code = code.replace('"/data/cards.sqlite3"', repr(core_db))
         names: dict = {}
         exec(compile(code, "docs/python-api.md", "exec"), names)  # noqa: S102 - our own docs
         names["client"].close()
-    assert sorted(r["id"] for r in names["reports"].compute().to_dict("records")) == \
-        ["illegal", "legal", "unjudged"]
+    assert sorted(r["id"] for r in names["reports"].compute().to_dict("records")) == [
+        "illegal",
+        "legal",
+        "unjudged",
+    ]
     assert pd.read_parquet("illegal/")["id"].tolist() == ["illegal"]
     assert pd.read_parquet("failed/")["id"].tolist() == ["unjudged"]
 
@@ -240,9 +281,11 @@ def test_dataframe_ids_stay_text_when_one_is_missing(core_db: str) -> None:
     """`id` as text, each as the deck rows write it: integer ids around a missing one are not
     turned into floats ("1.0" would not join back to deck 1)."""
     pd = pytest.importorskip("pandas")
-    columns = {"Int64 with NA": pd.array([1, 2, None], dtype="Int64"),
-               "ints and None": pd.Series([1, 2, None], dtype=object),
-               "float64 (pandas' ints with a NaN)": [1.0, 2.0, float("nan")]}
+    columns = {
+        "Int64 with NA": pd.array([1, 2, None], dtype="Int64"),
+        "ints and None": pd.Series([1, 2, None], dtype=object),
+        "float64 (pandas' ints with a NaN)": [1.0, 2.0, float("nan")],
+    }
     for label, ids in columns.items():
         frame = pd.DataFrame({"id": ids, "format": ["modern"] * 3, "decklist": [BOLT] * 3})
         out = scale.validate_partition(frame, core_db)
@@ -252,8 +295,13 @@ def test_dataframe_ids_stay_text_when_one_is_missing(core_db: str) -> None:
         # the report's source is the same text, and a missing id gives none
         sources = [json.loads(r)["source"] for r in out["report"]]
         assert sources == ["1", "2", None], label
-    mixed = pd.DataFrame({"id": pd.Series([7, "b", 2.5, None], dtype=object),
-                          "format": ["modern"] * 4, "decklist": [BOLT] * 4})
+    mixed = pd.DataFrame(
+        {
+            "id": pd.Series([7, "b", 2.5, None], dtype=object),
+            "format": ["modern"] * 4,
+            "decklist": [BOLT] * 4,
+        }
+    )
     assert scale.validate_partition(mixed, core_db)["id"].tolist()[:3] == ["7", "b", "2.5"]
 
 
@@ -263,8 +311,10 @@ def test_a_deck_of_numpy_values_is_judged(core_db: str) -> None:
     np = pytest.importorskip("numpy")
     plain = scale.validate_row({"id": "a", "format": "modern", "deck": BOLT_DECK}, core_db)
     assert plain["legal"] is True
-    as_numpy = {"main": [[np.int64(4), "Lightning Bolt"], [np.int64(56), "Mountain"]],
-                "sideboard": np.array([[np.int32(4), "Counterspell"]], dtype=object)}
+    as_numpy = {
+        "main": [[np.int64(4), "Lightning Bolt"], [np.int64(56), "Mountain"]],
+        "sideboard": np.array([[np.int32(4), "Counterspell"]], dtype=object),
+    }
     out = scale.validate_row({"id": "a", "format": "modern", "deck": as_numpy}, core_db)
     assert out["failure"] is None and out["report"] == plain["report"]
 
@@ -274,9 +324,16 @@ def test_a_parquet_struct_deck_column_is_judged(core_db: str, tmp_path: Path) ->
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     entries = [{"quantity": q, "name": n} for q, n in BOLT_DECK["main"]]
-    pq.write_table(pa.table({"id": [1, 2], "format": ["modern", "modern"],
-                             "deck": [{"main": entries}, {"main": entries[:1]}]}),
-                   tmp_path / "decks.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "id": [1, 2],
+                "format": ["modern", "modern"],
+                "deck": [{"main": entries}, {"main": entries[:1]}],
+            }
+        ),
+        tmp_path / "decks.parquet",
+    )
     out = scale.validate_partition(pd.read_parquet(tmp_path / "decks.parquet"), core_db)
     assert out["failure"].isna().all(), out["failure"].tolist()
     assert out["legal"].tolist() == [True, False] and out["codes"][1] == "deck-too-small"
@@ -306,9 +363,13 @@ def test_an_exception_in_one_row_is_that_rows_failure(core_db: str, monkeypatch,
 
 
 def test_rows_that_are_not_mappings_are_failure_rows(core_db: str) -> None:
-    rows = [None, ("1", "modern", BOLT), '{"id": 1, "format": "modern"}',
-            {"id": 4, "format": "modern", "decklist": 12},
-            {"id": 5, "format": "modern", "decklist": BOLT}]
+    rows = [
+        None,
+        ("1", "modern", BOLT),
+        '{"id": 1, "format": "modern"}',
+        {"id": 4, "format": "modern", "decklist": 12},
+        {"id": 5, "format": "modern", "decklist": BOLT},
+    ]
     out = scale.validate_partition(rows, core_db)
     assert [r["legal"] for r in out] == [None, None, None, None, True]
     assert all(set(r) == set(scale.REPORT_FIELDS) for r in out)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import FIXTURES, load_cards
 
 from validator.cards.facts import CardDataError, card_from_scryfall, lookup_names, parse_type_line
 from validator.cards.names import fold_name
-
-from conftest import FIXTURES, load_cards
 
 
 @pytest.fixture(scope="module")
@@ -79,50 +78,62 @@ def test_flip_card_unflipped_characteristics(cards):
     assert not nezumi.commander_eligible
 
 
-@pytest.mark.parametrize("name, limit, any_number", [
-    ("Relentless Rats", None, True),
-    ("Shadowborn Apostle", None, True),
-    ("Seven Dwarves", 7, False),
-    ("Nazg\u00fbl", 9, False),
-    ("Lightning Bolt", None, False),
-])
+@pytest.mark.parametrize(
+    "name, limit, any_number",
+    [
+        ("Relentless Rats", None, True),
+        ("Shadowborn Apostle", None, True),
+        ("Seven Dwarves", 7, False),
+        ("Nazg\u00fbl", 9, False),
+        ("Lightning Bolt", None, False),
+    ],
+)
 def test_copy_limit(cards, name, limit, any_number):
     card = cards[name]
     assert (card.copy_limit, card.any_number) == (limit, any_number)
 
 
-@pytest.mark.parametrize("name, eligible", [
-    ("Tymna the Weaver", True),
-    ("Lord Windgrace", True),  # "can be your commander" (CR 903.3a)
-    ("Tovolar, Dire Overlord // Tovolar, the Midnight Scourge", True),
-    ("Lightning Bolt", False),
-    ("Seven Dwarves", False),  # not legendary
-    ("Case of the Stashed Skeleton", False),
-    ("Okaun, Eye of Chaos", True),
-])
+@pytest.mark.parametrize(
+    "name, eligible",
+    [
+        ("Tymna the Weaver", True),
+        ("Lord Windgrace", True),  # "can be your commander" (CR 903.3a)
+        ("Tovolar, Dire Overlord // Tovolar, the Midnight Scourge", True),
+        ("Lightning Bolt", False),
+        ("Seven Dwarves", False),  # not legendary
+        ("Case of the Stashed Skeleton", False),
+        ("Okaun, Eye of Chaos", True),
+    ],
+)
 def test_commander_eligibility(cards, name, eligible):
     assert cards[name].commander_eligible is eligible
 
 
-@pytest.mark.parametrize("name, kind, partner_with", [
-    ("Tymna the Weaver", "partner", None),
-    ("Thrasios, Triton Hero", "partner", None),
-    ("Atreus, Impulsive Son", "partner:Father & son", None),
-    ("Sylvia Brightspear", "partner-with", "Khorvath Brightflame"),
-    ("Imoen, Mystic Trickster", "choose-a-background", None),
-    ("Donna Noble", "doctors-companion", None),
-    ("Atraxa, Praetors' Voice", None, None),
-])
+@pytest.mark.parametrize(
+    "name, kind, partner_with",
+    [
+        ("Tymna the Weaver", "partner", None),
+        ("Thrasios, Triton Hero", "partner", None),
+        ("Atreus, Impulsive Son", "partner:Father & son", None),
+        ("Sylvia Brightspear", "partner-with", "Khorvath Brightflame"),
+        ("Imoen, Mystic Trickster", "choose-a-background", None),
+        ("Donna Noble", "doctors-companion", None),
+        ("Atraxa, Praetors' Voice", None, None),
+    ],
+)
 def test_partner_kinds(cards, name, kind, partner_with):
     assert (cards[name].partner, cards[name].partner_with) == (kind, partner_with)
 
 
-@pytest.mark.parametrize("name, supertypes", [
-    ("Wastes", {"Basic"}),
-    ("Snow-Covered Island", {"Basic", "Snow"}),
-    ("Mountain", {"Basic"}),
-    ("Karn's Bastion", set()),
-])
+@pytest.mark.parametrize(
+    "name, supertypes",
+    [
+        ("Wastes", {"Basic"}),
+        ("Snow-Covered Island", {"Basic", "Snow"}),
+        ("Mountain", {"Basic"}),
+        ("Karn's Bastion", set()),
+    ],
+)
 def test_basic_supertype(cards, name, supertypes):
     card = cards[name]
     assert card.supertypes == supertypes
@@ -132,20 +143,31 @@ def test_basic_supertype(cards, name, supertypes):
 
 def test_companion_condition(cards):
     assert cards["Lurrus of the Dream-Den"].companion_condition == (
-        "Each permanent card in your starting deck has mana value 2 or less.")
+        "Each permanent card in your starting deck has mana value 2 or less."
+    )
     assert cards["Lightning Bolt"].companion_condition is None
 
 
 def test_non_deck_layouts(cards):
-    for name in ("Goblin", "Elspeth, Knight-Errant Emblem", "Lightning Bolt // Lightning Bolt",
-                 "Treasure // Clue", "Tazeem", "Plots That Span Centuries", "Ral's Vanguard"):
+    for name in (
+        "Goblin",
+        "Elspeth, Knight-Errant Emblem",
+        "Lightning Bolt // Lightning Bolt",
+        "Treasure // Clue",
+        "Tazeem",
+        "Plots That Span Centuries",
+        "Ral's Vanguard",
+    ):
         assert cards[name].is_deck_card is False, name
     assert cards["Lightning Bolt"].is_deck_card
 
 
 def test_reversible_card_takes_the_face_oracle_id():
-    obj = next(o for o in json.loads((FIXTURES / "scryfall_cards.json").read_text(encoding="utf-8"))
-               if o["layout"] == "reversible_card")
+    obj = next(
+        o
+        for o in json.loads((FIXTURES / "scryfall_cards.json").read_text(encoding="utf-8"))
+        if o["layout"] == "reversible_card"
+    )
     assert "oracle_id" not in obj
     card = card_from_scryfall(obj)
     assert card.oracle_id == obj["card_faces"][0]["oracle_id"]
@@ -155,11 +177,17 @@ def test_reversible_card_takes_the_face_oracle_id():
 
 
 def test_unknown_layout_and_legalities_are_kept():
-    card = card_from_scryfall({
-        "oracle_id": "00000000-0000-4000-8000-000000000099", "name": "Future Thing",
-        "layout": "hologram_2030", "type_line": "Creature \u2014 Robot", "mana_cost": "{2}",
-        "cmc": 2, "legalities": {"modern": "legal", "hyperformat": "semi_legal", "odd": None},
-    })
+    card = card_from_scryfall(
+        {
+            "oracle_id": "00000000-0000-4000-8000-000000000099",
+            "name": "Future Thing",
+            "layout": "hologram_2030",
+            "type_line": "Creature \u2014 Robot",
+            "mana_cost": "{2}",
+            "cmc": 2,
+            "legalities": {"modern": "legal", "hyperformat": "semi_legal", "odd": None},
+        }
+    )
     assert card.layout == "hologram_2030" and card.is_deck_card
     assert card.legalities == {"modern": "legal", "hyperformat": "semi_legal"}
     assert card.legality("standard") == "not_legal"
@@ -172,8 +200,10 @@ def test_missing_oracle_id_is_a_clear_error():
 
 def test_parse_type_line():
     assert parse_type_line("Legendary Snow Creature \u2014 Time Lord Doctor") == (
-        frozenset({"Creature"}), frozenset({"Time Lord", "Doctor"}),
-        frozenset({"Legendary", "Snow"}))
+        frozenset({"Creature"}),
+        frozenset({"Time Lord", "Doctor"}),
+        frozenset({"Legendary", "Snow"}),
+    )
     assert parse_type_line("Tribal Instant \u2014 Goblin")[0] == {"Kindred", "Instant"}
 
 
@@ -187,8 +217,14 @@ def test_lookup_names_full_and_faces(cards):
 def test_invisible_format_characters_are_not_part_of_a_name():
     """A pasted name can carry a left-to-right or right-to-left mark, a zero-width joiner or a
     BOM: the name is the same (before, an unknown card, so a legal deck was illegal)."""
-    for text in ("Lightning\u200d Bolt", "\u200eLightning Bolt\u200f", "Lightning Bolt\ufeff",
-                 "\u202eLightning Bolt", "Lightning\u200c Bolt", "Lightning Bolt\u2060"):
+    for text in (
+        "Lightning\u200d Bolt",
+        "\u200eLightning Bolt\u200f",
+        "Lightning Bolt\ufeff",
+        "\u202eLightning Bolt",
+        "Lightning\u200c Bolt",
+        "Lightning Bolt\u2060",
+    ):
         assert fold_name(text) == "lightning bolt", repr(text)
     assert fold_name("Lim-D\u00fbl's Vault") == "lim-dul's vault"  # letters stay
 
@@ -200,8 +236,10 @@ def test_a_reversible_cards_doubled_name_is_looked_up_as_the_card():
 
     assert lookup_key("Steam Vents // Steam Vents") == "steam vents"
     assert lookup_key("Steam Vents/Steam Vents") == "steam vents"
-    assert lookup_key("Marang River Regent // Coil and Catch // Marang River Regent // Coil and "
-                      "Catch") == "marang river regent // coil and catch"
+    assert (
+        lookup_key("Marang River Regent // Coil and Catch // Marang River Regent // Coil and Catch")
+        == "marang river regent // coil and catch"
+    )
     assert fold_name("Steam Vents // Steam Vents") == "steam vents // steam vents"
     # Different halves stay a split name.
     assert lookup_key("Fire // Ice") == "fire // ice"
@@ -211,12 +249,21 @@ def test_a_reversible_cards_doubled_name_is_looked_up_as_the_card():
 def test_grist_is_a_creature_card_outside_the_battlefield_so_it_can_be_a_commander():
     from validator.cards.facts import card_from_scryfall
 
-    grist = card_from_scryfall({
-        "object": "card", "oracle_id": "grist", "name": "Grist, the Hunger Tide", "layout": "normal",
-        "mana_cost": "{1}{B}{G}", "cmc": 3, "type_line": "Legendary Planeswalker — Grist",
-        "oracle_text": "As long as Grist isn't on the battlefield, it's a 1/1 Insect creature in "
-                       "addition to its other types.\n+1: Create a 1/1 black and green Insect creature token.",
-        "color_identity": ["B", "G"], "loyalty": "3"})
+    grist = card_from_scryfall(
+        {
+            "object": "card",
+            "oracle_id": "grist",
+            "name": "Grist, the Hunger Tide",
+            "layout": "normal",
+            "mana_cost": "{1}{B}{G}",
+            "cmc": 3,
+            "type_line": "Legendary Planeswalker — Grist",
+            "oracle_text": "As long as Grist isn't on the battlefield, it's a 1/1 Insect creature in "
+            "addition to its other types.\n+1: Create a 1/1 black and green Insect creature token.",
+            "color_identity": ["B", "G"],
+            "loyalty": "3",
+        }
+    )
     assert grist.commander_eligible  # CR 903.3a reading of a creature card off the battlefield
 
 
@@ -227,8 +274,14 @@ def test_a_card_needs_only_the_keys_a_sync_reads() -> None:
 
     from validator.cards.facts import SCRYFALL_KEYS
 
-    names = ("cards_core.json", "cards_commander.json", "cards_companion.json",
-             "cards_meld.json", "cards_hostile.json", "scryfall_cards.json")
+    names = (
+        "cards_core.json",
+        "cards_commander.json",
+        "cards_companion.json",
+        "cards_meld.json",
+        "cards_hostile.json",
+        "scryfall_cards.json",
+    )
     objs = [o for n in names for o in json.loads((FIXTURES / n).read_text(encoding="utf-8"))]
     assert len(objs) > 100
     for obj in objs:
@@ -245,6 +298,8 @@ def test_cards_are_built_with_the_models_fields_in_order() -> None:
     from validator.model import Card
 
     names = tuple(f.name for f in dataclasses.fields(Card))
-    assert names[:len(CARD_FIELDS)] == CARD_FIELDS
-    assert all(f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-               for f in dataclasses.fields(Card)[len(CARD_FIELDS):])
+    assert names[: len(CARD_FIELDS)] == CARD_FIELDS
+    assert all(
+        f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+        for f in dataclasses.fields(Card)[len(CARD_FIELDS) :]
+    )

@@ -32,13 +32,29 @@ def write(tmp_path, name: str, text: str) -> str:
 
 
 def test_legal_deck_exits_zero(db, tmp_path, capsys):
-    code, out, _ = run(capsys, "validate", write(tmp_path, "ok.txt", LEGAL_MODERN), "--format", "modern", "--db", db)
+    code, out, _ = run(
+        capsys,
+        "validate",
+        write(tmp_path, "ok.txt", LEGAL_MODERN),
+        "--format",
+        "modern",
+        "--db",
+        db,
+    )
     assert code == 0
     assert "LEGAL in Modern" in out
 
 
 def test_illegal_deck_exits_one_and_names_cards_and_rules(db, tmp_path, capsys):
-    code, out, _ = run(capsys, "validate", write(tmp_path, "bad.txt", ILLEGAL_MODERN), "--format", "modern", "--db", db)
+    code, out, _ = run(
+        capsys,
+        "validate",
+        write(tmp_path, "bad.txt", ILLEGAL_MODERN),
+        "--format",
+        "modern",
+        "--db",
+        db,
+    )
     assert code == 1
     assert "NOT LEGAL in Modern" in out
     assert "5 copies of Lightning Bolt" in out and "[CR 100.2a]" in out
@@ -46,15 +62,29 @@ def test_illegal_deck_exits_one_and_names_cards_and_rules(db, tmp_path, capsys):
 
 
 def test_json_report_schema(db, tmp_path, capsys):
-    code, out, _ = run(capsys, "validate", write(tmp_path, "bad.txt", ILLEGAL_MODERN), "--format", "modern",
-                       "--db", db, "--json")
+    code, out, _ = run(
+        capsys,
+        "validate",
+        write(tmp_path, "bad.txt", ILLEGAL_MODERN),
+        "--format",
+        "modern",
+        "--db",
+        db,
+        "--json",
+    )
     report = json.loads(out)
     assert code == 1
     assert report["schema"] == "deckcheck.report/1" and report["legal"] is False
     assert report["deck"]["main"] == 61
     copies = next(p for p in report["problems"] if p["code"] == "too-many-copies")
-    assert copies == {"code": "too-many-copies", "severity": "error", "citation": "CR 100.2a",
-                      "message": copies["message"], "cards": ["Lightning Bolt"], "lines": [1]}
+    assert copies == {
+        "code": "too-many-copies",
+        "severity": "error",
+        "citation": "CR 100.2a",
+        "message": copies["message"],
+        "cards": ["Lightning Bolt"],
+        "lines": [1],
+    }
 
 
 def test_stdin(db, capsys, monkeypatch):
@@ -64,35 +94,61 @@ def test_stdin(db, capsys, monkeypatch):
 
 
 def test_many_files_summary_and_csv_report_one_bad_file_does_not_stop_others(db, tmp_path, capsys):
-    files = [write(tmp_path, "a.txt", LEGAL_MODERN), str(tmp_path / "missing.txt"),
-             write(tmp_path, "b.txt", ILLEGAL_MODERN)]
+    files = [
+        write(tmp_path, "a.txt", LEGAL_MODERN),
+        str(tmp_path / "missing.txt"),
+        write(tmp_path, "b.txt", ILLEGAL_MODERN),
+    ]
     out_csv = tmp_path / "event.csv"
-    code, out, err = run(capsys, "validate", *files, "--format", "modern", "--db", db, "--report", str(out_csv))
+    code, out, err = run(
+        capsys, "validate", *files, "--format", "modern", "--db", db, "--report", str(out_csv)
+    )
     assert code == 2  # an unreadable file is an input error
     assert "missing.txt" in err
     assert "1 of 2 decks legal" in out
     rows = list(csv.DictReader(out_csv.open(encoding="utf-8")))
     # One row per problem plus one per legal deck and per unreadable input, in input order.
     assert [(r["id"], r["verdict"]) for r in rows] == [
-        (files[0], "legal"), (files[1], "unreadable"), (files[2], "illegal"), (files[2], "illegal")]
+        (files[0], "legal"),
+        (files[1], "unreadable"),
+        (files[2], "illegal"),
+        (files[2], "illegal"),
+    ]
     assert rows[1]["message"] == "no such file or directory"
     assert {r["code"] for r in rows[2:]} == {"too-many-copies", "banned"}
 
 
 def test_unknown_format_is_a_usage_error(db, tmp_path, capsys):
-    code, _, err = run(capsys, "validate", write(tmp_path, "ok.txt", LEGAL_MODERN), "--format", "modren", "--db", db)
+    code, _, err = run(
+        capsys,
+        "validate",
+        write(tmp_path, "ok.txt", LEGAL_MODERN),
+        "--format",
+        "modren",
+        "--db",
+        db,
+    )
     assert code == 2 and "unknown format 'modren'" in err
 
 
 def test_missing_database_says_how_to_sync(tmp_path, capsys):
-    code, _, err = run(capsys, "validate", write(tmp_path, "ok.txt", LEGAL_MODERN), "--format", "modern",
-                       "--db", str(tmp_path / "none.sqlite3"))
+    code, _, err = run(
+        capsys,
+        "validate",
+        write(tmp_path, "ok.txt", LEGAL_MODERN),
+        "--format",
+        "modern",
+        "--db",
+        str(tmp_path / "none.sqlite3"),
+    )
     assert code == 2 and "deckcheck sync" in err
 
 
 def test_unknown_card_line_number_and_suggestion(db, tmp_path, capsys):
     deck = LEGAL_MODERN.replace("4 Goblin Guide", "4 Goblin Guid")
-    code, out, _ = run(capsys, "validate", write(tmp_path, "typo.txt", deck), "--format", "modern", "--db", db)
+    code, out, _ = run(
+        capsys, "validate", write(tmp_path, "typo.txt", deck), "--format", "modern", "--db", db
+    )
     assert code == 1
     assert "line 2: unknown card 'Goblin Guid'; did you mean 'Goblin Guide'" in out
     assert "too small" not in out  # the unknown card still counts toward the 60
@@ -134,7 +190,14 @@ def test_check_formats_lists_legal_formats(db, tmp_path, capsys):
 
 
 def test_sync_from_missing_file_is_a_usage_error(tmp_path, capsys):
-    code, _, err = run(capsys, "sync", "--from", str(tmp_path / "nope.jsonl.gz"), "--db", str(tmp_path / "x.sqlite3"))
+    code, _, err = run(
+        capsys,
+        "sync",
+        "--from",
+        str(tmp_path / "nope.jsonl.gz"),
+        "--db",
+        str(tmp_path / "x.sqlite3"),
+    )
     assert code == 2 and "no such file" in err
 
 

@@ -12,12 +12,11 @@ import sys
 import textwrap
 
 import pytest
+from conftest import FIXTURES
 
 import validator
 from validator.cli.commands import build_parser, main
 from validator.rules.formats import KEY_TYPES, FormatError, FormatRules, get_format, load_formats
-
-from conftest import FIXTURES
 
 LEGAL_MODERN = "4 Lightning Bolt\n56 Mountain\n"
 
@@ -45,6 +44,7 @@ def deck(tmp_path, text: str = LEGAL_MODERN, name: str = "deck.txt") -> str:
 
 # ------------------------------------------------------------------------------ the database
 
+
 def _not_a_database(tmp_path) -> str:
     path = tmp_path / "notes.txt"
     path.write_text("this is not SQLite\n" * 100, encoding="utf-8")
@@ -58,8 +58,10 @@ def _empty_sqlite(tmp_path) -> str:
 
 
 DATABASE_CASES = {
-    "missing-driver-mysql": (lambda tmp: "mysql://user@127.0.0.1/cards",
-                             ["MySQLdb", "is not installed"]),
+    "missing-driver-mysql": (
+        lambda tmp: "mysql://user@127.0.0.1/cards",
+        ["MySQLdb", "is not installed"],
+    ),
     "unknown-scheme": (lambda tmp: "nosuchdb://host/cards", ["unknown database URL scheme"]),
     "not-a-database-file": (_not_a_database, ["is not a card database", "deckcheck sync"]),
     "directory": (lambda tmp: str(tmp), ["is a directory", "cards.sqlite3"]),
@@ -71,8 +73,9 @@ DATABASE_CASES = {
 @pytest.mark.parametrize("case", sorted(DATABASE_CASES))
 def test_database_that_cannot_be_used_exits_2_with_a_hint(case, tmp_path, capsys):
     make_db, hints = DATABASE_CASES[case]
-    code, out, err = run(capsys, "validate", deck(tmp_path), "--format", "modern",
-                         "--db", make_db(tmp_path))
+    code, out, err = run(
+        capsys, "validate", deck(tmp_path), "--format", "modern", "--db", make_db(tmp_path)
+    )
     assert_cannot_judge(code, err, *hints)
     assert out == ""
 
@@ -80,17 +83,34 @@ def test_database_that_cannot_be_used_exits_2_with_a_hint(case, tmp_path, capsys
 def test_postgres_url_without_psycopg_says_how_to_install_it(tmp_path, capsys):
     if importlib.util.find_spec("psycopg") is not None:
         pytest.skip("psycopg is installed here: the driver is not missing")
-    code, _, err = run(capsys, "validate", deck(tmp_path), "--format", "modern",
-                       "--db", "postgresql+psycopg://user:secret@127.0.0.1:1/cards")
+    code, _, err = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "modern",
+        "--db",
+        "postgresql+psycopg://user:secret@127.0.0.1:1/cards",
+    )
     assert_cannot_judge(code, err, "psycopg", "pip install 'deckcheck[postgres]'")
     assert "secret" not in err  # the password is never echoed
 
 
-@pytest.mark.parametrize("command", [
-    ["card", "Lightning Bolt"], ["info"], ["info", "--json"], ["changes"], ["changes", "--json"],
-    ["formats"], ["check-formats", "DECK"],
-])
-def test_every_command_that_reads_cards_reports_a_bad_database_the_same_way(command, tmp_path, capsys):
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["card", "Lightning Bolt"],
+        ["info"],
+        ["info", "--json"],
+        ["changes"],
+        ["changes", "--json"],
+        ["formats"],
+        ["check-formats", "DECK"],
+    ],
+)
+def test_every_command_that_reads_cards_reports_a_bad_database_the_same_way(
+    command, tmp_path, capsys
+):
     argv = [deck(tmp_path) if a == "DECK" else a for a in command]
     code, _, err = run(capsys, *argv, "--db", _not_a_database(tmp_path))
     assert_cannot_judge(code, err, "is not a card database")
@@ -98,8 +118,9 @@ def test_every_command_that_reads_cards_reports_a_bad_database_the_same_way(comm
 
 def test_a_hundred_files_and_a_bad_database_is_still_one_line(tmp_path, capsys):
     files = [deck(tmp_path, name=f"d{i}.txt") for i in range(100)]  # the warm-index path
-    code, out, err = run(capsys, "validate", *files, "--format", "modern",
-                         "--db", _not_a_database(tmp_path))
+    code, out, err = run(
+        capsys, "validate", *files, "--format", "modern", "--db", _not_a_database(tmp_path)
+    )
     assert_cannot_judge(code, err, "is not a card database")
     assert out == ""
 
@@ -115,8 +136,14 @@ def test_library_raises_database_error_at_open(tmp_path):
 
 
 def test_sync_into_a_url_without_driver_exits_2(tmp_path, capsys):
-    code, _, err = run(capsys, "sync", "--from", str(FIXTURES / "cards_core.json"),
-                       "--db", "mysql://user@127.0.0.1/cards")
+    code, _, err = run(
+        capsys,
+        "sync",
+        "--from",
+        str(FIXTURES / "cards_core.json"),
+        "--db",
+        "mysql://user@127.0.0.1/cards",
+    )
     assert code == 2 and "Traceback" not in err and "is not installed" in err
 
 
@@ -128,42 +155,95 @@ def test_sync_from_a_directory_says_it_is_one(tmp_path, capsys):
 def test_real_process_has_no_traceback_and_exit_2(tmp_path):
     """The installed entry point, as a user runs it (an uncaught exception would exit 1)."""
     result = subprocess.run(
-        [sys.executable, "-m", "validator", "validate", deck(tmp_path), "--format", "modern",
-         "--db", _not_a_database(tmp_path)], capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "validator",
+            "validate",
+            deck(tmp_path),
+            "--format",
+            "modern",
+            "--db",
+            _not_a_database(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert_cannot_judge(result.returncode, result.stderr, "is not a card database")
 
 
 # ------------------------------------------------------------------------------ files
 
+
 def test_report_path_is_checked_before_validating(core_db, tmp_path, capsys):
     target = tmp_path / "no-such-dir" / "event.csv"
-    code, out, err = run(capsys, "validate", deck(tmp_path), "--format", "modern", "--db", core_db,
-                         "--report", str(target))
+    code, out, err = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        "--report",
+        str(target),
+    )
     assert_cannot_judge(code, err, "cannot write --report", "directory that exists")
     assert out == ""  # nothing was validated
 
 
-@pytest.mark.parametrize("report, hint", [("DIR", "is a directory"),
-                                          ("event.txt", "use one of .csv, .json")])
-def test_report_path_that_is_a_directory_or_has_no_known_type(report, hint, core_db, tmp_path, capsys):
+@pytest.mark.parametrize(
+    "report, hint", [("DIR", "is a directory"), ("event.txt", "use one of .csv, .json")]
+)
+def test_report_path_that_is_a_directory_or_has_no_known_type(
+    report, hint, core_db, tmp_path, capsys
+):
     target = str(tmp_path) if report == "DIR" else str(tmp_path / report)
-    code, out, err = run(capsys, "validate", deck(tmp_path), "--format", "modern", "--db", core_db,
-                         "--report", target)
+    code, out, err = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        "--report",
+        target,
+    )
     assert_cannot_judge(code, err, hint)
     assert out == ""
 
 
 def test_report_check_leaves_no_file_behind_when_the_run_fails(tmp_path, capsys):
     target = tmp_path / "event.json"
-    code, _, _ = run(capsys, "validate", deck(tmp_path), "--format", "modern",
-                     "--db", str(tmp_path / "none.sqlite3"), "--report", str(target))
+    code, _, _ = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "modern",
+        "--db",
+        str(tmp_path / "none.sqlite3"),
+        "--report",
+        str(target),
+    )
     assert code == 2 and not target.exists()
 
 
 def test_report_is_still_written_after_the_check(core_db, tmp_path, capsys):
     target = tmp_path / "event.json"
-    code, _, _ = run(capsys, "validate", deck(tmp_path), "--format", "modern", "--db", core_db,
-                     "--report", str(target))
+    code, _, _ = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        "--report",
+        str(target),
+    )
     assert code == 0 and json.loads(target.read_text())["reports"][0]["legal"] is True
 
 
@@ -175,8 +255,17 @@ def test_directory_given_as_a_decklist(core_db, tmp_path, capsys):
 
 
 def test_directory_given_as_the_formats_file(core_db, tmp_path, capsys):
-    code, _, err = run(capsys, "validate", deck(tmp_path), "--format", "modern", "--db", core_db,
-                       "--formats-file", str(tmp_path))
+    code, _, err = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        "--formats-file",
+        str(tmp_path),
+    )
     assert_cannot_judge(code, err, "is a directory", "TOML file")
 
 
@@ -187,8 +276,18 @@ def test_unknown_format_suggests_the_near_one(core_db, tmp_path, capsys):
 
 def test_unknown_input_format_is_a_usage_error(core_db, tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
-        main(["validate", deck(tmp_path), "--format", "modern", "--db", core_db,
-              "--input-format", "word"])
+        main(
+            [
+                "validate",
+                deck(tmp_path),
+                "--format",
+                "modern",
+                "--db",
+                core_db,
+                "--input-format",
+                "word",
+            ]
+        )
     assert info.value.code == 2
     assert "mtgo-dek" in capsys.readouterr().err
 
@@ -226,42 +325,74 @@ def test_a_driver_error_that_escapes_is_converted_at_the_boundary(core_db, capsy
 
 # ------------------------------------------------------------------------------ formats files
 
+
 def house(tmp_path, text: str) -> str:
     path = tmp_path / "house.toml"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return str(path)
 
 
-@pytest.mark.parametrize("body, hint", [
-    ('[hl]\nname = "HL"\nlegality = "vintage"\nmin_deck = "sixty"\n',
-     "format [hl]: min_deck must be a whole number (0 or more), not 'sixty'"),
-    ('[hl]\nname = "HL"\nlegality = "vintage"\ncompanions = "no"\n',
-     "format [hl]: companions must be true or false"),
-    ('[hl]\nname = "HL"\nlegality = "vintage"\nmin_deck = true\n', "format [hl]: min_deck must be"),
-    ('[hl]\nname = "HL"\nlegality = "vintage"\nkind = "cube"\n',
-     "format [hl]: kind must be one of constructed, commander, oathbreaker"),
-    ('[hl]\nname = "HL"\nlegality = "vintage"\nbanned_as_commander = "Sol Ring"\n',
-     "format [hl]: banned_as_commander must be a list of strings"),
-    ('[hl]\nname = "HL"\nlegality = "vintage"\ncitations = { deck_sise = "CR 1" }\n',
-     "format [hl]: citations.deck_sise is not a check that cites"),
-    ('[hl]\nname = "HL"\nlegality = "vintage"\nmin_dek = 40\n',
-     "format [hl]: unknown key min_dek; did you mean min_deck?"),
-    ('[hl]\nname = "HL"\n', "format [hl] needs a `legality`"),
-    ('[hl]\nname = "HL"\nlegality = "vintage"\nmin_deck = 100\nmax_deck = 60\n',
-     "max_deck (60) is smaller than min_deck (100)"),
-    ('[defaults]\nsideboard_max = -1\n', "[defaults]: sideboard_max must be a whole number"),
-    ('hl = 3\n', "`hl` must be a table"),
-    ('[my-house]\nname = "A"\nlegality = "vintage"\n[my_house]\nname = "B"\nlegality = "vintage"\n',
-     "[my-house] and [my_house] name the same format"),
-    ("[hl\n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "body, hint",
+    [
+        (
+            '[hl]\nname = "HL"\nlegality = "vintage"\nmin_deck = "sixty"\n',
+            "format [hl]: min_deck must be a whole number (0 or more), not 'sixty'",
+        ),
+        (
+            '[hl]\nname = "HL"\nlegality = "vintage"\ncompanions = "no"\n',
+            "format [hl]: companions must be true or false",
+        ),
+        (
+            '[hl]\nname = "HL"\nlegality = "vintage"\nmin_deck = true\n',
+            "format [hl]: min_deck must be",
+        ),
+        (
+            '[hl]\nname = "HL"\nlegality = "vintage"\nkind = "cube"\n',
+            "format [hl]: kind must be one of constructed, commander, oathbreaker",
+        ),
+        (
+            '[hl]\nname = "HL"\nlegality = "vintage"\nbanned_as_commander = "Sol Ring"\n',
+            "format [hl]: banned_as_commander must be a list of strings",
+        ),
+        (
+            '[hl]\nname = "HL"\nlegality = "vintage"\ncitations = { deck_sise = "CR 1" }\n',
+            "format [hl]: citations.deck_sise is not a check that cites",
+        ),
+        (
+            '[hl]\nname = "HL"\nlegality = "vintage"\nmin_dek = 40\n',
+            "format [hl]: unknown key min_dek; did you mean min_deck?",
+        ),
+        ('[hl]\nname = "HL"\n', "format [hl] needs a `legality`"),
+        (
+            '[hl]\nname = "HL"\nlegality = "vintage"\nmin_deck = 100\nmax_deck = 60\n',
+            "max_deck (60) is smaller than min_deck (100)",
+        ),
+        ("[defaults]\nsideboard_max = -1\n", "[defaults]: sideboard_max must be a whole number"),
+        ("hl = 3\n", "`hl` must be a table"),
+        (
+            '[my-house]\nname = "A"\nlegality = "vintage"\n[my_house]\nname = "B"\nlegality = "vintage"\n',
+            "[my-house] and [my_house] name the same format",
+        ),
+        ("[hl\n", "not valid TOML"),
+    ],
+)
 def test_formats_file_errors_name_file_table_and_key(body, hint, core_db, tmp_path, capsys):
     path = house(tmp_path, body)
     with pytest.raises(FormatError) as info:
         load_formats(path)
     assert hint in str(info.value) and str(path) in str(info.value)
-    code, _, err = run(capsys, "validate", deck(tmp_path), "--format", "modern", "--db", core_db,
-                       "--formats-file", path)
+    code, _, err = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        "--formats-file",
+        path,
+    )
     assert_cannot_judge(code, err, hint)
 
 
@@ -272,9 +403,14 @@ def test_documented_keys_are_exactly_the_format_fields():
 
 
 def test_format_names_ignore_hyphens_underscores_and_case(tmp_path):
-    assert get_format("standard-brawl") is get_format("standard_brawl") is get_format("Standard Brawl")
+    assert (
+        get_format("standard-brawl") is get_format("standard_brawl") is get_format("Standard Brawl")
+    )
     assert get_format("pauper-commander").key == "paupercommander"
-    formats = load_formats(house(tmp_path, """
+    formats = load_formats(
+        house(
+            tmp_path,
+            """
         [standard-brawl]
         name = "House Standard Brawl"
         legality = "standardbrawl"
@@ -285,32 +421,50 @@ def test_format_names_ignore_hyphens_underscores_and_case(tmp_path):
         [my_house]
         name = "My House"
         legality = "vintage"
-    """))
+    """,
+        )
+    )
     assert get_format("standard_brawl", formats).name == "House Standard Brawl"
     assert "standard-brawl" not in formats  # one spelling per format: it replaced the built-in
     assert get_format("my-house", formats).name == "My House"
 
 
 def test_cli_format_names_with_underscores(commander_db, tmp_path, capsys):
-    code, out, _ = run(capsys, "validate", deck(tmp_path), "--format", "standard_brawl",
-                       "--db", commander_db)
+    code, out, _ = run(
+        capsys, "validate", deck(tmp_path), "--format", "standard_brawl", "--db", commander_db
+    )
     assert code == 1 and "Standard Brawl" in out
 
 
 # ------------------------------------------------------------------------------ options
 
-@pytest.mark.parametrize("option, value, kwargs", [
-    ("--bracket", "2", {"bracket": 2}),
-    ("--commander", "Tymna the Weaver", {"commanders": ["Tymna the Weaver"]}),
-])
+
+@pytest.mark.parametrize(
+    "option, value, kwargs",
+    [
+        ("--bracket", "2", {"bracket": 2}),
+        ("--commander", "Tymna the Weaver", {"commanders": ["Tymna the Weaver"]}),
+    ],
+)
 def test_commander_options_outside_the_commander_family_are_usage_errors(
-        commander_db, tmp_path, capsys, option, value, kwargs):
+    commander_db, tmp_path, capsys, option, value, kwargs
+):
     """The option cannot apply to a Modern deck: refused, not ignored with exit 0, on the CLI
     (with the way out) and in the library."""
-    code, out, err = run(capsys, "validate", deck(tmp_path), "--format", "modern",
-                         "--db", commander_db, option, value)
-    assert_cannot_judge(code, err, f"{option} applies only to the Commander family",
-                        "--format commander")
+    code, out, err = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "modern",
+        "--db",
+        commander_db,
+        option,
+        value,
+    )
+    assert_cannot_judge(
+        code, err, f"{option} applies only to the Commander family", "--format commander"
+    )
     assert out == ""
     # The library names its own argument (`bracket=`), not the CLI's flag.
     argument = f"{next(iter(kwargs))}="
@@ -320,17 +474,35 @@ def test_commander_options_outside_the_commander_family_are_usage_errors(
 
 
 def test_commander_short_name_suggests_the_full_one(commander_db, tmp_path, capsys):
-    code, out, err = run(capsys, "validate", deck(tmp_path), "--format", "commander",
-                         "--db", commander_db, "--commander", "Tymna")
-    assert_cannot_judge(code, err, "commander 'Tymna' is not a card name",
-                        "did you mean 'Tymna the Weaver'?")
+    code, out, err = run(
+        capsys,
+        "validate",
+        deck(tmp_path),
+        "--format",
+        "commander",
+        "--db",
+        commander_db,
+        "--commander",
+        "Tymna",
+    )
+    assert_cannot_judge(
+        code, err, "commander 'Tymna' is not a card name", "did you mean 'Tymna the Weaver'?"
+    )
     assert out == ""
 
 
 def test_commander_section_with_an_unknown_card_says_it_is_unknown(commander_db, tmp_path, capsys):
     text = "Commander\n1 Tymna the Weavr\n\nDeck\n1 Sol Ring\n1 Plains\n"
-    code, out, _ = run(capsys, "validate", deck(tmp_path, text), "--format", "commander",
-                       "--db", commander_db, "--json")
+    code, out, _ = run(
+        capsys,
+        "validate",
+        deck(tmp_path, text),
+        "--format",
+        "commander",
+        "--db",
+        commander_db,
+        "--json",
+    )
     problems = {p["code"]: p for p in json.loads(out)["problems"]}
     assert code == 1
     assert "commander-missing" not in problems and "No commander found" not in out
@@ -341,13 +513,15 @@ def test_commander_section_with_an_unknown_card_says_it_is_unknown(commander_db,
 
 def test_text_output_shows_the_lines_the_json_has(core_db, tmp_path, capsys):
     text = "3 Lightning Bolt\n56 Mountain\n\n2 Lightning Bolt\n"
-    code, out, _ = run(capsys, "validate", deck(tmp_path, text), "--format", "modern",
-                       "--db", core_db)
+    code, out, _ = run(
+        capsys, "validate", deck(tmp_path, text), "--format", "modern", "--db", core_db
+    )
     assert code == 1
     assert "5 copies of Lightning Bolt" in out and "(line 1, 4) [CR 100.2a]" in out
 
 
 # ------------------------------------------------------------------------------ --help and JSON
+
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
     parser = build_parser()
@@ -404,9 +578,12 @@ def test_formats_with_db_marks_formats_the_database_lacks(core_db, tmp_path, cap
 
 # ------------------------------------------------------------------------------ the docstring
 
+
 def test_package_docstring_example_runs_as_written(core_db, monkeypatch, capsys):
     doc = validator.__doc__
-    block = doc[doc.index("    import validator"):doc.index("\n\n", doc.index("validator.validate("))]
+    block = doc[
+        doc.index("    import validator") : doc.index("\n\n", doc.index("validator.validate("))
+    ]
     monkeypatch.setenv("DECKCHECK_DB", core_db)
     exec(compile(textwrap.dedent(block), "validator.__doc__", "exec"), {})
     out = capsys.readouterr().out.splitlines()

@@ -31,8 +31,11 @@ def test_run_event_takes_the_input_strings_as_the_readme_says(core_db, tmp_path)
 
 
 def test_run_event_with_something_else_is_a_usage_error_saying_what_to_pass(core_db):
-    with pytest.raises(UsageError, match=r"run_event\(inputs=...\): got dict; pass what "
-                                         r"validator.event.run.collect"):
+    with pytest.raises(
+        UsageError,
+        match=r"run_event\(inputs=...\): got dict; pass what "
+        r"validator.event.run.collect",
+    ):
         event.run_event({"bolt.txt": "modern"}, db=core_db)
 
 
@@ -47,8 +50,9 @@ def test_a_manifest_may_start_with_blank_lines(core_db, tmp_path, capsys):
     """Its header was taken from the blank first line: every row "without a file"."""
     (tmp_path / "bolt.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     manifest = tmp_path / "players.csv"
-    manifest.write_text("\n\nfile,player,format\nbolt.txt,Ann,modern\nnope.txt,Bo,modern\n",
-                        encoding="utf-8")
+    manifest.write_text(
+        "\n\nfile,player,format\nbolt.txt,Ann,modern\nnope.txt,Bo,modern\n", encoding="utf-8"
+    )
     code, out, err = run(capsys, "validate", str(manifest), "--db", core_db)
     assert code == 2 and "bolt.txt#Ann  modern     legal" in out
     assert "players.csv line 5" in out + err  # the row's own line, blank lines counted
@@ -61,10 +65,12 @@ def test_a_deck_csv_with_a_file_column_is_a_deck_not_a_manifest(core_db, tmp_pat
     assert (code, err) == (0, "") and "LEGAL in Modern" in out
 
 
-@pytest.mark.parametrize("encoding, sep", [("utf-16", ","), ("utf-8", ";"), ("utf-16", ";"),
-                                           ("utf-8-sig", "\t")])
+@pytest.mark.parametrize(
+    "encoding, sep", [("utf-16", ","), ("utf-8", ";"), ("utf-16", ";"), ("utf-8-sig", "\t")]
+)
 def test_manifest_saved_as_utf16_or_with_semicolons_is_a_manifest(
-        core_db, tmp_path, capsys, encoding, sep):
+    core_db, tmp_path, capsys, encoding, sep
+):
     (tmp_path / "bolt.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     manifest = tmp_path / "players.csv"
     text = "file;player;format\r\nbolt.txt;Ann;modern\r\n".replace(";", sep)
@@ -80,26 +86,34 @@ def test_a_missing_input_that_is_a_format_name_suggests_format(core_db, tmp_path
     code, _, err = run(capsys, "validate", str(deck), "Modern", "--db", core_db)
     assert code == 2
     assert "Modern: no such file or directory; did you mean --format modern?" in err
-    code, _, err = run(capsys, "validate", str(deck), "nosuch", "--format", "modern",
-                       "--db", core_db)
+    code, _, err = run(
+        capsys, "validate", str(deck), "nosuch", "--format", "modern", "--db", core_db
+    )
     assert "nosuch: no such file or directory" in err and "--format" not in err
 
 
 def test_a_manifest_row_with_an_unknown_format_or_commander_names_its_line(
-        core_db, tmp_path, capsys):
+    core_db, tmp_path, capsys
+):
     (tmp_path / "bolt.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     manifest = tmp_path / "players.csv"
-    manifest.write_text("file,player,format,commander\nbolt.txt,Ann,modrn,\n"
-                        "bolt.txt,Ben,commander,Nosuchcardname\n", encoding="utf-8")
+    manifest.write_text(
+        "file,player,format,commander\nbolt.txt,Ann,modrn,\n"
+        "bolt.txt,Ben,commander,Nosuchcardname\n",
+        encoding="utf-8",
+    )
     report = tmp_path / "r.json"
-    code, _, err = run(capsys, "validate", str(manifest), "--db", core_db, "--report",
-                       str(report))
+    code, _, err = run(capsys, "validate", str(manifest), "--db", core_db, "--report", str(report))
     assert code == 2
     lines = err.splitlines()
-    assert any("unknown format 'modrn'" in l and l.endswith(
-        "(the format column of players.csv line 2)") for l in lines), err
-    assert any("Nosuchcardname" in l and l.endswith(
-        "(the commander column of players.csv line 3)") for l in lines), err
+    assert any(
+        "unknown format 'modrn'" in ln and ln.endswith("(the format column of players.csv line 2)")
+        for ln in lines
+    ), err
+    assert any(
+        "Nosuchcardname" in ln and ln.endswith("(the commander column of players.csv line 3)")
+        for ln in lines
+    ), err
     data = json.loads(report.read_text(encoding="utf-8"))
     assert all("players.csv line" in u["error"] for u in data["unreadable"])
 
@@ -109,9 +123,20 @@ def test_a_text_deck_saved_as_json_says_how_to_read_it_as_text(core_db, tmp_path
     deck.write_text(LEGAL_MODERN, encoding="utf-8")
     code, _, err = run(capsys, "validate", str(deck), "--format", "modern", "--db", core_db)
     assert code == 2 and "malformed JSON" in err
-    assert "a .json file is read as JSON: rename it (e.g. to .txt) or pass --input-format text" in err
-    code, out, _ = run(capsys, "validate", str(deck), "--format", "modern", "--db", core_db,
-                       "--input-format", "text")
+    assert (
+        "a .json file is read as JSON: rename it (e.g. to .txt) or pass --input-format text" in err
+    )
+    code, out, _ = run(
+        capsys,
+        "validate",
+        str(deck),
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        "--input-format",
+        "text",
+    )
     assert code == 0 and "LEGAL" in out
     broken = tmp_path / "broken.json"  # JSON that is broken: no hint about text
     broken.write_text('{"main": [[4, "Lightning Bolt"]', encoding="utf-8")
@@ -122,36 +147,53 @@ def test_a_text_deck_saved_as_json_says_how_to_read_it_as_text(core_db, tmp_path
 def test_csv_quantity_4x_is_read_as_a_text_list_reads_it_and_a_bad_one_is_named():
     from validator.decklist import parse_decklist
 
-    deck = parse_decklist("qty,name\n4x,Lightning Bolt\n4 x,Goblin Guide\n52,Mountain\n",
-                          filename="d.csv")
+    deck = parse_decklist(
+        "qty,name\n4x,Lightning Bolt\n4 x,Goblin Guide\n52,Mountain\n", filename="d.csv"
+    )
     assert [(e.quantity, e.name) for e in deck.entries] == [
-        (4, "Lightning Bolt"), (4, "Goblin Guide"), (52, "Mountain")]
+        (4, "Lightning Bolt"),
+        (4, "Goblin Guide"),
+        (52, "Mountain"),
+    ]
     deck = parse_decklist("qty,name\nfour,Lightning Bolt\n56,Mountain\n", filename="d.csv")
     [issue] = deck.issues
     assert issue.line == 2 and issue.code == "bad-quantity"
-    assert issue.message == ("quantity 'four' is not a number of copies; write it as a whole "
-                             "number in digits (4, or 4x as in a text list)")
+    assert issue.message == (
+        "quantity 'four' is not a number of copies; write it as a whole "
+        "number in digits (4, or 4x as in a text list)"
+    )
 
 
 def test_check_formats_with_two_files_says_to_use_validate(core_db, tmp_path, capsys):
     code, out, err = run(capsys, "check-formats", "a.txt", "b.txt", "--db", core_db)
     assert (code, out) == (2, "")
-    assert err == ("deckcheck: check-formats takes one decklist, not 2 (a.txt, b.txt); to check "
-                   "many, use `deckcheck validate FILE... --format F`\n")
+    assert err == (
+        "deckcheck: check-formats takes one decklist, not 2 (a.txt, b.txt); to check "
+        "many, use `deckcheck validate FILE... --format F`\n"
+    )
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["validate", "x.txt", "--jobs", "abc"],
-     ["--jobs", "'abc'", "give a whole number", "see deckcheck validate --help"]),
-    (["validate", "x.txt", "--jobs", "float"], ["--jobs", "'float'", "give a whole number"]),
-    (["sync", "--min-rate", "fast"], ["--min-rate", "'fast'", "(give a number)"]),
-    (["validate", "x.txt", "--bracket", "9"],
-     ["--bracket", "9", "choose from 1, 2, 3, 4, 5", "see deckcheck validate --help"]),
-    (["validate", "x.txt", "--input-format", "mtgo"],
-     ["--input-format", "'mtgo'", "'mtgo-dek'", "see deckcheck validate --help"]),
-    (["serve", "--port", "http"], ["--port", "'http'", "see deckcheck serve --help"]),
-    (["frob"], ["'frob'", "'validate'", "see deckcheck --help"]),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (
+            ["validate", "x.txt", "--jobs", "abc"],
+            ["--jobs", "'abc'", "give a whole number", "see deckcheck validate --help"],
+        ),
+        (["validate", "x.txt", "--jobs", "float"], ["--jobs", "'float'", "give a whole number"]),
+        (["sync", "--min-rate", "fast"], ["--min-rate", "'fast'", "(give a number)"]),
+        (
+            ["validate", "x.txt", "--bracket", "9"],
+            ["--bracket", "9", "choose from 1, 2, 3, 4, 5", "see deckcheck validate --help"],
+        ),
+        (
+            ["validate", "x.txt", "--input-format", "mtgo"],
+            ["--input-format", "'mtgo'", "'mtgo-dek'", "see deckcheck validate --help"],
+        ),
+        (["serve", "--port", "http"], ["--port", "'http'", "see deckcheck serve --help"]),
+        (["frob"], ["'frob'", "'validate'", "see deckcheck --help"]),
+    ],
+)
 def test_argument_errors_are_one_line_naming_option_value_and_choices(capsys, argv, words):
     with pytest.raises(SystemExit) as exit_:
         main(argv)
@@ -166,16 +208,25 @@ def test_verbose_help_says_what_the_readme_says(capsys):
     with pytest.raises(SystemExit):
         main(["validate", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "also show notes (how the commander was found, the bracket...) and the files " \
-           "skipped as not decklists" in out
+    assert (
+        "also show notes (how the commander was found, the bracket...) and the files "
+        "skipped as not decklists" in out
+    )
 
 
-@pytest.mark.parametrize("name", ["oracle-cards-20260908090157.json",
-                                  "oracle-cards-derived-20260822.jsonl.gz", "ORACLE_CARDS.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "oracle-cards-20260908090157.json",
+        "oracle-cards-derived-20260822.jsonl.gz",
+        "ORACLE_CARDS.json",
+    ],
+)
 def test_sync_printings_from_an_oracle_cards_file_is_refused(core_db, tmp_path, capsys, name):
     import shutil
 
     from conftest import FIXTURES
+
     from validator.store.database import CardDB
 
     path = tmp_path / name
@@ -196,8 +247,10 @@ def test_a_quantity_after_the_name_is_suggested_first_and_the_line_stays_unknown
     cards = validator.open_db(core_db)
     report = validator.validate(text, "modern", cards=cards)
     unknown = {p.lines: p.message for p in report.problems if p.code == "unknown-card"}
-    assert unknown[(2,)].startswith("line 2: unknown card 'Lightning Bolt x4'; if 4 is the number "
-                                    "of copies, write it first: '4 Lightning Bolt'")
+    assert unknown[(2,)].startswith(
+        "line 2: unknown card 'Lightning Bolt x4'; if 4 is the number "
+        "of copies, write it first: '4 Lightning Bolt'"
+    )
     assert "write it first: '4 Lightning Bolt'" in unknown[(3,)]
     assert "write it first" not in unknown[(5,)]  # the rest is no card: no such hint
     assert not report.legal and report.main_count == 59  # each unknown line counts as listed

@@ -22,17 +22,20 @@ NOT_UTF16 = b"\xff\xfe4\x00 \x00B"  # a UTF-16 BOM, then an odd byte count: no t
 
 # ------------------------------------------------------------------ a reader that goes away
 
-def _reader_gone(argv: list[str], *, unbuffered: bool, stderr_too: bool = False
-                 ) -> tuple[int, str]:
+
+def _reader_gone(argv: list[str], *, unbuffered: bool, stderr_too: bool = False) -> tuple[int, str]:
     """Run the CLI in its own process with stdout (and with `stderr_too`, stderr) a pipe
     whose reader closed it before the first line was written, as `| head -1` does to a long
     output. Returns the exit code and what was written to stderr."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     if unbuffered:  # every print reaches the pipe at once (and fails at once)
         env["PYTHONUNBUFFERED"] = "1"
-    proc = subprocess.Popen([sys.executable, "-m", "validator", *argv], env=env,
-                            stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT if stderr_too else subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "validator", *argv],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if stderr_too else subprocess.PIPE,
+    )
     proc.stdout.close()  # the process is still starting: nothing has been written yet
     err = b"" if stderr_too else proc.stderr.read()
     if proc.stderr is not None:
@@ -53,8 +56,9 @@ def three_decks(tmp_path):
 
 @pytest.mark.parametrize("unbuffered", [True, False], ids=["unbuffered", "buffered"])
 @pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
-def test_closed_stdout_keeps_the_verdict_of_an_illegal_deck(core_db, tmp_path, unbuffered,
-                                                            json_out):
+def test_closed_stdout_keeps_the_verdict_of_an_illegal_deck(
+    core_db, tmp_path, unbuffered, json_out
+):
     deck = tmp_path / "bad.txt"
     deck.write_text(ILLEGAL_MODERN, encoding="utf-8")
     argv = ["validate", str(deck), "--format", "modern", "--db", core_db]
@@ -65,8 +69,9 @@ def test_closed_stdout_keeps_the_verdict_of_an_illegal_deck(core_db, tmp_path, u
 
 @pytest.mark.parametrize("unbuffered", [True, False], ids=["unbuffered", "buffered"])
 def test_closed_stdout_keeps_exit_2_for_an_unreadable_input(core_db, three_decks, unbuffered):
-    code, err = _reader_gone(["validate", str(three_decks), "--format", "modern",
-                              "--db", core_db], unbuffered=unbuffered)
+    code, err = _reader_gone(
+        ["validate", str(three_decks), "--format", "modern", "--db", core_db], unbuffered=unbuffered
+    )
     assert code == 2, err
     assert err.strip() == "deckcheck: c.txt: input is not valid UTF-16 text: truncated data"
 
@@ -75,8 +80,20 @@ def test_closed_stdout_and_stderr_keep_exit_2(core_db, three_decks, tmp_path):
     """Exit 2 for the unreadable input, not for a crash (which would also exit 2, silently
     with stderr closed): the report shows the run went through."""
     report = tmp_path / "event.csv"
-    code, _ = _reader_gone(["validate", str(three_decks), "--format", "modern", "--db", core_db,
-                            "--report", str(report)], unbuffered=True, stderr_too=True)
+    code, _ = _reader_gone(
+        [
+            "validate",
+            str(three_decks),
+            "--format",
+            "modern",
+            "--db",
+            core_db,
+            "--report",
+            str(report),
+        ],
+        unbuffered=True,
+        stderr_too=True,
+    )
     assert code == 2
     rows = report.read_text(encoding="utf-8").splitlines()
     assert any("c.txt" in row and "unreadable" in row for row in rows), rows
@@ -84,24 +101,39 @@ def test_closed_stdout_and_stderr_keep_exit_2(core_db, three_decks, tmp_path):
 
 def test_closed_stdout_still_writes_the_report(core_db, three_decks, tmp_path):
     report = tmp_path / "event.csv"
-    code, err = _reader_gone(["validate", str(three_decks), "--format", "modern", "--db", core_db,
-                              "--report", str(report)], unbuffered=True)
+    code, err = _reader_gone(
+        [
+            "validate",
+            str(three_decks),
+            "--format",
+            "modern",
+            "--db",
+            core_db,
+            "--report",
+            str(report),
+        ],
+        unbuffered=True,
+    )
     assert code == 2, err
     text = report.read_text(encoding="utf-8")
     assert "b.txt" in text and "c.txt" in text
 
 
-@pytest.mark.parametrize("argv, expected", [
-    (["formats", "--json"], 0),  # longer than a pipe's buffer: fails inside the command
-    (["check-formats", "DECK"], 1),  # four cards: legal in no format
-    (["card", "Lightning Bolt"], 0),
-    (["info"], 0),
-    (["companion", "Each permanent card in your starting deck has mana value 2 or less."], 0),
-    (["--help"], 0),
-])
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["formats", "--json"], 0),  # longer than a pipe's buffer: fails inside the command
+        (["check-formats", "DECK"], 1),  # four cards: legal in no format
+        (["card", "Lightning Bolt"], 0),
+        (["info"], 0),
+        (["companion", "Each permanent card in your starting deck has mana value 2 or less."], 0),
+        (["--help"], 0),
+    ],
+)
 @pytest.mark.parametrize("unbuffered", [True, False], ids=["unbuffered", "buffered"])
-def test_every_command_that_prints_survives_a_closed_stdout(core_db, tmp_path, argv, expected,
-                                                            unbuffered):
+def test_every_command_that_prints_survives_a_closed_stdout(
+    core_db, tmp_path, argv, expected, unbuffered
+):
     deck = tmp_path / "bad.txt"
     deck.write_text(ILLEGAL_MODERN, encoding="utf-8")
     argv = [str(deck) if a == "DECK" else a for a in argv]
@@ -113,15 +145,25 @@ def test_every_command_that_prints_survives_a_closed_stdout(core_db, tmp_path, a
 
 # ------------------------------------------------------------------ JSON scalars in a .json file
 
-@pytest.mark.parametrize("content, what", [("null", "a JSON null"), ('"hello"', "a JSON string"),
-                                           ("42", "a JSON number"), ("[]", "a JSON list")])
-def test_a_json_file_holding_no_deck_is_refused_not_judged(core_db, tmp_path, capsys, content,
-                                                           what):
+
+@pytest.mark.parametrize(
+    "content, what",
+    [
+        ("null", "a JSON null"),
+        ('"hello"', "a JSON string"),
+        ("42", "a JSON number"),
+        ("[]", "a JSON list"),
+    ],
+)
+def test_a_json_file_holding_no_deck_is_refused_not_judged(
+    core_db, tmp_path, capsys, content, what
+):
     path = tmp_path / "j11.json"
     path.write_text(content + "\n", encoding="utf-8")
     code, out, err = run(capsys, "validate", str(path), "--format", "modern", "--db", core_db)
-    one_error_line(code, err, f"this JSON is not a deck deckcheck can read (it is {what})",
-                   "--input-format")
+    one_error_line(
+        code, err, f"this JSON is not a deck deckcheck can read (it is {what})", "--input-format"
+    )
     assert out == ""
 
 
@@ -145,9 +187,11 @@ def test_json_scalar_content_without_a_json_name_is_still_a_text_deck():
 
 # ------------------------------------------------------------------ a JSON deck's as_of
 
+
 @pytest.mark.parametrize("as_of", [20260101, "", [2026, 1, 1], {"date": "2026-01-01"}])
-def test_a_json_deck_as_of_that_is_no_date_string_is_an_input_error(core_db, tmp_path, capsys,
-                                                                    as_of):
+def test_a_json_deck_as_of_that_is_no_date_string_is_an_input_error(
+    core_db, tmp_path, capsys, as_of
+):
     import json
 
     import validator
@@ -188,6 +232,7 @@ def test_the_service_refuses_a_json_deck_as_of_that_is_no_date_string(core_db):
 
 # ------------------------------------------------------------------ options that would be ignored
 
+
 @pytest.mark.parametrize("command", ["validate", "check-formats"])
 def test_empty_as_of_is_a_usage_error_naming_the_forms(core_db, tmp_path, capsys, command):
     argv = [command, _deck(tmp_path), "--db", core_db, "--as-of", ""]
@@ -199,14 +244,17 @@ def test_empty_as_of_is_a_usage_error_naming_the_forms(core_db, tmp_path, capsys
 def test_empty_as_of_in_the_library_is_an_as_of_error(core_db):
     import validator
 
-    for call in (lambda: validator.validate(LEGAL_MODERN, "modern", db=core_db, as_of=""),
-                 lambda: validator.check_formats(LEGAL_MODERN, db=core_db, as_of="")):
+    for call in (
+        lambda: validator.validate(LEGAL_MODERN, "modern", db=core_db, as_of=""),
+        lambda: validator.check_formats(LEGAL_MODERN, db=core_db, as_of=""),
+    ):
         with pytest.raises(validator.AsOfError, match="as_of '' is not a date.*YYYY-MM-DD"):
             call()
 
 
 def test_commander_with_a_file_naming_a_non_commander_format_stops_like_bracket(
-        commander_db, tmp_path, capsys):
+    commander_db, tmp_path, capsys
+):
     """Many inputs, one naming its own format: --commander (like --bracket) is an option of
     the whole run, so a deck it cannot apply to stops the run rather than being ignored."""
     legal = _deck(tmp_path)
@@ -215,14 +263,23 @@ def test_commander_with_a_file_naming_a_non_commander_format_stops_like_bracket(
         one_error_line(code, err, f"{option[0]} applies only to the Commander family")
 
 
-def test_commander_options_apply_to_the_commander_decks_of_a_mixed_run(core_db, tmp_path,
-                                                                       capsys):
+def test_commander_options_apply_to_the_commander_decks_of_a_mixed_run(core_db, tmp_path, capsys):
     """--commander with a Commander default and one FILE:modern: the Modern deck is judged
     without it (as before this session), not the whole run refused."""
     cmd = _deck(tmp_path, "1 Lurrus of the Dream-Den\n1 Mountain\n", "cmd.txt")
     modern = _deck(tmp_path, LEGAL_MODERN, "modern.txt")
-    code, out, err = run(capsys, "validate", cmd, f"{modern}:modern", "--format", "commander",
-                         "--db", core_db, "--commander", "Lurrus of the Dream-Den")
+    code, out, err = run(
+        capsys,
+        "validate",
+        cmd,
+        f"{modern}:modern",
+        "--format",
+        "commander",
+        "--db",
+        core_db,
+        "--commander",
+        "Lurrus of the Dream-Den",
+    )
     assert code == 1 and err == ""  # the Commander deck is too small, and judged
     assert "modern.txt" in out and "UNREADABLE" not in out
 
@@ -234,26 +291,46 @@ def test_a_manifest_commander_cell_on_another_format_is_a_warning(core_db, tmp_p
 
     _deck(tmp_path, LEGAL_MODERN, "modern.txt")
     manifest = tmp_path / "m.csv"
-    manifest.write_text("file,format,commander\nmodern.txt,modern,Lightning Bolt\n",
-                        encoding="utf-8")
+    manifest.write_text(
+        "file,format,commander\nmodern.txt,modern,Lightning Bolt\n", encoding="utf-8"
+    )
     code, out, _ = run(capsys, "validate", str(manifest), "--db", core_db, "--json")
     assert code == 0
     report = json.loads(out)  # one deck: its report, as validate --json prints one
     assert [(p["code"], p["severity"]) for p in report["problems"]] == [
-        ("commander-ignored", "warning")]
+        ("commander-ignored", "warning")
+    ]
 
 
 def test_commander_in_a_commander_format_still_works(commander_db, tmp_path, capsys):
     text = "1 Tymna the Weaver\n1 Sol Ring\n"
-    code, out, _ = run(capsys, "validate", _deck(tmp_path, text), "--format", "commander",
-                       "--db", commander_db, "--commander", "Tymna the Weaver")
+    code, out, _ = run(
+        capsys,
+        "validate",
+        _deck(tmp_path, text),
+        "--format",
+        "commander",
+        "--db",
+        commander_db,
+        "--commander",
+        "Tymna the Weaver",
+    )
     assert code == 1 and "Tymna the Weaver" in out  # too small, but judged
 
 
 @pytest.mark.parametrize("name", ["", "   "])
 def test_empty_commander_name_is_refused_plainly(commander_db, tmp_path, capsys, name):
-    code, out, err = run(capsys, "validate", _deck(tmp_path), "--format", "commander",
-                         "--db", commander_db, "--commander", name)
+    code, out, err = run(
+        capsys,
+        "validate",
+        _deck(tmp_path),
+        "--format",
+        "commander",
+        "--db",
+        commander_db,
+        "--commander",
+        name,
+    )
     one_error_line(code, err, "a commander's name is empty", "full card name")
     assert "did you mean" not in err and out == ""
 
@@ -268,6 +345,7 @@ def test_an_empty_commander_name_given_as_one_string_is_refused_too(commander_db
 
 # ------------------------------------------------------------------ companion and $DECKCHECK_DB
 
+
 def test_companion_card_name_uses_deckcheck_db(core_db, capsys, monkeypatch):
     monkeypatch.setenv("DECKCHECK_DB", core_db)
     code, out, err = run(capsys, "companion", "Lurrus of the Dream-Den")
@@ -278,8 +356,9 @@ def test_companion_card_name_uses_deckcheck_db(core_db, capsys, monkeypatch):
 
 def test_companion_sentence_needs_no_database(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("DECKCHECK_DB", str(tmp_path / "missing.sqlite3"))
-    code, out, _ = run(capsys, "companion",
-                       "Each permanent card in your starting deck has mana value 2 or less.")
+    code, out, _ = run(
+        capsys, "companion", "Each permanent card in your starting deck has mana value 2 or less."
+    )
     assert code == 0 and "reads as:" in out
 
 
@@ -299,6 +378,7 @@ def test_companion_unknown_name_with_a_database(core_db, capsys):
 
 # ------------------------------------------------------------------ library arguments
 
+
 def _usage(call, *words: str) -> None:
     """The call raises a UsageError (a DeckcheckError, code "usage") saying `words`."""
     import validator
@@ -317,20 +397,25 @@ def index(core_db):
     return validator.CardIndex.from_db(validator.open_db(core_db))
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"format": "commander", "bracket": 9}, ["bracket=", "1 to 5", "9"]),
-    ({"format": "commander", "bracket": "3"}, ["bracket=", "'3'"]),
-    ({"format": "commander", "bracket": True}, ["bracket="]),
-    ({"format": None}, ["format=", "'modern'", "None"]),
-    ({"format": 5}, ["format=", "an int"]),
-    ({"format": "commander", "commanders": [None]}, ["commanders=", "list of strings", "None"]),
-    ({"format": "commander", "commanders": 5}, ["commanders=", "list of strings"]),
-    ({"format": "modern", "rules": [None]}, ["rules=", "list of strings", "None"]),
-    ({"format": "commander", "commanders": [""]}, ["commander's name is empty"]),
-    ({"format": "house", "formats": {"house": {"name": "x"}}},
-     ["formats=", "FormatRules", "load_formats", "'house'"]),
-    ({"format": "modern", "formats": ["modern"]}, ["formats=", "mapping"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"format": "commander", "bracket": 9}, ["bracket=", "1 to 5", "9"]),
+        ({"format": "commander", "bracket": "3"}, ["bracket=", "'3'"]),
+        ({"format": "commander", "bracket": True}, ["bracket="]),
+        ({"format": None}, ["format=", "'modern'", "None"]),
+        ({"format": 5}, ["format=", "an int"]),
+        ({"format": "commander", "commanders": [None]}, ["commanders=", "list of strings", "None"]),
+        ({"format": "commander", "commanders": 5}, ["commanders=", "list of strings"]),
+        ({"format": "modern", "rules": [None]}, ["rules=", "list of strings", "None"]),
+        ({"format": "commander", "commanders": [""]}, ["commander's name is empty"]),
+        (
+            {"format": "house", "formats": {"house": {"name": "x"}}},
+            ["formats=", "FormatRules", "load_formats", "'house'"],
+        ),
+        ({"format": "modern", "formats": ["modern"]}, ["formats=", "mapping"]),
+    ],
+)
 def test_validate_argument_of_the_wrong_type_is_a_usage_error(index, kwargs, words):
     import validator
 
@@ -341,26 +426,39 @@ def test_validate_argument_of_the_wrong_type_is_a_usage_error(index, kwargs, wor
 def test_cards_given_a_path_says_to_pass_db(core_db):
     import validator
 
-    _usage(lambda: validator.validate(LEGAL_MODERN, "modern", cards=core_db),
-           "cards=", "open_db", "CardIndex", "pass db=")
+    _usage(
+        lambda: validator.validate(LEGAL_MODERN, "modern", cards=core_db),
+        "cards=",
+        "open_db",
+        "CardIndex",
+        "pass db=",
+    )
     _usage(lambda: validator.check_formats(LEGAL_MODERN, cards=core_db), "pass db=")
 
 
 def test_check_formats_checks_its_arguments_too(index):
     import validator
 
-    _usage(lambda: validator.check_formats(LEGAL_MODERN, cards=index, commanders=[None]),
-           "commanders=")
-    _usage(lambda: validator.check_formats(LEGAL_MODERN, cards=index,
-                                           formats={"house": {"name": "x"}}), "'house'")
+    _usage(
+        lambda: validator.check_formats(LEGAL_MODERN, cards=index, commanders=[None]), "commanders="
+    )
+    _usage(
+        lambda: validator.check_formats(
+            LEGAL_MODERN, cards=index, formats={"house": {"name": "x"}}
+        ),
+        "'house'",
+    )
     _usage(lambda: validator.check_formats(None, cards=index), "a decklist is text", "None")
 
 
-@pytest.mark.parametrize("deck, words", [
-    (None, ["a decklist is text", "None"]),
-    (5, ["an int"]),
-    ({"main": [[4, "Lightning Bolt"]]}, ["a dict", "json.dumps"]),
-])
+@pytest.mark.parametrize(
+    "deck, words",
+    [
+        (None, ["a decklist is text", "None"]),
+        (5, ["an int"]),
+        ({"main": [[4, "Lightning Bolt"]]}, ["a dict", "json.dumps"]),
+    ],
+)
 def test_a_decklist_of_the_wrong_type_is_a_usage_error(index, deck, words):
     import validator
 
@@ -374,8 +472,9 @@ def test_parse_decklist_reads_text_streams_like_binary_ones(tmp_path):
     import validator
     from validator.decklist import MAX_BYTES
 
-    assert validator.parse_decklist(io.StringIO(LEGAL_MODERN)) == \
-        validator.parse_decklist(io.BytesIO(LEGAL_MODERN.encode()))
+    assert validator.parse_decklist(io.StringIO(LEGAL_MODERN)) == validator.parse_decklist(
+        io.BytesIO(LEGAL_MODERN.encode())
+    )
     path = tmp_path / "deck.txt"
     path.write_text(LEGAL_MODERN, encoding="utf-8")
     with open(path, encoding="utf-8") as text_file:
@@ -389,8 +488,7 @@ def test_one_string_is_one_commander_and_one_rule(commander_db, index):
 
     text = "1 Tymna the Weaver\n1 Sol Ring\n"
     one = validator.validate(text, "commander", db=commander_db, commanders="Tymna the Weaver")
-    listed = validator.validate(text, "commander", db=commander_db,
-                                commanders=["Tymna the Weaver"])
+    listed = validator.validate(text, "commander", db=commander_db, commanders=["Tymna the Weaver"])
     assert one.to_dict() == listed.to_dict()
     rule = "Each nonland card in your starting deck has mana value 2 or less."
     big = "4 Lightning Bolt\n4 Sol Ring\n52 Mountain\n"
@@ -414,10 +512,12 @@ def test_event_collect_takes_one_path(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ what a JSON file is not
 
+
 def test_a_truncated_event_file_without_format_says_malformed_json(core_db, tmp_path, capsys):
     path = tmp_path / "event.json"
-    path.write_text('{"Tournament": {"Date": "2026-07-18"}, "Decks": [{"Player": "a", ',
-                    encoding="utf-8")
+    path.write_text(
+        '{"Tournament": {"Date": "2026-07-18"}, "Decks": [{"Player": "a", ', encoding="utf-8"
+    )
     code, _, err = run(capsys, "validate", str(path), "--db", core_db)
     one_error_line(code, err, "event.json: malformed JSON", "line 1 column")
     assert "no format" not in err
@@ -425,8 +525,9 @@ def test_a_truncated_event_file_without_format_says_malformed_json(core_db, tmp_
 
 def test_sync_from_an_event_file_says_what_a_bulk_file_holds(tmp_path, capsys):
     path = tmp_path / "event.json"
-    path.write_text('{\n  "Tournament": {"Date": "2026-07-18"},\n  "Decks": []\n}\n',
-                    encoding="utf-8")
+    path.write_text(
+        '{\n  "Tournament": {"Date": "2026-07-18"},\n  "Decks": []\n}\n', encoding="utf-8"
+    )
     code, _, err = run(capsys, "sync", "--from", str(path), "--db", str(tmp_path / "c.sqlite3"))
     assert code == 2 and "Traceback" not in err
     assert 'Scryfall card objects (with "name" and "oracle_id")' in err, err

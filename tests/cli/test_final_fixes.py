@@ -7,8 +7,8 @@ import json
 import shutil
 
 import pytest
-
 from conftest import FIXTURES
+
 from validator.cli.commands import main
 
 # ------------------------------------------------ 1: a URL-encoded body's declared charset
@@ -19,7 +19,9 @@ URLENCODED = "application/x-www-form-urlencoded"
 
 @pytest.fixture(scope="module")
 def client(core_db):
-    pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
+    pytest.importorskip(
+        "fastapi", reason="the service needs the serve extra: pip install '.[serve]'"
+    )
     pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
     from fastapi.testclient import TestClient
 
@@ -41,12 +43,16 @@ def _problem(response, status: int, kind: str) -> dict:
     return data
 
 
-@pytest.mark.parametrize("body", [
-    # raw Latin-1 bytes (what a client encoding the form itself in its charset sends) ...
-    f"decklist={VAULT}&format=legacy".encode("latin-1"),
-    # ... and percent-encoded Latin-1 (an HTML form of a Latin-1 page)
-    b"decklist=4+Lim-D%FBl%27s+Vault%0A56+Mountain&format=legacy",
-], ids=["raw", "percent-encoded"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # raw Latin-1 bytes (what a client encoding the form itself in its charset sends) ...
+        f"decklist={VAULT}&format=legacy".encode("latin-1"),
+        # ... and percent-encoded Latin-1 (an HTML form of a Latin-1 page)
+        b"decklist=4+Lim-D%FBl%27s+Vault%0A56+Mountain&format=legacy",
+    ],
+    ids=["raw", "percent-encoded"],
+)
 def test_a_url_encoded_body_is_read_in_its_declared_charset(client, body):
     """Read as UTF-8 whatever the Content-Type said, `û` (0xFB) became U+FFFD: "unknown card
     'Lim-D\ufffdl's Vault'" for a legal deck."""
@@ -58,12 +64,18 @@ def test_a_url_encoded_body_is_read_in_its_declared_charset(client, body):
 
 
 def test_a_url_encoded_body_without_a_charset_is_still_utf8(client):
-    for body in (f"decklist={VAULT}&format=legacy".encode(),
-                 b"decklist=4+Lim-D%C3%BBl%27s+Vault%0A56+Mountain&format=legacy"):
+    for body in (
+        f"decklist={VAULT}&format=legacy".encode(),
+        b"decklist=4+Lim-D%C3%BBl%27s+Vault%0A56+Mountain&format=legacy",
+    ):
         response = _post(client, body)
         assert response.status_code == 200 and response.json()["legal"] is True, response.text
-    assert _post(client, b"decklist=4+Lim-D%C3%BBl%27s+Vault%0A56+Mountain&format=legacy",
-                 "utf-8").json()["legal"] is True
+    assert (
+        _post(
+            client, b"decklist=4+Lim-D%C3%BBl%27s+Vault%0A56+Mountain&format=legacy", "utf-8"
+        ).json()["legal"]
+        is True
+    )
 
 
 def test_a_url_encoded_body_in_an_ascii_incompatible_charset_is_read(client):
@@ -75,8 +87,10 @@ def test_a_url_encoded_body_in_an_ascii_incompatible_charset_is_read(client):
 
 def test_a_url_encoded_body_not_in_its_charset_is_a_400(client):
     """The rules of any body in a declared charset: bytes it cannot decode are a 400."""
-    for body in (f"decklist={VAULT}&format=legacy".encode("latin-1"),
-                 b"decklist=4+Lim-D%FBl%27s+Vault%0A56+Mountain&format=legacy"):
+    for body in (
+        f"decklist={VAULT}&format=legacy".encode("latin-1"),
+        b"decklist=4+Lim-D%FBl%27s+Vault%0A56+Mountain&format=legacy",
+    ):
         detail = _problem(_post(client, body, "us-ascii"), 400, "malformed-body")["detail"]
         assert "us-ascii" in detail and "charset" in detail
 
@@ -89,13 +103,15 @@ def test_a_url_encoded_body_in_an_unknown_or_no_text_charset_is_a_415(client, ch
 
 # ------------------------------------------ 2: check-formats text names legal-with-warnings
 
+
 def _text_lines(capsys, *args: str) -> list[str]:
     main(["check-formats", *args])
     return capsys.readouterr().out.splitlines()
 
 
 def test_check_formats_text_names_a_legal_format_judged_by_the_more_permissive_status(
-        core_db, tmp_path, capsys):
+    core_db, tmp_path, capsys
+):
     """Lurrus was banned in Modern between 2022-01-18 and 2022-06-09 (shipped history): on a
     date inside that window the deck is judged legal by the more permissive status, a
     warning --json carried and the text hid behind a plain "legal in Modern"."""
@@ -117,7 +133,8 @@ def test_check_formats_text_names_a_legal_format_judged_by_the_more_permissive_s
 
 
 def test_check_formats_text_after_the_card_data_date_says_so_not_that_history_ends(
-        tmp_path, capsys):
+    tmp_path, capsys
+):
     """As of a date after the card data's, each legal format is legal as far as known: the
     text says it with the warning's own words, not "the legality history does not reach"."""
     from validator.sync import import_file

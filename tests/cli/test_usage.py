@@ -45,16 +45,24 @@ def subparsers() -> dict[str, argparse.ArgumentParser]:
 
 # ----------------------------------------------------------------- serve without its extra
 
+
 @pytest.mark.parametrize("module", ["uvicorn", "fastapi"])
 def test_serve_without_the_serve_extra_says_how_to_install_it(module, tmp_path):
     # A subprocess: the module is hidden from a fresh interpreter (None in sys.modules makes
     # its import fail), where nothing imported it yet.
-    code = ("import sys; sys.modules[sys.argv[1]] = None\n"
-            "from validator.cli import main\n"
-            "sys.exit(main(['serve', '--db', sys.argv[2], '--port', '0']))")
-    result = subprocess.run([sys.executable, "-c", code, module, str(tmp_path / "none.sqlite3")],
-                            capture_output=True, text=True, timeout=60, cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys; sys.modules[sys.argv[1]] = None\n"
+        "from validator.cli import main\n"
+        "sys.exit(main(['serve', '--db', sys.argv[2], '--port', '0']))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, module, str(tmp_path / "none.sqlite3")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert result.returncode == 2 and result.stdout == ""
     assert one_line(result.stderr), result.stderr
     assert "pip install '.[serve]'" in result.stderr and module in result.stderr
@@ -62,6 +70,7 @@ def test_serve_without_the_serve_extra_says_how_to_install_it(module, tmp_path):
 
 
 # ------------------------------------------------------------------------ bare `deckcheck`
+
 
 def test_bare_deckcheck_lists_its_commands_and_exits_2(capsys):
     code, out, err = run(capsys)
@@ -73,19 +82,31 @@ def test_bare_deckcheck_lists_its_commands_and_exits_2(capsys):
 
 # --------------------------------------------------------------------- mistyped options
 
-@pytest.mark.parametrize("argv, unknown, hint, help_of", [
-    (["validate", "x", "--fromat", "modern"], "--fromat modern", "--format", "deckcheck validate"),
-    (["validate", "x", "--fromat=modern"], "--fromat=modern", "--format", "deckcheck validate"),
-    (["card", "Lightning", "Bolt", "--jsn"], "--jsn", "--json", "deckcheck card"),
-    (["serve", "--prot", "80"], "--prot 80", "--port", "deckcheck serve"),
-    (["--verison"], "--verison", "--version", "deckcheck"),
-])
-def test_a_mistyped_option_suggests_the_closest_and_the_commands_help(capsys, argv, unknown,
-                                                                      hint, help_of):
+
+@pytest.mark.parametrize(
+    "argv, unknown, hint, help_of",
+    [
+        (
+            ["validate", "x", "--fromat", "modern"],
+            "--fromat modern",
+            "--format",
+            "deckcheck validate",
+        ),
+        (["validate", "x", "--fromat=modern"], "--fromat=modern", "--format", "deckcheck validate"),
+        (["card", "Lightning", "Bolt", "--jsn"], "--jsn", "--json", "deckcheck card"),
+        (["serve", "--prot", "80"], "--prot 80", "--port", "deckcheck serve"),
+        (["--verison"], "--verison", "--version", "deckcheck"),
+    ],
+)
+def test_a_mistyped_option_suggests_the_closest_and_the_commands_help(
+    capsys, argv, unknown, hint, help_of
+):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and one_line(err), err
-    assert err == (f"deckcheck: unrecognized arguments: {unknown} (did you mean {hint}?); "
-                   f"see {help_of} --help\n")
+    assert err == (
+        f"deckcheck: unrecognized arguments: {unknown} (did you mean {hint}?); "
+        f"see {help_of} --help\n"
+    )
 
 
 def test_an_unknown_option_with_nothing_close_still_names_the_commands_help(capsys):
@@ -95,6 +116,7 @@ def test_an_unknown_option_with_nothing_close_still_names_the_commands_help(caps
 
 
 # ------------------------------------------------------------------ card NAME, unquoted
+
 
 def test_card_takes_an_unquoted_name_of_several_words(core_db, capsys):
     code, out, err = run(capsys, "card", "Lightning", "Bolt", "--db", core_db)
@@ -106,6 +128,7 @@ def test_card_takes_an_unquoted_name_of_several_words(core_db, capsys):
 
 
 # ----------------------------------------------------------------- human text, same JSON
+
 
 def test_card_text_is_for_people_and_its_json_unchanged(core_db, capsys):
     code, out, _ = run(capsys, "card", "Lightning Bolt", "--db", core_db)
@@ -130,6 +153,7 @@ def test_info_says_unknown_for_a_sync_without_scryfalls_time(core_db, capsys):
 
 # ---------------------------------------------------------------------------- --port 0
 
+
 def test_serve_port_out_of_range_is_still_refused(core_db, capsys):
     pytest.importorskip("uvicorn", reason="the service needs the serve extra")
     code, out, err = run(capsys, "serve", "--db", core_db, "--port", "65536")
@@ -139,10 +163,13 @@ def test_serve_port_out_of_range_is_still_refused(core_db, capsys):
 def test_serve_port_0_listens_on_a_port_the_os_picks_and_says_which(core_db, tmp_path):
     pytest.importorskip("uvicorn", reason="the service needs the serve extra")
     log = open(tmp_path / "serve.log", "w+b")
-    proc = subprocess.Popen([sys.executable, "-m", "validator", "serve", "--db", core_db,
-                             "--port", "0", "--poll", "0"], stdout=log, stderr=subprocess.STDOUT,
-                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT),
-                                           "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "validator", "serve", "--db", core_db, "--port", "0", "--poll", "0"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+    )
     try:
         deadline, port, text = time.monotonic() + 30, None, ""
         while port is None and time.monotonic() < deadline and proc.poll() is None:
@@ -166,12 +193,13 @@ def test_serve_port_0_listens_on_a_port_the_os_picks_and_says_which(core_db, tmp
 
 # --------------------------------------------------------------- LICENSE and project URLs
 
+
 def test_the_mit_license_pyproject_declares_is_shipped():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["license"] == "MIT"
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert text.startswith("MIT License\n\nCopyright (c) 2026 deckcheck contributors\n")
-    assert "THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in text
     urls = project["urls"]
     assert {"Homepage", "Documentation", "Changelog", "Issues"} <= set(urls)
     assert all(url.startswith("https://") for url in urls.values())
@@ -179,6 +207,7 @@ def test_the_mit_license_pyproject_declares_is_shipped():
 
 
 # ------------------------------------------------------------------------ completion
+
 
 def test_bash_completion_completes_deckcheck_and_its_commands(capsys):
     code, out, err = run(capsys, "completion", "bash")
@@ -189,8 +218,9 @@ def test_bash_completion_completes_deckcheck_and_its_commands(capsys):
     # each command's options, e.g. validate's
     assert re.search(r"^_shtab_deckcheck_validate_option_strings=\(.*--format .*\)$", out, re.M)
     if shutil.which("bash"):
-        check = subprocess.run(["bash", "-n"], input=out, capture_output=True, text=True,
-                               timeout=30)
+        check = subprocess.run(
+            ["bash", "-n"], input=out, capture_output=True, text=True, timeout=30
+        )
         assert check.returncode == 0, check.stderr
 
 

@@ -26,29 +26,50 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "decklists"
 def test_limits_are_the_documented_values():
     assert (MAX_BYTES, MAX_LINES, MAX_QUANTITY) == (4_000_000, 5_000, 10_000)
     assert decklist.MAX_TEXT_BYTES == 1_000_000  # text, CSV and XML; MAX_BYTES is JSON's
-    assert set(decklist.__all__) >= {"parse_decklist", "detect_format", "DecklistError",
-                                     "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY",
-                                     "MAX_TEXT_BYTES"}
+    assert set(decklist.__all__) >= {
+        "parse_decklist",
+        "detect_format",
+        "DecklistError",
+        "INPUT_FORMATS",
+        "MAX_BYTES",
+        "MAX_LINES",
+        "MAX_QUANTITY",
+        "MAX_TEXT_BYTES",
+    }
 
 
 def test_input_formats():
-    assert INPUT_FORMATS == ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json",
-                             "moxfield", "archidekt", "mtgjson", "csv")
+    assert INPUT_FORMATS == (
+        "auto",
+        "text",
+        "arena",
+        "forge",
+        "mtgo-dek",
+        "cockatrice",
+        "json",
+        "moxfield",
+        "archidekt",
+        "mtgjson",
+        "csv",
+    )
     assert issubclass(DecklistError, ValueError)
 
 
-@pytest.mark.parametrize("data, expected", [
-    ("4 Lightning Bolt\n", "text"),
-    ("4 Lightning Bolt (M11) 146\n", "arena"),
-    ("Deck\n4 Lightning Bolt\n", "arena"),
-    ("Sideboard\n4 Lightning Bolt\n", "text"),
-    ("[metadata]\nName=x\n[Main]\n1 A\n", "forge"),
-    ("  \n\ufeff{\"main\": []}", "json"),
-    (b"\xef\xbb\xbf<?xml version=\"1.0\"?>\n<Deck></Deck>", "mtgo-dek"),
-    ("<!-- exported -->\n<cockatrice_deck version=\"1\"></cockatrice_deck>", "cockatrice"),
-    ("", "text"),
-    (" " * 10_000 + '{"main": []}', "json"),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        ("4 Lightning Bolt\n", "text"),
+        ("4 Lightning Bolt (M11) 146\n", "arena"),
+        ("Deck\n4 Lightning Bolt\n", "arena"),
+        ("Sideboard\n4 Lightning Bolt\n", "text"),
+        ("[metadata]\nName=x\n[Main]\n1 A\n", "forge"),
+        ('  \n\ufeff{"main": []}', "json"),
+        (b'\xef\xbb\xbf<?xml version="1.0"?>\n<Deck></Deck>', "mtgo-dek"),
+        ('<!-- exported -->\n<cockatrice_deck version="1"></cockatrice_deck>', "cockatrice"),
+        ("", "text"),
+        (" " * 10_000 + '{"main": []}', "json"),
+    ],
+)
 def test_detect_format(data, expected):
     assert detect_format(data) == expected
     try:
@@ -57,9 +78,16 @@ def test_detect_format(data, expected):
         assert "no card lines found" in str(exc) and "Island" not in str(data)
 
 
-@pytest.mark.parametrize("header", [
-    '"Number_of_Copies";"Card Title"', "QTY\tCARDNAME", "Amount,Card-Name,Set", "count,name",
-    '"Quantity","Card"'])
+@pytest.mark.parametrize(
+    "header",
+    [
+        '"Number_of_Copies";"Card Title"',
+        "QTY\tCARDNAME",
+        "Amount,Card-Name,Set",
+        "count,name",
+        '"Quantity","Card"',
+    ],
+)
 def test_csv_headers_are_told_apart_from_card_lines(header):
     """A first line is read as CSV only when it could name a quantity and a name column
     (`looks_like_csv`'s word check first, then the cells); a card line with a comma is text."""
@@ -81,8 +109,12 @@ def test_a_csv_header_whose_quotes_split_its_words_is_still_csv(header):
 
 
 def test_detect_from_fixture_files():
-    for name, expected in [("burn.dek", "mtgo-dek"), ("burn.cod", "cockatrice"),
-                           ("commander.json", "json"), ("forge.dck", "forge")]:
+    for name, expected in [
+        ("burn.dek", "mtgo-dek"),
+        ("burn.cod", "cockatrice"),
+        ("commander.json", "json"),
+        ("forge.dck", "forge"),
+    ]:
         data = (FIXTURES / name).read_bytes()
         assert detect_format(data, filename=name) == expected
         assert parse_decklist(data, filename=name).input_format == expected
@@ -145,12 +177,15 @@ def test_exactly_at_the_line_limit_is_fine():
         parse_decklist("1 Island\n" * (MAX_LINES + 1))
 
 
-@pytest.mark.parametrize("data, match", [
-    (b"4 Lightning Bolt\n4 Lim-D\xfbl's Vault\n", "not UTF-8.*line 2"),
-    (b"\xff\xfe4\x00\x00", "UTF-16"),
-    (b"4\x00 \x00A\x00", "NUL"),
-    ("4 Island \udcff", "Unicode"),
-])
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        (b"4 Lightning Bolt\n4 Lim-D\xfbl's Vault\n", "not UTF-8.*line 2"),
+        (b"\xff\xfe4\x00\x00", "UTF-16"),
+        (b"4\x00 \x00A\x00", "NUL"),
+        ("4 Island \udcff", "Unicode"),
+    ],
+)
 def test_undecodable_input(data, match):
     with pytest.raises(DecklistError, match=match):
         parse_decklist(data)
@@ -163,20 +198,33 @@ def test_returns_a_deck():
 
 
 def test_import_is_light():
-    code = ("import sys, validator.decklist; "
-            "heavy = {'json', 'xml.sax', 'defusedxml', 'sqlalchemy', 'lark'} & set(sys.modules); "
-            "print(sorted(heavy))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[2], check=True)
+    code = (
+        "import sys, validator.decklist; "
+        "heavy = {'json', 'xml.sax', 'defusedxml', 'sqlalchemy', 'lark'} & set(sys.modules); "
+        "print(sorted(heavy))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+    )
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("data, name", [
-    (b"", "empty.txt"), (b"# only a comment\n\n// another\n", "comments.txt"),
-    (b"Deck\nSideboard\n", "headers.txt"), (b"count,name\n", "header.csv"),
-    (b"<Deck></Deck>", "empty.dek"), (b'{"main": [], "sideboard": []}', "empty.json"),
-    (b'{"boards": {"mainboard": {"count": 0, "cards": {}}}}', "mox.json"),
-])
+@pytest.mark.parametrize(
+    "data, name",
+    [
+        (b"", "empty.txt"),
+        (b"# only a comment\n\n// another\n", "comments.txt"),
+        (b"Deck\nSideboard\n", "headers.txt"),
+        (b"count,name\n", "header.csv"),
+        (b"<Deck></Deck>", "empty.dek"),
+        (b'{"main": [], "sideboard": []}', "empty.json"),
+        (b'{"boards": {"mainboard": {"count": 0, "cards": {}}}}', "mox.json"),
+    ],
+)
 def test_an_input_without_a_card_line_is_refused_like_an_empty_json(data, name):
     """Nothing to judge, whatever the reader: a DecklistError (exit 2), as `{}` is."""
     with pytest.raises(DecklistError, match=r"no card lines found \(.+ input\): nothing to judge"):

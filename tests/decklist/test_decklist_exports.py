@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import FIXTURES, load_cards, shared_data
 
 import validator
-from conftest import FIXTURES, load_cards, shared_data
 from validator.decklist import DecklistError, detect_format, is_event_file, parse_decklist
 from validator.model import Section, Severity
 from validator.store.index import CardIndex
@@ -59,8 +59,12 @@ def test_archidekt_categories_decide_the_section():
     assert names(deck, Section.SIDEBOARD) == ["Duress"]
     # "Maybeboard" and the user's "Cuts" category (includedInDeck false) are not the deck.
     assert sorted(names(deck, Section.IGNORED)) == ["Mana Drain", "Pyroblast"]
-    assert names(deck, Section.MAIN) == ["Underground Sea", "Badlands", "Red Elemental Blast",
-                                         "Flusterstorm"]
+    assert names(deck, Section.MAIN) == [
+        "Underground Sea",
+        "Badlands",
+        "Red Elemental Blast",
+        "Flusterstorm",
+    ]
     first = deck.section(Section.MAIN)[0]
     assert (first.set_code, first.collector_number) == ("olgc", "2016EU")
 
@@ -74,12 +78,22 @@ def test_mtgjson_deck_file():
 
 
 def test_mtgjson_single_commander_object():
-    deck = parse_decklist(json.dumps({"data": {"name": "x", "commander": {"count": 1,
-                                                                          "name": "Sol Ring"},
-                                               "mainBoard": [{"count": 2, "name": "Island"}],
-                                               "sideBoard": []}}))
+    deck = parse_decklist(
+        json.dumps(
+            {
+                "data": {
+                    "name": "x",
+                    "commander": {"count": 1, "name": "Sol Ring"},
+                    "mainBoard": [{"count": 2, "name": "Island"}],
+                    "sideBoard": [],
+                }
+            }
+        )
+    )
     assert names(deck, Section.COMMANDER) == ["Sol Ring"] and names(deck, Section.MAIN) == [
-        "Island", "Island"]
+        "Island",
+        "Island",
+    ]
 
 
 def test_scryfall_csv():
@@ -92,12 +106,15 @@ def test_scryfall_csv():
     assert (entry.line, entry.set_code, entry.collector_number) == (2, "c21", "165")
 
 
-@pytest.mark.parametrize("text", [
-    "Quantity,Card Name,Board\n4,Lightning Bolt,main\n56,Mountain,\n2,Duress,sideboard\n",
-    "qty;name;section\n4;Lightning Bolt;Main\n56;Mountain;main\n2;Duress;Sideboard\n",
-    "Count\tCard\n4\tLightning Bolt\n56\tMountain\n",
-    "Name,Count\nLightning Bolt,4\nMountain,56\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Quantity,Card Name,Board\n4,Lightning Bolt,main\n56,Mountain,\n2,Duress,sideboard\n",
+        "qty;name;section\n4;Lightning Bolt;Main\n56;Mountain;main\n2;Duress;Sideboard\n",
+        "Count\tCard\n4\tLightning Bolt\n56\tMountain\n",
+        "Name,Count\nLightning Bolt,4\nMountain,56\n",
+    ],
+)
 def test_plain_csv_headers_vary(text):
     deck = parse_decklist(text)
     assert deck.input_format == "csv" and deck.issues == []
@@ -106,22 +123,29 @@ def test_plain_csv_headers_vary(text):
 
 
 def test_csv_bad_rows_and_missing_columns():
-    deck = parse_decklist("count,name,section\nfour,Lightning Bolt,main\n1,,main\n1,Duress,wishes\n")
+    deck = parse_decklist(
+        "count,name,section\nfour,Lightning Bolt,main\n1,,main\n1,Duress,wishes\n"
+    )
     assert [(i.line, i.code) for i in deck.issues] == [
-        (2, "bad-quantity"), (3, "unreadable-line"), (4, "unknown-section")]
+        (2, "bad-quantity"),
+        (3, "unreadable-line"),
+        (4, "unknown-section"),
+    ]
     assert names(deck, Section.MAIN) == ["Duress"]  # counted: a note, never an unreadable line
     with pytest.raises(DecklistError, match="lacks a name column"):
         parse_decklist("count,price\n1,2\n", "csv")
 
 
-ARCHIDEKT_CSV = ("Quantity,Name,Finish,Set Code,Collector Number,Category\n"
-                 "1,Red Elemental Blast,Normal,a25,147,Instant\n"
-                 "1,\"Kraum, Ludevic's Opus\",Normal,cmr,523,Commander\n"
-                 "1,Obosh the Preypiercer,Normal,c20,91,Companion\n"
-                 "1,Sol Ring,Normal,cmm,400,Ramp\n"
-                 "1,Duress,Normal,m19,94,Sideboard\n"
-                 "1,Mana Drain,Normal,ima,65,Maybeboard\n"
-                 "1,Vial Smasher the Fierce,Normal,cmr,540,\"Commander,Creature\"\n")
+ARCHIDEKT_CSV = (
+    "Quantity,Name,Finish,Set Code,Collector Number,Category\n"
+    "1,Red Elemental Blast,Normal,a25,147,Instant\n"
+    '1,"Kraum, Ludevic\'s Opus",Normal,cmr,523,Commander\n'
+    "1,Obosh the Preypiercer,Normal,c20,91,Companion\n"
+    "1,Sol Ring,Normal,cmm,400,Ramp\n"
+    "1,Duress,Normal,m19,94,Sideboard\n"
+    "1,Mana Drain,Normal,ima,65,Maybeboard\n"
+    '1,Vial Smasher the Fierce,Normal,cmr,540,"Commander,Creature"\n'
+)
 
 
 def test_csv_category_column_is_archidekts_categories():
@@ -139,8 +163,9 @@ def test_csv_category_column_is_archidekts_categories():
 
 def test_csv_unknown_section_is_a_note_and_the_card_counts():
     card_index = CardIndex(((), c) for c in load_cards("cards_core.json").values())
-    report = validator.validate("count,name,board\n4,Lightning Bolt,mainn\n56,Mountain,\n",
-                                "modern", cards=card_index)
+    report = validator.validate(
+        "count,name,board\n4,Lightning Bolt,mainn\n56,Mountain,\n", "modern", cards=card_index
+    )
     assert report.legal, report.problems
     (note,) = report.problems
     assert (note.code, note.severity, note.lines) == ("unknown-section", Severity.INFO, (2,))
@@ -157,19 +182,28 @@ def test_forcing_a_site_format():
 
 def test_deckcheck_json_unknown_fields_are_notes_not_errors():
     card_index = CardIndex(((), c) for c in load_cards("cards_core.json").values())
-    text = json.dumps({"name": "Burn", "createdAt": "2026-11-30T10:00:00Z", "likes": 3,
-                       "main": [[4, "Lightning Bolt"], [56, "Mountain"]]})
+    text = json.dumps(
+        {
+            "name": "Burn",
+            "createdAt": "2026-11-30T10:00:00Z",
+            "likes": 3,
+            "main": [[4, "Lightning Bolt"], [56, "Mountain"]],
+        }
+    )
     report = validator.validate(text, "modern", cards=card_index)
     assert report.legal
     notes = [p for p in report.problems if p.code == "ignored-field"]
     assert {p.severity for p in notes} == {Severity.INFO} and len(notes) == 2
 
 
-@pytest.mark.parametrize("document, words", [
-    ({"deck": {"cards": []}}, "an object with keys deck"),
-    ([1, 2], "a JSON list"),
-    ({}, "an empty object"),
-])
+@pytest.mark.parametrize(
+    "document, words",
+    [
+        ({"deck": {"cards": []}}, "an object with keys deck"),
+        ([1, 2], "a JSON list"),
+        ({}, "an empty object"),
+    ],
+)
 def test_json_of_no_known_shape_names_the_shapes_tried(document, words):
     with pytest.raises(DecklistError) as error:
         parse_decklist(json.dumps(document))
@@ -181,9 +215,18 @@ def test_json_of_no_known_shape_names_the_shapes_tried(document, words):
 
 
 def test_event_file_is_not_one_deck():
-    event = {"Tournament": {"Name": "Modern Challenge"},
-             "Decks": [{"Player": "a", "Mainboard": [{"Count": 4, "CardName": "Lightning Bolt"}],
-                        "Sideboard": []}], "Rounds": [], "Standings": []}
+    event = {
+        "Tournament": {"Name": "Modern Challenge"},
+        "Decks": [
+            {
+                "Player": "a",
+                "Mainboard": [{"Count": 4, "CardName": "Lightning Bolt"}],
+                "Sideboard": [],
+            }
+        ],
+        "Rounds": [],
+        "Standings": [],
+    }
     assert is_event_file(event) and not is_event_file({"main": []})
     with pytest.raises(DecklistError, match="tournament event file"):
         parse_decklist(json.dumps(event))
@@ -219,10 +262,15 @@ def test_cli_unknown_json_shape_exits_two(core_db, tmp_path, capsys):
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("name, fmt", [
-    ("moxfield_deck_3_Amigos.json", "moxfield"), ("archidekt_deck_3_Amigos.json", "archidekt"),
-    ("mtgjson_deck_BreedLethality_CM2.json", "mtgjson"), ("scryfall_deck_export.csv", "csv"),
-])
+@pytest.mark.parametrize(
+    "name, fmt",
+    [
+        ("moxfield_deck_3_Amigos.json", "moxfield"),
+        ("archidekt_deck_3_Amigos.json", "archidekt"),
+        ("mtgjson_deck_BreedLethality_CM2.json", "mtgjson"),
+        ("scryfall_deck_export.csv", "csv"),
+    ],
+)
 def test_real_exports_read_whole(name, fmt):
     path = shared_data("decklists", "commander", "mtg-parser-mocks", name)
     deck = parse_decklist(path.read_bytes(), filename=name)
@@ -248,8 +296,9 @@ def export_db(tmp_path_factory):
     derived = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
     wanted = set()
     for path in mocks.iterdir():
-        wanted |= {fold_name(e.name) for e in parse_decklist(path.read_bytes(),
-                                                             filename=path.name).entries}
+        wanted |= {
+            fold_name(e.name) for e in parse_decklist(path.read_bytes(), filename=path.name).entries
+        }
     objs = []
     with gzip.open(derived, "rt", encoding="utf-8") as f:
         for line in f:
@@ -257,8 +306,9 @@ def export_db(tmp_path_factory):
             if not line.startswith("{"):
                 continue
             obj = json.loads(line)
-            names = {obj.get("name", "")} | {face.get("name", "") for face in
-                                              obj.get("card_faces") or ()}
+            names = {obj.get("name", "")} | {
+                face.get("name", "") for face in obj.get("card_faces") or ()
+            }
             if {fold_name(n) for n in names} & wanted:
                 objs.append(obj)
     folder = tmp_path_factory.mktemp("exports-db")
@@ -275,18 +325,33 @@ def test_archidekt_csv_gives_the_verdict_of_its_json(export_db, tmp_path, capsys
 
     from validator.cli.commands import main
 
-    path = shared_data("decklists", "commander", "mtg-parser-mocks",
-                       "archidekt_deck_3_Amigos.json")
+    path = shared_data("decklists", "commander", "mtg-parser-mocks", "archidekt_deck_3_Amigos.json")
     rows = [["Quantity", "Name", "Finish", "Set Code", "Collector Number", "Category"]]
     for item in json.loads(path.read_text("utf-8"))["cards"]:
         card = item["card"]
-        rows.append([item["quantity"], card["oracleCard"]["name"], "Normal",
-                     card["edition"]["editioncode"], card["collectorNumber"],
-                     ",".join(item["categories"])])
+        rows.append(
+            [
+                item["quantity"],
+                card["oracleCard"]["name"],
+                "Normal",
+                card["edition"]["editioncode"],
+                card["collectorNumber"],
+                ",".join(item["categories"]),
+            ]
+        )
     with open(tmp_path / "amigos.csv", "w", newline="", encoding="utf-8") as f:
         csv.writer(f).writerows(rows)
-    code = main(["validate", str(tmp_path / "amigos.csv"), "--format", "commander",
-                 "--db", export_db, "--json"])
+    code = main(
+        [
+            "validate",
+            str(tmp_path / "amigos.csv"),
+            "--format",
+            "commander",
+            "--db",
+            export_db,
+            "--json",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["legal"], report["problems"]
     assert sorted(report["deck"]["commanders"]) == sorted(AMIGOS)
@@ -295,9 +360,15 @@ def test_archidekt_csv_gives_the_verdict_of_its_json(export_db, tmp_path, capsys
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("name", ["moxfield_deck_3_Amigos.json", "archidekt_deck_3_Amigos.json",
-                                  "mtgjson_deck_BreedLethality_CM2.json",
-                                  "scryfall_deck_export.csv"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "moxfield_deck_3_Amigos.json",
+        "archidekt_deck_3_Amigos.json",
+        "mtgjson_deck_BreedLethality_CM2.json",
+        "scryfall_deck_export.csv",
+    ],
+)
 def test_real_exports_are_legal_commander_decks(export_db, name, capsys):
     """The same 100-card decks as exported by each site: legal, commanders found (partners
     Kraum + Vial Smasher, companion Obosh; MTGJSON's precon led by Atraxa)."""
@@ -307,8 +378,11 @@ def test_real_exports_are_legal_commander_decks(export_db, name, capsys):
     code = main(["validate", str(path), "--format", "commander", "--db", export_db, "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["legal"], report["problems"]
-    assert report["deck"]["commanders"] in (["Atraxa, Praetors' Voice"], sorted(AMIGOS),
-                                            list(reversed(sorted(AMIGOS))))
+    assert report["deck"]["commanders"] in (
+        ["Atraxa, Praetors' Voice"],
+        sorted(AMIGOS),
+        list(reversed(sorted(AMIGOS))),
+    )
     if "Breed" not in name:
         assert report["deck"]["companion"] == OBOSH
 
@@ -323,12 +397,20 @@ def _moxfield_with_maybeboard(cards: int = 120) -> str:
     as real ones (about 4.6 KB pretty-printed: prices, legalities, images... for each card)."""
     data = json.loads((EXPORTS / "moxfield_v2.json").read_text("utf-8"))
     data["maybeboard"] = {
-        f"Card {i}": {"quantity": 1, "boardType": "maybeboard",
-                      "card": {"name": f"Card {i}", "id": f"{i:08d}", "set": "cmm",
-                               "legalities": {f"format{j}": "legal" for j in range(30)},
-                               "prices": {f"price{j}": j / 7 for j in range(20)},
-                               "oracle_text": "Flying. " * 500}}
-        for i in range(cards)}
+        f"Card {i}": {
+            "quantity": 1,
+            "boardType": "maybeboard",
+            "card": {
+                "name": f"Card {i}",
+                "id": f"{i:08d}",
+                "set": "cmm",
+                "legalities": {f"format{j}": "legal" for j in range(30)},
+                "prices": {f"price{j}": j / 7 for j in range(20)},
+                "oracle_text": "Flying. " * 500,
+            },
+        }
+        for i in range(cards)
+    }
     return json.dumps(data, indent=2)
 
 
@@ -344,11 +426,16 @@ def test_a_moxfield_export_with_a_big_maybeboard_is_read():
     assert sum(n.startswith("Card ") for n in names(deck, Section.IGNORED)) == 200
     assert sorted(names(deck, Section.COMMANDER)) == AMIGOS
     # Text, CSV and XML decklists keep the 1 MB limit: no real one comes near it.
-    with pytest.raises(DecklistError, match=r"the limit for a text, CSV or XML decklist .* is "
-                                            r"1,000,000 bytes"):
+    with pytest.raises(
+        DecklistError,
+        match=r"the limit for a text, CSV or XML decklist .* is "
+        r"1,000,000 bytes",
+    ):
         parse_decklist(b"1 Island\n" * 4000 + b"#" * MAX_TEXT_BYTES)
     # A JSON deck's objects and lists are bounded, whatever its size in bytes.
-    with pytest.raises(DecklistError, match="opens 100,003 objects and lists; the limit is 100,000"):
+    with pytest.raises(
+        DecklistError, match="opens 100,003 objects and lists; the limit is 100,000"
+    ):
         parse_decklist('{"main": [' + ",".join(["{}"] * 100_001) + "]}")
     with pytest.raises(DecklistError, match="holds 200,001 values .*; the limit is 200,000"):
         parse_decklist('{"main": [' + ",".join(["1"] * 200_002) + "]}")

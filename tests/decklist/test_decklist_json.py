@@ -23,8 +23,10 @@ def test_json_fixture():
     assert deck.name == "Atraxa Superfriends"
     assert deck.commander_source == "json"
     assert not deck.issues
-    assert [(e.quantity, e.name, e.section, e.line, e.set_code, e.collector_number)
-            for e in deck.entries] == [
+    assert [
+        (e.quantity, e.name, e.section, e.line, e.set_code, e.collector_number)
+        for e in deck.entries
+    ] == [
         (1, "Atraxa, Praetors' Voice", Section.COMMANDER, None, "2xm", "190"),
         (1, "Sol Ring", Section.MAIN, None, "cmm", "400"),
         (1, "Arcane Signet", Section.MAIN, None, None, None),
@@ -35,16 +37,24 @@ def test_json_fixture():
 
 
 def test_item_shapes_and_synonyms():
-    deck = parse({"main": [{"quantity": 4, "name": "Lightning Bolt", "set": "m11",
-                            "collector_number": "146"},
-                           {"count": 2, "name": "Opt"}, [3, "Island"], "Fire // Ice",
-                           [1, "Sol Ring", "cmm", "400"]],
-                  "sideboard": ["Duress"],
-                  "commander": "Kenrith, the Returned King",
-                  "companion": {"name": "Lurrus of the Dream-Den"}})
+    deck = parse(
+        {
+            "main": [
+                {"quantity": 4, "name": "Lightning Bolt", "set": "m11", "collector_number": "146"},
+                {"count": 2, "name": "Opt"},
+                [3, "Island"],
+                "Fire // Ice",
+                [1, "Sol Ring", "cmm", "400"],
+            ],
+            "sideboard": ["Duress"],
+            "commander": "Kenrith, the Returned King",
+            "companion": {"name": "Lurrus of the Dream-Den"},
+        }
+    )
     assert not deck.issues
-    assert [(e.quantity, e.name, e.section, e.set_code, e.collector_number)
-            for e in deck.entries] == [
+    assert [
+        (e.quantity, e.name, e.section, e.set_code, e.collector_number) for e in deck.entries
+    ] == [
         (4, "Lightning Bolt", Section.MAIN, "m11", "146"),
         (2, "Opt", Section.MAIN, None, None),
         (3, "Island", Section.MAIN, None, None),
@@ -60,12 +70,17 @@ def test_item_shapes_and_synonyms():
 
 
 def test_companion_as_pair_and_commanders_list():
-    deck = parse({"commanders": ["Rograkh, Son of Rohgahh", "Silas Renn, Seeker Adept"],
-                  "companion": [1, "Jegantha, the Wellspring"]})
+    deck = parse(
+        {
+            "commanders": ["Rograkh, Son of Rohgahh", "Silas Renn, Seeker Adept"],
+            "companion": [1, "Jegantha, the Wellspring"],
+        }
+    )
     assert [(e.name, e.section) for e in deck.entries] == [
         ("Rograkh, Son of Rohgahh", Section.COMMANDER),
         ("Silas Renn, Seeker Adept", Section.COMMANDER),
-        ("Jegantha, the Wellspring", Section.COMPANION)]
+        ("Jegantha, the Wellspring", Section.COMPANION),
+    ]
 
 
 def test_no_commanders_no_source():
@@ -75,23 +90,26 @@ def test_no_commanders_no_source():
 POSITIVE = "main[1]: quantity must be a positive whole number"
 
 
-@pytest.mark.parametrize("item, code, message", [
-    ({"quantity": 0, "name": "A"}, "bad-quantity", POSITIVE),
-    ({"quantity": -3, "name": "A"}, "bad-quantity", POSITIVE),
-    ({"quantity": 2.5, "name": "A"}, "bad-quantity", POSITIVE),
-    ({"quantity": "4", "name": "A"}, "bad-quantity", POSITIVE),
-    ({"quantity": True, "name": "A"}, "bad-quantity", POSITIVE),
-    ({"quantity": MAX_QUANTITY + 1, "name": "A"}, "quantity-too-large", "main[1]: quantity"),
-    ({"quantity": 4294967296, "name": "A"}, "quantity-too-large", "main[1]: quantity"),
-    ({"quantity": 1}, "unreadable-line", "main[1]: card without"),
-    ({"quantity": 1, "name": ""}, "unreadable-line", "main[1]: name must be"),
-    ({"quantity": 1, "name": 7}, "unreadable-line", "main[1]: name must be"),
-    ({"quantity": 1, "name": "A", "set": ["m11"]}, "unreadable-line", "main[1]: set must be"),
-    ([4], "unreadable-line", "main[1]: a list item"),
-    (["Island", 4], "bad-quantity", "main[1]: quantity"),
-    (7, "unreadable-line", "main[1]: expected a card name"),
-    (None, "unreadable-line", "main[1]: expected a card name"),
-])
+@pytest.mark.parametrize(
+    "item, code, message",
+    [
+        ({"quantity": 0, "name": "A"}, "bad-quantity", POSITIVE),
+        ({"quantity": -3, "name": "A"}, "bad-quantity", POSITIVE),
+        ({"quantity": 2.5, "name": "A"}, "bad-quantity", POSITIVE),
+        ({"quantity": "4", "name": "A"}, "bad-quantity", POSITIVE),
+        ({"quantity": True, "name": "A"}, "bad-quantity", POSITIVE),
+        ({"quantity": MAX_QUANTITY + 1, "name": "A"}, "quantity-too-large", "main[1]: quantity"),
+        ({"quantity": 4294967296, "name": "A"}, "quantity-too-large", "main[1]: quantity"),
+        ({"quantity": 1}, "unreadable-line", "main[1]: card without"),
+        ({"quantity": 1, "name": ""}, "unreadable-line", "main[1]: name must be"),
+        ({"quantity": 1, "name": 7}, "unreadable-line", "main[1]: name must be"),
+        ({"quantity": 1, "name": "A", "set": ["m11"]}, "unreadable-line", "main[1]: set must be"),
+        ([4], "unreadable-line", "main[1]: a list item"),
+        (["Island", 4], "bad-quantity", "main[1]: quantity"),
+        (7, "unreadable-line", "main[1]: expected a card name"),
+        (None, "unreadable-line", "main[1]: expected a card name"),
+    ],
+)
 def test_bad_items_name_their_path(item, code, message):
     deck = parse({"main": ["Island", item, "Forest"]})
     assert [e.name for e in deck.entries] == ["Island", "Forest"]
@@ -105,17 +123,27 @@ def test_bad_items_name_their_path(item, code, message):
 
 def test_section_that_is_not_a_list():
     deck = parse({"main": "Island", "sideboard": {"a": 1}})
-    assert [i.message for i in deck.issues] == ["main: expected a list of cards",
-                                                "sideboard: expected a list of cards"]
+    assert [i.message for i in deck.issues] == [
+        "main: expected a list of cards",
+        "sideboard: expected a list of cards",
+    ]
 
 
 def test_unknown_fields_are_noted_and_info_fields_are_not():
     # A note (code "ignored-field", info severity once resolved), never an error: sites add
     # fields such as createdAt, and their users' decks must not become illegal.
-    deck = parse({"name": "X", "format": "modern", "author": "me", "sidebaord": ["Duress"],
-                  "main": ["Island"]})
+    deck = parse(
+        {
+            "name": "X",
+            "format": "modern",
+            "author": "me",
+            "sidebaord": ["Duress"],
+            "main": ["Island"],
+        }
+    )
     assert [(i.code, i.message) for i in deck.issues] == [
-        ("ignored-field", "sidebaord: not a field of deckcheck's JSON deck, ignored")]
+        ("ignored-field", "sidebaord: not a field of deckcheck's JSON deck, ignored")
+    ]
 
 
 def test_bad_name_field():
@@ -124,12 +152,15 @@ def test_bad_name_field():
     assert deck.issues[0].message.startswith("name:")
 
 
-@pytest.mark.parametrize("data", [
-    '{"main": [',
-    '{"main": ["Island",]}',
-    '{"a": ' + "[" * 90_000 + "]" * 90_000 + "}",
-    '{"main": [{"quantity": ' + "9" * 5000 + ', "name": "A"}]}',
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        '{"main": [',
+        '{"main": ["Island",]}',
+        '{"a": ' + "[" * 90_000 + "]" * 90_000 + "}",
+        '{"main": [{"quantity": ' + "9" * 5000 + ', "name": "A"}]}',
+    ],
+)
 def test_malformed_json(data):
     with pytest.raises(DecklistError, match="malformed JSON"):
         parse_decklist(data)
@@ -149,22 +180,34 @@ def test_unknown_and_ambiguous_cards_name_their_json_path():
     """Entries of a JSON deck have no line: an unknown or ambiguous name is reported at its
     JSON path (the module's promise), the same name at two paths as two places."""
     from conftest import load_cards
+
     from validator.model import Severity
-    from validator.store.index import CardIndex
     from validator.rules.resolve import resolve
+    from validator.store.index import CardIndex
 
     cards = load_cards("cards_core.json")
-    index = CardIndex([((), cards["Island"]), (("twin",), cards["Lightning Bolt"]),
-                       (("twin",), cards["Counterspell"])])
-    deck = parse({"main": [[56, "Island"], [4, "Notacard"], "Twin"],
-                  "sideboard": [[1, "Notacard"]]})
+    index = CardIndex(
+        [
+            ((), cards["Island"]),
+            (("twin",), cards["Lightning Bolt"]),
+            (("twin",), cards["Counterspell"]),
+        ]
+    )
+    deck = parse(
+        {"main": [[56, "Island"], [4, "Notacard"], "Twin"], "sideboard": [[1, "Notacard"]]}
+    )
     assert [e.where for e in deck.entries] == ["main[0]", "main[1]", "main[2]", "sideboard[0]"]
     problems = resolve(deck, index, suggest=False).problems
     assert [(p.code, p.message, p.lines, p.severity) for p in problems] == [
         ("unknown-card", "main[1]: unknown card 'Notacard'", (), Severity.ERROR),
-        ("ambiguous-card", "main[2]: 'Twin' could be any of: Counterspell; Lightning Bolt; write "
-                           "the full name", (), Severity.ERROR),
-        ("unknown-card", "sideboard[0]: unknown card 'Notacard'", (), Severity.ERROR)]
+        (
+            "ambiguous-card",
+            "main[2]: 'Twin' could be any of: Counterspell; Lightning Bolt; write the full name",
+            (),
+            Severity.ERROR,
+        ),
+        ("unknown-card", "sideboard[0]: unknown card 'Notacard'", (), Severity.ERROR),
+    ]
     # A site's JSON names its own paths; a text deck's entries keep their line instead.
     moxfield = parse_decklist(json.dumps({"mainboard": {"Notacard": {"quantity": 1}}}))
     (problem,) = resolve(moxfield, index, suggest=False).problems

@@ -18,8 +18,11 @@ def rows(deck):
 
 
 def dek(*cards: str) -> str:
-    return ('<?xml version="1.0" encoding="utf-8"?>\n<Deck>\n'
-            + "".join(f"  {card}\n" for card in cards) + "</Deck>\n")
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n<Deck>\n'
+        + "".join(f"  {card}\n" for card in cards)
+        + "</Deck>\n"
+    )
 
 
 def test_dek_fixture():
@@ -34,8 +37,9 @@ def test_dek_fixture():
         (1, "Fire // Ice", Section.SIDEBOARD, 9),
         (12, "Event Ticket", Section.MAIN, 10),  # kept: the resolver reports it
     ]
-    assert deck.entries[0].text == ('<Cards CatID="1" Quantity="4" Sideboard="false" '
-                                    'Name="Lightning Bolt" Annotation="0" />')
+    assert deck.entries[0].text == (
+        '<Cards CatID="1" Quantity="4" Sideboard="false" Name="Lightning Bolt" Annotation="0" />'
+    )
 
 
 def test_dek_from_str_and_bytes_agree():
@@ -54,23 +58,30 @@ def test_dek_in_utf16_and_latin1():
 
 
 def test_dek_one_line_file_has_reconstructed_texts():
-    deck = parse_decklist('<Deck><Cards Quantity="4" Sideboard="false" Name="A"/>'
-                          '<Cards Quantity="2" Sideboard="true" Name="B"/></Deck>')
+    deck = parse_decklist(
+        '<Deck><Cards Quantity="4" Sideboard="false" Name="A"/>'
+        '<Cards Quantity="2" Sideboard="true" Name="B"/></Deck>'
+    )
     assert rows(deck) == [(4, "A", Section.MAIN, 1), (2, "B", Section.SIDEBOARD, 1)]
     assert deck.entries[1].text == '<Cards Quantity="2" Sideboard="true" Name="B"/>'
 
 
-@pytest.mark.parametrize("card, code", [
-    ('<Cards Quantity="0" Sideboard="false" Name="A"/>', "bad-quantity"),
-    ('<Cards Quantity="-2" Sideboard="false" Name="A"/>', "bad-quantity"),
-    (f'<Cards Quantity="{MAX_QUANTITY + 1}" Sideboard="false" Name="A"/>',
-     "quantity-too-large"),
-    ('<Cards Quantity="4294967296" Sideboard="false" Name="A"/>', "quantity-too-large"),
-    ('<Cards Quantity="four" Sideboard="false" Name="A"/>', "unreadable-line"),
-    ('<Cards Sideboard="false" Name="A"/>', "unreadable-line"),
-    ('<Cards Quantity="1" Sideboard="false" Name=" "/>', "unreadable-line"),
-    ('<Cards Quantity="1" Sideboard="maybe" Name="A"/>', "unreadable-line"),
-])
+@pytest.mark.parametrize(
+    "card, code",
+    [
+        ('<Cards Quantity="0" Sideboard="false" Name="A"/>', "bad-quantity"),
+        ('<Cards Quantity="-2" Sideboard="false" Name="A"/>', "bad-quantity"),
+        (
+            f'<Cards Quantity="{MAX_QUANTITY + 1}" Sideboard="false" Name="A"/>',
+            "quantity-too-large",
+        ),
+        ('<Cards Quantity="4294967296" Sideboard="false" Name="A"/>', "quantity-too-large"),
+        ('<Cards Quantity="four" Sideboard="false" Name="A"/>', "unreadable-line"),
+        ('<Cards Sideboard="false" Name="A"/>', "unreadable-line"),
+        ('<Cards Quantity="1" Sideboard="false" Name=" "/>', "unreadable-line"),
+        ('<Cards Quantity="1" Sideboard="maybe" Name="A"/>', "unreadable-line"),
+    ],
+)
 def test_dek_bad_cards(card, code):
     deck = parse_decklist(dek('<Cards Quantity="1" Sideboard="false" Name="Ok"/>', card))
     assert [e.name for e in deck.entries] == ["Ok"]
@@ -85,19 +96,24 @@ def test_billion_laughs_is_refused_quickly():
 
 
 def test_external_entity_is_refused():
-    data = ('<?xml version="1.0"?>\n<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
-            '<Deck><Cards Quantity="1" Sideboard="false" Name="&x;"/></Deck>')
+    data = (
+        '<?xml version="1.0"?>\n<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+        '<Deck><Cards Quantity="1" Sideboard="false" Name="&x;"/></Deck>'
+    )
     with pytest.raises(DecklistError):
         parse_decklist(data)
     with pytest.raises(DecklistError):
         parse_decklist('<!DOCTYPE Deck SYSTEM "http://example.com/x.dtd"><Deck/>')
 
 
-@pytest.mark.parametrize("data", [
-    "<Deck><Cards></Deck>",
-    "<Deck>",
-    '<Deck><Cards Quantity="1" Name="A"/></Deck><Deck/>',
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        "<Deck><Cards></Deck>",
+        "<Deck>",
+        '<Deck><Cards Quantity="1" Name="A"/></Deck><Deck/>',
+    ],
+)
 def test_malformed_xml(data):
     with pytest.raises(DecklistError, match="malformed XML") as info:
         parse_decklist(data)
@@ -115,13 +131,19 @@ def test_forced_format_must_match_the_root():
     its root is neither."""
     with pytest.raises(DecklistError) as dek:
         parse_decklist((FIXTURES / "burn.dek").read_bytes(), input_format="cockatrice")
-    assert str(dek.value) == ("this is an MTGO .dek deck (XML root element <Deck>), not a "
-                              "Cockatrice deck: use --input-format mtgo-dek (or auto)")
+    assert str(dek.value) == (
+        "this is an MTGO .dek deck (XML root element <Deck>), not a "
+        "Cockatrice deck: use --input-format mtgo-dek (or auto)"
+    )
     with pytest.raises(DecklistError) as cod:
-        parse_decklist('<cockatrice_deck version="1"><zone name="main"/></cockatrice_deck>',
-                       input_format="mtgo-dek")
-    assert str(cod.value) == ("this is a Cockatrice deck (XML root element <cockatrice_deck>), "
-                              "not an MTGO .dek deck: use --input-format cockatrice (or auto)")
+        parse_decklist(
+            '<cockatrice_deck version="1"><zone name="main"/></cockatrice_deck>',
+            input_format="mtgo-dek",
+        )
+    assert str(cod.value) == (
+        "this is a Cockatrice deck (XML root element <cockatrice_deck>), "
+        "not an MTGO .dek deck: use --input-format cockatrice (or auto)"
+    )
     assert "neither" not in str(dek.value) + str(cod.value)
 
 
@@ -131,8 +153,10 @@ def test_cockatrice_fixture():
     assert deck.name == "Mono Red Burn"
     # The tokens zone is read but not counted, and a note says so.
     assert [(i.code, i.line) for i in deck.issues] == [("skipped-cards", 12)]
-    assert [(e.quantity, e.name, e.section, e.line, e.set_code, e.collector_number)
-            for e in deck.entries] == [
+    assert [
+        (e.quantity, e.name, e.section, e.line, e.set_code, e.collector_number)
+        for e in deck.entries
+    ] == [
         (4, "Lightning Bolt", Section.MAIN, 6, "M11", "149"),
         (56, "Mountain", Section.MAIN, 7, None, None),
         (3, "Smash to Smithereens", Section.SIDEBOARD, 10, None, None),
@@ -141,12 +165,16 @@ def test_cockatrice_fixture():
 
 
 def test_cockatrice_unknown_zone_and_bad_number():
-    deck = parse_decklist('<cockatrice_deck version="1"><zone name="main">'
-                          '<card number="x" name="A"/><card number="2" name="B"/></zone>'
-                          '<zone name="planes"><card number="1" name="C"/></zone>'
-                          '</cockatrice_deck>')
-    assert [(e.name, e.section) for e in deck.entries] == [("B", Section.MAIN),
-                                                           ("C", Section.IGNORED)]
+    deck = parse_decklist(
+        '<cockatrice_deck version="1"><zone name="main">'
+        '<card number="x" name="A"/><card number="2" name="B"/></zone>'
+        '<zone name="planes"><card number="1" name="C"/></zone>'
+        "</cockatrice_deck>"
+    )
+    assert [(e.name, e.section) for e in deck.entries] == [
+        ("B", Section.MAIN),
+        ("C", Section.IGNORED),
+    ]
     assert sorted(i.code for i in deck.issues) == ["unreadable-line", "unreadable-line"]
 
 
@@ -163,8 +191,11 @@ def test_too_many_xml_elements():
 
 def test_huge_text_content_stays_fast():
     start = time.perf_counter()
-    deck = parse_decklist("<cockatrice_deck><deckname>" + "ab\n" * 300_000
-                          + '</deckname><zone name="main"><card number="1" name="A"/></zone>'
-                          "</cockatrice_deck>")
+    deck = parse_decklist(
+        "<cockatrice_deck><deckname>"
+        + "ab\n" * 300_000
+        + '</deckname><zone name="main"><card number="1" name="A"/></zone>'
+        "</cockatrice_deck>"
+    )
     assert time.perf_counter() - start < 2.0
     assert deck.name is not None and len(deck.name) <= 200

@@ -14,7 +14,9 @@ CLI_MD = ROOT / "docs" / "cli.md"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("build_cli_docs", ROOT / "scripts" / "build_cli_docs.py")
+    spec = importlib.util.spec_from_file_location(
+        "build_cli_docs", ROOT / "scripts" / "build_cli_docs.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -22,7 +24,8 @@ def _script():
 
 def test_cli_md_is_what_the_script_generates_now() -> None:
     assert CLI_MD.read_text(encoding="utf-8") == _script().generate(), (
-        "docs/cli.md is out of date: run `python scripts/build_cli_docs.py` and commit it")
+        "docs/cli.md is out of date: run `python scripts/build_cli_docs.py` and commit it"
+    )
 
 
 def test_every_command_and_option_is_in_cli_md() -> None:

@@ -41,8 +41,15 @@ def examples() -> list:
                 continue
             end = lines.index("```", i + 1)
             marked = i > 0 and bool(NO_RUN.match(lines[i - 1]))
-            found.append((page.relative_to(ROOT).as_posix(), i + 1, match.group(1),
-                          "\n".join(lines[i + 1:end]) + "\n", marked))
+            found.append(
+                (
+                    page.relative_to(ROOT).as_posix(),
+                    i + 1,
+                    match.group(1),
+                    "\n".join(lines[i + 1 : end]) + "\n",
+                    marked,
+                )
+            )
             i = end + 1
     return found
 
@@ -52,9 +59,18 @@ RUNNABLE = [e[:4] for e in examples() if e[2] in SHELL | PYTHON and not e[4]]
 
 def _event_file() -> str:
     deck = lambda main: [{"Count": n, "CardName": c} for n, c in main]  # noqa: E731
-    return json.dumps({"Tournament": {"Date": "2026-02-22", "Name": "Test Open", "Formats": "Modern"},
-                       "Decks": [{"Player": "amy", "Mainboard": deck([(4, "Lightning Bolt"), (56, "Mountain")]),
-                                  "Sideboard": []}]})
+    return json.dumps(
+        {
+            "Tournament": {"Date": "2026-02-22", "Name": "Test Open", "Formats": "Modern"},
+            "Decks": [
+                {
+                    "Player": "amy",
+                    "Mainboard": deck([(4, "Lightning Bolt"), (56, "Mountain")]),
+                    "Sideboard": [],
+                }
+            ],
+        }
+    )
 
 
 @pytest.fixture
@@ -63,23 +79,35 @@ def workdir(tmp_path: Path, core_db: str) -> tuple[Path, dict]:
     every exit code above 1, and the environment."""
     (tmp_path / "mydeck.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     (tmp_path / "late.txt").write_text(LEGAL_MODERN, encoding="utf-8")
-    for folder, decks in (("registrations", {"amy.txt": LEGAL_MODERN, "bo.txt": ILLEGAL_MODERN}),
-                          ("decks", {"a.txt": LEGAL_MODERN})):
+    for folder, decks in (
+        ("registrations", {"amy.txt": LEGAL_MODERN, "bo.txt": ILLEGAL_MODERN}),
+        ("decks", {"a.txt": LEGAL_MODERN}),
+    ):
         (tmp_path / folder).mkdir()
         for name, text in decks.items():
             (tmp_path / folder / name).write_text(text, encoding="utf-8")
-    (tmp_path / "players.csv").write_text("file,player,format\nmydeck.txt,amy,modern\n", encoding="utf-8")
+    (tmp_path / "players.csv").write_text(
+        "file,player,format\nmydeck.txt,amy,modern\n", encoding="utf-8"
+    )
     (tmp_path / "tournaments").mkdir()
     (tmp_path / "tournaments" / "open.json").write_text(_event_file(), encoding="utf-8")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "deckcheck"
-    shim.write_text(f'#!/usr/bin/env bash\n"{sys.executable}" -m validator "$@"\nrc=$?\n'
-                    f'[ $rc -le 1 ] || echo "deckcheck $* -> exit $rc" >> "{tmp_path}/failures"\n'
-                    'exit $rc\n', encoding="utf-8")
+    shim.write_text(
+        f'#!/usr/bin/env bash\n"{sys.executable}" -m validator "$@"\nrc=$?\n'
+        f'[ $rc -le 1 ] || echo "deckcheck $* -> exit $rc" >> "{tmp_path}/failures"\n'
+        "exit $rc\n",
+        encoding="utf-8",
+    )
     shim.chmod(0o755)
-    env = dict(os.environ, DECKCHECK_DB=core_db, PYTHONPATH=str(ROOT),
-               PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", NO_COLOR="1")
+    env = dict(
+        os.environ,
+        DECKCHECK_DB=core_db,
+        PYTHONPATH=str(ROOT),
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        NO_COLOR="1",
+    )
     env.pop("DECKCHECK_DEBUG", None)
     return tmp_path, env
 
@@ -94,19 +122,25 @@ def test_the_pages_have_runnable_examples_and_mark_the_others() -> None:
             assert marked, f"{page}:{line} installs, serves or calls a server: mark it no-run"
 
 
-@pytest.mark.parametrize("page,line,lang,code", RUNNABLE,
-                         ids=[f"{p}:{n}" for p, n, *_ in RUNNABLE])
+@pytest.mark.parametrize("page,line,lang,code", RUNNABLE, ids=[f"{p}:{n}" for p, n, *_ in RUNNABLE])
 def test_example_runs(page: str, line: int, lang: str, code: str, workdir) -> None:
     cwd, env = workdir
     if lang in PYTHON:
-        run = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env,
-                             capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert run.returncode == 0, f"{page}:{line}\n{run.stderr}"
         return
     if lang == "console":  # `$ command` lines are the commands, the rest is output
-        code = "\n".join(l[2:] for l in code.splitlines() if l.startswith("$ ")) + "\n"
-    run = subprocess.run(["bash", "-c", code], cwd=cwd, env=env,
-                         capture_output=True, text=True, timeout=300)
+        code = "\n".join(ln[2:] for ln in code.splitlines() if ln.startswith("$ ")) + "\n"
+    run = subprocess.run(
+        ["bash", "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
     failures = cwd / "failures"
     assert not failures.exists(), f"{page}:{line}\n{failures.read_text()}\n{run.stderr}"
     assert run.returncode in (0, 1), f"{page}:{line} exit {run.returncode}\n{run.stderr}"

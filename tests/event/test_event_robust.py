@@ -14,20 +14,30 @@ import sys
 import pytest
 
 from validator import event
-from validator.event import pool as event_pool
 from validator.cli.commands import main
+from validator.event import pool as event_pool
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n"
 DEEP = '{"main": ' + "[" * 3000 + "]" * 3000 + "}"
 
 
 def event_json(*players: str, card: str = "Lightning Bolt") -> str:
-    return json.dumps({"Tournament": {"Date": "2026-02-22", "Name": "Test Open",
-                                      "Formats": "Modern"},
-                       "Decks": [{"Player": p,
-                                  "Mainboard": [{"Count": 4, "CardName": card},
-                                                {"Count": 56, "CardName": "Mountain"}],
-                                  "Sideboard": []} for p in players]})
+    return json.dumps(
+        {
+            "Tournament": {"Date": "2026-02-22", "Name": "Test Open", "Formats": "Modern"},
+            "Decks": [
+                {
+                    "Player": p,
+                    "Mainboard": [
+                        {"Count": 4, "CardName": card},
+                        {"Count": 56, "CardName": "Mountain"},
+                    ],
+                    "Sideboard": [],
+                }
+                for p in players
+            ],
+        }
+    )
 
 
 def run(capsys, *argv):
@@ -46,16 +56,19 @@ def read_csv(path) -> list[dict[str, str]]:
 
 # ---------------------------------------------------------------------------- 1. deep JSON
 
+
 def test_deeply_nested_json_is_one_unreadable_input_and_the_others_are_judged(
-        tmp_path, core_db, capsys):
+    tmp_path, core_db, capsys
+):
     deck_dir = tmp_path / "decks"
     deck_dir.mkdir()
     (deck_dir / "a.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     (deck_dir / "b.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     (deck_dir / "z.json").write_text(DEEP, encoding="utf-8")
     report = tmp_path / "mn.csv"
-    code, out, err = run(capsys, "validate", deck_dir, "--format", "modern", "--db", core_db,
-                         "--report", report)
+    code, out, err = run(
+        capsys, "validate", deck_dir, "--format", "modern", "--db", core_db, "--report", report
+    )
     assert code == 2  # an input could not be judged
     assert "z.json: malformed JSON: nested too deeply" in err
     rows = {r["id"]: r for r in read_csv(report)}
@@ -64,8 +77,9 @@ def test_deeply_nested_json_is_one_unreadable_input_and_the_others_are_judged(
     assert "nested too deeply" in rows["z.json"]["message"]
 
 
-def test_deeply_nested_json_on_stdin_and_through_the_library(tmp_path, core_db, capsys,
-                                                             monkeypatch):
+def test_deeply_nested_json_on_stdin_and_through_the_library(
+    tmp_path, core_db, capsys, monkeypatch
+):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(DEEP.encode())))
     code, _, err = run(capsys, "validate", "-", "--format", "modern", "--db", core_db)
     assert code == 2 and "-: malformed JSON: nested too deeply" in err
@@ -81,8 +95,10 @@ def test_event_file_nested_near_the_recursion_limit_never_raises(tmp_path):
     path = tmp_path / "ev.json"
     limit = sys.getrecursionlimit()
     for depth in range(limit - 60, limit + 5, 3):
-        path.write_text('{"Decks": [{"Player": "p", "Mainboard": ' + "[" * depth + "]" * depth
-                        + "}]}", encoding="utf-8")
+        path.write_text(
+            '{"Decks": [{"Player": "p", "Mainboard": ' + "[" * depth + "]" * depth + "}]}",
+            encoding="utf-8",
+        )
         [job] = event.collect([str(path)]).jobs
         assert job.error in (None, "malformed JSON: nested too deeply")
 
@@ -99,8 +115,10 @@ def test_an_event_file_entry_that_is_no_object_is_an_error_on_that_deck(tmp_path
 
 # ---------------------------------------------------------------------------- 2. surrogates
 
+
 def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_judged(
-        tmp_path, core_db, capsys):
+    tmp_path, core_db, capsys
+):
     # JSON's "\ud800" escape: a lone surrogate, which no UTF-8 output can carry.
     path = tmp_path / "ev.json"
     path.write_text(
@@ -109,7 +127,9 @@ def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_jud
         '{"Count": 4, "CardName": "Lightning Bolt"}, {"Count": 56, "CardName": "Mountain"}]},'
         '{"Player": "bo", "Mainboard": [{"Count": 4, "CardName": "\\ud803Bolt"},'
         '{"Count": 56, "CardName": "Mountain"}]},'
-        '{"Player": "cy", "Date": "2026-\\ud802", "Mainboard": [{"Count": 1, "CardName": "Island"}]}]}', encoding="utf-8")
+        '{"Player": "cy", "Date": "2026-\\ud802", "Mainboard": [{"Count": 1, "CardName": "Island"}]}]}',
+        encoding="utf-8",
+    )
     reports = [tmp_path / f"r.{ext}" for ext in ("csv", "json", "html")]
     argv = ["validate", path, "--db", core_db, *[a for r in reports for a in ("--report", r)]]
     code, out, err = run(capsys, *argv, "--json")
@@ -117,8 +137,7 @@ def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_jud
     assert [r["player"] for r in data["reports"]] == ["\\ud800x", "bo", "cy"]
     assert data["reports"][0]["id"] == f"{path}#\\ud800x"
     # The deck's own name is a problem on its item (no name taken from it).
-    assert any("name: is not valid Unicode" in p["message"]
-               for p in data["reports"][0]["problems"])
+    assert any("name: is not valid Unicode" in p["message"] for p in data["reports"][0]["problems"])
     # The surrogate card name is a problem on its item, the deck still judged.
     assert any("lone surrogate" in p["message"] for p in data["reports"][1]["problems"])
     assert code == 1
@@ -131,14 +150,17 @@ def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_jud
     assert "ev.json#\\ud800x" in out and "ev.json#bo" in out
 
 
-def test_control_characters_in_names_are_escaped_so_each_deck_stays_one_line(tmp_path, core_db,
-                                                                             capsys):
+def test_control_characters_in_names_are_escaped_so_each_deck_stays_one_line(
+    tmp_path, core_db, capsys
+):
     path = tmp_path / "ev.json"
     path.write_text(event_json("Ann\nEvil\x1b[2J", "Bo\u2028b"), encoding="utf-8")
     code, out, _ = run(capsys, "validate", path, "--db", core_db)
     assert code == 0 and "\x1b" not in out and "\u2028" not in out
     assert [line.split()[0] for line in out.splitlines()[1:3]] == [
-        f"{path}#Ann\\nEvil\\x1b[2J", f"{path}#Bo\\u2028b"]
+        f"{path}#Ann\\nEvil\\x1b[2J",
+        f"{path}#Bo\\u2028b",
+    ]
     # The data keeps the names as given: JSON escapes them its own way, unambiguously.
     code, out, _ = run(capsys, "validate", path, "--db", core_db, "--json")
     players = [r["player"] for r in json.loads(out)["reports"]]
@@ -152,12 +174,12 @@ def test_control_characters_in_names_are_escaped_so_each_deck_stays_one_line(tmp
 # ---------------------------------------------------------------------------- 3. file names
 
 needs_bytes_names = pytest.mark.skipif(
-    sys.platform in ("win32", "darwin"), reason="the file system keeps names as Unicode text")
+    sys.platform in ("win32", "darwin"), reason="the file system keeps names as Unicode text"
+)
 
 
 @needs_bytes_names
-def test_undecodable_file_names_are_written_as_escapes_in_every_report(tmp_path, core_db,
-                                                                       capsys):
+def test_undecodable_file_names_are_written_as_escapes_in_every_report(tmp_path, core_db, capsys):
     deck_dir = tmp_path / "decks"
     deck_dir.mkdir()
     try:
@@ -167,8 +189,15 @@ def test_undecodable_file_names_are_written_as_escapes_in_every_report(tmp_path,
     except OSError as exc:  # a file system that refuses the name
         pytest.skip(f"cannot create a non-UTF-8 file name here: {exc}")
     reports = [tmp_path / f"p.{ext}" for ext in ("csv", "json", "html")]
-    argv = ["validate", deck_dir, "--format", "modern", "--db", core_db,
-            *[a for r in reports for a in ("--report", r)]]
+    argv = [
+        "validate",
+        deck_dir,
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        *[a for r in reports for a in ("--report", r)],
+    ]
     code, out, _ = run(capsys, *argv, "--json")
     assert code == 1
     assert [r["id"] for r in json.loads(out)["reports"]] == ["bad\\xff.txt", "ok.txt"]
@@ -209,7 +238,8 @@ def test_a_failed_report_write_leaves_the_previous_report_whole(tmp_path, monkey
 
 
 def test_report_whose_directory_cannot_take_the_temporary_file_fails_before_judging(
-        tmp_path, core_db, capsys, monkeypatch):
+    tmp_path, core_db, capsys, monkeypatch
+):
     from validator.event import reports as eventreport
 
     deck = tmp_path / "deck.txt"
@@ -221,8 +251,9 @@ def test_report_whose_directory_cannot_take_the_temporary_file_fails_before_judg
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(eventreport, "_temporary_beside", read_only_directory)
-    code, out, err = run(capsys, "validate", deck, "--format", "modern", "--db", core_db,
-                         "--report", report)
+    code, out, err = run(
+        capsys, "validate", deck, "--format", "modern", "--db", core_db, "--report", report
+    )
     assert code == 2 and "cannot write --report" in err and "Permission denied" in err
     assert out == "" and report.read_text(encoding="utf-8") == "old\n"
 
@@ -234,20 +265,23 @@ def test_a_format_given_with_undecodable_bytes_is_shown_escaped(tmp_path, core_d
     report = tmp_path / "r.csv"
     # The shell passes bytes; Python keeps the undecodable one as a surrogate escape.
     arg = os.fsdecode(os.fsencode(str(deck)) + b":mod\xff")
-    code, out, err = run(capsys, "validate", arg, deck, "--format", "modern", "--db", core_db,
-                         "--report", report)
+    code, out, err = run(
+        capsys, "validate", arg, deck, "--format", "modern", "--db", core_db, "--report", report
+    )
     assert code == 2 and "unknown format 'mod\\udcff'" in err
     assert [r["format"] for r in read_csv(report)] == ["mod\\xff", "modern"]
     # So is the format of an input that cannot be read (larger than a decklist may be).
     huge = tmp_path / "huge.txt"
     huge.write_bytes(b"x" * 1_000_001)
     arg = os.fsdecode(os.fsencode(str(huge)) + b":mod\xff")
-    code, _, err = run(capsys, "validate", arg, deck, "--format", "modern", "--db", core_db,
-                       "--report", report)
+    code, _, err = run(
+        capsys, "validate", arg, deck, "--format", "modern", "--db", core_db, "--report", report
+    )
     assert code == 2 and [r["format"] for r in read_csv(report)] == ["mod\\xff", "modern"]
 
 
 # ---------------------------------------------------------------------------- 4. nothing to judge
+
 
 def test_an_event_file_without_decks_is_nothing_to_judge(tmp_path, core_db, capsys):
     path = tmp_path / "decksempty.json"
@@ -282,8 +316,9 @@ def test_a_fifo_in_a_deck_folder_is_skipped_not_waited_on(tmp_path):
     import threading
 
     collected: list = []
-    worker = threading.Thread(target=lambda: collected.append(event.collect([str(deck_dir)])),
-                              daemon=True)
+    worker = threading.Thread(
+        target=lambda: collected.append(event.collect([str(deck_dir)])), daemon=True
+    )
     worker.start()
     worker.join(timeout=30)
     if worker.is_alive():  # waiting on the FIFO: give it its end of file, then fail
@@ -293,11 +328,14 @@ def test_a_fifo_in_a_deck_folder_is_skipped_not_waited_on(tmp_path):
     [inputs] = collected
     assert [j.source for j in inputs.jobs] == ["a.txt"]
     assert [(s.source, s.reason) for s in inputs.skipped] == [
-        ("b.txt", "not a regular file (a named pipe)")]
+        ("b.txt", "not a regular file (a named pipe)")
+    ]
 
 
-@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32",
-                    reason="symbolic links need privileges on Windows")
+@pytest.mark.skipif(
+    not hasattr(os, "symlink") or sys.platform == "win32",
+    reason="symbolic links need privileges on Windows",
+)
 def test_a_link_to_a_missing_file_says_so(tmp_path):
     (tmp_path / "c.txt").symlink_to(tmp_path / "gone.txt")
     [job] = event.collect([str(tmp_path)]).jobs
@@ -305,8 +343,7 @@ def test_a_link_to_a_missing_file_says_so(tmp_path):
 
 
 @needs_fifo
-def test_a_pipe_or_a_device_named_as_input_is_read_like_standard_input(tmp_path, core_db,
-                                                                         capsys):
+def test_a_pipe_or_a_device_named_as_input_is_read_like_standard_input(tmp_path, core_db, capsys):
     """A path the user names is read even when it is a pipe (`deckcheck validate <(curl ...)`)
     or a device, up to the size limit: /dev/zero is "too large", never read for ever. (In a
     folder they are skipped: test_a_fifo_in_a_deck_folder_is_skipped_not_waited_on.)"""
@@ -343,41 +380,65 @@ def test_a_pipe_or_a_device_named_as_input_is_read_like_standard_input(tmp_path,
 
 # ---------------------------------------------------------------------------- 6. reports, inputs
 
+
 @pytest.mark.parametrize("target", ["m.csv", "deck.csv", "decks/inner.txt.csv"])
-def test_a_report_over_one_of_the_inputs_is_refused_before_judging(tmp_path, core_db, capsys,
-                                                                   target):
+def test_a_report_over_one_of_the_inputs_is_refused_before_judging(
+    tmp_path, core_db, capsys, target
+):
     (tmp_path / "decks").mkdir()
-    (tmp_path / "deck.csv").write_text("count,name\n4,Lightning Bolt\n56,Mountain\n",
-                                       encoding="utf-8")
-    (tmp_path / "decks" / "inner.txt.csv").write_text("count,name\n60,Mountain\n",
-                                                      encoding="utf-8")
+    (tmp_path / "deck.csv").write_text(
+        "count,name\n4,Lightning Bolt\n56,Mountain\n", encoding="utf-8"
+    )
+    (tmp_path / "decks" / "inner.txt.csv").write_text("count,name\n60,Mountain\n", encoding="utf-8")
     (tmp_path / "m.csv").write_text("file\ndeck.csv\n", encoding="utf-8")
-    inputs = {"m.csv": [tmp_path / "m.csv"], "deck.csv": [tmp_path / "deck.csv"],
-              "decks/inner.txt.csv": [tmp_path / "decks"]}[target]
+    inputs = {
+        "m.csv": [tmp_path / "m.csv"],
+        "deck.csv": [tmp_path / "deck.csv"],
+        "decks/inner.txt.csv": [tmp_path / "decks"],
+    }[target]
     before = {p: p.read_bytes() for p in tmp_path.rglob("*.csv")}
     # The report named by another spelling of the same path.
     report = tmp_path / "decks" / ".." / target
-    code, out, err = run(capsys, "validate", *inputs, "--format", "modern", "--db", core_db,
-                         "--report", report)
+    code, out, err = run(
+        capsys, "validate", *inputs, "--format", "modern", "--db", core_db, "--report", report
+    )
     assert code == 2 and out == ""
     assert "is one of the inputs" in err and "choose a file elsewhere" in err
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.csv")} == before
 
 
 def test_a_new_report_that_the_walk_of_an_input_directory_would_read_is_refused(
-        tmp_path, core_db, capsys):
+    tmp_path, core_db, capsys
+):
     regs = tmp_path / "regs"
     regs.mkdir()
     (regs / "a.txt").write_text(LEGAL_MODERN, encoding="utf-8")
-    code, out, err = run(capsys, "validate", regs, "--format", "modern", "--db", core_db,
-                         "--report", regs / "report.csv")
+    code, out, err = run(
+        capsys,
+        "validate",
+        regs,
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        "--report",
+        regs / "report.csv",
+    )
     assert code == 2 and out == "" and "in the input directory" in err
     assert sorted(p.name for p in regs.iterdir()) == ["a.txt"]
     # What the walk skips is no input: an HTML page, a JSON report, a hidden file; and the
     # next run over the folder judges the same deck, the reports skipped.
     reports = [regs / "report.html", regs / "report.json", regs / ".report.csv"]
-    code, _, _ = run(capsys, "validate", regs, "--format", "modern", "--db", core_db,
-                     *[x for r in reports for x in ("--report", r)])
+    code, _, _ = run(
+        capsys,
+        "validate",
+        regs,
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        *[x for r in reports for x in ("--report", r)],
+    )
     assert code == 0 and all(r.exists() for r in reports)
     code, out, _ = run(capsys, "validate", regs, "--format", "modern", "--db", core_db)
     assert code == 0 and "1 of 1 decks legal" in out and "3 file(s) skipped" in out
@@ -385,18 +446,23 @@ def test_a_new_report_that_the_walk_of_an_input_directory_would_read_is_refused(
 
 # ---------------------------------------------------------------------------- 7. CSV injection
 
-def test_csv_report_neutralises_formulas_and_other_reports_keep_the_text(tmp_path, core_db,
-                                                                        capsys):
+
+def test_csv_report_neutralises_formulas_and_other_reports_keep_the_text(tmp_path, core_db, capsys):
     path = tmp_path / "ev.json"
-    path.write_text(event_json('=HYPERLINK("http://x","y")', "+1", "-2", "@SUM(A1)", "Ann",
-                               card="=cmd|' /C calc'!A0"), encoding="utf-8")
+    path.write_text(
+        event_json(
+            '=HYPERLINK("http://x","y")', "+1", "-2", "@SUM(A1)", "Ann", card="=cmd|' /C calc'!A0"
+        ),
+        encoding="utf-8",
+    )
     out_csv, out_json = tmp_path / "r.csv", tmp_path / "r.json"
-    code, _, _ = run(capsys, "validate", path, "--db", core_db, "--report", out_csv,
-                     "--report", out_json)
+    code, _, _ = run(
+        capsys, "validate", path, "--db", core_db, "--report", out_csv, "--report", out_json
+    )
     assert code == 1
     rows = read_csv(out_csv)
     players = [r["player"] for r in rows if r["code"] == "unknown-card"]
-    assert players == ["'=HYPERLINK(\"http://x\",\"y\")", "'+1", "'-2", "'@SUM(A1)", "Ann"]
+    assert players == ['\'=HYPERLINK("http://x","y")', "'+1", "'-2", "'@SUM(A1)", "Ann"]
     for row in rows:
         for value in row.values():
             assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), row
@@ -409,19 +475,34 @@ def test_csv_report_neutralises_formulas_and_other_reports_keep_the_text(tmp_pat
 
 # ---------------------------------------------------------------------------- 8. telling ids
 
+
 def test_same_file_names_in_two_directories_get_telling_ids(tmp_path, core_db, capsys):
     for side in ("east", "west"):
         (tmp_path / "regs" / side).mkdir(parents=True)
         (tmp_path / "regs" / side / "c.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     out_csv = tmp_path / "r.csv"
-    code, _, _ = run(capsys, "validate", tmp_path / "regs" / "east", tmp_path / "regs" / "west",
-                     "--format", "modern", "--db", core_db, "--report", out_csv)
+    code, _, _ = run(
+        capsys,
+        "validate",
+        tmp_path / "regs" / "east",
+        tmp_path / "regs" / "west",
+        "--format",
+        "modern",
+        "--db",
+        core_db,
+        "--report",
+        out_csv,
+    )
     assert code == 0
     assert [(r["id"], r["source"]) for r in read_csv(out_csv)] == [
-        ("east/c.txt", "east/c.txt"), ("west/c.txt", "west/c.txt")]
+        ("east/c.txt", "east/c.txt"),
+        ("west/c.txt", "west/c.txt"),
+    ]
     # One directory: ids stay relative to it (README "Events").
     assert [j.source for j in event.collect([str(tmp_path / "regs")]).jobs] == [
-        "east/c.txt", "west/c.txt"]
+        "east/c.txt",
+        "west/c.txt",
+    ]
     assert [j.source for j in event.collect([str(tmp_path / "regs" / "east")]).jobs] == ["c.txt"]
 
 
@@ -431,11 +512,11 @@ def test_directories_named_in_a_manifest_keep_their_names_in_ids(tmp_path):
         (tmp_path / side / "c.txt").write_text(LEGAL_MODERN, encoding="utf-8")
     manifest = tmp_path / "players.csv"
     manifest.write_text("file,format\neast,modern\nwest/,modern\n", encoding="utf-8")
-    assert [j.source for j in event.collect([str(manifest)]).jobs] == [
-        "east/c.txt", "west/c.txt"]
+    assert [j.source for j in event.collect([str(manifest)]).jobs] == ["east/c.txt", "west/c.txt"]
 
 
 # ---------------------------------------------------------------------------- 9. SIGTERM
+
 
 def _children(pid: int) -> list[int]:
     """The processes whose parent is `pid` (Linux /proc)."""
@@ -466,10 +547,23 @@ def test_sigterm_stops_the_worker_processes_and_exits_143(tmp_path, core_db):
     # stderr to a file: a worker that outlived the run would hold a pipe open.
     with open(err_path, "wb") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "validator", "validate", str(path), "--db", core_db,
-             "--jobs", "2", "--report", str(report)],
-            stdout=subprocess.DEVNULL, stderr=err,
-            env={**os.environ, "DECKCHECK_START_METHOD": "fork"})
+            [
+                sys.executable,
+                "-m",
+                "validator",
+                "validate",
+                str(path),
+                "--db",
+                core_db,
+                "--jobs",
+                "2",
+                "--report",
+                str(report),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, "DECKCHECK_START_METHOD": "fork"},
+        )
     workers: list[int] = []
     try:
         deadline = time.monotonic() + 60
@@ -514,8 +608,10 @@ def test_sigterm_in_a_fork_callback_stops_the_run_without_a_traceback(tmp_path, 
         pytest.skip("fork callbacks are POSIX only")
     path = tmp_path / "event.json"
     # Enough decks for two processes (event_pool.MIN_DECKS_PER_PROCESS each).
-    path.write_text(event_json(*(f"p{i}" for i in range(4 * event_pool.MIN_DECKS_PER_PROCESS))),
-                    encoding="utf-8")
+    path.write_text(
+        event_json(*(f"p{i}" for i in range(4 * event_pool.MIN_DECKS_PER_PROCESS))),
+        encoding="utf-8",
+    )
     report = tmp_path / "r.csv"
     script = textwrap.dedent(f"""
         import os, signal, sys
@@ -529,8 +625,13 @@ def test_sigterm_in_a_fork_callback_stops_the_run_without_a_traceback(tmp_path, 
         sys.exit(main(["validate", {str(path)!r}, "--db", {core_db!r}, "--jobs", "2",
                        "--report", {str(report)!r}]))
         """)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "DECKCHECK_START_METHOD": "fork"})
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DECKCHECK_START_METHOD": "fork"},
+    )
     assert proc.returncode == 128 + 15, proc.stderr
     assert "terminated (SIGTERM)" in proc.stderr
     assert "Exception ignored" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
@@ -542,13 +643,17 @@ def test_text_output_never_passes_a_control_character_to_the_terminal(tmp_path, 
     checks at a terminal): every line of text output shows them escaped, one deck, many decks,
     whatever message quotes the name."""
     deck = tmp_path / "esc.json"
-    deck.write_text('{"name": "Deck\\u001b[31mX", "main": [[4, "Lightning Bolt"], [56, "Mountain"]],'
-                    ' "commanders": ["Evil\\u001b[31mRED\\u0085"]}', encoding="utf-8")
+    deck.write_text(
+        '{"name": "Deck\\u001b[31mX", "main": [[4, "Lightning Bolt"], [56, "Mountain"]],'
+        ' "commanders": ["Evil\\u001b[31mRED\\u0085"]}',
+        encoding="utf-8",
+    )
     other = tmp_path / "b.txt"
     other.write_text("4 Lightning Bolt\n1 Bad\x1b]0;title\x07Name\n55 Mountain\n", encoding="utf-8")
     for inputs in ([deck], [deck, other]):
-        code, out, _ = run(capsys, "validate", *inputs, "--format", "modern", "--db", core_db,
-                           "--verbose")
+        code, out, _ = run(
+            capsys, "validate", *inputs, "--format", "modern", "--db", core_db, "--verbose"
+        )
         assert code == 1
         assert not any(c in out for c in "\x1b\x07\x85"), out
         assert "\\x1b[31m" in out

@@ -13,13 +13,13 @@ import json
 from datetime import date
 
 import pytest
-
 from conftest import FIXTURES, core_cards_with
+
 from validator.api import validate
 from validator.cli.commands import main
-from validator.store.database import CardDB
 from validator.history.legality import history_for
 from validator.model import Severity
+from validator.store.database import CardDB
 
 BOLT = "4 Lightning Bolt\n56 Mountain\n"
 LURRUS = "1 Lurrus of the Dream-Den\n59 Mountain\n"
@@ -47,8 +47,9 @@ def _db(tmp_path, first_data: str, changes: dict[str, dict[str, str]] | None = N
     for card in cards:
         card["legalities"].update((changes or {}).get(card["name"], {}))
     bolt = next(c for c in cards if c["name"] == "Lightning Bolt")
-    cards.append({**bolt, "name": "Zzyzx Thunderbolt",
-                  "oracle_id": "00000000-0000-4000-8000-2a2a2a2a0001"})
+    cards.append(
+        {**bolt, "name": "Zzyzx Thunderbolt", "oracle_id": "00000000-0000-4000-8000-2a2a2a2a0001"}
+    )
     source = tmp_path / "cards.json"
     source.write_text(json.dumps(cards), encoding="utf-8")
     path = str(tmp_path / "cards.sqlite3")
@@ -64,8 +65,11 @@ def test_a_change_between_the_shipped_end_and_the_first_sync_is_undone_before_it
     """First synced on 2026-12-01 with Lightning Bolt banned and Lurrus unbanned in Modern
     (changes made after 2026-08-22): as of 2020 Bolt was legal and Lurrus banned (it was
     banned 2022-06 .. 2026-08-22 at least; before that the shipped history decides)."""
-    path = _db(tmp_path, "2026-12-01T00:00:00+00:00",
-               {"Lightning Bolt": {"modern": "banned"}, "Lurrus of the Dream-Den": {"modern": "legal"}})
+    path = _db(
+        tmp_path,
+        "2026-12-01T00:00:00+00:00",
+        {"Lightning Bolt": {"modern": "banned"}, "Lurrus of the Dream-Den": {"modern": "legal"}},
+    )
     with CardDB(path) as db:
         assert codes(validate(BOLT, "modern", cards=db)) == ["banned"]
         assert validate(BOLT, "modern", cards=db, as_of="2020-01-01").legal
@@ -80,8 +84,13 @@ def test_a_change_between_the_shipped_end_and_the_first_sync_is_undone_before_it
         # the change (banned) used to decide, with a note shown only by --verbose.
         note = _legal_with_warning(LURRUS, db, "2026-10-01", "legality-date-uncertain")
         assert "more permissive" in note.message
-        [gap] = [c for c in history_for(db).card_changes(
-            db.card_by_id("dd5648a8-8671-5e58-a8f8-223c4eb1c520")) if c.source == "gap"]
+        [gap] = [
+            c
+            for c in history_for(db).card_changes(
+                db.card_by_id("dd5648a8-8671-5e58-a8f8-223c4eb1c520")
+            )
+            if c.source == "gap"
+        ]
         assert (gap.format, gap.old, gap.new, gap.kind) == ("modern", "legal", "banned", "banned")
 
 
@@ -95,7 +104,8 @@ def test_a_card_the_history_does_not_know_was_released_in_the_gap(tmp_path):
         warning = _legal_with_warning(NEW, db, "2026-09-01", "legality-date-uncertain")
         assert warning.message.startswith(
             "Zzyzx Thunderbolt: not in deckcheck's legality history up to 2026-08-22, first seen "
-            "by this card database on 2026-12-01; the deck's date 2026-09-01 is inside that window")
+            "by this card database on 2026-12-01; the deck's date 2026-09-01 is inside that window"
+        )
         assert validate(NEW, "modern", cards=db).legal
         assert codes(validate(NEW, "legacy", cards=db, as_of="2024-01-01")) == ["unreleased-card"]
         # Cards known to the history keep their own release (Lightning Bolt: before 2015), and
@@ -121,8 +131,7 @@ def test_changes_limit_applies_with_format_and_refuses_a_negative(core_db, capsy
     assert main(["changes", "--db", core_db, "--format", "modern", "--limit", "3"]) == 0
     out = [line for line in capsys.readouterr().out.splitlines() if line[:2] == "20"]
     assert out == every[-3:]  # the newest three, oldest first
-    assert main(["changes", "--db", core_db, "--format", "modern", "--limit", "3",
-                 "--json"]) == 0
+    assert main(["changes", "--db", core_db, "--format", "modern", "--limit", "3", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["changes"]) == 3
     for argv in (["--format", "modern"], []):
         assert main(["changes", "--db", core_db, "--limit", "-1", *argv]) == 2
@@ -133,22 +142,24 @@ def test_changes_json_entries_carry_the_oracle_id(tmp_path, capsys):
     from validator.sync import import_file
 
     path = _db(tmp_path, "2026-08-20T00:00:00+00:00")
-    import_file(core_cards_with(tmp_path, "Lightning Bolt", "pauper", "banned"), path,
-                allow_shrink=True)
+    import_file(
+        core_cards_with(tmp_path, "Lightning Bolt", "pauper", "banned"), path, allow_shrink=True
+    )
     assert main(["changes", "--db", path, "--format", "pauper", "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)["changes"]
     assert entry["oracle_id"] == "dd5648a8-8671-5e58-a8f8-223c4eb1c520"
     assert entry["source"] == "database"
     # The shipped history holds names: the id of the database's card of that name, where
     # there is one (Lurrus, of the fixtures), else null (The Fantasticar is not in them).
-    assert main(["changes", "--db", path, "--format", "modern", "--since", "2022-06-01",
-                 "--json"]) == 0
+    assert (
+        main(["changes", "--db", path, "--format", "modern", "--since", "2022-06-01", "--json"])
+        == 0
+    )
     entries = json.loads(capsys.readouterr().out)["changes"]
     [lurrus] = [e for e in entries if e["name"] == "Lurrus of the Dream-Den"]
     assert lurrus["source"] == "shipped"
     assert lurrus["oracle_id"] == "ee016c46-4714-59c1-9d4b-3c13e4969469"
-    assert main(["changes", "--db", path, "--format", "vintage", "--limit", "1",
-                 "--json"]) == 0
+    assert main(["changes", "--db", path, "--format", "vintage", "--limit", "1", "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)["changes"]
     assert entry["name"] == "The Fantasticar" and entry["oracle_id"] is None
 
@@ -163,6 +174,7 @@ def test_the_full_card_file_synced_after_the_shipped_end_has_no_false_release_or
     import gzip
 
     from conftest import shared_data
+
     from validator.cards.facts import card_from_scryfall
     from validator.history.legality import LegalityHistory
 
@@ -191,8 +203,11 @@ def test_the_data_date_of_a_file_without_updated_at_is_the_date_its_name_carries
     from validator.sync import import_file
 
     cards = (FIXTURES / "cards_core.json").read_text(encoding="utf-8")
-    for name, dated in (("oracle-cards-20260820120000.json", True),
-                        ("oracle-cards-derived-20260822.json", True), ("cards.json", False)):
+    for name, dated in (
+        ("oracle-cards-20260820120000.json", True),
+        ("oracle-cards-derived-20260822.json", True),
+        ("cards.json", False),
+    ):
         folder = tmp_path / name
         folder.mkdir()
         (folder / name).write_text(cards, encoding="utf-8")

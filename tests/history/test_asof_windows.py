@@ -13,14 +13,14 @@ import json
 from datetime import date
 
 import pytest
-
 from conftest import FIXTURES
+
 from validator.api import validate
-from validator.history.asof import AsOfCards, as_of_problems
 from validator.cli.commands import main
-from validator.store.database import CardDB
+from validator.history.asof import AsOfCards, as_of_problems
 from validator.history.legality import Change, LegalityHistory, shipped_history
 from validator.model import Severity
+from validator.store.database import CardDB
 
 URZA = "4 Urza, Lord Protector\n56 Island\n"
 SCAVENGERS = "4 Midnight Scavengers\n56 Swamp\n"
@@ -37,9 +37,16 @@ def db(tmp_path_factory):
         cards += json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     # Swamp for the Scavengers deck: a basic land, legal everywhere.
     island = next(c for c in cards if c["name"] == "Island")
-    cards.append({**island, "name": "Swamp", "oracle_id": "00000000-0000-4000-8000-5a1a0b1e0001",
-                  "type_line": "Basic Land — Swamp", "oracle_text": "({T}: Add {B}.)",
-                  "color_identity": ["B"]})
+    cards.append(
+        {
+            **island,
+            "name": "Swamp",
+            "oracle_id": "00000000-0000-4000-8000-5a1a0b1e0001",
+            "type_line": "Basic Land — Swamp",
+            "oracle_text": "({T}: Add {B}.)",
+            "color_identity": ["B"],
+        }
+    )
     path = tmp_path_factory.mktemp("asof-db") / "cards.sqlite3"
     source = path.with_name("cards.json")
     source.write_text(json.dumps(cards), encoding="utf-8")
@@ -54,6 +61,7 @@ def codes(report) -> list[str]:
 
 # ------------------------------------------------------------------------ F1: meld-pair fronts
 
+
 def test_meld_front_is_found_under_its_own_name():
     """The source lists "Urza, Lord Protector" only as "Urza, Lord Protector // Urza,
     Planeswalker"; the card database names the card "Urza, Lord Protector"."""
@@ -61,8 +69,11 @@ def test_meld_front_is_found_under_its_own_name():
     assert h.first_seen["urza, lord protector"] == date(2023, 1, 21)
     assert h.first_seen.window("urza, lord protector") == (date(2022, 6, 9), date(2023, 1, 21))
     [rotation] = h.changes["urza, lord protector"]
-    assert (rotation.format, rotation.on, rotation.kind) == ("standard", date(2025, 7, 30),
-                                                              "rotated-out")
+    assert (rotation.format, rotation.on, rotation.kind) == (
+        "standard",
+        date(2025, 7, 30),
+        "rotated-out",
+    )
     # An alias is found, not iterated: `changes` lists each change once, under its own name.
     assert "urza, lord protector" in h.changes and "urza, lord protector" not in list(h.changes)
     # Midnight Scavengers: listed only from 2020, dated by its meld sibling Graf Rats.
@@ -78,10 +89,12 @@ def test_meld_front_as_of_a_date(db):
     assert codes(early) == ["unreleased-card"] and "2023-01-21" in early.errors[0].message
     assert validate(SCAVENGERS, "legacy", cards=db, as_of="2019-06-01").legal
     assert codes(validate(SCAVENGERS, "legacy", cards=db, as_of="2016-01-01")) == [
-        "unreleased-card"]
+        "unreleased-card"
+    ]
 
 
 # ----------------------------------------------------------------------- F2: release windows
+
 
 def test_date_inside_a_release_window_is_judged_as_released_with_a_warning(db):
     """Heartfire Hero (Bloomburrow, out 2024-08-02) is first seen on 2024-09-23, the snapshot
@@ -122,21 +135,33 @@ def test_release_change_at_the_first_sighting_is_not_undone_inside_the_window(db
     part of the release: inside the window it is not undone, and not noted twice."""
     history = LegalityHistory()
     card = db.lookup(["Heartfire Hero"])["heartfire hero"][0]
-    release = Change(date(2024, 9, 23), date(2024, 5, 24), "standard", "Heartfire Hero",
-                     "not_legal", "legal", "became-legal", "shipped")
+    release = Change(
+        date(2024, 9, 23),
+        date(2024, 5, 24),
+        "standard",
+        "Heartfire Hero",
+        "not_legal",
+        "legal",
+        "became-legal",
+        "shipped",
+    )
     history._card_changes[card.oracle_id] = [release]
-    assert AsOfCards(db, history, date(2024, 8, 15)).legalities_as_of(card)["standard"] == \
-        card.legalities["standard"]
-    assert AsOfCards(db, history, date(2024, 5, 1)).legalities_as_of(card)["standard"] == \
-        "not_legal"
+    assert (
+        AsOfCards(db, history, date(2024, 8, 15)).legalities_as_of(card)["standard"]
+        == card.legalities["standard"]
+    )
+    assert (
+        AsOfCards(db, history, date(2024, 5, 1)).legalities_as_of(card)["standard"] == "not_legal"
+    )
     from validator.api import parse_decklist
     from validator.rules.formats import get_format, load_formats
     from validator.rules.resolve import resolve
 
     overlay = AsOfCards(db, history, date(2024, 9, 22))
     deck = resolve(parse_decklist(HERO), overlay)
-    problems = as_of_problems(deck, get_format("standard", load_formats(None)), history,
-                              date(2024, 9, 22), [])
+    problems = as_of_problems(
+        deck, get_format("standard", load_formats(None)), history, date(2024, 9, 22), []
+    )
     assert [p.code for p in problems] == ["legality-date-uncertain"]
     assert "first seen between" in problems[0].message
 
@@ -144,14 +169,21 @@ def test_release_change_at_the_first_sighting_is_not_undone_inside_the_window(db
 def test_change_notes_read_as_release_warnings_do(core_db):
     """A change's note says where the date is against its window and what it was judged as."""
     with CardDB(core_db) as database:
-        report = validate("4 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n", "modern",
-                          cards=database, as_of="2022-03-10")
+        report = validate(
+            "4 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n",
+            "modern",
+            cards=database,
+            as_of="2022-03-10",
+        )
     [note] = [p for p in report.problems if p.code == "legality-date-uncertain"]
-    assert "changed between 2022-01-18 and 2022-06-09; the deck's date 2022-03-10 is inside " \
+    assert (
+        "changed between 2022-01-18 and 2022-06-09; the deck's date 2022-03-10 is inside "
         "that window: judged as legal" in note.message
+    )
 
 
 # ------------------------------------------------- F3: Vintage's restricted list before 2016
+
 
 def test_vintage_before_the_source_recorded_restrictions(db):
     """The source records no restricted list before 2016-06-05: its 42 "legal -> restricted"
@@ -169,19 +201,21 @@ def test_vintage_before_the_source_recorded_restrictions(db):
     assert "legality-history-missing" not in codes(later)
     # Legacy has no restricted list: no warning.
     assert "legality-history-missing" not in codes(
-        validate("4 Lightning Bolt\n56 Mountain\n", "legacy", cards=db, as_of="2016-03-01"))
+        validate("4 Lightning Bolt\n56 Mountain\n", "legacy", cards=db, as_of="2016-03-01")
+    )
 
 
 def test_changes_lists_no_restriction_artifact_and_says_where_history_begins(core_db, capsys):
-    assert main(["changes", "--db", core_db, "--format", "vintage", "--since",
-                 "2015-01-01"]) == 0
+    assert main(["changes", "--db", core_db, "--format", "vintage", "--since", "2015-01-01"]) == 0
     out = capsys.readouterr().out
     assert "Black Lotus" not in out and "between 2016-06-04 and 2016-06-05" not in out
     assert "Gush: legal -> restricted" in out  # a real restriction (2017) stays
     # F7: vintage is in the shipped history; 2015-02-24 is its start, not a sync's date.
     footer = out.strip().splitlines()[-1]
-    assert footer == ("(deckcheck knows vintage's changes only from 2015-02-24, where the "
-                      "shipped legality history begins)")
+    assert footer == (
+        "(deckcheck knows vintage's changes only from 2015-02-24, where the "
+        "shipped legality history begins)"
+    )
 
 
 @pytest.mark.integration
@@ -192,6 +226,7 @@ def test_no_card_of_the_full_card_file_misses_the_history_for_its_spelling():
     from bisect import bisect_left
 
     from conftest import shared_data
+
     from validator.cards.names import fold_name
 
     path = shared_data("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
@@ -209,6 +244,7 @@ def test_no_card_of_the_full_card_file_misses_the_history_for_its_spelling():
             faces = obj.get("card_faces") or [obj]
             names = {fold_name(obj["name"]), fold_name(faces[0]["name"])}
             if not any(n in h.first_seen for n in names) and any(
-                    spelled_only_longer(n) for n in names):
+                spelled_only_longer(n) for n in names
+            ):
                 missed.append(obj["name"])
     assert missed == []

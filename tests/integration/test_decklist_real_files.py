@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -20,16 +20,18 @@ DECKLISTS = DATA / "decklists"
 
 pytestmark = [
     pytest.mark.integration,
-    pytest.mark.skipif(not DECKLISTS.is_dir(),
-                       reason=f"shared decklist data not found at {DECKLISTS}"),
+    pytest.mark.skipif(
+        not DECKLISTS.is_dir(), reason=f"shared decklist data not found at {DECKLISTS}"
+    ),
 ]
 
 
 def _files(kind: str) -> list[Path]:
     if not DECKLISTS.is_dir():
         return []
-    return sorted(p for p in (DECKLISTS / kind).rglob("*")
-                  if p.is_file() and p.name != "INDEX.json")
+    return sorted(
+        p for p in (DECKLISTS / kind).rglob("*") if p.is_file() and p.name != "INDEX.json"
+    )
 
 
 TEXT_FILES = _files("text")
@@ -58,7 +60,8 @@ def test_parses_without_issues(path):
 
 # --- counts from the source tournament JSON --------------------------------------------------
 
-@lru_cache(maxsize=None)
+
+@cache
 def _load(relative: str):
     return json.loads((DECKLISTS / relative).read_text(encoding="utf-8"))
 
@@ -74,8 +77,13 @@ def _source_counts(meta: dict) -> tuple[Counter, Counter] | None:
         main, side = deck["Mainboard"], deck["Sideboard"]
         key, name = "Count", "CardName"
     else:  # the companion collection: find the deck by companion, player and date
-        deck = next(d for d in data if d["companion_card"] == meta["companion"]
-                    and d["player"] == meta["player"] and d["date"] == meta["date"])
+        deck = next(
+            d
+            for d in data
+            if d["companion_card"] == meta["companion"]
+            and d["player"] == meta["player"]
+            and d["date"] == meta["date"]
+        )
         main, side = deck["mainboard"], deck["sideboard"]
         key, name = "count", "name"
     return _count(main, key, name), _count(side, key, name)
@@ -133,11 +141,11 @@ def test_text_counts_match_the_source(path, meta):
     else:
         assert _names(deck, Section.SIDEBOARD) == side
     if "commanders" in meta:
-        assert sorted(e.name for e in deck.section(Section.COMMANDER)) == \
-            sorted(meta["commanders"])
+        assert sorted(e.name for e in deck.section(Section.COMMANDER)) == sorted(meta["commanders"])
     if "companion" in meta and path.name.endswith(".arena-style.txt"):
-        assert [(e.quantity, e.name) for e in deck.section(Section.COMPANION)] == \
-            [(1, meta["companion"])]
+        assert [(e.quantity, e.name) for e in deck.section(Section.COMPANION)] == [
+            (1, meta["companion"])
+        ]
         assert side[meta["companion"]] >= 1  # also in the sideboard, as written
     else:
         assert deck.count(Section.COMPANION) == 0
@@ -182,8 +190,12 @@ def test_python_mtg_pools_have_forty_cards():
 
 
 def test_trade_list_keeps_event_tickets():
-    path = DECKLISTS / "dek" / "CramBL-mtgo-collection-manager-old" / \
-        "Full Trade List-small-5cards.dek"
+    path = (
+        DECKLISTS
+        / "dek"
+        / "CramBL-mtgo-collection-manager-old"
+        / "Full Trade List-small-5cards.dek"
+    )
     deck = _parse(path)
     assert [(e.quantity, e.name) for e in deck.entries][0] == (453, "Event Ticket")
     assert [e.line for e in deck.entries] == [5, 6, 7, 8, 9]
@@ -191,8 +203,17 @@ def test_trade_list_keeps_event_tickets():
 
 # --- nothing is lost -------------------------------------------------------------------------
 
-_HEADER_WORDS = {"deck", "main", "sideboard", "commander", "companion", "about", "maybeboard",
-                 "considering", "tokens"}
+_HEADER_WORDS = {
+    "deck",
+    "main",
+    "sideboard",
+    "commander",
+    "companion",
+    "about",
+    "maybeboard",
+    "considering",
+    "tokens",
+}
 
 
 def _card_lines(text: str) -> list[int]:
@@ -204,8 +225,13 @@ def _card_lines(text: str) -> list[int]:
         if line.startswith("[") and line.endswith("]"):
             in_metadata = line.lower() == "[metadata]"
             continue
-        if (not line or line.startswith(("#", "//")) or in_metadata
-                or line.rstrip(":").lower() in _HEADER_WORDS or line.startswith("Name ")):
+        if (
+            not line
+            or line.startswith(("#", "//"))
+            or in_metadata
+            or line.rstrip(":").lower() in _HEADER_WORDS
+            or line.startswith("Name ")
+        ):
             continue
         numbers.append(number)
     return numbers

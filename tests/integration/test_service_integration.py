@@ -11,18 +11,24 @@ import pytest
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
+from conftest import shared_data  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 import validator  # noqa: E402
-from conftest import shared_data  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
 DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
-FORMAT_KEYS = {"Standard": "standard", "Pioneer": "pioneer", "Modern": "modern",
-               "Legacy": "legacy", "Vintage": "vintage", "Pauper": "pauper",
-               "Premodern": "premodern"}
+FORMAT_KEYS = {
+    "Standard": "standard",
+    "Pioneer": "pioneer",
+    "Modern": "modern",
+    "Legacy": "legacy",
+    "Vintage": "vintage",
+    "Pauper": "pauper",
+    "Premodern": "premodern",
+}
 #: Every SAMPLE_EVERY-th deck of the tournament files (2,220 decks): about 110 decks.
 SAMPLE_EVERY = 20
 
@@ -59,11 +65,16 @@ def test_uploaded_files_get_the_library_verdict(served):
     kinds = set()
     for path in files:
         data, fmt = path.read_bytes(), format_of(path.name)
-        response = client.post("/v1/validate", files={"file": (path.name, data)}, data={"format": fmt})
+        response = client.post(
+            "/v1/validate", files={"file": (path.name, data)}, data={"format": fmt}
+        )
         assert response.status_code == 200, (path.name, response.text)
-        expected = validator.validate(validator.parse_decklist(data, filename=path.name), fmt,
-                                      cards=index, source=path.name).to_dict()
-        assert response.json() == dict(expected, provenance=response.json()["provenance"]), path.name
+        expected = validator.validate(
+            validator.parse_decklist(data, filename=path.name), fmt, cards=index, source=path.name
+        ).to_dict()
+        assert response.json() == dict(expected, provenance=response.json()["provenance"]), (
+            path.name
+        )
         kinds.add((fmt, expected["deck"]["input_format"]))
     assert {"commander", "duel"} <= {fmt for fmt, _ in kinds}
     assert {"mtgo-dek", "text"} <= {kind for _, kind in kinds}

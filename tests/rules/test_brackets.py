@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import load_cards, make_deck
-from validator.rules.brackets import bracket_floor, bracket_problems
+
 from validator.model import Severity
+from validator.rules.brackets import bracket_floor, bracket_problems
 
 CARDS = load_cards("cards_commander.json")
-GAME_CHANGERS = ["Demonic Tutor", "Enlightened Tutor", "Rhystic Study", "Cyclonic Rift",
-                 "Smothering Tithe"]
+GAME_CHANGERS = [
+    "Demonic Tutor",
+    "Enlightened Tutor",
+    "Rhystic Study",
+    "Cyclonic Rift",
+    "Smothering Tithe",
+]
 
 
 def deck_with(n, commander="Oloro, Ageless Ascetic", extra=()):
     main = [(1, name) for name in GAME_CHANGERS[:n]] + [(1, name) for name in extra]
-    return make_deck(CARDS, main=main + [(90, "Plains")], sideboard=[(1, "Cyclonic Rift")],
-                     commanders=[commander])
+    return make_deck(
+        CARDS,
+        main=main + [(90, "Plains")],
+        sideboard=[(1, "Cyclonic Rift")],
+        commanders=[commander],
+    )
 
 
 @pytest.mark.parametrize("n, floor", [(0, 1), (1, 3), (3, 3), (4, 4), (5, 4)])
@@ -25,8 +34,12 @@ def test_floor_from_game_changer_count(n, floor):
 
 
 def test_sideboard_does_not_count_but_commanders_do():
-    deck = make_deck(CARDS, main=[(1, "Demonic Tutor")], sideboard=[(1, "Rhystic Study")],
-                     commanders=["Oloro, Ageless Ascetic"])
+    deck = make_deck(
+        CARDS,
+        main=[(1, "Demonic Tutor")],
+        sideboard=[(1, "Rhystic Study")],
+        commanders=["Oloro, Ageless Ascetic"],
+    )
     assert bracket_floor(deck) == (3, ["Demonic Tutor"])
     assert CARDS["Demonic Tutor"].game_changer and not CARDS["Oloro, Ageless Ascetic"].game_changer
 
@@ -38,7 +51,8 @@ def test_info_without_a_requested_bracket():
     assert problem.citation == "format:commander-brackets"
     assert problem.message == (
         "Game Changers: 3 (Demonic Tutor, Enlightened Tutor, Rhystic Study): lowest bracket this "
-        "list allows is 3. Brackets are about intent; only the Game Changer count is checked.")
+        "list allows is 3. Brackets are about intent; only the Game Changer count is checked."
+    )
     assert problem.cards == ("Demonic Tutor", "Enlightened Tutor", "Rhystic Study")
 
 

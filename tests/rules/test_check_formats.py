@@ -7,23 +7,27 @@ import contextlib
 import json
 
 import pytest
+from conftest import FIXTURES, load_cards
 
 import validator
 import validator.rules.companion.checks as checks
-from conftest import FIXTURES, load_cards
-from validator.rules.companion.predicates import Predicate, StartingDeck
 from validator.model import Severity
+from validator.rules.companion.predicates import Predicate, StartingDeck
 
 CARDS = load_cards("cards_companion.json")
 #: A 60-card deck with Umori declared (condition met: every nonland card is a creature) and
 #: two companion cards in the sideboard (each gets a note), and one that fails Umori.
-UMORI = ("Companion\n1 Umori, the Collector\n\nDeck\n4 Grizzly Bears\n4 Savannah Lions\n"
-         "4 Llanowar Elves\n4 Memnite\n4 Ornithopter\n40 Forest\n\n"
-         "Sideboard\n1 Yorion, Sky Nomad\n1 Jegantha, the Wellspring\n")
+UMORI = (
+    "Companion\n1 Umori, the Collector\n\nDeck\n4 Grizzly Bears\n4 Savannah Lions\n"
+    "4 Llanowar Elves\n4 Memnite\n4 Ornithopter\n40 Forest\n\n"
+    "Sideboard\n1 Yorion, Sky Nomad\n1 Jegantha, the Wellspring\n"
+)
 UMORI_FAILS = UMORI.replace("4 Memnite", "4 Lightning Bolt")
 #: Commander formats weigh the companion with the commander in the starting deck (702.139b).
-COMMANDER = ("Commander\n1 Obosh, the Preypiercer\n\nCompanion\n1 Lurrus of the Dream-Den\n"
-             "\nDeck\n1 Sol Ring\n1 Walking Ballista\n97 Wastes\n")
+COMMANDER = (
+    "Commander\n1 Obosh, the Preypiercer\n\nCompanion\n1 Lurrus of the Dream-Den\n"
+    "\nDeck\n1 Sol Ring\n1 Walking Ballista\n97 Wastes\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -71,13 +75,17 @@ def test_each_condition_is_weighed_once_per_starting_deck(index, monkeypatch, te
 def test_the_reports_still_say_each_formats_verdict(index) -> None:
     reports = {r.format: r for r in validator.check_formats(UMORI_FAILS, cards=index)}
     legacy = [p for p in reports["legacy"].problems if p.code.startswith("companion-condition")]
-    assert [(p.code, p.severity) for p in legacy][0] == ("companion-condition-failed",
-                                                         Severity.ERROR)
+    assert [(p.code, p.severity) for p in legacy][0] == (
+        "companion-condition-failed",
+        Severity.ERROR,
+    )
     assert "Lightning Bolt" in legacy[0].cards and legacy[0].lines == (2, 8)
     # the sideboard notes, each its own condition's verdict
     notes = {p.cards[0]: p.code for p in legacy[1:]}
-    assert notes == {"Yorion, Sky Nomad": "companion-condition-not-met",
-                     "Jegantha, the Wellspring": "companion-condition-met"}
+    assert notes == {
+        "Yorion, Sky Nomad": "companion-condition-not-met",
+        "Jegantha, the Wellspring": "companion-condition-met",
+    }
 
 
 def test_shared_findings_tell_decks_and_deck_sizes_apart() -> None:
@@ -89,12 +97,17 @@ def test_shared_findings_tell_decks_and_deck_sizes_apart() -> None:
     commander = StartingDeck(100, exact_size=True)
 
     def codes(companion, starting, ctx):
-        return [p.code for p in checks.companion_condition_problems(
-            companion, starting, ctx, checks.COMPANION_CITATION)]
+        return [
+            p.code
+            for p in checks.companion_condition_problems(
+                companion, starting, ctx, checks.COMPANION_CITATION
+            )
+        ]
 
     def first_listed(companion, starting, ctx):
         return checks.companion_condition_problems(
-            companion, starting, ctx, checks.COMPANION_CITATION)[0].message
+            companion, starting, ctx, checks.COMPANION_CITATION
+        )[0].message
 
     with checks.shared_findings():
         assert codes(umori, [(bears, 4)], constructed) == ["companion-condition-met"]
@@ -103,14 +116,16 @@ def test_shared_findings_tell_decks_and_deck_sizes_apart() -> None:
         assert codes(yorion, [(bears, 79)], constructed) == ["companion-condition-failed"]
         assert codes(yorion, [(bears, 80)], commander) == ["companion-condition-failed"]
         # the order of the deck is the order offenders are named in
-        assert first_listed(umori, [(bolt, 1), (bears, 1), (CARDS["Thoughtseize"], 1)],
-                            constructed).index("Lightning Bolt") < \
-            first_listed(umori, [(bolt, 1), (bears, 1), (CARDS["Thoughtseize"], 1)],
-                         constructed).index("Thoughtseize")
-        assert first_listed(umori, [(CARDS["Thoughtseize"], 1), (bears, 1), (bolt, 1)],
-                            constructed).index("Thoughtseize") < \
-            first_listed(umori, [(CARDS["Thoughtseize"], 1), (bears, 1), (bolt, 1)],
-                         constructed).index("Lightning Bolt")
+        assert first_listed(
+            umori, [(bolt, 1), (bears, 1), (CARDS["Thoughtseize"], 1)], constructed
+        ).index("Lightning Bolt") < first_listed(
+            umori, [(bolt, 1), (bears, 1), (CARDS["Thoughtseize"], 1)], constructed
+        ).index("Thoughtseize")
+        assert first_listed(
+            umori, [(CARDS["Thoughtseize"], 1), (bears, 1), (bolt, 1)], constructed
+        ).index("Thoughtseize") < first_listed(
+            umori, [(CARDS["Thoughtseize"], 1), (bears, 1), (bolt, 1)], constructed
+        ).index("Lightning Bolt")
         assert checks._SHARED_FINDINGS.get()
     assert checks._SHARED_FINDINGS.get() is None
 

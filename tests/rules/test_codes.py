@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from conftest import load_cards
 
-from conftest import load_cards, make_deck
 from validator.codes import CODES, SEVERITIES, Code, lookup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,8 +72,12 @@ def _strings(node: ast.AST | None) -> set[str] | None:
     if isinstance(node, (ast.Set, ast.Tuple, ast.List)):
         parts = [_strings(e) for e in node.elts]
         return set().union(*parts) if all(p is not None for p in parts) else None
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in ("frozenset", "set") and len(node.args) == 1):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("frozenset", "set")
+        and len(node.args) == 1
+    ):
         return _strings(node.args[0])
     return None
 
@@ -98,8 +102,12 @@ def _severities(node: ast.AST | None, func: ast.AST | None = None) -> set[str] |
 
 def _assigned(func: ast.AST, name: str) -> list[ast.AST]:
     """The values a function assigns to a plain local name."""
-    return [node.value for node in ast.walk(func) if isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
+    return [
+        node.value
+        for node in ast.walk(func)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    ]
 
 
 def _argument(call: ast.Call, index: int | None, name: str) -> ast.AST | None:
@@ -125,12 +133,17 @@ def _local_values(func: ast.AST | None, name: str) -> set[str] | None:
             if isinstance(target, ast.Name) and target.id == name:
                 values = _strings(node.value)
             elif isinstance(target, ast.Tuple) and any(
-                    isinstance(e, ast.Name) and e.id == name for e in target.elts):
+                isinstance(e, ast.Name) and e.id == name for e in target.elts
+            ):
                 index = [getattr(e, "id", None) for e in target.elts].index(name)
-                branches = ([node.value.body, node.value.orelse]
-                            if isinstance(node.value, ast.IfExp) else [node.value])
-                parts = [_strings(b.elts[index]) if isinstance(b, ast.Tuple) else None
-                         for b in branches]
+                branches = (
+                    [node.value.body, node.value.orelse]
+                    if isinstance(node.value, ast.IfExp)
+                    else [node.value]
+                )
+                parts = [
+                    _strings(b.elts[index]) if isinstance(b, ast.Tuple) else None for b in branches
+                ]
                 values = set().union(*parts) if all(p is not None for p in parts) else None
             else:
                 continue
@@ -147,8 +160,10 @@ def _parameters(func: ast.FunctionDef) -> list[str]:
 
 def scan(root: Path = SOURCE) -> Scan:
     result = Scan()
-    trees = {str(p.relative_to(root.parent)): ast.parse(p.read_text(encoding="utf-8"))
-             for p in sorted(root.rglob("*.py"))}
+    trees = {
+        str(p.relative_to(root.parent)): ast.parse(p.read_text(encoding="utf-8"))
+        for p in sorted(root.rglob("*.py"))
+    }
     parents: dict[ast.AST, ast.AST] = {}
     for tree in trees.values():
         for node in ast.walk(tree):
@@ -165,7 +180,9 @@ def scan(root: Path = SOURCE) -> Scan:
     # Helpers: a function whose parameter becomes a Problem's code is a maker too, with that
     # parameter's position; followed until no new helper appears (helpers of helpers).
     makers: dict[str, dict[str, tuple[int | None, set[str] | None]]] = {
-        "Problem": {"code": (0, None)}, "ParseIssue": {"code": (3, None)}}
+        "Problem": {"code": (0, None)},
+        "ParseIssue": {"code": (3, None)},
+    }
     sites: list[tuple[str, ast.Call, str, ast.AST, set[str] | None]] = []
     changed = True
     while changed:
@@ -183,9 +200,12 @@ def scan(root: Path = SOURCE) -> Scan:
                         sev = _severities(_argument(call, 3, "severity"), enclosing(call))
                     sites.append((path, call, callee, arg, sev))
                     func = enclosing(call)
-                    if (isinstance(arg, ast.Name) and func is not None
-                            and arg.id in _parameters(func) + [a.arg for a in func.args.kwonlyargs]
-                            and callee in ("Problem", "ParseIssue") | makers.keys()):
+                    if (
+                        isinstance(arg, ast.Name)
+                        and func is not None
+                        and arg.id in _parameters(func) + [a.arg for a in func.args.kwonlyargs]
+                        and callee in ("Problem", "ParseIssue") | makers.keys()
+                    ):
                         params = _parameters(func)
                         position = params.index(arg.id) if arg.id in params else None
                         entry = (position, sev)
@@ -196,8 +216,12 @@ def scan(root: Path = SOURCE) -> Scan:
     for path, call, callee, arg, sev in sites:
         where = f"{path}:{call.lineno}"
         func = enclosing(call)
-        if isinstance(arg, ast.Name) and func is not None and func.name in makers and \
-                arg.id in makers[func.name]:
+        if (
+            isinstance(arg, ast.Name)
+            and func is not None
+            and func.name in makers
+            and arg.id in makers[func.name]
+        ):
             continue  # a helper's parameter: its callers' literals are the codes
         values = _strings(arg)
         if values is None and isinstance(arg, ast.Name):
@@ -218,15 +242,21 @@ def scan(root: Path = SOURCE) -> Scan:
             # ParseIssue's default code (model.py): `code: str = "unreadable-line"`.
             if isinstance(node, ast.ClassDef) and node.name == "ParseIssue":
                 for stmt in node.body:
-                    if (isinstance(stmt, ast.AnnAssign) and getattr(stmt.target, "id", "") == "code"
-                            and (values := _strings(stmt.value))):
+                    if (
+                        isinstance(stmt, ast.AnnAssign)
+                        and getattr(stmt.target, "id", "") == "code"
+                        and (values := _strings(stmt.value))
+                    ):
                         result.parse_codes |= values
                         for code in values:
                             result.refer(code, where)
             # Sets of problem codes at module level: NOTE_CODES, _POOL_CODES, DATE_NOTES (the
             # service's dicts of HTTP error codes, _HTTP_CODES, are another namespace).
-            if isinstance(node, ast.Assign) and isinstance(parents.get(node), ast.Module) \
-                    and not isinstance(node.value, ast.Dict):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(parents.get(node), ast.Module)
+                and not isinstance(node.value, ast.Dict)
+            ):
                 names = [getattr(t, "id", "") for t in node.targets]
                 if any(n.endswith(("_CODES", "_NOTES")) for n in names):
                     values = _strings(node.value)
@@ -238,8 +268,12 @@ def scan(root: Path = SOURCE) -> Scan:
             # Comparisons with a problem's code: `p.code == "x"`, `p.code in {...}` (not an
             # exception's `exc.code`: library error codes, validator/errors.py, are another
             # namespace).
-            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) \
-                    and node.left.attr == "code" and ast.unparse(node.left.value) != "exc":
+            if (
+                isinstance(node, ast.Compare)
+                and isinstance(node.left, ast.Attribute)
+                and node.left.attr == "code"
+                and ast.unparse(node.left.value) != "exc"
+            ):
                 for comparator in node.comparators:
                     for code in _strings(comparator) or ():
                         result.refer(code, where)
@@ -251,8 +285,7 @@ def scan(root: Path = SOURCE) -> Scan:
                     for c in code:
                         result.raise_(c, severity, where)
     for code in result.parse_codes:
-        result.raise_(code, {"info" if code in result.note_codes else "error"},
-                      "ParseIssue")
+        result.raise_(code, {"info" if code in result.note_codes else "error"}, "ParseIssue")
     return result
 
 
@@ -262,20 +295,24 @@ SCAN = scan()
 def test_the_scan_finds_the_codes_of_every_kind_of_site() -> None:
     # One of each way a code is written, so a scan that stops seeing one kind fails here
     # rather than passing with fewer codes.
-    expected = {"banned": {"error"}, "duplicate-listing": {"info"},  # literal; via _info
-                "sticker-sheets": {"info"}, "sticker-sheets-invalid": {"error"},  # keywords
-                "oathbreaker-missing": {"error"},  # tuple assigned to a local
-                "deck-too-large": {"error"},  # conditional assigned to a local
-                "ignored-field": {"info"}, "unreadable-line": {"error"},  # ParseIssue
-                "unreadable": {"error"},  # an event report row
-                "legality-date-uncertain": {"info", "warning"}}
+    expected = {
+        "banned": {"error"},
+        "duplicate-listing": {"info"},  # literal; via _info
+        "sticker-sheets": {"info"},
+        "sticker-sheets-invalid": {"error"},  # keywords
+        "oathbreaker-missing": {"error"},  # tuple assigned to a local
+        "deck-too-large": {"error"},  # conditional assigned to a local
+        "ignored-field": {"info"},
+        "unreadable-line": {"error"},  # ParseIssue
+        "unreadable": {"error"},  # an event report row
+        "legality-date-uncertain": {"info", "warning"},
+    }
     for code, severities in expected.items():
         assert SCAN.raised.get(code) == severities, code
 
 
 def test_every_code_the_source_uses_is_registered() -> None:
-    missing = {code: sorted(where) for code, where in SCAN.referenced.items()
-               if code not in CODES}
+    missing = {code: sorted(where) for code, where in SCAN.referenced.items() if code not in CODES}
     assert not missing, f"codes used in validator/ but not in validator/codes.py: {missing}"
 
 
@@ -336,8 +373,7 @@ _DECKS = [
 
 
 @pytest.mark.parametrize("fmt,text", _DECKS)
-def test_real_validations_report_only_registered_codes(core_db: str, fmt: str,
-                                                       text: str) -> None:
+def test_real_validations_report_only_registered_codes(core_db: str, fmt: str, text: str) -> None:
     from validator.api import open_db, validate
 
     report = validate(text, fmt, cards=open_db(core_db))
@@ -352,13 +388,19 @@ def test_real_validations_cover_several_areas(core_db: str) -> None:
 
     cards = open_db(core_db)
     seen = {p.code for fmt, text in _DECKS for p in validate(text, fmt, cards=cards).problems}
-    assert {"too-many-copies", "unknown-card", "unreadable-line", "sideboard-too-large",
-            "deck-too-small"} <= seen
+    assert {
+        "too-many-copies",
+        "unknown-card",
+        "unreadable-line",
+        "sideboard-too-large",
+        "deck-too-small",
+    } <= seen
 
 
 def _build_module():
-    spec = importlib.util.spec_from_file_location("build_code_table",
-                                                  ROOT / "scripts" / "build_code_table.py")
+    spec = importlib.util.spec_from_file_location(
+        "build_code_table", ROOT / "scripts" / "build_code_table.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -368,26 +410,27 @@ def test_docs_table_is_the_generated_one() -> None:
     build = _build_module()
     table = build.render()
     page = PAGE.read_text(encoding="utf-8")
-    assert build.replaced(page, table) == page, \
+    assert build.replaced(page, table) == page, (
         "docs/report.md's problem-code table is stale: run python scripts/build_code_table.py"
+    )
     for code in CODES:
         assert f"| `{code}` |" in table
 
 
 def test_build_script_check_mode(tmp_path: Path) -> None:
     out = tmp_path / "report.md"
-    out.write_text("# Report\n\n<!-- problem-codes:start -->\nold\n<!-- problem-codes:end -->\n"
-                   "after\n", encoding="utf-8")
+    out.write_text(
+        "# Report\n\n<!-- problem-codes:start -->\nold\n<!-- problem-codes:end -->\nafter\n",
+        encoding="utf-8",
+    )
     script = str(ROOT / "scripts" / "build_code_table.py")
     env_run = dict(capture_output=True, text=True, cwd=ROOT)
-    checked = subprocess.run([sys.executable, script, "--output", str(out), "--check"],
-                             **env_run)
+    checked = subprocess.run([sys.executable, script, "--output", str(out), "--check"], **env_run)
     assert checked.returncode == 1 and "stale" in checked.stderr
     written = subprocess.run([sys.executable, script, "--output", str(out)], **env_run)
     assert written.returncode == 0, written.stderr
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# Report\n") and text.endswith("after\n")
     assert _build_module().render() in text
-    again = subprocess.run([sys.executable, script, "--output", str(out), "--check"],
-                           **env_run)
+    again = subprocess.run([sys.executable, script, "--output", str(out), "--check"], **env_run)
     assert again.returncode == 0, again.stderr

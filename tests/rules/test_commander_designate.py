@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from conftest import load_cards, make_deck
+
+from validator.model import Section, Severity
 from validator.rules.commander.designation import designate_commanders
 from validator.rules.commander.rules import commander_problems
 from validator.rules.formats import get_format
-from validator.model import Section, Severity
 
 CARDS = load_cards("cards_commander.json")
 COMMANDER = get_format("commander")
@@ -27,18 +28,25 @@ def test_commander_section_is_kept_and_reported():
     problems = designate_commanders(deck, COMMANDER)
     assert [p.code for p in problems] == ["commander-found"]
     assert problems[0].severity == Severity.INFO
-    assert problems[0].message == \
-        "Commander taken from the decklist's Commander section: Krenko, Mob Boss"
+    assert (
+        problems[0].message
+        == "Commander taken from the decklist's Commander section: Krenko, Mob Boss"
+    )
     assert names_in(deck, Section.COMMANDER) == ["Krenko, Mob Boss"]
 
 
 def test_mtgo_sideboard_partners():
-    deck = make_deck(CARDS, main=[(98, "Island")],
-                     sideboard=[(1, "Tymna the Weaver"), (1, "Kraum, Ludevic's Opus")])
+    deck = make_deck(
+        CARDS,
+        main=[(98, "Island")],
+        sideboard=[(1, "Tymna the Weaver"), (1, "Kraum, Ludevic's Opus")],
+    )
     problems = designate_commanders(deck, DUEL)
     found = by_code(problems, "commander-found")[0]
-    assert found.message == ("Commander taken from the sideboard, as MTGO exports list it: "
-                             "Tymna the Weaver, Kraum, Ludevic's Opus")
+    assert found.message == (
+        "Commander taken from the sideboard, as MTGO exports list it: "
+        "Tymna the Weaver, Kraum, Ludevic's Opus"
+    )
     assert found.lines == (2, 3)
     assert names_in(deck, Section.COMMANDER) == ["Tymna the Weaver", "Kraum, Ludevic's Opus"]
     assert deck.cards_in(Section.SIDEBOARD) == []
@@ -46,9 +54,11 @@ def test_mtgo_sideboard_partners():
 
 
 def test_commander_listed_twice_in_the_sideboard():
-    deck = make_deck(CARDS, main=[(99, "Plains")],
-                     sideboard=[(1, "Phelia, Exuberant Shepherd"),
-                                (1, "Phelia, Exuberant Shepherd")])
+    deck = make_deck(
+        CARDS,
+        main=[(99, "Plains")],
+        sideboard=[(1, "Phelia, Exuberant Shepherd"), (1, "Phelia, Exuberant Shepherd")],
+    )
     problems = designate_commanders(deck, DUEL)
     assert names_in(deck, Section.COMMANDER) == ["Phelia, Exuberant Shepherd"]
     assert names_in(deck, Section.IGNORED) == ["Phelia, Exuberant Shepherd"]
@@ -65,8 +75,11 @@ def test_commander_quantity_two_in_the_sideboard_is_split():
 
 
 def test_companion_in_the_sideboard_is_the_companion():
-    deck = make_deck(CARDS, main=[(99, "Plains")],
-                     sideboard=[(1, "Amalia Benavides Aguirre"), (1, "Lurrus of the Dream-Den")])
+    deck = make_deck(
+        CARDS,
+        main=[(99, "Plains")],
+        sideboard=[(1, "Amalia Benavides Aguirre"), (1, "Lurrus of the Dream-Den")],
+    )
     problems = designate_commanders(deck, DUEL)
     assert names_in(deck, Section.COMMANDER) == ["Amalia Benavides Aguirre"]
     assert names_in(deck, Section.COMPANION) == ["Lurrus of the Dream-Den"]
@@ -82,8 +95,9 @@ def test_companion_card_alone_is_the_commander():
 
 
 def test_leftover_sideboard_cards_stay():
-    deck = make_deck(CARDS, main=[(99, "Mountain")],
-                     sideboard=[(1, "Krenko, Mob Boss"), (1, "Lightning Bolt")])
+    deck = make_deck(
+        CARDS, main=[(99, "Mountain")], sideboard=[(1, "Krenko, Mob Boss"), (1, "Lightning Bolt")]
+    )
     designate_commanders(deck, COMMANDER)
     assert names_in(deck, Section.COMMANDER) == ["Krenko, Mob Boss"]
     assert names_in(deck, Section.SIDEBOARD) == ["Lightning Bolt"]
@@ -91,26 +105,43 @@ def test_leftover_sideboard_cards_stay():
 
 def test_several_legends_the_one_whose_identity_covers_the_deck():
     """A Melee cEDH sideboard listing Flubs with Ragavan and Fblthp among extra cards."""
-    deck = make_deck(CARDS, main=[(1, "Counterspell"), (1, "Lightning Bolt"), (97, "Forest")],
-                     sideboard=[(1, "Ragavan, Nimble Pilferer"), (1, "Fblthp, the Lost"),
-                                (1, "Flubs, the Fool"), (1, "Cyclonic Rift")])
+    deck = make_deck(
+        CARDS,
+        main=[(1, "Counterspell"), (1, "Lightning Bolt"), (97, "Forest")],
+        sideboard=[
+            (1, "Ragavan, Nimble Pilferer"),
+            (1, "Fblthp, the Lost"),
+            (1, "Flubs, the Fool"),
+            (1, "Cyclonic Rift"),
+        ],
+    )
     problems = designate_commanders(deck, COMMANDER)
     assert names_in(deck, Section.COMMANDER) == ["Flubs, the Fool"]
     assert not by_code(problems, "commander-guessed")
 
 
 def test_partner_pair_among_other_legends():
-    deck = make_deck(CARDS, main=[(1, "Murder"), (1, "Lightning Bolt"), (96, "Plains")],
-                     sideboard=[(1, "Tymna the Weaver"), (1, "Dargo, the Shipwrecker"),
-                                (1, "Phelia, Exuberant Shepherd"), (1, "Emerald Charm")])
+    deck = make_deck(
+        CARDS,
+        main=[(1, "Murder"), (1, "Lightning Bolt"), (96, "Plains")],
+        sideboard=[
+            (1, "Tymna the Weaver"),
+            (1, "Dargo, the Shipwrecker"),
+            (1, "Phelia, Exuberant Shepherd"),
+            (1, "Emerald Charm"),
+        ],
+    )
     designate_commanders(deck, COMMANDER)
     assert names_in(deck, Section.COMMANDER) == ["Tymna the Weaver", "Dargo, the Shipwrecker"]
     assert names_in(deck, Section.SIDEBOARD) == ["Phelia, Exuberant Shepherd", "Emerald Charm"]
 
 
 def test_ambiguous_choice_is_a_warning_not_silent():
-    deck = make_deck(CARDS, main=[(1, "Lightning Bolt"), (98, "Mountain")],
-                     sideboard=[(1, "Krenko, Mob Boss"), (1, "Ragavan, Nimble Pilferer")])
+    deck = make_deck(
+        CARDS,
+        main=[(1, "Lightning Bolt"), (98, "Mountain")],
+        sideboard=[(1, "Krenko, Mob Boss"), (1, "Ragavan, Nimble Pilferer")],
+    )
     problems = designate_commanders(deck, COMMANDER)
     assert names_in(deck, Section.COMMANDER) == ["Krenko, Mob Boss"]
     guessed = by_code(problems, "commander-guessed")[0]
@@ -136,7 +167,7 @@ def test_single_ineligible_sideboard_card_is_designated_and_explained():
 
 
 def test_many_copies_of_a_card_that_cannot_lead_are_not_a_commander():
-    """"49 Swamp" alone in the sideboard is no commander pasted alone: before, one Swamp was
+    """ "49 Swamp" alone in the sideboard is no commander pasted alone: before, one Swamp was
     designated and the other 48 set aside as its repeated listing ("counted once"), so the
     deck counted 52 cards and blamed the Swamp for not being legendary."""
     deck = make_deck(CARDS, main=[(50, "Plains")], sideboard=[(49, "Swamp")])
@@ -175,21 +206,28 @@ def test_named_commander_does_not_touch_the_parsed_deck():
 
 
 def test_commander_listed_in_both_the_commander_section_and_the_deck():
-    deck = make_deck(CARDS, main=[(99, "Mountain"), (1, "Krenko, Mob Boss")],
-                     commanders=["Krenko, Mob Boss"])
+    deck = make_deck(
+        CARDS, main=[(99, "Mountain"), (1, "Krenko, Mob Boss")], commanders=["Krenko, Mob Boss"]
+    )
     designate_commanders(deck, COMMANDER)
     assert names_in(deck, Section.IGNORED) == ["Krenko, Mob Boss"]
     assert deck.count(Section.MAIN, Section.COMMANDER) == 100
     # a deck that would then be short keeps the copy for the singleton check to report
-    deck = make_deck(CARDS, main=[(97, "Mountain"), (1, "Krenko, Mob Boss")],
-                     commanders=["Krenko, Mob Boss"])
+    deck = make_deck(
+        CARDS, main=[(97, "Mountain"), (1, "Krenko, Mob Boss")], commanders=["Krenko, Mob Boss"]
+    )
     designate_commanders(deck, COMMANDER)
     assert deck.cards_in(Section.IGNORED) == []
 
 
 def test_arena_companion_listed_in_companion_and_sideboard():
-    deck = make_deck(CARDS, main=[(99, "Plains")], sideboard=[(1, "Lurrus of the Dream-Den")],
-                     commanders=["Amalia Benavides Aguirre"], companion="Lurrus of the Dream-Den")
+    deck = make_deck(
+        CARDS,
+        main=[(99, "Plains")],
+        sideboard=[(1, "Lurrus of the Dream-Den")],
+        commanders=["Amalia Benavides Aguirre"],
+        companion="Lurrus of the Dream-Den",
+    )
     designate_commanders(deck, COMMANDER)
     assert names_in(deck, Section.COMPANION) == ["Lurrus of the Dream-Den"]
     assert names_in(deck, Section.IGNORED) == ["Lurrus of the Dream-Den"]
@@ -198,8 +236,9 @@ def test_arena_companion_listed_in_companion_and_sideboard():
 
 def test_oathbreaker_from_the_sideboard():
     fmt = get_format("oathbreaker")
-    deck = make_deck(CARDS, main=[(58, "Forest")],
-                     sideboard=[(1, "Garruk, Primal Hunter"), (1, "Giant Growth")])
+    deck = make_deck(
+        CARDS, main=[(58, "Forest")], sideboard=[(1, "Garruk, Primal Hunter"), (1, "Giant Growth")]
+    )
     problems = designate_commanders(deck, fmt)
     assert names_in(deck, Section.COMMANDER) == ["Garruk, Primal Hunter", "Giant Growth"]
     assert not [p for p in problems if p.severity != Severity.INFO]
@@ -218,11 +257,19 @@ def test_partner_oathbreakers_take_the_second_spell_from_the_sideboard():
     """Two oathbreakers listed with one signature spell: the other spell is the sideboard's
     (one per oathbreaker), as a single oathbreaker's spell is."""
     fmt = get_format("oathbreaker")
-    deck = make_deck(CARDS, main=[(56, "Island")], sideboard=[(1, "Counterspell")],
-                     commanders=["Rowan Kenrith", "Will Kenrith", "Lightning Bolt"])
+    deck = make_deck(
+        CARDS,
+        main=[(56, "Island")],
+        sideboard=[(1, "Counterspell")],
+        commanders=["Rowan Kenrith", "Will Kenrith", "Lightning Bolt"],
+    )
     problems = designate_commanders(deck, fmt)
     assert sorted(names_in(deck, Section.COMMANDER)) == [
-        "Counterspell", "Lightning Bolt", "Rowan Kenrith", "Will Kenrith"]
+        "Counterspell",
+        "Lightning Bolt",
+        "Rowan Kenrith",
+        "Will Kenrith",
+    ]
     assert not [p for p in problems if p.severity != Severity.INFO]
     assert commander_problems(deck, fmt) == []
 
@@ -239,15 +286,19 @@ def test_pipeline_with_generic_checks():
     from validator.api import check_resolved
 
     main = [(49, "Plains"), (48, "Swamp"), (1, "Murder"), (1, "Wrath of God")]
-    deck = make_deck(CARDS, main=main, sideboard=[(1, "Amalia Benavides Aguirre"),
-                                                  (1, "Lurrus of the Dream-Den")])
+    deck = make_deck(
+        CARDS,
+        main=main,
+        sideboard=[(1, "Amalia Benavides Aguirre"), (1, "Lurrus of the Dream-Den")],
+    )
     problems = check_resolved(deck, DUEL)
     assert [p.code for p in problems if p.severity == Severity.ERROR] == []
     assert names_in(deck, Section.COMPANION) == ["Lurrus of the Dream-Den"]
     # partners from the sideboard: 98 + 2
     main = [(48, "Plains"), (48, "Swamp"), (1, "Murder"), (1, "Wrath of God")]
-    deck = make_deck(CARDS, main=main, sideboard=[(1, "Tymna the Weaver"),
-                                                  (1, "Yoshimaru, Ever Faithful")])
+    deck = make_deck(
+        CARDS, main=main, sideboard=[(1, "Tymna the Weaver"), (1, "Yoshimaru, Ever Faithful")]
+    )
     assert [p.code for p in check_resolved(deck, DUEL) if p.severity == Severity.ERROR] == []
 
 
@@ -271,15 +322,20 @@ def test_commander_listed_twice_in_the_commander_section_is_a_singleton_problem(
 def test_commander_on_two_lines_of_the_commander_section():
     from validator.rules.checks import check_copies
 
-    deck = make_deck(CARDS, main=[(98, "Mountain")],
-                     commanders=["Krenko, Mob Boss", "Krenko, Mob Boss"])
+    deck = make_deck(
+        CARDS, main=[(98, "Mountain")], commanders=["Krenko, Mob Boss", "Krenko, Mob Boss"]
+    )
     problems = designate_commanders(deck, COMMANDER)
     assert not by_code(problems, "duplicate-listing")
     assert by_code(check_copies(deck, COMMANDER), "too-many-copies")
 
 
 def test_commander_repeated_in_the_sideboard_is_still_one_card():
-    deck = make_deck(CARDS, main=[(99, "Mountain")], sideboard=[(1, "Krenko, Mob Boss")],
-                     commanders=["Krenko, Mob Boss"])
+    deck = make_deck(
+        CARDS,
+        main=[(99, "Mountain")],
+        sideboard=[(1, "Krenko, Mob Boss")],
+        commanders=["Krenko, Mob Boss"],
+    )
     problems = designate_commanders(deck, COMMANDER)
     assert by_code(problems, "duplicate-listing")  # exports repeat it there (MTGO, Melee)

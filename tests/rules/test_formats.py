@@ -7,9 +7,28 @@ import pytest
 from validator.rules.formats import FormatError, get_format, load_formats
 
 SCRYFALL_KEYS = {
-    "standard", "future", "historic", "timeless", "gladiator", "pioneer", "explorer", "modern",
-    "legacy", "pauper", "vintage", "penny", "commander", "oathbreaker", "standardbrawl", "brawl",
-    "alchemy", "paupercommander", "duel", "oldschool", "premodern", "predh",
+    "standard",
+    "future",
+    "historic",
+    "timeless",
+    "gladiator",
+    "pioneer",
+    "explorer",
+    "modern",
+    "legacy",
+    "pauper",
+    "vintage",
+    "penny",
+    "commander",
+    "oathbreaker",
+    "standardbrawl",
+    "brawl",
+    "alchemy",
+    "paupercommander",
+    "duel",
+    "oldschool",
+    "premodern",
+    "predh",
 }
 
 
@@ -20,7 +39,12 @@ def test_every_scryfall_legality_key_has_a_format():
 
 def test_constructed_defaults_and_citations():
     modern = get_format("modern")
-    assert (modern.min_deck, modern.max_deck, modern.sideboard_max, modern.copy_limit) == (60, None, 15, 4)
+    assert (modern.min_deck, modern.max_deck, modern.sideboard_max, modern.copy_limit) == (
+        60,
+        None,
+        15,
+        4,
+    )
     assert modern.cite("deck_size") == "CR 100.2a" and modern.cite("sideboard") == "CR 100.4a"
 
 
@@ -39,8 +63,11 @@ def test_unknown_format_names_the_known_ones():
 
 def test_house_format_file(tmp_path):
     house = tmp_path / "house.toml"
-    house.write_text('[highlander]\nname = "Canadian Highlander"\nlegality = "vintage"\n'
-                     'min_deck = 100\ncopy_limit = 1\n', encoding="utf-8")
+    house.write_text(
+        '[highlander]\nname = "Canadian Highlander"\nlegality = "vintage"\n'
+        "min_deck = 100\ncopy_limit = 1\n",
+        encoding="utf-8",
+    )
     formats = load_formats(house)
     hl = formats["highlander"]
     assert (hl.min_deck, hl.copy_limit, hl.sideboard_max, hl.legality) == (100, 1, 15, "vintage")
@@ -50,7 +77,9 @@ def test_house_format_file(tmp_path):
 def test_house_format_file_errors_are_clear(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[x]\nname = "X"\nlegality = "vintage"\nmin_dek = 40\n', encoding="utf-8")
-    with pytest.raises(FormatError, match=r"bad.toml: format \[x\]: unknown key min_dek; did you mean min_deck\?"):
+    with pytest.raises(
+        FormatError, match=r"bad.toml: format \[x\]: unknown key min_dek; did you mean min_deck\?"
+    ):
         load_formats(bad)
     bad.write_text("[x\n", encoding="utf-8")
     with pytest.raises(FormatError, match="not valid TOML"):

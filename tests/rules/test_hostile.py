@@ -13,26 +13,27 @@ import itertools
 import json
 
 import pytest
+from conftest import load_cards
 
 import validator.rules.commander.designation as designation_module  # where the names are looked up
 import validator.rules.commander.leaders as leaders_module
 import validator.rules.commander.rules as rules_module
 import validator.rules.companion.checks as companion_module  # where checks look the name up
 import validator.rules.resolve as resolve_module
-from conftest import load_cards
 from validator.api import validate
-from validator.errors import DeckcheckError
 from validator.cli.commands import main
 from validator.decklist import MAX_BYTES, DecklistError, parse_decklist, read_limited
+from validator.errors import DeckcheckError
 from validator.model import Card, Deck, DeckEntry, Severity
-from validator.store.index import CardIndex
 
 # cards_core.json last: its basic lands carry every format's legality.
 from validator.rules.resolve import MAX_SUGGESTED_NAMES
+from validator.store.index import CardIndex
 
 # cards_core.json last: its basic lands carry every format's legality.
-CARDS = load_cards("cards_commander.json", "cards_companion.json", "cards_hostile.json",
-                   "cards_core.json")
+CARDS = load_cards(
+    "cards_commander.json", "cards_companion.json", "cards_hostile.json", "cards_core.json"
+)
 UNIQUE = list({c.oracle_id: c for c in CARDS.values()}.values())
 WALKERS = [c for c in UNIQUE if "Planeswalker" in c.types]
 SPELLS = [c for c in UNIQUE if c.types & {"Instant", "Sorcery"} and "Planeswalker" not in c.types]
@@ -93,6 +94,7 @@ def count_pairs(monkeypatch) -> Counter:
 # ------------------------------------------------------------------------------------------
 # Bounded designation (CR 903.3, 702.124, 702.139a)
 
+
 def test_oathbreaker_command_section_with_a_dozen_walkers_and_spells(index, monkeypatch):
     """Issue 11: 12 planeswalkers + 12 instants in the command section tried every ordering
     (645 s). A legal deck has at most two of each: said at once, naming them."""
@@ -119,8 +121,10 @@ def test_oathbreaker_with_two_walkers_still_matches_spells_to_them(index, monkey
     liliana = CARDS["Liliana, the Last Hope"]  # B
     bolt = CARDS["Lightning Bolt"]  # R
     counterspell = CARDS["Counterspell"]  # U
-    text = (f"Commander\n1 {jace.name}\n1 {liliana.name}\n1 {counterspell.name}\n1 {bolt.name}\n"
-            "Deck\n56 Island\n")
+    text = (
+        f"Commander\n1 {jace.name}\n1 {liliana.name}\n1 {counterspell.name}\n1 {bolt.name}\n"
+        "Deck\n56 Island\n"
+    )
     report = validate(text, "oathbreaker", cards=index)
     assert "signature-spell-invalid" in codes(report)
     assert orderings.count >= 1  # both orderings tried, through the patched name
@@ -140,8 +144,11 @@ def test_commander_sideboard_with_many_legends_is_said_at_once(index, monkeypatc
 
 def test_oathbreaker_sideboard_with_many_walkers_is_said_at_once(index, monkeypatch):
     pairs = count_pairs(monkeypatch)
-    report = validate(f"Deck\n58 Island\nSideboard\n{lines(WALKERS)}\n{lines(SPELLS)}\n",
-                      "oathbreaker", cards=index)
+    report = validate(
+        f"Deck\n58 Island\nSideboard\n{lines(WALKERS)}\n{lines(SPELLS)}\n",
+        "oathbreaker",
+        cards=index,
+    )
     assert pairs.count <= 15
     assert set(problem(report, "oathbreaker-missing").cards) == {c.name for c in WALKERS}
 
@@ -150,8 +157,10 @@ def test_a_few_sideboard_legends_are_still_weighed(index, monkeypatch):
     """Real Melee exports list a commander beside a couple of other legends: still found, their
     pairs weighed through the name the tests above count."""
     pairs = count_pairs(monkeypatch)
-    text = ("1 Counterspell\n1 Lightning Bolt\n97 Forest\n\n1 Ragavan, Nimble Pilferer\n"
-            "1 Fblthp, the Lost\n1 Flubs, the Fool\n")
+    text = (
+        "1 Counterspell\n1 Lightning Bolt\n97 Forest\n\n1 Ragavan, Nimble Pilferer\n"
+        "1 Fblthp, the Lost\n1 Flubs, the Fool\n"
+    )
     report = validate(text, "commander", cards=index)
     assert pairs.count == 3  # three candidates, three pairs weighed by designation
     assert "commander-missing" not in codes(report)
@@ -170,11 +179,13 @@ def test_more_than_two_commanders_are_one_problem(index):
 
     cards = Printings(([], c) for c in UNIQUE)
     legends = LEGENDS[:40]
-    report = validate(f"Commander\n{lines(legends)}\nDeck\n60 Island\n", "paupercommander",
-                      cards=cards)
+    report = validate(
+        f"Commander\n{lines(legends)}\nDeck\n60 Island\n", "paupercommander", cards=cards
+    )
     assert looked_up == []
-    assert [p.code for p in report.problems if p.code in
-            ("invalid-partners", "commander-not-eligible")] == ["invalid-partners"]
+    assert [
+        p.code for p in report.problems if p.code in ("invalid-partners", "commander-not-eligible")
+    ] == ["invalid-partners"]
     assert "and 30 more" in problem(report, "invalid-partners").message
 
 
@@ -206,6 +217,7 @@ def test_suggestions_are_capped_per_deck(index, monkeypatch):
 
 # ------------------------------------------------------------------------------------------
 # At most the limit + 1 bytes read
+
 
 class Endless(io.RawIOBase):
     """An endless stream of zero bytes (`< /dev/zero`) that counts what was read, and fails
@@ -276,12 +288,16 @@ def test_cli_huge_file_stops_reading_at_the_limit(core_db, tmp_path, capsys):
 # ------------------------------------------------------------------------------------------
 # Structure never changes a verdict silently
 
-@pytest.mark.parametrize("text", [
-    "Commander\n1 Black Lotus\nDeck\n60 Island\n",
-    "1 Black Lotus *CMDR*\n60 Island\n",
-    "1 Black Lotus [Commander]\n60 Island\n",
-    json.dumps({"commanders": ["Black Lotus"], "main": [[60, "Island"]]}),
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Commander\n1 Black Lotus\nDeck\n60 Island\n",
+        "1 Black Lotus *CMDR*\n60 Island\n",
+        "1 Black Lotus [Commander]\n60 Island\n",
+        json.dumps({"commanders": ["Black Lotus"], "main": [[60, "Island"]]}),
+    ],
+)
 def test_commander_section_counts_in_a_format_without_commanders(index, text):
     """Issue 11: "Commander: 1 Black Lotus / Deck: 60 Island" was LEGAL in Modern."""
     report = validate(text, "modern", cards=index)
@@ -293,8 +309,9 @@ def test_commander_section_counts_in_a_format_without_commanders(index, text):
 
 
 def test_commander_section_cards_count_toward_size_and_copies(index):
-    report = validate("Commander\n1 Lightning Bolt\nDeck\n4 Lightning Bolt\n55 Mountain\n",
-                      "modern", cards=index)
+    report = validate(
+        "Commander\n1 Lightning Bolt\nDeck\n4 Lightning Bolt\n55 Mountain\n", "modern", cards=index
+    )
     assert "too-many-copies" in codes(report) and "deck-too-small" not in codes(report)
 
 
@@ -307,13 +324,16 @@ DEK = """<?xml version="1.0" encoding="utf-8"?>
 """
 
 
-@pytest.mark.parametrize("odd", [
-    '<Card Quantity="1" Sideboard="false" Name="Black Lotus" />',
-    '<cards Quantity="1" Sideboard="false" Name="Black Lotus" />',
-    '<Cards Quantity="1" Sideboard="false" Name="Mox Pearl"><Cards Quantity="1" '
-    'Sideboard="false" Name="Black Lotus" /></Cards>',
-    '<Sideboard><Cards Quantity="1" Name="Black Lotus" /></Sideboard>',
-])
+@pytest.mark.parametrize(
+    "odd",
+    [
+        '<Card Quantity="1" Sideboard="false" Name="Black Lotus" />',
+        '<cards Quantity="1" Sideboard="false" Name="Black Lotus" />',
+        '<Cards Quantity="1" Sideboard="false" Name="Mox Pearl"><Cards Quantity="1" '
+        'Sideboard="false" Name="Black Lotus" /></Cards>',
+        '<Sideboard><Cards Quantity="1" Name="Black Lotus" /></Sideboard>',
+    ],
+)
 def test_dek_card_elements_spelled_otherwise_are_errors_naming_the_line(index, odd):
     """Issue 11: these cards were dropped silently, so Black Lotus passed."""
     report = validate(DEK.format(odd=odd).encode(), "modern", cards=index)
@@ -337,10 +357,13 @@ COD = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-@pytest.mark.parametrize("odd", [
-    '<Card number="1" name="Black Lotus"/>',
-    '<cards><card number="1" name="Black Lotus"/></cards>',
-])
+@pytest.mark.parametrize(
+    "odd",
+    [
+        '<Card number="1" name="Black Lotus"/>',
+        '<cards><card number="1" name="Black Lotus"/></cards>',
+    ],
+)
 def test_cod_card_elements_spelled_otherwise_are_errors(index, odd):
     report = validate(COD.format(odd=odd).encode(), "modern", cards=index)
     unread = [p for p in report.problems if p.code == "unreadable-line" and p.lines == (6,)]
@@ -369,17 +392,22 @@ def test_unknown_legality_value_fails_closed(index):
 # ------------------------------------------------------------------------------------------
 # Crashes
 
+
 @pytest.mark.parametrize("encoding", ["bogus", "utf-32", "UTF-32LE", "shift_jis"])
 def test_xml_with_an_unreadable_encoding_is_a_decklist_error(encoding):
-    data = (f'<?xml version="1.0" encoding="{encoding}"?><Deck><Cards Quantity="1" '
-            'Sideboard="false" Name="Island"/></Deck>').encode()
+    data = (
+        f'<?xml version="1.0" encoding="{encoding}"?><Deck><Cards Quantity="1" '
+        'Sideboard="false" Name="Island"/></Deck>'
+    ).encode()
     with pytest.raises(DecklistError, match=f"encoding '{encoding}'"):
         parse_decklist(data)
 
 
 def test_xml_in_a_single_byte_encoding_still_reads():
-    data = ('<?xml version="1.0" encoding="windows-1252"?><Deck><Cards Quantity="4" '
-            'Sideboard="false" Name="Lim-D\xfbl\'s Vault"/></Deck>').encode("cp1252")
+    data = (
+        '<?xml version="1.0" encoding="windows-1252"?><Deck><Cards Quantity="4" '
+        'Sideboard="false" Name="Lim-D\xfbl\'s Vault"/></Deck>'
+    ).encode("cp1252")
     assert parse_decklist(data).entries[0].name == "Lim-Dûl's Vault"
 
 
@@ -395,14 +423,17 @@ def test_json_lone_surrogate_is_an_input_problem(index):
     json.dumps(report.to_dict(), ensure_ascii=False).encode("utf-8")  # printable
 
 
-@pytest.mark.parametrize("text", [
-    '{"name": "x\\udc00", "boards": {"mainboard": {"cards": {"a": {"quantity": 60, "card": '
-    '{"name": "Island"}}, "b": {"quantity": 1, "card": {"name": "Sol\\ud800Ring", '
-    '"set": "c\\u000021"}}}}}}',
-    '{"name": "x\\udc00", "cards": [{"quantity": 60, "card": {"oracleCard": {"name": '
-    '"Island"}}, "categories": ["Mainboard"]}, {"quantity": 1, "card": {"oracleCard": '
-    '{"name": "Sol\\u0000Ring"}}, "categories": ["Mainboard"]}]}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "x\\udc00", "boards": {"mainboard": {"cards": {"a": {"quantity": 60, "card": '
+        '{"name": "Island"}}, "b": {"quantity": 1, "card": {"name": "Sol\\ud800Ring", '
+        '"set": "c\\u000021"}}}}}}',
+        '{"name": "x\\udc00", "cards": [{"quantity": 60, "card": {"oracleCard": {"name": '
+        '"Island"}}, "categories": ["Mainboard"]}, {"quantity": 1, "card": {"oracleCard": '
+        '{"name": "Sol\\u0000Ring"}}, "categories": ["Mainboard"]}]}',
+    ],
+)
 def test_site_json_exports_with_lone_surrogates_or_nul_are_printable(index, text):
     """Moxfield / Archidekt shapes: the same refusal, and nothing unprintable is kept."""
     deck = parse_decklist(text)
@@ -419,8 +450,7 @@ def test_json_lone_surrogate_does_not_abort_a_multi_file_json_run(core_db, tmp_p
     good.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
     bad = tmp_path / "bad.json"
     bad.write_text(SURROGATE_DECK, encoding="utf-8")
-    code = main(["validate", str(bad), str(good), "--format", "modern", "--db", core_db,
-                 "--json"])
+    code = main(["validate", str(bad), str(good), "--format", "modern", "--db", core_db, "--json"])
     out = capsys.readouterr().out
     out.encode("utf-8")
     reports = json.loads(out)["reports"]
@@ -444,8 +474,13 @@ class PostgresLike(CardIndex):
 
 def test_nul_in_a_name_never_reaches_the_database():
     cards = PostgresLike(([], c) for c in UNIQUE)
-    deck = Deck(entries=[DeckEntry(60, "Island"), DeckEntry(1, "Black\x00Lotus"),
-                         DeckEntry(1, "Sol Rign", set_code="c\x0021", collector_number="1")])
+    deck = Deck(
+        entries=[
+            DeckEntry(60, "Island"),
+            DeckEntry(1, "Black\x00Lotus"),
+            DeckEntry(1, "Sol Rign", set_code="c\x0021", collector_number="1"),
+        ]
+    )
     report = validate(deck, "modern", cards=cards)
     unknown = [p for p in report.problems if p.code == "unknown-card"]
     assert len(unknown) == 2 and "\\x00" in unknown[0].message

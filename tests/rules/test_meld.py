@@ -5,11 +5,10 @@ of ../shared/data, trimmed to the fields deckcheck reads, `all_parts` included).
 
 from __future__ import annotations
 
-
 import pytest
+from conftest import FIXTURES, load_cards
 
 import validator
-from conftest import FIXTURES, load_cards
 from validator.cards.facts import card_from_scryfall
 from validator.store.database import CardDB
 from validator.store.index import CardIndex
@@ -53,8 +52,9 @@ def test_meld_result_named_as_commander(index):
 
 
 def test_meld_result_in_the_commander_section(index):
-    report = validator.validate(f"Commander\n1 {BRISELA}\nDeck\n99 Island\n", "commander",
-                                cards=index)
+    report = validator.validate(
+        f"Commander\n1 {BRISELA}\nDeck\n99 Island\n", "commander", cards=index
+    )
     found = {p.code for p in report.problems}
     assert "meld-result" in found and not report.legal and BRISELA not in report.commanders
     # The meld problem says what is wrong: not "unknown card", not "no commander found".
@@ -72,9 +72,18 @@ def test_fresh_database_keeps_meld_parts(tmp_path):
 
 
 def test_not_a_meld_result_without_the_layout():
-    card = card_from_scryfall({"object": "card", "oracle_id": "x", "name": "Ancestral Vision",
-                               "layout": "normal", "mana_cost": "", "cmc": 0,
-                               "type_line": "Sorcery", "color_identity": ["U"]})
+    card = card_from_scryfall(
+        {
+            "object": "card",
+            "oracle_id": "x",
+            "name": "Ancestral Vision",
+            "layout": "normal",
+            "mana_cost": "",
+            "cmc": 0,
+            "type_line": "Sorcery",
+            "color_identity": ["U"],
+        }
+    )
     assert not card.is_meld_result
 
 

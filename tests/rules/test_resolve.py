@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import FIXTURES
+
 from validator.cards.facts import card_from_scryfall
-from validator.model import Deck, DeckEntry, ParseIssue, Section
 from validator.cards.names import fold_name
-from validator.store.index import CardIndex
+from validator.model import Deck, DeckEntry, ParseIssue, Section
 from validator.rules.resolve import resolve
+from validator.store.index import CardIndex
 
 
 @pytest.fixture(scope="module")
@@ -24,21 +24,24 @@ def deck_of(*names: str) -> Deck:
     return Deck(entries=[DeckEntry(quantity=1, name=n, line=i + 1) for i, n in enumerate(names)])
 
 
-@pytest.mark.parametrize("written, oracle", [
-    ("Lightning Bolt", "Lightning Bolt"),
-    ("lightning bolt", "Lightning Bolt"),
-    ("Lim-Dul's Vault", "Lim-Dûl's Vault"),
-    ("Lim\u2013D\u00fbl\u2019s Vault", "Lim-Dûl's Vault"),
-    ("Æther Vial", "Aether Vial"),
-    ("Fire // Ice", "Fire // Ice"),
-    ("Fire/Ice", "Fire // Ice"),
-    ("Fire", "Fire // Ice"),
-    ("Delver of Secrets", "Delver of Secrets // Insectile Aberration"),
-    ("Minsc & Boo, Timeless Heroes", "Minsc & Boo, Timeless Heroes"),
-    ("Circle of Protection: Red", "Circle of Protection: Red"),
-    ("Borrowing 100,000 Arrows", "Borrowing 100,000 Arrows"),
-    ("B.F.M. (Big Furry Monster)", "B.F.M. (Big Furry Monster)"),
-])
+@pytest.mark.parametrize(
+    "written, oracle",
+    [
+        ("Lightning Bolt", "Lightning Bolt"),
+        ("lightning bolt", "Lightning Bolt"),
+        ("Lim-Dul's Vault", "Lim-Dûl's Vault"),
+        ("Lim\u2013D\u00fbl\u2019s Vault", "Lim-Dûl's Vault"),
+        ("Æther Vial", "Aether Vial"),
+        ("Fire // Ice", "Fire // Ice"),
+        ("Fire/Ice", "Fire // Ice"),
+        ("Fire", "Fire // Ice"),
+        ("Delver of Secrets", "Delver of Secrets // Insectile Aberration"),
+        ("Minsc & Boo, Timeless Heroes", "Minsc & Boo, Timeless Heroes"),
+        ("Circle of Protection: Red", "Circle of Protection: Red"),
+        ("Borrowing 100,000 Arrows", "Borrowing 100,000 Arrows"),
+        ("B.F.M. (Big Furry Monster)", "B.F.M. (Big Furry Monster)"),
+    ],
+)
 def test_spellings_resolve_to_the_card(index, written, oracle):
     result = resolve(deck_of(written), index)
     assert result.problems == []
@@ -95,9 +98,17 @@ def test_suggestions_ignore_names_that_only_share_a_word(index):
 def test_sticker_sheets_resolve_apart_from_the_deck():
     from validator.cards.facts import card_from_scryfall
 
-    sheet = card_from_scryfall({"object": "card", "oracle_id": "s1", "name": "Trendy Circus Pirate",
-                                "layout": "normal", "type_line": "Stickers", "cmc": 0,
-                                "color_identity": []})
+    sheet = card_from_scryfall(
+        {
+            "object": "card",
+            "oracle_id": "s1",
+            "name": "Trendy Circus Pirate",
+            "layout": "normal",
+            "type_line": "Stickers",
+            "cmc": 0,
+            "color_identity": [],
+        }
+    )
     result = resolve(deck_of("Trendy Circus Pirate"), CardIndex([((), sheet)]))
     assert result.entries == [] and result.sticker_sheets[0].card.name == "Trendy Circus Pirate"
 
@@ -122,17 +133,47 @@ def test_length_bounded_suggestions_equal_scoring_every_name():
     from validator.rules.resolve import suggestions
 
     rng = random.Random(12)
-    words = ["Bolt", "Lightning", "Goblin", "Guide", "Ancestral", "Recall", "Fire", "Ice", "Of",
-             "the", "Vial", "Aether", "Lotus", "Black", "Sol", "Ring", "Ring", "Birds", "Paradise"]
-    names = sorted({" ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
-                    for _ in range(3000)})
+    words = [
+        "Bolt",
+        "Lightning",
+        "Goblin",
+        "Guide",
+        "Ancestral",
+        "Recall",
+        "Fire",
+        "Ice",
+        "Of",
+        "the",
+        "Vial",
+        "Aether",
+        "Lotus",
+        "Black",
+        "Sol",
+        "Ring",
+        "Ring",
+        "Birds",
+        "Paradise",
+    ]
+    names = sorted(
+        {" ".join(rng.choice(words) for _ in range(rng.randint(1, 5))) for _ in range(3000)}
+    )
     source = _Names(names)
     processed = [utils.default_process(n) for n in names]
-    queries = [n[:-1] for n in names[::7]] + [n + "s" for n in names[::11]] + \
-              [n.replace("o", "0", 1) for n in names[::13]] + ["Bolt", "x", "Lighning Bolt"]
+    queries = (
+        [n[:-1] for n in names[::7]]
+        + [n + "s" for n in names[::11]]
+        + [n.replace("o", "0", 1) for n in names[::13]]
+        + ["Bolt", "x", "Lighning Bolt"]
+    )
     for query in queries:
-        every = process.extract(utils.default_process(query), processed, scorer=fuzz.ratio,
-                                processor=None, limit=3, score_cutoff=80)
+        every = process.extract(
+            utils.default_process(query),
+            processed,
+            scorer=fuzz.ratio,
+            processor=None,
+            limit=3,
+            score_cutoff=80,
+        )
         assert suggestions(query, source) == [names[i] for _, _, i in every], query
         assert suggestions(query, source) == [names[i] for _, _, i in every]  # cached answer
 
@@ -147,8 +188,15 @@ def test_suggestions_are_cached_per_source(index):
 
 
 def test_entries_by_section_follow_moves_between_sections(index):
-    deck = resolve(Deck(entries=[DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
-                                 DeckEntry(1, "Black Lotus", Section.SIDEBOARD, 2)]), index)
+    deck = resolve(
+        Deck(
+            entries=[
+                DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
+                DeckEntry(1, "Black Lotus", Section.SIDEBOARD, 2),
+            ]
+        ),
+        index,
+    )
     assert [e.card.name for e in deck.cards_in(Section.SIDEBOARD)] == ["Black Lotus"]
     bolt = deck.cards_in(Section.MAIN)[0]
     deck.move(bolt, Section.SIDEBOARD, 1)  # splits the entry: one copy moves
@@ -166,14 +214,23 @@ def test_section_index_sees_moved_entries_and_new_lists(index):
     """The section index is checked in O(1) (issue 12): an entry moved to another section (as
     `commander_section_as_deck` does), a new `entries` list, and the same-length list after a
     move are all seen, for both `cards_in` and the cached `count`."""
-    deck = resolve(Deck(entries=[DeckEntry(3, "Lightning Bolt", Section.COMMANDER, 1),
-                                 DeckEntry(1, "Black Lotus", Section.MAIN, 2)]), index)
+    deck = resolve(
+        Deck(
+            entries=[
+                DeckEntry(3, "Lightning Bolt", Section.COMMANDER, 1),
+                DeckEntry(1, "Black Lotus", Section.MAIN, 2),
+            ]
+        ),
+        index,
+    )
     assert deck.count(Section.MAIN) == 1 and deck.count(Section.COMMANDER) == 3
     bolt = deck.cards_in(Section.COMMANDER)[0]
     assert deck.move(bolt, Section.MAIN, 3) is bolt  # same list, same length
     assert deck.count(Section.MAIN) == 4 and deck.cards_in(Section.COMMANDER) == []
-    assert [e.card.name for e in deck.cards_in(Section.MAIN, Section.COMMANDER)] == \
-        ["Lightning Bolt", "Black Lotus"]
+    assert [e.card.name for e in deck.cards_in(Section.MAIN, Section.COMMANDER)] == [
+        "Lightning Bolt",
+        "Black Lotus",
+    ]
     deck.entries = deck.entries[1:]  # a new list
     assert deck.count(Section.MAIN) == 1
     assert deck.count(Section.MAIN, Section.SIDEBOARD) == 1
@@ -182,14 +239,22 @@ def test_section_index_sees_moved_entries_and_new_lists(index):
 def test_by_card_groups_lines_of_one_card_and_follows_moves(index):
     """`ResolvedDeck.by_card` (the copies and card-pool checks' shared grouping) sums lines
     naming one card however spelled (201.3b) and is rebuilt after an entry moves."""
-    deck = resolve(Deck(entries=[DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
-                                 DeckEntry(1, "Black Lotus", Section.MAIN, 2),
-                                 DeckEntry(2, "lightning bolt", Section.SIDEBOARD, 3)]), index)
+    deck = resolve(
+        Deck(
+            entries=[
+                DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
+                DeckEntry(1, "Black Lotus", Section.MAIN, 2),
+                DeckEntry(2, "lightning bolt", Section.SIDEBOARD, 3),
+            ]
+        ),
+        index,
+    )
     groups = deck.by_card(Section.MAIN, Section.SIDEBOARD)
     assert [[e.entry.line for e in g] for g in groups.values()] == [[1, 3], [2]]
     deck.move(deck.cards_in(Section.SIDEBOARD)[0], Section.IGNORED, 2)
-    assert [[e.entry.line for e in g] for g in deck.by_card(Section.MAIN, Section.SIDEBOARD)
-            .values()] == [[1], [2]]
+    assert [
+        [e.entry.line for e in g] for g in deck.by_card(Section.MAIN, Section.SIDEBOARD).values()
+    ] == [[1], [2]]
 
 
 def test_names_resolved_before_give_the_same_deck(index):
@@ -203,17 +268,24 @@ def test_names_resolved_before_give_the_same_deck(index):
         return CardIndex(((), card_from_scryfall(o)) for o in objs)
 
     def summary(deck):
-        return ([(e.entry.line, e.card.oracle_id) for e in deck.entries],
-                [(e.entry.line, e.card.oracle_id) for e in deck.sticker_sheets],
-                [e.line for e in deck.unresolved], [p.to_dict() for p in deck.problems])
+        return (
+            [(e.entry.line, e.card.oracle_id) for e in deck.entries],
+            [(e.entry.line, e.card.oracle_id) for e in deck.sticker_sheets],
+            [e.line for e in deck.unresolved],
+            [p.to_dict() for p in deck.problems],
+        )
 
     warm = fresh()
     resolve(deck_of("Lightning Bolt", "fire/ice", "Ancestral Recall"), warm)
     assert {"Lightning Bolt", "fire/ice", "Ancestral Recall"} <= set(warm.deck_cards)
-    deck = Deck(entries=[DeckEntry(1, "Lightning Bolt", Section.MAIN, 1),
-                         DeckEntry(1, "Lightning Bolt", Section.STICKER, 2),
-                         DeckEntry(1, "Tundra Wol", Section.MAIN, 3),
-                         DeckEntry(1, "fire/ice", Section.SIDEBOARD, 4)])
+    deck = Deck(
+        entries=[
+            DeckEntry(1, "Lightning Bolt", Section.MAIN, 1),
+            DeckEntry(1, "Lightning Bolt", Section.STICKER, 2),
+            DeckEntry(1, "Tundra Wol", Section.MAIN, 3),
+            DeckEntry(1, "fire/ice", Section.SIDEBOARD, 4),
+        ]
+    )
     assert summary(resolve(deck, warm)) == summary(resolve(deck, fresh()))
     assert "Tundra Wol" not in warm.deck_cards
 
@@ -225,8 +297,17 @@ def test_remembered_names_are_bounded_and_forgotten_when_cards_change(index, mon
 
     monkeypatch.setattr(resolve_module, "MAX_KNOWN_NAMES", 3)
     index.deck_cards.clear()
-    resolve(deck_of("Lightning Bolt", "lightning bolt", "LIGHTNING BOLT", "Fire", "Tundra",
-                    "Ancestral Recall"), index)
+    resolve(
+        deck_of(
+            "Lightning Bolt",
+            "lightning bolt",
+            "LIGHTNING BOLT",
+            "Fire",
+            "Tundra",
+            "Ancestral Recall",
+        ),
+        index,
+    )
     assert 0 < len(index.deck_cards) <= 3
     index.add(index.card_by_id(index.lookup(["Tundra"])["tundra"][0].oracle_id))
     assert index.deck_cards == {}
@@ -244,15 +325,24 @@ class _Names:
 
 @pytest.mark.parametrize("order", [1, -1])
 def test_first_name_suggests_the_legends_it_stands_for_before_possessives(order):
-    """"Krenko" stands for Krenko, Mob Boss, not Krenko's Command; the answer does not depend
+    """ "Krenko" stands for Krenko, Mob Boss, not Krenko's Command; the answer does not depend
     on the order a card source lists its names in (the CLI's database and the service's index
     list them differently)."""
     from validator.rules.resolve import suggestions
 
-    names = ["Krenko's Command", "Krenko's Buzzcrusher", "Krenko, Tin Street Kingpin",
-             "Krenko, Mob Boss", "Krenko's Enforcer", "Tymna the Weaver"][::order]
+    names = [
+        "Krenko's Command",
+        "Krenko's Buzzcrusher",
+        "Krenko, Tin Street Kingpin",
+        "Krenko, Mob Boss",
+        "Krenko's Enforcer",
+        "Tymna the Weaver",
+    ][::order]
     assert suggestions("Krenko", _Names(names), short_names=True) == [
-        "Krenko, Mob Boss", "Krenko, Tin Street Kingpin", "Krenko's Command"]
+        "Krenko, Mob Boss",
+        "Krenko, Tin Street Kingpin",
+        "Krenko's Command",
+    ]
 
 
 @pytest.mark.parametrize("name", ["???", "\u2014", "\u2605", "   "])

@@ -7,25 +7,25 @@ import random
 from dataclasses import fields, replace
 
 import pytest
-
 from conftest import load_cards, make_deck
+
 from validator import model
+from validator.model import Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
 from validator.rules.commander.designation import designate_commanders
 from validator.rules.formats import get_format
-from validator.model import Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
 
 CARDS = load_cards("cards_commander.json")
 NAMES = sorted({c.name for c in CARDS.values()})[:6]
-SECTIONS = [Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION,
-            Section.IGNORED]
+SECTIONS = [Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION, Section.IGNORED]
 
 
 def test_a_moved_entry_keeps_every_field_of_its_line():
     """`move` builds DeckEntry objects field by field (cheaper than `replace`): a field added
     to DeckEntry and not copied there would be lost on every moved line."""
     entry = DeckEntry(**{f.name: f"value of {f.name}" for f in fields(DeckEntry)})
-    assert model._with(entry, 7, Section.COMMANDER) == \
-        replace(entry, quantity=7, section=Section.COMMANDER)
+    assert model._with(entry, 7, Section.COMMANDER) == replace(
+        entry, quantity=7, section=Section.COMMANDER
+    )
 
 
 def _expected_move(rows, index, section, quantity):
@@ -61,10 +61,12 @@ def _check(deck: ResolvedDeck, rng: random.Random) -> None:
 
 def _check_runs(deck: ResolvedDeck) -> None:
     """While the sections' order is kept, it is the order of their runs in `entries`."""
-    if deck._order is not None and deck.entries is deck._list \
-            and len(deck.entries) == deck._length:
-        runs = [s for i, s in enumerate(e.entry.section for e in deck.entries)
-                if i == 0 or deck.entries[i - 1].entry.section != s]
+    if deck._order is not None and deck.entries is deck._list and len(deck.entries) == deck._length:
+        runs = [
+            s
+            for i, s in enumerate(e.entry.section for e in deck.entries)
+            if i == 0 or deck.entries[i - 1].entry.section != s
+        ]
         assert deck._order == runs
 
 
@@ -80,8 +82,9 @@ def test_section_lists_follow_any_moves(seed):
     if runs:
         plan.sort(key=lambda p: SECTIONS.index(p[2]))
     entries = [DeckEntry(q, n, s, line) for q, n, s, line in plan]
-    deck = ResolvedDeck(deck=Deck(entries=list(entries)),
-                        entries=[ResolvedEntry(e, CARDS[e.name]) for e in entries])
+    deck = ResolvedDeck(
+        deck=Deck(entries=list(entries)), entries=[ResolvedEntry(e, CARDS[e.name]) for e in entries]
+    )
     rows = [(e.quantity, e.section, e.line) for e in entries]
     for _ in range(60):
         if not deck.entries:
@@ -114,14 +117,17 @@ def test_thousands_of_repeated_commanders_rebuild_the_lists_once(monkeypatch):
     aside (duplicate-listing), and the section lists are rebuilt a bounded number of times,
     not once per move."""
     krenko = "Krenko, Mob Boss"
-    deck = make_deck(CARDS, main=[(99, "Mountain")], sideboard=[(1, krenko)] * 3000,
-                     commanders=[krenko])
+    deck = make_deck(
+        CARDS, main=[(99, "Mountain")], sideboard=[(1, krenko)] * 3000, commanders=[krenko]
+    )
     rebuilds = []
     for name in ("_rebuild", "_refresh"):
         original = getattr(ResolvedDeck, name)
-        monkeypatch.setattr(ResolvedDeck, name,
-                            lambda self, original=original, name=name:
-                            (rebuilds.append(name), original(self))[1])
+        monkeypatch.setattr(
+            ResolvedDeck,
+            name,
+            lambda self, original=original, name=name: (rebuilds.append(name), original(self))[1],
+        )
     problems = designate_commanders(deck, get_format("commander"))
     assert sum(p.code == "duplicate-listing" for p in problems) == 3000
     assert deck.count(Section.IGNORED) == 3000 and deck.count(Section.SIDEBOARD) == 0
@@ -163,12 +169,15 @@ def _general_steps(deck, fmt):
     return problems
 
 
-@pytest.mark.parametrize("main, side", [
-    ([(99, "Mountain")], "Krenko, Mob Boss"),  # the usual MTGO list
-    ([(99, "Mountain")], "Lightning Bolt"),  # designated anyway: the report says why not
-    ([(99, "Mountain"), (1, "Krenko, Mob Boss")], "Krenko, Mob Boss"),  # also in the deck
-    ([(60, "Mountain")], "Krenko, Mob Boss"),  # too small: the size check says so
-])
+@pytest.mark.parametrize(
+    "main, side",
+    [
+        ([(99, "Mountain")], "Krenko, Mob Boss"),  # the usual MTGO list
+        ([(99, "Mountain")], "Lightning Bolt"),  # designated anyway: the report says why not
+        ([(99, "Mountain"), (1, "Krenko, Mob Boss")], "Krenko, Mob Boss"),  # also in the deck
+        ([(60, "Mountain")], "Krenko, Mob Boss"),  # too small: the size check says so
+    ],
+)
 def test_the_usual_mtgo_path_does_what_the_general_steps_do(main, side):
     """designate_commanders takes a short path for one sideboard card: same problems, same
     sections, same listing as the general steps give."""

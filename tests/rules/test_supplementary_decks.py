@@ -5,29 +5,48 @@ from __future__ import annotations
 
 import json
 
-import validator
-from validator.cards.facts import card_from_scryfall
-from validator.rules.checks import check_attractions, check_sticker_sheets
-from validator.decklist import parse_decklist
-from validator.rules.formats import get_format
-from validator.model import Section, Severity
-from validator.store.index import CardIndex
-
 from conftest import load_cards
 
+import validator
+from validator.cards.facts import card_from_scryfall
+from validator.decklist import parse_decklist
+from validator.model import Section, Severity
+from validator.rules.checks import check_attractions, check_sticker_sheets
+from validator.rules.formats import get_format
+from validator.store.index import CardIndex
+
 #: Unfinity Attraction names (Scryfall types them "Artifact — Attraction").
-ATTRACTIONS = ("Balloon Stand", "Bounce Chamber", "Bumper Cars", "Centrifuge", "Clown Extruder",
-               "Concession Stand", "Costume Shop", "Dart Throw", "Drop Tower", "Ferris Wheel",
-               "Foam Weapons Kiosk")
+ATTRACTIONS = (
+    "Balloon Stand",
+    "Bounce Chamber",
+    "Bumper Cars",
+    "Centrifuge",
+    "Clown Extruder",
+    "Concession Stand",
+    "Costume Shop",
+    "Dart Throw",
+    "Drop Tower",
+    "Ferris Wheel",
+    "Foam Weapons Kiosk",
+)
 STICKERS = tuple(f"Sticker Sheet {i}" for i in range(11))
 LEGAL = {"legacy": "legal", "vintage": "legal", "commander": "legal"}
 
 
 def _card(name: str, type_line: str) -> object:
-    return card_from_scryfall({"object": "card", "oracle_id": "id-" + name, "name": name,
-                               "layout": "normal", "mana_cost": "", "cmc": 0,
-                               "type_line": type_line, "color_identity": [],
-                               "legalities": LEGAL})
+    return card_from_scryfall(
+        {
+            "object": "card",
+            "oracle_id": "id-" + name,
+            "name": name,
+            "layout": "normal",
+            "mana_cost": "",
+            "cmc": 0,
+            "type_line": type_line,
+            "color_identity": [],
+            "legalities": LEGAL,
+        }
+    )
 
 
 CARDS = {**load_cards("cards_core.json")}
@@ -92,8 +111,9 @@ def test_attraction_listed_in_the_main_deck_goes_to_the_attraction_deck():
 
 
 def test_non_attraction_in_the_attractions_section():
-    report = validator.validate(arena(ATTRACTIONS[:10] + ("Lightning Bolt",)), "legacy",
-                                cards=INDEX)
+    report = validator.validate(
+        arena(ATTRACTIONS[:10] + ("Lightning Bolt",)), "legacy", cards=INDEX
+    )
     assert codes(report)["not-an-attraction"].cards == ("Lightning Bolt",)
 
 
@@ -101,8 +121,9 @@ def test_short_or_duplicated_sticker_sheets_are_an_error():
     report = validator.validate(arena(stickers=STICKERS[:5]), "legacy", cards=INDEX)
     problem = codes(report)["sticker-sheets-invalid"]
     assert problem.severity == Severity.ERROR and problem.citation == "CR 123.2a"
-    report = validator.validate(arena(stickers=STICKERS[:10] + (STICKERS[0],)), "legacy",
-                                cards=INDEX)
+    report = validator.validate(
+        arena(stickers=STICKERS[:10] + (STICKERS[0],)), "legacy", cards=INDEX
+    )
     assert STICKERS[0] in codes(report)["sticker-sheets-invalid"].message
 
 
@@ -117,11 +138,15 @@ def test_checks_read_the_resolved_lists():
 
 def test_moxfield_boards_and_forge_section():
     board = {n: {"quantity": 1, "card": {"name": n}} for n in ATTRACTIONS[:2]}
-    deck = parse_decklist(json.dumps({"mainboard": {"Island": {"quantity": 60,
-                                                               "card": {"name": "Island"}}},
-                                      "attractions": board,
-                                      "stickers": {"s": {"quantity": 1,
-                                                         "card": {"name": STICKERS[0]}}}}))
+    deck = parse_decklist(
+        json.dumps(
+            {
+                "mainboard": {"Island": {"quantity": 60, "card": {"name": "Island"}}},
+                "attractions": board,
+                "stickers": {"s": {"quantity": 1, "card": {"name": STICKERS[0]}}},
+            }
+        )
+    )
     assert deck.count(Section.ATTRACTION) == 2 and deck.count(Section.STICKER) == 1
     forge = parse_decklist("[metadata]\nName=x\n[Main]\n60 Island\n[Attractions]\n1 Bumper Cars\n")
     assert deck.input_format == "moxfield"
@@ -144,14 +169,24 @@ def test_text_report_shows_the_supplementary_decks():
 
 
 def test_other_inputs_name_the_supplementary_decks():
-    archidekt_text = parse_decklist("1x Bumper Cars (unf) 1 [Attractions]\n"
-                                    "1x Sticker Sheet 1 (unf) 2 [Stickers]\n60x Island (unf) 3\n")
+    archidekt_text = parse_decklist(
+        "1x Bumper Cars (unf) 1 [Attractions]\n"
+        "1x Sticker Sheet 1 (unf) 2 [Stickers]\n60x Island (unf) 3\n"
+    )
     assert archidekt_text.count(Section.ATTRACTION) == 1
     assert archidekt_text.count(Section.STICKER) == 1
-    csv_deck = parse_decklist("count,name,section\n60,Island,main\n1,Bumper Cars,attractions\n"
-                              "1,Sticker Sheet 1,stickers\n")
+    csv_deck = parse_decklist(
+        "count,name,section\n60,Island,main\n1,Bumper Cars,attractions\n"
+        "1,Sticker Sheet 1,stickers\n"
+    )
     assert csv_deck.count(Section.ATTRACTION) == 1 and csv_deck.count(Section.STICKER) == 1
-    json_deck = parse_decklist(json.dumps({"main": [[60, "Island"]],
-                                           "attractions": ["Bumper Cars"],
-                                           "stickers": ["Sticker Sheet 1"]}))
+    json_deck = parse_decklist(
+        json.dumps(
+            {
+                "main": [[60, "Island"]],
+                "attractions": ["Bumper Cars"],
+                "stickers": ["Sticker Sheet 1"],
+            }
+        )
+    )
     assert json_deck.count(Section.ATTRACTION) == 1 and json_deck.issues == []

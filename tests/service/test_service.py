@@ -11,16 +11,16 @@ import pytest
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
+from conftest import FIXTURES, core_cards_with  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 import validator  # noqa: E402
-from conftest import FIXTURES, core_cards_with  # noqa: E402
 from validator.service import app as service_app  # noqa: E402
 from validator.service import bodies as service_bodies  # noqa: E402
-from validator.service.models import ValidateRequest  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 from validator.service.bodylimit import MAX_BODY_BYTES  # noqa: E402
 from validator.service.cards import CardHolder  # noqa: E402
+from validator.service.models import ValidateRequest  # noqa: E402
 
 PROBLEM_JSON = "application/problem+json"
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\n2 Counterspell\n"
@@ -56,59 +56,107 @@ def assert_problem(response, status: int, code: str) -> dict:
 
 # ---------------------------------------------------------------------------- validate
 
+
 def test_validate_json_is_exactly_the_library_report(client, core_db):
-    for text, fmt in ((LEGAL_MODERN, "modern"), (ILLEGAL_MODERN, "modern"), (COMMANDER, "commander")):
-        response = client.post("/v1/validate", json={"decklist": text, "format": fmt,
-                                                     "filename": "deck.txt"})
+    for text, fmt in (
+        (LEGAL_MODERN, "modern"),
+        (ILLEGAL_MODERN, "modern"),
+        (COMMANDER, "commander"),
+    ):
+        response = client.post(
+            "/v1/validate", json={"decklist": text, "format": fmt, "filename": "deck.txt"}
+        )
         assert response.status_code == 200, response.text
         assert response.headers["content-type"] == "application/json"
-        expected = cli_json(validator.validate(validator.parse_decklist(text, filename="deck.txt"),
-                                               fmt, db=core_db, source="deck.txt"), core_db)
+        expected = cli_json(
+            validator.validate(
+                validator.parse_decklist(text, filename="deck.txt"),
+                fmt,
+                db=core_db,
+                source="deck.txt",
+            ),
+            core_db,
+        )
         assert response.json() == expected
 
 
 def test_illegal_deck_is_a_200_with_legal_false_and_cited_problems(client):
-    report = client.post("/v1/validate", json={"decklist": ILLEGAL_MODERN, "format": "modern"}).json()
+    report = client.post(
+        "/v1/validate", json={"decklist": ILLEGAL_MODERN, "format": "modern"}
+    ).json()
     assert report["schema"] == "deckcheck.report/1" and report["legal"] is False
     by_code = {p["code"]: p for p in report["problems"]}
-    assert by_code["banned"]["cards"] == ["Lurrus of the Dream-Den"] and by_code["banned"]["lines"] == [2]
+    assert by_code["banned"]["cards"] == ["Lurrus of the Dream-Den"] and by_code["banned"][
+        "lines"
+    ] == [2]
     assert by_code["unknown-card"]["lines"] == [4]
     assert "Lightning Bolt" in by_code["unknown-card"]["message"]  # did you mean
     assert all(p["citation"] for p in report["problems"])
 
 
 def test_validate_commander_options(client, core_db):
-    body = {"decklist": "99 Mountain\n1 Minsc & Boo, Timeless Heroes\n", "format": "commander",
-            "commanders": ["Minsc & Boo, Timeless Heroes"], "bracket": 5}
+    body = {
+        "decklist": "99 Mountain\n1 Minsc & Boo, Timeless Heroes\n",
+        "format": "commander",
+        "commanders": ["Minsc & Boo, Timeless Heroes"],
+        "bracket": 5,
+    }
     report = client.post("/v1/validate", json=body).json()
     assert report["deck"]["commanders"] == ["Minsc & Boo, Timeless Heroes"]
-    assert report == cli_json(validator.validate(body["decklist"], "commander", db=core_db,
-                                                 commanders=body["commanders"], bracket=5), core_db)
-    ruled = client.post("/v1/validate", json={
-        "decklist": LEGAL_MODERN, "format": "modern",
-        "rules": ["Each nonland card in your starting deck has mana value 0."]}).json()
-    assert [p["code"] for p in ruled["problems"] if p["severity"] == "error"] == ["house-rule-failed"]
+    assert report == cli_json(
+        validator.validate(
+            body["decklist"], "commander", db=core_db, commanders=body["commanders"], bracket=5
+        ),
+        core_db,
+    )
+    ruled = client.post(
+        "/v1/validate",
+        json={
+            "decklist": LEGAL_MODERN,
+            "format": "modern",
+            "rules": ["Each nonland card in your starting deck has mana value 0."],
+        },
+    ).json()
+    assert [p["code"] for p in ruled["problems"] if p["severity"] == "error"] == [
+        "house-rule-failed"
+    ]
 
 
 def test_validate_multipart_file_upload(client, core_db):
     dek = (FIXTURES / "decklists" / "burn.dek").read_bytes()
-    response = client.post("/v1/validate", files={"file": ("burn.dek", dek)},
-                           data={"format": "modern"})
+    response = client.post(
+        "/v1/validate", files={"file": ("burn.dek", dek)}, data={"format": "modern"}
+    )
     assert response.status_code == 200, response.text
-    expected = cli_json(validator.validate(validator.parse_decklist(dek, filename="burn.dek"),
-                                           "modern", db=core_db, source="burn.dek"), core_db)
+    expected = cli_json(
+        validator.validate(
+            validator.parse_decklist(dek, filename="burn.dek"),
+            "modern",
+            db=core_db,
+            source="burn.dek",
+        ),
+        core_db,
+    )
     assert response.json() == expected and expected["deck"]["input_format"] == "mtgo-dek"
 
 
 def test_validate_text_plain_with_query_options(client, core_db):
-    response = client.post("/v1/validate?format=commander&commander=Minsc%20%26%20Boo,%20Timeless%20Heroes",
-                           content=COMMANDER.encode(), headers={"content-type": "text/plain; charset=utf-8"})
+    response = client.post(
+        "/v1/validate?format=commander&commander=Minsc%20%26%20Boo,%20Timeless%20Heroes",
+        content=COMMANDER.encode(),
+        headers={"content-type": "text/plain; charset=utf-8"},
+    )
     assert response.status_code == 200, response.text
-    assert response.json() == cli_json(validator.validate(
-        COMMANDER, "commander", db=core_db, commanders=["Minsc & Boo, Timeless Heroes"]), core_db)
+    assert response.json() == cli_json(
+        validator.validate(
+            COMMANDER, "commander", db=core_db, commanders=["Minsc & Boo, Timeless Heroes"]
+        ),
+        core_db,
+    )
 
 
 # ---------------------------------------------------------------------------- the JSON fast path
+
 
 def _without_date(headers) -> dict:
     return {k: v for k, v in headers.items() if k != "date"}
@@ -130,11 +178,15 @@ def routed_reads(monkeypatch) -> list:
 
 def test_json_validate_skips_the_framework_and_answers_the_same_bytes(client, routed_reads):
     for text, fmt in ((ILLEGAL_MODERN, "modern"), (COMMANDER, "commander")):
-        fast = client.post("/v1/validate", json={"decklist": text, "format": fmt,
-                                                 "filename": "deck.txt"})
+        fast = client.post(
+            "/v1/validate", json={"decklist": text, "format": fmt, "filename": "deck.txt"}
+        )
         assert routed_reads == []  # answered below the framework
-        routed = client.post(f"/v1/validate?format={fmt}&filename=deck.txt", content=text.encode(),
-                             headers={"content-type": "text/plain"})
+        routed = client.post(
+            f"/v1/validate?format={fmt}&filename=deck.txt",
+            content=text.encode(),
+            headers={"content-type": "text/plain"},
+        )
         assert routed_reads == [ValidateRequest]
         routed_reads.clear()
         assert fast.status_code == routed.status_code == 200
@@ -144,18 +196,27 @@ def test_json_validate_skips_the_framework_and_answers_the_same_bytes(client, ro
 
 def test_json_validate_read_in_chunks_and_under_a_root_path(core_db, client, routed_reads):
     body = json.dumps({"decklist": ILLEGAL_MODERN, "format": "modern"}).encode()
-    expected = client.post("/v1/validate", content=body,
-                           headers={"content-type": "application/json"}).content
+    expected = client.post(
+        "/v1/validate", content=body, headers={"content-type": "application/json"}
+    ).content
 
     def chunks():  # no Content-Length: the fast path reads every chunk
         for i in range(0, len(body), 20):
-            yield body[i:i + 20]
-    chunked = client.post("/v1/validate", content=chunks(), headers={"content-type": "application/json"})
+            yield body[i : i + 20]
+
+    chunked = client.post(
+        "/v1/validate", content=chunks(), headers={"content-type": "application/json"}
+    )
     assert chunked.status_code == 200 and chunked.content == expected
     # uvicorn puts --root-path in front of the path; the fast path routes without it
-    with TestClient(create_app(ServiceConfig(db=core_db, poll_seconds=0)), root_path="/deckcheck") as c:
-        prefixed = c.post("/deckcheck/v1/validate", content=body,
-                          headers={"content-type": "application/vnd.deck+json"})
+    with TestClient(
+        create_app(ServiceConfig(db=core_db, poll_seconds=0)), root_path="/deckcheck"
+    ) as c:
+        prefixed = c.post(
+            "/deckcheck/v1/validate",
+            content=body,
+            headers={"content-type": "application/vnd.deck+json"},
+        )
     assert prefixed.status_code == 200 and prefixed.content == expected
     assert routed_reads == []
 
@@ -163,15 +224,20 @@ def test_json_validate_read_in_chunks_and_under_a_root_path(core_db, client, rou
 def test_json_bodies_that_are_not_a_report_are_answered_by_the_app(client, routed_reads):
     """The fast path hands every other outcome to the app with the body it read replayed:
     the app's problem answers, naming what the body held (so the whole body reached it)."""
-    problem = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island",
-                                                               "format": "modern", "bracket": "x"}),
-                             422, "invalid-field")
+    problem = assert_problem(
+        client.post(
+            "/v1/validate", json={"decklist": "1 Island", "format": "modern", "bracket": "x"}
+        ),
+        422,
+        "invalid-field",
+    )
     assert [e["field"] for e in problem["errors"]] == ["bracket"]
     assert routed_reads == [ValidateRequest]
 
 
-def test_client_errors_found_while_judging_are_answered_without_judging_again(client, routed_reads,
-                                                                              monkeypatch):
+def test_client_errors_found_while_judging_are_answered_without_judging_again(
+    client, routed_reads, monkeypatch
+):
     """An unknown format or commander is found by judging: the fast path answers the app's
     problem itself (a replay to the app would judge the deck a second time)."""
     judged = []
@@ -184,11 +250,21 @@ def test_client_errors_found_while_judging_are_answered_without_judging_again(cl
     monkeypatch.setattr(service_app.Service, "validate", counting)
     fast = client.post("/v1/validate", json={"decklist": "1 Island", "format": "modren"})
     assert "modren" in assert_problem(fast, 400, "unknown-format")["detail"]
-    routed = client.post("/v1/validate?format=modren", content=b"1 Island",
-                         headers={"content-type": "text/plain"})
-    assert fast.content == routed.content and fast.headers["content-type"] == routed.headers["content-type"]
-    assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "commander",
-                                                     "commanders": ["Nope Nope"]}), 400, "usage")
+    routed = client.post(
+        "/v1/validate?format=modren", content=b"1 Island", headers={"content-type": "text/plain"}
+    )
+    assert (
+        fast.content == routed.content
+        and fast.headers["content-type"] == routed.headers["content-type"]
+    )
+    assert_problem(
+        client.post(
+            "/v1/validate",
+            json={"decklist": "1 Island", "format": "commander", "commanders": ["Nope Nope"]},
+        ),
+        400,
+        "usage",
+    )
     assert judged == ["modren", "modren", "commander"]  # once each
     assert routed_reads == [ValidateRequest]  # only the text/plain one
 
@@ -207,70 +283,140 @@ def test_small_bodies_are_judged_on_the_event_loop_large_ones_in_a_thread():
 
     async def all_three():
         small = await service_app.judge(judge_fn, None, "1 Island\n" * 100)
-        large = await service_app.judge(judge_fn, None, b"x" * (service_bodies.INLINE_MAX_BYTES + 1))
+        large = await service_app.judge(
+            judge_fn, None, b"x" * (service_bodies.INLINE_MAX_BYTES + 1)
+        )
         long = await service_app.judge(judge_fn, None, many_lines)
         return small, large, long
 
-    assert asyncio.run(all_three()) == ({"judged": 900}, {"judged": service_bodies.INLINE_MAX_BYTES + 1},
-                                        {"judged": len(many_lines)})
+    assert asyncio.run(all_three()) == (
+        {"judged": 900},
+        {"judged": service_bodies.INLINE_MAX_BYTES + 1},
+        {"judged": len(many_lines)},
+    )
     assert threads[0] == threading.get_ident()
     assert threads[1] != threading.get_ident() and threads[2] != threading.get_ident()
 
 
 # ---------------------------------------------------------------------------- errors
 
+
 def test_400_unknown_format_and_malformed_bodies(client):
-    body = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "modren"}),
-                          400, "unknown-format")
+    body = assert_problem(
+        client.post("/v1/validate", json={"decklist": "1 Island", "format": "modren"}),
+        400,
+        "unknown-format",
+    )
     assert "modern" in body["detail"]
-    assert_problem(client.post("/v1/validate", content=b'{"decklist": ', headers={
-        "content-type": "application/json"}), 400, "malformed-body")
+    assert_problem(
+        client.post(
+            "/v1/validate", content=b'{"decklist": ', headers={"content-type": "application/json"}
+        ),
+        400,
+        "malformed-body",
+    )
     assert_problem(client.post("/v1/validate", json=["1 Island"]), 400, "malformed-body")
-    assert_problem(client.post("/v1/validate", json={"decklist": "<?xml version='1.0'?><Deck><Cards",
-                                                     "format": "modern", "filename": "d.dek"}),
-                   400, "bad-decklist")
-    assert_problem(client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
-                                                     "rules": ["Cards must be nice."]}),
-                   400, "bad-condition")
-    assert_problem(client.post("/v1/validate", content=b"\xff\xfe\x00\xd8", headers={
-        "content-type": "text/plain"}, params={"format": "modern"}), 400, "bad-decklist")
+    assert_problem(
+        client.post(
+            "/v1/validate",
+            json={
+                "decklist": "<?xml version='1.0'?><Deck><Cards",
+                "format": "modern",
+                "filename": "d.dek",
+            },
+        ),
+        400,
+        "bad-decklist",
+    )
+    assert_problem(
+        client.post(
+            "/v1/validate",
+            json={"decklist": LEGAL_MODERN, "format": "modern", "rules": ["Cards must be nice."]},
+        ),
+        400,
+        "bad-condition",
+    )
+    assert_problem(
+        client.post(
+            "/v1/validate",
+            content=b"\xff\xfe\x00\xd8",
+            headers={"content-type": "text/plain"},
+            params={"format": "modern"},
+        ),
+        400,
+        "bad-decklist",
+    )
 
 
 def test_422_wrong_field_types_name_the_field(client):
-    for body, field in (({"decklist": 5, "format": "modern"}, "decklist"),
-                        ({"decklist": "1 Island", "format": "commander", "bracket": "three"}, "bracket"),
-                        ({"decklist": "1 Island", "format": "commander", "bracket": 9}, "bracket"),
-                        ({"decklist": "1 Island", "format": "modern", "commanders": "Sol Ring"}, "commanders"),
-                        ({"decklist": "1 Island"}, "format"),
-                        ({"decklist": "1 Island", "format": "modern", "comanders": []}, "comanders")):
+    for body, field in (
+        ({"decklist": 5, "format": "modern"}, "decklist"),
+        ({"decklist": "1 Island", "format": "commander", "bracket": "three"}, "bracket"),
+        ({"decklist": "1 Island", "format": "commander", "bracket": 9}, "bracket"),
+        ({"decklist": "1 Island", "format": "modern", "commanders": "Sol Ring"}, "commanders"),
+        ({"decklist": "1 Island"}, "format"),
+        ({"decklist": "1 Island", "format": "modern", "comanders": []}, "comanders"),
+    ):
         problem = assert_problem(client.post("/v1/validate", json=body), 422, "invalid-field")
         assert field in [e["field"] for e in problem["errors"]], problem
         assert "1 Island" not in json.dumps(problem)  # submitted values are not echoed
-    assert_problem(client.post("/v1/validate", data={"format": "modern"}, files={"other": ("x", b"")}),
-                   422, "invalid-field")
+    assert_problem(
+        client.post("/v1/validate", data={"format": "modern"}, files={"other": ("x", b"")}),
+        422,
+        "invalid-field",
+    )
 
 
 def test_413_body_over_one_megabyte_is_refused_while_reading(client):
     big = b"1 Island\n" * (MAX_BODY_BYTES // 9 + 10)
-    assert_problem(client.post("/v1/validate", content=big, headers={"content-type": "text/plain"},
-                               params={"format": "modern"}), 413, "body-too-large")
+    assert_problem(
+        client.post(
+            "/v1/validate",
+            content=big,
+            headers={"content-type": "text/plain"},
+            params={"format": "modern"},
+        ),
+        413,
+        "body-too-large",
+    )
 
     def chunks():  # no Content-Length: counted as it arrives
         for _ in range(MAX_BODY_BYTES // 4500 + 1):
             yield b"1 Island\n" * 500
-    assert_problem(client.post("/v1/validate", content=chunks(), headers={"content-type": "text/plain"},
-                               params={"format": "modern"}), 413, "body-too-large")
-    assert_problem(client.post("/v1/validate", files={"file": ("big.txt", big)},
-                               data={"format": "modern"}), 413, "body-too-large")
+
+    assert_problem(
+        client.post(
+            "/v1/validate",
+            content=chunks(),
+            headers={"content-type": "text/plain"},
+            params={"format": "modern"},
+        ),
+        413,
+        "body-too-large",
+    )
+    assert_problem(
+        client.post("/v1/validate", files={"file": ("big.txt", big)}, data={"format": "modern"}),
+        413,
+        "body-too-large",
+    )
     big_json = json.dumps({"decklist": big.decode(), "format": "modern"}).encode()
-    assert_problem(client.post("/v1/validate", content=big_json,
-                               headers={"content-type": "application/json"}), 413, "body-too-large")
+    assert_problem(
+        client.post("/v1/validate", content=big_json, headers={"content-type": "application/json"}),
+        413,
+        "body-too-large",
+    )
 
     def json_chunks():  # the JSON fast path counts a chunked body as it arrives, too
         for i in range(0, len(big_json), 65536):
-            yield big_json[i:i + 65536]
-    assert_problem(client.post("/v1/validate", content=json_chunks(),
-                               headers={"content-type": "application/json"}), 413, "body-too-large")
+            yield big_json[i : i + 65536]
+
+    assert_problem(
+        client.post(
+            "/v1/validate", content=json_chunks(), headers={"content-type": "application/json"}
+        ),
+        413,
+        "body-too-large",
+    )
 
 
 def test_413_limit_counts_streamed_bytes_not_the_declared_length():
@@ -306,11 +452,18 @@ def test_413_limit_counts_streamed_bytes_not_the_declared_length():
 
 def test_415_wrong_content_type(client):
     for ctype in ("application/xml", "image/png", ""):
-        assert_problem(client.post("/v1/validate", content=b"1 Island",
-                                   headers={"content-type": ctype}), 415, "unsupported-media-type")
-    assert_problem(client.post("/v1/check-formats", content=b"1 Island",
-                               headers={"content-type": "application/yaml"}), 415,
-                   "unsupported-media-type")
+        assert_problem(
+            client.post("/v1/validate", content=b"1 Island", headers={"content-type": ctype}),
+            415,
+            "unsupported-media-type",
+        )
+    assert_problem(
+        client.post(
+            "/v1/check-formats", content=b"1 Island", headers={"content-type": "application/yaml"}
+        ),
+        415,
+        "unsupported-media-type",
+    )
 
 
 def test_as_of_is_passed_to_the_validator(client, core_db):
@@ -318,13 +471,18 @@ def test_as_of_is_passed_to_the_validator(client, core_db):
     response = client.post("/v1/validate", json=body)
     assert response.status_code == 200
     assert response.json()["as_of"] == "2026-01-01"
-    assert response.json() == cli_json(validator.validate(
-        LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-01-01"), core_db,
-        "2026-01-01")
+    assert response.json() == cli_json(
+        validator.validate(
+            LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-01-01"
+        ),
+        core_db,
+        "2026-01-01",
+    )
     assert response.json()["provenance"]["legality_basis"] == "history"
     # a date before the shipped history begins is the library's bad-as-of error, as a 400
-    assert_problem(client.post("/v1/validate", json={**body, "as_of": "1999-01-01"}), 400,
-                   "bad-as-of")
+    assert_problem(
+        client.post("/v1/validate", json={**body, "as_of": "1999-01-01"}), 400, "bad-as-of"
+    )
 
 
 def test_as_of_may_be_a_month_as_in_the_cli(client, core_db):
@@ -336,18 +494,26 @@ def test_as_of_may_be_a_month_as_in_the_cli(client, core_db):
     assert answer.status_code == 200
     report = answer.json()
     assert report["as_of"] == "2026-05-31" and report["as_of_precision"] == "month"
-    assert report == cli_json(validator.validate(
-        LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-05"), core_db,
-        "2026-05")
+    assert report == cli_json(
+        validator.validate(
+            LEGAL_MODERN, "modern", cards=validator.open_db(core_db), as_of="2026-05"
+        ),
+        core_db,
+        "2026-05",
+    )
     assert report["provenance"]["legality_as_of_precision"] == "month"
-    form = client.post("/v1/validate", data={"format": "modern", "as_of": "2026-05"},
-                       files={"file": ("deck.txt", LEGAL_MODERN.encode())})
+    form = client.post(
+        "/v1/validate",
+        data={"format": "modern", "as_of": "2026-05"},
+        files={"file": ("deck.txt", LEGAL_MODERN.encode())},
+    )
     assert form.status_code == 200 and form.json()["as_of_precision"] == "month"
     checked = client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN, "as_of": "2026-05"})
     assert checked.status_code == 200
     for bad in ("2026-13", "0000-05", "May 2026"):
-        problem = assert_problem(client.post("/v1/validate", json={**body, "as_of": bad}), 400,
-                                 "bad-as-of")
+        problem = assert_problem(
+            client.post("/v1/validate", json={**body, "as_of": bad}), 400, "bad-as-of"
+        )
         assert "as_of" in problem["detail"], problem
         assert "YYYY-MM" in json.dumps(problem) and bad not in json.dumps(problem)
 
@@ -358,28 +524,41 @@ def test_404_unknown_route_and_405_method(client):
 
 
 def test_no_500_for_hostile_client_input(client):
-    bodies = [{"decklist": "\x00" * 100, "format": "modern"},
-              {"decklist": "4 " + "A" * 100_000, "format": "modern"},
-              {"decklist": "99999999999999999999 Island", "format": "modern"},
-              {"decklist": "{\"main\": [[\"x\", 1]]}", "format": "modern"},
-              {"decklist": "1 Island", "format": "modern", "input_format": "nope"},
-              {"decklist": "1 Island", "format": "vintage", "filename": "../../etc/passwd"},
-              {"decklist": "1 Island", "format": "commander", "commanders": ["Nobody", "", "x"]},
-              {"decklist": "", "format": "modern"}]
+    bodies = [
+        {"decklist": "\x00" * 100, "format": "modern"},
+        {"decklist": "4 " + "A" * 100_000, "format": "modern"},
+        {"decklist": "99999999999999999999 Island", "format": "modern"},
+        {"decklist": '{"main": [["x", 1]]}', "format": "modern"},
+        {"decklist": "1 Island", "format": "modern", "input_format": "nope"},
+        {"decklist": "1 Island", "format": "vintage", "filename": "../../etc/passwd"},
+        {"decklist": "1 Island", "format": "commander", "commanders": ["Nobody", "", "x"]},
+        {"decklist": "", "format": "modern"},
+    ]
     for body in bodies:
         response = client.post("/v1/validate", json=body)
         assert response.status_code in (200, 400, 422), (body, response.text)
         assert "Traceback" not in response.text
-    for raw in (b"\xff\xfe", b"null", b"1e999999", b'{"decklist": "\\ud800", "format": "modern"}',
-                b'{"decklist": "1 Island", "format": "\\ud800"}'):
-        response = client.post("/v1/validate", content=raw, headers={"content-type": "application/json"})
+    for raw in (
+        b"\xff\xfe",
+        b"null",
+        b"1e999999",
+        b'{"decklist": "\\ud800", "format": "modern"}',
+        b'{"decklist": "1 Island", "format": "\\ud800"}',
+    ):
+        response = client.post(
+            "/v1/validate", content=raw, headers={"content-type": "application/json"}
+        )
         assert response.status_code in (200, 400, 422), (raw, response.text)
-    response = client.post("/v1/validate", content=b"--x\r\nbroken", headers={
-        "content-type": "multipart/form-data; boundary=x"})
+    response = client.post(
+        "/v1/validate",
+        content=b"--x\r\nbroken",
+        headers={"content-type": "multipart/form-data; boundary=x"},
+    )
     assert response.status_code in (400, 422), response.text
 
 
 # ---------------------------------------------------------------------------- other endpoints
+
 
 def test_check_formats_reports_every_format(client, core_db):
     response = client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN})
@@ -388,18 +567,32 @@ def test_check_formats_reports_every_format(client, core_db):
     expected = validator.check_formats(LEGAL_MODERN, db=core_db)
     assert data["reports"] == [dict(r.to_dict(), problems_omitted=0) for r in expected]
     assert data["provenance"] == cli_json(expected[0], core_db)["provenance"]
-    assert data["legal_in"] == [r.format for r in expected if r.legal] and "modern" in data["legal_in"]
+    assert (
+        data["legal_in"] == [r.format for r in expected if r.legal] and "modern" in data["legal_in"]
+    )
     assert data["schema"] == "deckcheck.check-formats/1" and data["source"] is None
     assert data["formats"]["standard"]["legal"] is False
     assert data["formats"]["standard"]["problems"] == [
-        p.to_dict() for p in expected[0].sorted_problems() if p.severity.value == "error"]
+        p.to_dict() for p in expected[0].sorted_problems() if p.severity.value == "error"
+    ]
     assert list(data["formats"]) == [r.format for r in expected]
-    assert_problem(client.post("/v1/check-formats", json={"decklist": "1 Island", "format": "x"}),
-                   422, "invalid-field")
-    assert_problem(client.post("/v1/check-formats?format=modern", content=b"1 Island",
-                               headers={"content-type": "text/plain"}), 422, "invalid-field")
-    text = client.post("/v1/check-formats", content=LEGAL_MODERN.encode(),
-                       headers={"content-type": "text/plain"})
+    assert_problem(
+        client.post("/v1/check-formats", json={"decklist": "1 Island", "format": "x"}),
+        422,
+        "invalid-field",
+    )
+    assert_problem(
+        client.post(
+            "/v1/check-formats?format=modern",
+            content=b"1 Island",
+            headers={"content-type": "text/plain"},
+        ),
+        422,
+        "invalid-field",
+    )
+    text = client.post(
+        "/v1/check-formats", content=LEGAL_MODERN.encode(), headers={"content-type": "text/plain"}
+    )
     assert text.status_code == 200 and text.json()["legal_in"] == data["legal_in"]
 
 
@@ -427,7 +620,9 @@ def test_card_and_unknown_card_with_suggestions(client, core_db):
         assert set(card["legalities"]) >= set(db.formats())  # as `deckcheck card --json`
     finally:
         db.close()
-    assert assert_problem(client.get("/v1/cards/zzzzzzzz"), 404, "unknown-card")["suggestions"] == []
+    assert (
+        assert_problem(client.get("/v1/cards/zzzzzzzz"), 404, "unknown-card")["suggestions"] == []
+    )
     for hostile in ("%00", "a" * 20_000, "..%2F..%2Fetc", "%ED%A0%80", "%FF"):
         response = client.get("/v1/cards/" + hostile)
         assert_problem(response, 404, "unknown-card")
@@ -455,8 +650,11 @@ def test_healthz_and_requests_wait_for_the_card_data(core_db):
         snapshot, holder._current = holder._current, None
         try:
             assert_problem(c.get("/healthz"), 503, "not-ready")
-            assert_problem(c.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
-                           503, "not-ready")
+            assert_problem(
+                c.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
+                503,
+                "not-ready",
+            )
         finally:
             holder._current = snapshot
         assert c.get("/healthz").status_code == 200
@@ -464,14 +662,22 @@ def test_healthz_and_requests_wait_for_the_card_data(core_db):
 
 def test_openapi_describes_the_api(client):
     spec = client.get("/openapi.json").json()
-    assert {"/v1/validate", "/v1/check-formats", "/v1/formats", "/v1/cards/{name}", "/healthz"} <= set(spec["paths"])
+    assert {
+        "/v1/validate",
+        "/v1/check-formats",
+        "/v1/formats",
+        "/v1/cards/{name}",
+        "/healthz",
+    } <= set(spec["paths"])
     content = spec["paths"]["/v1/validate"]["post"]["requestBody"]["content"]
     assert {"application/json", "multipart/form-data", "text/plain"} <= set(content)
     assert "format" in content["application/json"]["schema"]["required"]
     responses = spec["paths"]["/v1/validate"]["post"]["responses"]
     assert {"200", "400", "413", "415", "422"} <= set(responses)
     assert set(responses["422"]["content"]) == {"application/problem+json"}
-    assert "detail" in responses["422"]["content"]["application/problem+json"]["schema"]["properties"]
+    assert (
+        "detail" in responses["422"]["content"]["application/problem+json"]["schema"]["properties"]
+    )
     assert "404" in spec["paths"]["/v1/cards/{name}"]["get"]["responses"]
     assert client.get("/docs").status_code == 404  # Swagger UI would come from a CDN
 
@@ -486,16 +692,28 @@ def test_page_and_its_local_assets(client):
         assert asset in html
         response = client.get("/" + asset)
         assert response.status_code == 200 and "https://" not in response.text
-    for label in ('for="decklist"', 'for="file"', 'for="format"', 'accept=".txt,.dek,.cod,.dck,.json'):
+    for label in (
+        'for="decklist"',
+        'for="file"',
+        'for="format"',
+        'accept=".txt,.dek,.cod,.dck,.json',
+    ):
         assert label in html
 
 
 def test_cors_is_off_unless_origins_are_listed(core_db, client):
     preflight = {"origin": "https://decks.example", "access-control-request-method": "POST"}
-    assert "access-control-allow-origin" not in client.options("/v1/validate", headers=preflight).headers
-    assert "access-control-allow-origin" not in client.get("/v1/formats", headers={
-        "origin": "https://decks.example"}).headers
-    app = create_app(ServiceConfig(db=core_db, poll_seconds=0, cors_origins=("https://decks.example",)))
+    assert (
+        "access-control-allow-origin"
+        not in client.options("/v1/validate", headers=preflight).headers
+    )
+    assert (
+        "access-control-allow-origin"
+        not in client.get("/v1/formats", headers={"origin": "https://decks.example"}).headers
+    )
+    app = create_app(
+        ServiceConfig(db=core_db, poll_seconds=0, cors_origins=("https://decks.example",))
+    )
     with TestClient(app) as c:
         allowed = c.options("/v1/validate", headers=preflight)
         assert allowed.headers["access-control-allow-origin"] == "https://decks.example"
@@ -505,14 +723,20 @@ def test_cors_is_off_unless_origins_are_listed(core_db, client):
         posted = c.post("/v1/validate", json=body, headers={"origin": "https://decks.example"})
         assert posted.status_code == 200
         assert posted.headers["access-control-allow-origin"] == "https://decks.example"
-    assert "access-control-allow-origin" not in client.post(
-        "/v1/validate", json=body, headers={"origin": "https://decks.example"}).headers
+    assert (
+        "access-control-allow-origin"
+        not in client.post(
+            "/v1/validate", json=body, headers={"origin": "https://decks.example"}
+        ).headers
+    )
 
 
 def test_no_endpoint_writes_the_database(core_db, client):
     def stored() -> list[bytes]:  # WAL mode: a committed write may sit in the -wal file
-        return [p.read_bytes() if p.exists() else b"" for p in (Path(core_db),
-                                                                Path(core_db + "-wal"))]
+        return [
+            p.read_bytes() if p.exists() else b"" for p in (Path(core_db), Path(core_db + "-wal"))
+        ]
+
     before = stored()
     client.post("/v1/validate", json={"decklist": ILLEGAL_MODERN, "format": "modern"})
     client.get("/v1/cards/Lightnig Bolt")
@@ -524,6 +748,7 @@ def test_no_endpoint_writes_the_database(core_db, client):
 
 
 # ---------------------------------------------------------------------------- hot swap
+
 
 def banned_bolt_file(tmp_path: Path) -> Path:
     """cards_core.json with Lightning Bolt banned in Modern: new data a sync brings."""
@@ -560,6 +785,7 @@ def test_a_failed_reload_keeps_serving_the_loaded_data(core_db, caplog):
 
     def loader(url):
         from validator.service.cards import load_snapshot
+
         calls.append(url)
         if len(calls) > 1:
             raise validator.DatabaseError("database is locked")
@@ -571,6 +797,7 @@ def test_a_failed_reload_keeps_serving_the_loaded_data(core_db, caplog):
     holder.start_polling()
     try:
         import time
+
         deadline = time.monotonic() + 5
         while len(calls) < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -594,11 +821,16 @@ def test_card_data_that_cannot_be_loaded_is_a_database_error(core_db, monkeypatc
 
 def test_library_errors_keep_their_stable_code(client, monkeypatch):
     def refuse(self, options, content):
-        raise validator.DeckcheckError("as-of date 1990-01-01 is before the history", code="bad-as-of")
+        raise validator.DeckcheckError(
+            "as-of date 1990-01-01 is before the history", code="bad-as-of"
+        )
 
     monkeypatch.setattr(service_app.Service, "validate", refuse)
-    problem = assert_problem(client.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
-                             400, "bad-as-of")
+    problem = assert_problem(
+        client.post("/v1/validate", json={"decklist": "1 Island", "format": "modern"}),
+        400,
+        "bad-as-of",
+    )
     assert problem["detail"].startswith("as-of date 1990-01-01")
 
 
@@ -606,14 +838,24 @@ def test_a_decklist_without_a_card_line_is_a_bad_decklist(client):
     """Nothing to judge (empty, blank, comments only; README: 400 `bad-decklist`), whichever
     way the body comes, never a 200 "not legal: 0 cards"."""
     for text in ("", "\n \n", "# only a comment\n"):
-        body = assert_problem(client.post("/v1/validate", json={"decklist": text,
-                                                                "format": "modern"}),
-                              400, "bad-decklist")
+        body = assert_problem(
+            client.post("/v1/validate", json={"decklist": text, "format": "modern"}),
+            400,
+            "bad-decklist",
+        )
         assert "no card lines found" in body["detail"]
-        assert_problem(client.post("/v1/validate?format=modern", content=text.encode(),
-                                   headers={"content-type": "text/plain"}), 400, "bad-decklist")
-        assert_problem(client.post("/v1/check-formats", json={"decklist": text}), 400,
-                       "bad-decklist")
+        assert_problem(
+            client.post(
+                "/v1/validate?format=modern",
+                content=text.encode(),
+                headers={"content-type": "text/plain"},
+            ),
+            400,
+            "bad-decklist",
+        )
+        assert_problem(
+            client.post("/v1/check-formats", json={"decklist": text}), 400, "bad-decklist"
+        )
 
 
 def test_a_json_deck_export_over_a_megabyte_is_judged(client):
@@ -621,9 +863,11 @@ def test_a_json_deck_export_over_a_megabyte_is_judged(client):
     from validator.decklist import MAX_BYTES
 
     assert MAX_BODY_BYTES >= MAX_BYTES * 1.25
-    deck = json.dumps({"main": [[4, "Lightning Bolt"], [56, "Mountain"]],
-                       "description": "x" * 1_200_000})
-    response = client.post("/v1/validate", json={"decklist": deck, "format": "modern",
-                                                  "filename": "deck.json"})
+    deck = json.dumps(
+        {"main": [[4, "Lightning Bolt"], [56, "Mountain"]], "description": "x" * 1_200_000}
+    )
+    response = client.post(
+        "/v1/validate", json={"decklist": deck, "format": "modern", "filename": "deck.json"}
+    )
     assert response.status_code == 200, response.text[:300]
     assert response.json()["legal"] is True

@@ -12,14 +12,19 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("uvicorn", reason="the service needs the serve extra: pip install '.[serve]'")
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
-                                "(pip install '.[test]')")
+webdriver = pytest.importorskip(
+    "selenium.webdriver", reason="selenium is not installed (pip install '.[test]')"
+)
 
 from conftest import FIXTURES  # noqa: E402
 from test_service import COMMANDER, ILLEGAL_MODERN, LEGAL_MODERN  # noqa: E402
 from test_service_server import Server  # noqa: E402
 
-CHROMIUM = os.environ.get("DECKCHECK_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = (
+    os.environ.get("DECKCHECK_CHROMIUM")
+    or shutil.which("chromium")
+    or shutil.which("chromium-browser")
+)
 CHROMEDRIVER = os.environ.get("DECKCHECK_CHROMEDRIVER") or shutil.which("chromedriver")
 WAIT = 20  # seconds, for any one thing to appear
 
@@ -27,16 +32,26 @@ WAIT = 20  # seconds, for any one thing to appear
 @pytest.fixture
 def browser(tmp_path):
     if not CHROMIUM or not CHROMEDRIVER:
-        pytest.skip("no browser: the page test needs chromium and chromedriver "
-                    "(Debian: apt-get install chromium chromium-driver)")
+        pytest.skip(
+            "no browser: the page test needs chromium and chromedriver "
+            "(Debian: apt-get install chromium chromium-driver)"
+        )
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}",
-                 "--window-size=1280,1000"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1280,1000",
+    ):
         options.add_argument(flag)
     try:
         driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
@@ -53,7 +68,9 @@ def paste(driver, text: str) -> None:
     """Put `text` into the decklist as a paste does (value set, input event fired)."""
     driver.execute_script(
         "const t = document.getElementById('decklist'); t.value = arguments[0];"
-        "t.dispatchEvent(new Event('input', {bubbles: true}));", text)
+        "t.dispatchEvent(new Event('input', {bubbles: true}));",
+        text,
+    )
 
 
 def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
@@ -71,7 +88,8 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
         unlabelled = browser.execute_script(
             "return [...document.querySelectorAll('input, select, textarea, button')]"
             ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')"
-            " && !e.textContent.trim()).map(e => e.id || e.outerHTML)")
+            " && !e.textContent.trim()).map(e => e.id || e.outerHTML)"
+        )
         assert unlabelled == []  # every control has a name for screen readers
         fmt = Select(browser.find_element(By.ID, "format"))
         assert not browser.find_element(By.ID, "commander-fields").is_displayed()
@@ -81,7 +99,9 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
         browser.find_element(By.ID, "commander1").send_keys("Minsc & Boo, Timeless Heroes")
         browser.find_element(By.ID, "check").click()
         wait.until(lambda d: "Legal in Commander" in d.find_element(By.ID, "verdict").text)
-        assert "commander: Minsc & Boo, Timeless Heroes" in browser.find_element(By.ID, "summary").text
+        assert (
+            "commander: Minsc & Boo, Timeless Heroes" in browser.find_element(By.ID, "summary").text
+        )
         browser.save_screenshot(str(tmp_path / "serve-commander.png"))
         browser.find_element(By.ID, "commander1").clear()
         fmt.select_by_value("modern")
@@ -110,15 +130,19 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
         assert "Lurrus of the Dream-Den" in lit[0].text
         assert banned.get_attribute("aria-pressed") == "true"
         # The unknown name offers its suggestion.
-        suggestion = wait.until(EC.visibility_of_element_located(
-            (By.CSS_SELECTOR, "li.problem[data-code=unknown-card] .suggest button")))
+        suggestion = wait.until(
+            EC.visibility_of_element_located(
+                (By.CSS_SELECTOR, "li.problem[data-code=unknown-card] .suggest button")
+            )
+        )
         assert suggestion.text == "Lightning Bolt"
         browser.save_screenshot(str(tmp_path / "serve-illegal.png"))
 
         browser.set_window_size(390, 844)  # a phone
         wait.until(lambda d: d.execute_script("return window.innerWidth") <= 400)
         overflow = browser.execute_script(
-            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
         assert overflow <= 0  # nothing wider than the screen
         browser.execute_script("window.scrollTo(0, 0)")
         browser.save_screenshot(str(tmp_path / "serve-phone-top.png"))
@@ -127,9 +151,13 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
 
         # Clicking the suggestion fixes the line and checks again.
         browser.set_window_size(1280, 1000)
-        suggestion = browser.find_element(By.CSS_SELECTOR, "li.problem[data-code=unknown-card] .suggest button")
+        suggestion = browser.find_element(
+            By.CSS_SELECTOR, "li.problem[data-code=unknown-card] .suggest button"
+        )
         suggestion.click()
-        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "li.problem[data-code=unknown-card]"))
+        wait.until(
+            lambda d: not d.find_elements(By.CSS_SELECTOR, "li.problem[data-code=unknown-card]")
+        )
         assert "1 Lightning Bolt" in browser.find_element(By.ID, "decklist").get_attribute("value")
 
         # A file from the picker (an MTGO .dek) fills the list and is checked as that format.
@@ -139,8 +167,12 @@ def test_page_checks_a_legal_and_an_illegal_deck(browser, core_db, tmp_path):
         browser.find_element(By.ID, "check").click()
         # The .dek's own summary, not the previous list's, once its answer is shown: 72 main
         # (its 12 "Event Ticket" are an unknown name, counted as the size check counts them).
-        wait.until(lambda d: "Not legal in Modern" in d.find_element(By.ID, "verdict").text
-                   and "72 main deck" in d.find_element(By.ID, "summary").text)
+        wait.until(
+            lambda d: (
+                "Not legal in Modern" in d.find_element(By.ID, "verdict").text
+                and "72 main deck" in d.find_element(By.ID, "summary").text
+            )
+        )
         assert "3 sideboard" in browser.find_element(By.ID, "summary").text
     for name in ("serve-legal.png", "serve-illegal.png", "serve-phone.png"):
         assert (tmp_path / name).stat().st_size > 10_000
@@ -159,15 +191,20 @@ def test_page_asks_suggestions_for_the_first_20_unknown_names_only(browser, core
     from selenium.webdriver.support.ui import WebDriverWait
 
     wait = WebDriverWait(browser, WAIT)
-    lookups = ("return performance.getEntriesByType('resource')"
-               ".filter(e => e.name.includes('/v1/cards/')).length")
+    lookups = (
+        "return performance.getEntriesByType('resource')"
+        ".filter(e => e.name.includes('/v1/cards/')).length"
+    )
     with Server(core_db, tmp_path, "--poll", "0") as server:
         server.wait_ready()
         browser.get(server.base + "/")
         paste(browser, "".join(f"1 Lightnig Bolt{'x' * (i % 3)} {i:02d}\n" for i in range(40)))
         browser.find_element(By.ID, "check").click()
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR,
-                                                 "li.problem[data-code=unknown-card]")) == 40)
+        wait.until(
+            lambda d: (
+                len(d.find_elements(By.CSS_SELECTOR, "li.problem[data-code=unknown-card]")) == 40
+            )
+        )
         wait.until(lambda d: d.execute_script(lookups) >= 20)
         time.sleep(1.0)  # any lookup beyond the 20th would have been sent by now
         assert browser.execute_script(lookups) == 20
@@ -176,13 +213,15 @@ def test_page_asks_suggestions_for_the_first_20_unknown_names_only(browser, core
 
 # A windows-1252 MTGO .dek (its XML declaration says so), written from bytes: "Lim-Dûl's
 # Vault" is the byte 0xFB, which read as UTF-8 is no character at all.
-CP1252_DEK = ('<?xml version="1.0" encoding="windows-1252"?>\r\n'
-              '<Deck xmlns:xsd="http://www.w3.org/2001/XMLSchema" '
-              'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\r\n'
-              '  <NetDeckID>0</NetDeckID>\r\n  <PreconstructedDeckID>0</PreconstructedDeckID>\r\n'
-              '  <Cards CatID="1" Quantity="4" Sideboard="false" Name="Lim-Dûl\'s Vault" />\r\n'
-              '  <Cards CatID="2" Quantity="56" Sideboard="false" Name="Mountain" />\r\n'
-              '</Deck>\r\n').encode("cp1252")
+CP1252_DEK = (
+    '<?xml version="1.0" encoding="windows-1252"?>\r\n'
+    '<Deck xmlns:xsd="http://www.w3.org/2001/XMLSchema" '
+    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\r\n'
+    "  <NetDeckID>0</NetDeckID>\r\n  <PreconstructedDeckID>0</PreconstructedDeckID>\r\n"
+    '  <Cards CatID="1" Quantity="4" Sideboard="false" Name="Lim-Dûl\'s Vault" />\r\n'
+    '  <Cards CatID="2" Quantity="56" Sideboard="false" Name="Mountain" />\r\n'
+    "</Deck>\r\n"
+).encode("cp1252")
 
 # Records what each check sends: "form" (the file itself) or the JSON body's keys.
 RECORD_FETCH = """
@@ -219,7 +258,8 @@ def _keep(tmp_path, *names):
 
 
 def test_page_sends_an_opened_file_itself_so_a_windows_1252_dek_is_read_as_the_cli_reads_it(
-        browser, core_db, tmp_path):
+    browser, core_db, tmp_path
+):
     """The page read the file as UTF-8 text and resent that: "unknown card Lim-D\ufffdl's
     Vault" where the CLI and an upload say legal. Unedited, the file itself is sent."""
     from selenium.webdriver.common.by import By
@@ -245,8 +285,12 @@ def test_page_sends_an_opened_file_itself_so_a_windows_1252_dek_is_read_as_the_c
         browser.find_element(By.ID, "decklist").send_keys(" ")
         browser.find_element(By.ID, "check").click()
         wait.until(lambda d: len(d.execute_script("return window.__sent")) == 2)
-        wait.until(lambda d: "Legal in Legacy" in d.find_element(By.ID, "verdict").text
-                   and not d.find_element(By.ID, "stale-note").is_displayed())
+        wait.until(
+            lambda d: (
+                "Legal in Legacy" in d.find_element(By.ID, "verdict").text
+                and not d.find_element(By.ID, "stale-note").is_displayed()
+            )
+        )
         sent = browser.execute_script("return window.__sent")[1]
         assert sent["kind"] == "json" and "filename" not in sent["body"]
         assert "Lim-Dûl's Vault" in sent["body"]["decklist"]
@@ -287,7 +331,9 @@ def test_page_never_shows_a_verdict_of_another_list(browser, core_db, tmp_path):
 
         # An opened JSON file replaced by typing a text list: sent as text, no "mydeck.json".
         browser.find_element(By.ID, "file").send_keys(str(mydeck))
-        wait.until(lambda d: "Lightning Bolt" in d.find_element(By.ID, "decklist").get_attribute("value"))
+        wait.until(
+            lambda d: "Lightning Bolt" in d.find_element(By.ID, "decklist").get_attribute("value")
+        )
         area = browser.find_element(By.ID, "decklist")
         area.send_keys(Keys.CONTROL, "a")
         area.send_keys(Keys.DELETE)
@@ -300,7 +346,9 @@ def test_page_never_shows_a_verdict_of_another_list(browser, core_db, tmp_path):
     _keep(tmp_path, "serve-stale.png", "serve-error.png")
 
 
-def test_page_refuses_a_list_over_the_decklist_limit_in_the_servers_words(browser, core_db, tmp_path):
+def test_page_refuses_a_list_over_the_decklist_limit_in_the_servers_words(
+    browser, core_db, tmp_path
+):
     from selenium.webdriver.common.by import By
 
     from validator.decklist import MAX_BYTES
@@ -313,7 +361,9 @@ def test_page_refuses_a_list_over_the_decklist_limit_in_the_servers_words(browse
         browser.execute_script(
             "const t = document.getElementById('decklist');"
             "t.value = ('1 ' + 'x'.repeat(997) + '\\n').repeat(arguments[0]);"
-            "t.dispatchEvent(new Event('input', {bubbles: true}));", MAX_BYTES // 1000 + 1)
+            "t.dispatchEvent(new Event('input', {bubbles: true}));",
+            MAX_BYTES // 1000 + 1,
+        )
         browser.find_element(By.ID, "check").click()
         wait.until(lambda d: d.find_element(By.ID, "error").is_displayed())
         error = browser.find_element(By.ID, "error").text
@@ -335,7 +385,8 @@ window.__release = () => { const held = window.__held.splice(0); held.forEach((f
 
 
 def test_page_marks_an_answer_stale_when_the_list_changed_while_it_was_checked(
-        browser, core_db, tmp_path):
+    browser, core_db, tmp_path
+):
     """An edit made while a check was in flight was unmarked when the answer came (render()
     cleared the out-of-date note): the old list's verdict showed as the new one's. And
     Ctrl+Enter during a check started a second request (the button was disabled, the key was
@@ -360,8 +411,12 @@ def test_page_marks_an_answer_stale_when_the_list_changed_while_it_was_checked(
         area.send_keys(Keys.CONTROL, Keys.END)
         area.send_keys("\n4 Black Lotus")
         assert browser.execute_script("return window.__release()") == 1
-        wait.until(lambda d: "Legal in Modern" in d.find_element(By.ID, "verdict").text
-                   and not d.find_element(By.ID, "check").get_attribute("disabled"))
+        wait.until(
+            lambda d: (
+                "Legal in Modern" in d.find_element(By.ID, "verdict").text
+                and not d.find_element(By.ID, "check").get_attribute("disabled")
+            )
+        )
         assert stale(browser), "the verdict of the list before the edit is shown as current"
         assert "stale" in browser.find_element(By.ID, "result").get_attribute("class").split()
         browser.save_screenshot(str(tmp_path / "serve-edited-in-flight.png"))
@@ -377,8 +432,12 @@ def test_page_marks_an_answer_stale_when_the_list_changed_while_it_was_checked(
         assert len(browser.execute_script("return window.__sent")) == sent
         assert browser.execute_script("return window.__held.length") == 1
         browser.execute_script("window.__release()")
-        wait.until(lambda d: "Not legal in Modern" in d.find_element(By.ID, "verdict").text
-                   and not d.find_element(By.ID, "check").get_attribute("disabled"))
+        wait.until(
+            lambda d: (
+                "Not legal in Modern" in d.find_element(By.ID, "verdict").text
+                and not d.find_element(By.ID, "check").get_attribute("disabled")
+            )
+        )
         assert stale(browser)  # the illegal list's verdict, the legal list on screen
         browser.save_screenshot(str(tmp_path / "serve-ctrl-enter-in-flight.png"))
 
@@ -387,8 +446,12 @@ def test_page_marks_an_answer_stale_when_the_list_changed_while_it_was_checked(
         wait.until(lambda d: d.execute_script("return window.__held.length") == 1)
         fmt.select_by_value("legacy")
         browser.execute_script("window.__release()")
-        wait.until(lambda d: "Legal in Modern" in d.find_element(By.ID, "verdict").text
-                   and not d.find_element(By.ID, "check").get_attribute("disabled"))
+        wait.until(
+            lambda d: (
+                "Legal in Modern" in d.find_element(By.ID, "verdict").text
+                and not d.find_element(By.ID, "check").get_attribute("disabled")
+            )
+        )
         assert stale(browser)
         browser.find_element(By.ID, "check").click()
         wait.until(lambda d: d.execute_script("return window.__held.length") == 1)
@@ -396,4 +459,9 @@ def test_page_marks_an_answer_stale_when_the_list_changed_while_it_was_checked(
         wait.until(lambda d: "Legal in Legacy" in d.find_element(By.ID, "verdict").text)
         assert not stale(browser)
         browser.save_screenshot(str(tmp_path / "serve-current.png"))
-    _keep(tmp_path, "serve-edited-in-flight.png", "serve-ctrl-enter-in-flight.png", "serve-current.png")
+    _keep(
+        tmp_path,
+        "serve-edited-in-flight.png",
+        "serve-ctrl-enter-in-flight.png",
+        "serve-current.png",
+    )

@@ -18,9 +18,9 @@ pytest.importorskip("fastapi", reason="the service needs the serve extra: pip in
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
 from fastapi.testclient import TestClient  # noqa: E402
+from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 
 import validator  # noqa: E402
-from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 from validator.service.cards import CardHolder, load_snapshot  # noqa: E402
 
@@ -49,7 +49,10 @@ def _new_sync(path: Path) -> None:
 
 # ------------------------------------------------------------------ 1: a replaced file
 
-def test_a_database_replaced_by_junk_is_unhealthy_logged_once_and_recovers(core_db, tmp_path, caplog):
+
+def test_a_database_replaced_by_junk_is_unhealthy_logged_once_and_recovers(
+    core_db, tmp_path, caplog
+):
     """`mv junk cards.sqlite3` under a server polling every 0.02 s: /healthz answers 503
     `database-unavailable` (it said 200 "ok"), decks are still judged on the loaded data, and
     the failure is one ERROR line without a traceback (it was a traceback at every poll).
@@ -64,7 +67,9 @@ def test_a_database_replaced_by_junk_is_unhealthy_logged_once_and_recovers(core_
 
     holder = CardHolder(str(served), poll_seconds=0.02, loader=loader)
     caplog.set_level(logging.INFO, logger="uvicorn.error.deckcheck")
-    with TestClient(create_app(ServiceConfig(db=str(served), poll_seconds=0.02), holder=holder)) as c:
+    with TestClient(
+        create_app(ServiceConfig(db=str(served), poll_seconds=0.02), holder=holder)
+    ) as c:
         assert c.get("/healthz").status_code == 200
         junk = tmp_path / "junk"
         junk.write_bytes(b"not a database at all" * 100)
@@ -134,17 +139,26 @@ def test_a_database_file_gone_from_its_path_is_unhealthy(core_db, tmp_path):
 
 # ------------------------------------------------------------------ 2: input_format
 
+
 def test_an_unknown_input_format_is_a_422_naming_the_field_and_the_names_taken(client):
     from validator.decklist import INPUT_FORMATS
 
     answers = [
-        client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
-                                          "input_format": "mtga"}),
+        client.post(
+            "/v1/validate",
+            json={"decklist": LEGAL_MODERN, "format": "modern", "input_format": "mtga"},
+        ),
         client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN, "input_format": "mtga"}),
-        client.post("/v1/validate", data={"format": "modern", "input_format": "mtga"},
-                    files={"file": ("deck.txt", LEGAL_MODERN.encode())}),
-        client.post("/v1/validate?format=modern&input_format=mtga", content=LEGAL_MODERN,
-                    headers={"content-type": "text/plain"}),
+        client.post(
+            "/v1/validate",
+            data={"format": "modern", "input_format": "mtga"},
+            files={"file": ("deck.txt", LEGAL_MODERN.encode())},
+        ),
+        client.post(
+            "/v1/validate?format=modern&input_format=mtga",
+            content=LEGAL_MODERN,
+            headers={"content-type": "text/plain"},
+        ),
     ]
     for response in answers:
         problem = assert_problem(response, 422, "invalid-field")
@@ -152,22 +166,28 @@ def test_an_unknown_input_format_is_a_422_naming_the_field_and_the_names_taken(c
         assert "'mtga'" in problem["detail"]
         assert all(name in problem["detail"] for name in INPUT_FORMATS)
     # A known name, in any case, is still taken.
-    ok = client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
-                                           "input_format": " Text "})
+    ok = client.post(
+        "/v1/validate",
+        json={"decklist": LEGAL_MODERN, "format": "modern", "input_format": " Text "},
+    )
     assert ok.status_code == 200 and ok.json()["legal"] is True
 
 
 # ------------------------------------------------------------------ 4: text/plain, no format
 
+
 def test_text_plain_without_a_format_says_to_pass_it_in_the_query_string(client):
-    problem = assert_problem(client.post("/v1/validate", content=LEGAL_MODERN,
-                                         headers={"content-type": "text/plain"}),
-                             422, "invalid-field")
+    problem = assert_problem(
+        client.post("/v1/validate", content=LEGAL_MODERN, headers={"content-type": "text/plain"}),
+        422,
+        "invalid-field",
+    )
     assert [e["field"] for e in problem["errors"]] == ["format"]
     assert "pass ?format=NAME in the query string (the body is the decklist)" in problem["detail"]
     # A JSON body without it names the JSON field, no query-string advice.
-    problem = assert_problem(client.post("/v1/validate", json={"decklist": LEGAL_MODERN}),
-                             422, "invalid-field")
+    problem = assert_problem(
+        client.post("/v1/validate", json={"decklist": LEGAL_MODERN}), 422, "invalid-field"
+    )
     assert problem["errors"][0]["field"] == "format" and "query string" not in problem["detail"]
 
 
@@ -180,13 +200,19 @@ def test_a_url_encoded_form_is_read_as_a_form(client):
     """An HTML form's default encoding, `curl --data-urlencode decklist@deck.txt -d format=modern`."""
     from urllib.parse import urlencode
 
-    body = urlencode({"decklist": "1 Minsc & Boo, Timeless Heroes\n99 Mountain",
-                      "format": "commander", "commander": "Minsc & Boo, Timeless Heroes"})
+    body = urlencode(
+        {
+            "decklist": "1 Minsc & Boo, Timeless Heroes\n99 Mountain",
+            "format": "commander",
+            "commander": "Minsc & Boo, Timeless Heroes",
+        }
+    )
     report = client.post("/v1/validate", content=body, headers=URLENCODED)
     assert report.status_code == 200, report.text
     assert report.json()["deck"]["commanders"] == ["Minsc & Boo, Timeless Heroes"]
-    checked = client.post("/v1/check-formats", content=urlencode({"decklist": LEGAL_MODERN}),
-                          headers=URLENCODED)
+    checked = client.post(
+        "/v1/check-formats", content=urlencode({"decklist": LEGAL_MODERN}), headers=URLENCODED
+    )
     assert checked.status_code == 200 and "modern" in checked.json()["legal_in"]
 
 
@@ -201,15 +227,20 @@ def test_curl_d_without_a_content_type_is_refused_saying_what_to_send(client):
         "decklist=1 Minsc & Boo, Timeless Heroes\n99 Mountain&format=commander": "--data-urlencode",
     }
     for body, advice in sent.items():
-        problem = assert_problem(client.post("/v1/validate", content=body, headers=URLENCODED),
-                                 400, "malformed-body")
+        problem = assert_problem(
+            client.post("/v1/validate", content=body, headers=URLENCODED), 400, "malformed-body"
+        )
         assert advice in problem["detail"] and "curl" in problem["detail"]
     # A form missing its decklist is still a form missing a field.
-    assert_problem(client.post("/v1/validate", content="format=modern", headers=URLENCODED),
-                   422, "invalid-field")
+    assert_problem(
+        client.post("/v1/validate", content="format=modern", headers=URLENCODED),
+        422,
+        "invalid-field",
+    )
 
 
 # ------------------------------------------------------------------ 5: /healthz's times
+
 
 def test_healthz_says_scryfalls_updated_at_apart_from_the_sync_time(core_db):
     """`updated_at` falls back to the sync's finish time (a `sync --from` file has no
@@ -224,11 +255,19 @@ def test_healthz_says_scryfalls_updated_at_apart_from_the_sync_time(core_db):
         health = c.get("/healthz").json()
         assert record["updated_at"] is None  # imported with `sync --from`
         assert health["scryfall_updated_at"] is None
-        assert health["updated_at"] == health["sync"]["finished_at"] == record["finished_at"].isoformat()
+        assert (
+            health["updated_at"]
+            == health["sync"]["finished_at"]
+            == record["finished_at"].isoformat()
+        )
         holder = app.state.service.holder
         snap = holder.current
-        holder._current = type(snap)(index=snap.index, db=snap.db, formats=snap.formats,
-                                     sync=dict(snap.sync, updated_at="2026-08-22T09:03:11+00:00"))
+        holder._current = type(snap)(
+            index=snap.index,
+            db=snap.db,
+            formats=snap.formats,
+            sync=dict(snap.sync, updated_at="2026-08-22T09:03:11+00:00"),
+        )
         try:
             health = c.get("/healthz").json()
         finally:
@@ -239,16 +278,20 @@ def test_healthz_says_scryfalls_updated_at_apart_from_the_sync_time(core_db):
 
 # ------------------------------------------------------------------ 6: the report's keys
 
+
 def _web_service_section() -> str:
     """The service's documentation: the HTTP API page and the operations page (the sync)."""
-    return "\n".join((DOCS / name).read_text(encoding="utf-8") for name in ("http-api.md", "operations.md"))
+    return "\n".join(
+        (DOCS / name).read_text(encoding="utf-8") for name in ("http-api.md", "operations.md")
+    )
 
 
 def test_the_answer_is_one_decks_report_without_the_keys_naming_a_deck_of_a_run(client, core_db):
     """The docs once said "exactly the `validate --json` report", whose report of a file carries `id`
     and `player`: it now says the answer has neither, which is what is answered."""
-    answer = client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
-                                               "filename": "deck.txt"}).json()
+    answer = client.post(
+        "/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern", "filename": "deck.txt"}
+    ).json()
     library = validator.validate(LEGAL_MODERN, "modern", db=core_db, source="deck.txt").to_dict()
     assert set(answer) == set(library) | {"provenance"}
     assert "id" not in answer and "player" not in answer

@@ -16,11 +16,11 @@ import pytest
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
+from conftest import FIXTURES  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from test_service import LEGAL_MODERN, assert_problem, banned_bolt_file, cli_json  # noqa: E402
 
 import validator  # noqa: E402
-from conftest import FIXTURES  # noqa: E402
-from test_service import LEGAL_MODERN, assert_problem, banned_bolt_file, cli_json  # noqa: E402
 from validator.service import app as service_app  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 from validator.service.cards import CardHolder  # noqa: E402
@@ -33,8 +33,15 @@ def new_sync_file(tmp_path: Path) -> Path:
     path = banned_bolt_file(tmp_path)
     cards = json.loads(path.read_text(encoding="utf-8"))
     bolt = next(c for c in cards if c["name"] == "Lightning Bolt")
-    cards.append(dict(bolt, name=NEW_CARD, id=str(uuid.uuid4()), oracle_id=str(uuid.uuid4()),
-                      legalities=dict(bolt["legalities"], modern="legal")))
+    cards.append(
+        dict(
+            bolt,
+            name=NEW_CARD,
+            id=str(uuid.uuid4()),
+            oracle_id=str(uuid.uuid4()),
+            legalities=dict(bolt["legalities"], modern="legal"),
+        )
+    )
     path.write_text(json.dumps(cards), encoding="utf-8")
     return path
 
@@ -49,6 +56,7 @@ def own_db(tmp_path) -> str:
 
 
 # ---------------------------------------------------------------------------- 1. one snapshot
+
 
 def test_card_pages_answer_from_the_snapshot_validation_uses(own_db, tmp_path):
     """A sync the worker has not swapped in yet (`--poll 0`, or within the poll interval):
@@ -110,6 +118,7 @@ def test_check_formats_answer_lists_a_bounded_number_of_problems_per_format(own_
 
 # ---------------------------------------------------------------------------- 4. health, 5xx
 
+
 def test_health_and_5xx_reflect_a_broken_database_without_leaking_it(own_db, tmp_path, caplog):
     db = str(tmp_path / "served.sqlite3")
     shutil.copy(own_db, db)
@@ -127,6 +136,7 @@ def test_health_and_5xx_reflect_a_broken_database_without_leaking_it(own_db, tmp
 
 # ---------------------------------------------------------------------------- 5. client gone
 
+
 @pytest.mark.parametrize("content_type", ["application/json", "text/plain"])
 def test_a_client_that_goes_away_mid_body_is_no_server_error(own_db, caplog, content_type):
     """Content-Length 1000, 12 bytes sent, then the connection closed: one INFO line, no
@@ -134,15 +144,28 @@ def test_a_client_that_goes_away_mid_body_is_no_server_error(own_db, caplog, con
     holder = CardHolder(own_db, poll_seconds=0)
     holder.load()
     app = create_app(ServiceConfig(db=own_db, poll_seconds=0), holder=holder)
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-             "scheme": "http", "path": "/v1/validate", "raw_path": b"/v1/validate",
-             "query_string": b"format=modern" if content_type == "text/plain" else b"",
-             "root_path": "", "server": ("127.0.0.1", 8000),
-             "client": ("127.0.0.1", 5000),
-             "headers": [(b"host", b"127.0.0.1"), (b"content-type", content_type.encode()),
-                         (b"content-length", b"1000")]}
-    messages = [{"type": "http.request", "body": b'{"decklist":', "more_body": True},
-                {"type": "http.disconnect"}]
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/validate",
+        "raw_path": b"/v1/validate",
+        "query_string": b"format=modern" if content_type == "text/plain" else b"",
+        "root_path": "",
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 5000),
+        "headers": [
+            (b"host", b"127.0.0.1"),
+            (b"content-type", content_type.encode()),
+            (b"content-length", b"1000"),
+        ],
+    }
+    messages = [
+        {"type": "http.request", "body": b'{"decklist":', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
 
     async def receive():
         return messages.pop(0) if messages else {"type": "http.disconnect"}
@@ -166,6 +189,7 @@ def test_a_client_that_goes_away_mid_body_is_no_server_error(own_db, caplog, con
 
 # ---------------------------------------------------------------------------- 6. provenance
 
+
 def test_reports_carry_the_provenance_of_the_snapshot_that_judged_them(own_db, tmp_path):
     from validator.sync import import_file
 
@@ -176,7 +200,10 @@ def test_reports_carry_the_provenance_of_the_snapshot_that_judged_them(own_db, t
         assert first == cli_json(validator.validate(LEGAL_MODERN, "modern", db=own_db), own_db)
         prov = first["provenance"]
         assert prov["card_data"]["synced_at"] and prov["legality_basis"] == "card data"
-        assert c.post("/v1/check-formats", json={"decklist": LEGAL_MODERN}).json()["provenance"] == prov
+        assert (
+            c.post("/v1/check-formats", json={"decklist": LEGAL_MODERN}).json()["provenance"]
+            == prov
+        )
         import_file(new_sync_file(tmp_path), own_db)  # the file moves on, the worker has not
         assert c.post("/v1/validate", json=body).json()["provenance"] == prov
         app.state.service.holder.refresh()
@@ -185,6 +212,7 @@ def test_reports_carry_the_provenance_of_the_snapshot_that_judged_them(own_db, t
 
 
 # ---------------------------------------------------------------------------- 7. slow clients
+
 
 @pytest.fixture
 def quick_deadline_server(own_db):
@@ -200,13 +228,22 @@ def quick_deadline_server(own_db):
 
     options = bounds()
     module, name = options.pop("http").split(":")
-    quick = type("Quick", (getattr(importlib.import_module(module), name),),
-                 {"head_seconds": 0.5, "body_seconds": 1.0})
+    quick = type(
+        "Quick",
+        (getattr(importlib.import_module(module), name),),
+        {"head_seconds": 0.5, "body_seconds": 1.0},
+    )
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(ServiceConfig(db=own_db, poll_seconds=0)), host="127.0.0.1",
-                            port=port, log_level="warning", http=quick, **options)
+    config = uvicorn.Config(
+        create_app(ServiceConfig(db=own_db, poll_seconds=0)),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        http=quick,
+        **options,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -224,7 +261,6 @@ def quick_deadline_server(own_db):
 def _closed_within(sock, seconds: float, trickle: bytes = b"") -> float | None:
     """Seconds until the server closed `sock` (sending `trickle` a byte per 0.1 s meanwhile),
     or None if it was still open after `seconds`."""
-    import socket
     import time
 
     started = time.monotonic()
@@ -235,13 +271,13 @@ def _closed_within(sock, seconds: float, trickle: bytes = b"") -> float | None:
             data = sock.recv(65536)
             if data == b"" or b"HTTP/1.1" in data:
                 return time.monotonic() - started
-        except socket.timeout:
+        except TimeoutError:
             pass
         except OSError:
             return time.monotonic() - started
         if sent < len(trickle):
             try:
-                sock.sendall(trickle[sent:sent + 1])
+                sock.sendall(trickle[sent : sent + 1])
             except OSError:
                 return time.monotonic() - started
             sent += 1
@@ -258,23 +294,29 @@ def test_slow_and_idle_clients_are_closed_at_the_deadlines(quick_deadline_server
         partial.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: x\r\n")  # the head never ends
         assert _closed_within(partial, 5, trickle=b"X-Slow: " + b"a" * 100) is not None
     with socket.create_connection(("127.0.0.1", port), timeout=5) as slow_body:
-        slow_body.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: x\r\ncontent-type: application/json"
-                          b"\r\ncontent-length: 200\r\n\r\n")
+        slow_body.sendall(
+            b"POST /v1/validate HTTP/1.1\r\nHost: x\r\ncontent-type: application/json"
+            b"\r\ncontent-length: 200\r\n\r\n"
+        )
         assert _closed_within(slow_body, 5, trickle=b"{" * 200) is not None
     # A request sent at once is answered as ever, on a connection kept alive for the next.
     import http.client
 
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     for _ in range(2):
-        conn.request("POST", "/v1/validate", body=json.dumps({"decklist": LEGAL_MODERN,
-                                                              "format": "modern"}),
-                     headers={"content-type": "application/json"})
+        conn.request(
+            "POST",
+            "/v1/validate",
+            body=json.dumps({"decklist": LEGAL_MODERN, "format": "modern"}),
+            headers={"content-type": "application/json"},
+        )
         response = conn.getresponse()
         assert response.status == 200 and json.loads(response.read())["legal"] is True
     conn.close()
 
 
 # ---------------------------------------------------------------------------- 8. plain refusals
+
 
 @pytest.fixture(scope="module")
 def client(core_db):
@@ -288,35 +330,61 @@ def test_a_compressed_body_is_a_415_naming_content_encoding(client):
     body = gzip.compress(json.dumps({"decklist": LEGAL_MODERN, "format": "modern"}).encode())
     for path in ("/v1/validate", "/v1/check-formats"):
         for encoding in ("gzip", "deflate"):
-            problem = assert_problem(client.post(path, content=body, headers={
-                "content-type": "application/json", "content-encoding": encoding}),
-                415, "unsupported-media-type")
+            problem = assert_problem(
+                client.post(
+                    path,
+                    content=body,
+                    headers={"content-type": "application/json", "content-encoding": encoding},
+                ),
+                415,
+                "unsupported-media-type",
+            )
             assert "Content-Encoding" in problem["detail"] and "UTF-8" not in problem["detail"]
 
 
 def test_request_errors_name_the_request_fields_not_cli_flags(client):
-    problem = assert_problem(client.post("/v1/validate", json={
-        "decklist": LEGAL_MODERN, "format": "modern", "bracket": 2}), 400, "bad-input")
+    problem = assert_problem(
+        client.post(
+            "/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern", "bracket": 2}
+        ),
+        400,
+        "bad-input",
+    )
     assert "`bracket`" in problem["detail"] and "--" not in problem["detail"]
-    form = assert_problem(client.post("/v1/validate", data={"format": "modern", "bracket": "2"},
-                                      files={"file": ("d.txt", LEGAL_MODERN.encode())}),
-                          400, "bad-input")
+    form = assert_problem(
+        client.post(
+            "/v1/validate",
+            data={"format": "modern", "bracket": "2"},
+            files={"file": ("d.txt", LEGAL_MODERN.encode())},
+        ),
+        400,
+        "bad-input",
+    )
     assert form["detail"] == problem["detail"]
-    commanders = assert_problem(client.post("/v1/validate", json={
-        "decklist": LEGAL_MODERN, "format": "modern", "commanders": ["Lightning Bolt"]}),
-        400, "bad-input")
+    commanders = assert_problem(
+        client.post(
+            "/v1/validate",
+            json={"decklist": LEGAL_MODERN, "format": "modern", "commanders": ["Lightning Bolt"]},
+        ),
+        400,
+        "bad-input",
+    )
     assert "`commanders`" in commanders["detail"] and "--" not in commanders["detail"]
 
 
 def test_commander_names_are_refused_when_empty_or_longer_than_any_card(client):
     for names in ([""], ["   "], ["Minsc & Boo, Timeless Heroes", ""]):
-        response = client.post("/v1/validate", json={"decklist": "99 Mountain\n", "format": "commander",
-                                                     "commanders": names})
+        response = client.post(
+            "/v1/validate",
+            json={"decklist": "99 Mountain\n", "format": "commander", "commanders": names},
+        )
         problem = assert_problem(response, 422, "invalid-field")
         assert "empty" in problem["detail"] and "_____" not in response.text
     long = "x" * 200_000
-    response = client.post("/v1/validate", json={"decklist": "99 Mountain\n", "format": "commander",
-                                                 "commanders": [long]})
+    response = client.post(
+        "/v1/validate",
+        json={"decklist": "99 Mountain\n", "format": "commander", "commanders": [long]},
+    )
     assert_problem(response, 422, "invalid-field")
     assert len(response.content) < 2_000 and long[:300] not in response.text
 
@@ -325,12 +393,23 @@ def test_as_of_and_bracket_of_the_wrong_json_type_are_refused_plainly(client):
     from validator.dates import AS_OF_FORMS
 
     for value in (20260101, 2026.5, True):
-        problem = assert_problem(client.post("/v1/validate", json={
-            "decklist": LEGAL_MODERN, "format": "modern", "as_of": value}), 422, "invalid-field")
+        problem = assert_problem(
+            client.post(
+                "/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern", "as_of": value}
+            ),
+            422,
+            "invalid-field",
+        )
         assert AS_OF_FORMS in problem["detail"] and "Datetimes" not in problem["detail"]
     for value in (True, False):
-        problem = assert_problem(client.post("/v1/validate", json={
-            "decklist": COMMANDER_DECK, "format": "commander", "bracket": value}), 422, "invalid-field")
+        problem = assert_problem(
+            client.post(
+                "/v1/validate",
+                json={"decklist": COMMANDER_DECK, "format": "commander", "bracket": value},
+            ),
+            422,
+            "invalid-field",
+        )
         assert "bracket" in problem["detail"]
 
 
@@ -342,16 +421,30 @@ def test_query_parameters_beside_a_body_are_refused_not_ignored(client):
     problem = assert_problem(client.post("/v1/validate?format=legacy", json=body), 400, "bad-input")
     assert "format" in problem["detail"] and "in the body" in problem["detail"]
     # only the options are named, not a cache-buster beside them
-    mixed = assert_problem(client.post("/v1/validate?_=1&commander=X&as_of=2026-01-01", json=body),
-                           400, "bad-input")
+    mixed = assert_problem(
+        client.post("/v1/validate?_=1&commander=X&as_of=2026-01-01", json=body), 400, "bad-input"
+    )
     assert mixed["detail"].startswith("options as_of, commander in the query string")
-    assert_problem(client.post("/v1/check-formats?as_of=2026-01-01", json={"decklist": LEGAL_MODERN}),
-                   400, "bad-input")
-    assert_problem(client.post("/v1/validate?bracket=2", data={"format": "modern"},
-                               files={"file": ("d.txt", LEGAL_MODERN.encode())}), 400, "bad-input")
+    assert_problem(
+        client.post("/v1/check-formats?as_of=2026-01-01", json={"decklist": LEGAL_MODERN}),
+        400,
+        "bad-input",
+    )
+    assert_problem(
+        client.post(
+            "/v1/validate?bracket=2",
+            data={"format": "modern"},
+            files={"file": ("d.txt", LEGAL_MODERN.encode())},
+        ),
+        400,
+        "bad-input",
+    )
     # text/plain takes its options from the query string, as before
-    plain = client.post("/v1/validate?format=modern", content=LEGAL_MODERN.encode(),
-                        headers={"content-type": "text/plain"})
+    plain = client.post(
+        "/v1/validate?format=modern",
+        content=LEGAL_MODERN.encode(),
+        headers={"content-type": "text/plain"},
+    )
     assert plain.status_code == 200 and plain.json()["format"] == "modern"
 
 
@@ -359,23 +452,28 @@ def test_query_parameters_that_are_no_option_pass_beside_a_json_or_form_body(cli
     """A cache-buster or an API gateway's key is none of the service's business: the answer
     is the one without it."""
     body = {"decklist": LEGAL_MODERN, "format": "modern"}
-    for path, json_body in (("/v1/validate", body), ("/v1/check-formats", {"decklist": LEGAL_MODERN})):
+    for path, json_body in (
+        ("/v1/validate", body),
+        ("/v1/check-formats", {"decklist": LEGAL_MODERN}),
+    ):
         plain = client.post(path, json=json_body)
         assert plain.status_code == 200
         for query in ("_=123", "api_key=k3y&_=1700000000", "_"):
             busted = client.post(f"{path}?{query}", json=json_body)
             assert busted.status_code == 200, (path, query, busted.text)
             assert busted.json() == plain.json()
-        form = client.post(f"{path}?api_key=k3y", data={k: v for k, v in json_body.items()
-                                                         if k != "decklist"},
-                           files={"file": ("d.txt", LEGAL_MODERN.encode())})
+        form = client.post(
+            f"{path}?api_key=k3y",
+            data={k: v for k, v in json_body.items() if k != "decklist"},
+            files={"file": ("d.txt", LEGAL_MODERN.encode())},
+        )
         assert form.status_code == 200, form.text
 
 
 def test_the_fast_path_answers_a_cache_busted_json_body_and_leaves_options_to_the_app():
     from validator.service.bodies import QUERY_OPTIONS
-    from validator.service.models import ValidateRequest
     from validator.service.fastpath import ValidateFastPath
+    from validator.service.models import ValidateRequest
 
     async def app(scope, receive, send):  # the full app: records that it was asked
         asked.append(scope["query_string"])
@@ -398,25 +496,43 @@ def test_the_fast_path_answers_a_cache_busted_json_body_and_leaves_options_to_th
         async def send(message):
             sent.append(message)
 
-        await layer({"type": "http", "method": "POST", "path": "/v1/validate", "root_path": "",
-                     "query_string": query, "headers": [(b"content-type", b"application/json")]},
-                    receive, send)
+        await layer(
+            {
+                "type": "http",
+                "method": "POST",
+                "path": "/v1/validate",
+                "root_path": "",
+                "query_string": query,
+                "headers": [(b"content-type", b"application/json")],
+            },
+            receive,
+            send,
+        )
         return sent[0]["status"]
 
     asked: list[bytes] = []
     assert asyncio.run(post(b"_=123")) == 200 and asked == []
-    assert asyncio.run(post(b"api_key=x&%66ormat=legacy")) == 400 and asked == [b"api_key=x&%66ormat=legacy"]
+    assert asyncio.run(post(b"api_key=x&%66ormat=legacy")) == 400 and asked == [
+        b"api_key=x&%66ormat=legacy"
+    ]
 
 
 def test_a_body_of_no_accepted_type_is_a_415_whatever_the_query(client):
     """`requests.post(url, params={"format": "modern"}, data=text)` sends no Content-Type."""
     for path in ("/v1/validate", "/v1/check-formats"):
         for headers in ({}, {"content-type": "application/octet-stream"}):
-            problem = assert_problem(client.post(f"{path}?format=modern", content=LEGAL_MODERN.encode(),
-                                                 headers=headers), 415, "unsupported-media-type")
+            problem = assert_problem(
+                client.post(
+                    f"{path}?format=modern", content=LEGAL_MODERN.encode(), headers=headers
+                ),
+                415,
+                "unsupported-media-type",
+            )
             for accepted in ("application/json", "multipart/form-data", "text/plain"):
                 assert accepted in problem["detail"]
-            assert "query string" in problem["detail"] and "JSON or form body" not in problem["detail"]
+            assert (
+                "query string" in problem["detail"] and "JSON or form body" not in problem["detail"]
+            )
 
 
 def test_head_is_answered_for_the_page_and_health(client):

@@ -13,9 +13,9 @@ pytest.importorskip("fastapi", reason="the service needs the serve extra: pip in
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
 from fastapi.testclient import TestClient  # noqa: E402
-
 from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 from test_service_review import _closed_within, own_db, quick_deadline_server  # noqa: E402,F401
+
 from validator.service import app as service_app  # noqa: E402
 from validator.service import bodies as service_bodies  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
@@ -33,14 +33,19 @@ def client(core_db):
 
 # ------------------------------------------------------------------ 1: URL-encoded forms
 
+
 def test_a_url_encoded_body_over_its_limit_is_a_413_saying_what_to_send(client):
     """5 MB of `%` cost ~1 GB and 3-5 s of the event loop in Starlette's form parser; a
     URL-encoded form is now capped (a 5,000-line list needs ~300 KB) with a 413 naming the
     limit and the bodies that take more."""
-    for body in (b"decklist=" + b"%" * 4_990_000, b"&" * 5_000_000,
-                 b"format=modern&decklist=" + b"%41" * (URLENCODED_MAX_BYTES // 3 + 1)):
-        problem = assert_problem(client.post("/v1/validate", content=body, headers=URLENCODED),
-                                 413, "body-too-large")
+    for body in (
+        b"decklist=" + b"%" * 4_990_000,
+        b"&" * 5_000_000,
+        b"format=modern&decklist=" + b"%41" * (URLENCODED_MAX_BYTES // 3 + 1),
+    ):
+        problem = assert_problem(
+            client.post("/v1/validate", content=body, headers=URLENCODED), 413, "body-too-large"
+        )
         assert f"{URLENCODED_MAX_BYTES:,}" in problem["detail"]
         assert "multipart/form-data" in problem["detail"] and "JSON" in problem["detail"]
 
@@ -50,14 +55,20 @@ def test_a_url_encoded_body_is_parsed_without_a_piece_per_percent(client, monkey
     `%` (Starlette's and urllib's did), and a form of too many fields is a 400."""
     calls = []
     real = service_bodies.parse_urlencoded
-    monkeypatch.setattr(service_bodies, "parse_urlencoded",
-                        lambda raw, *rest: calls.append(len(raw)) or real(raw, *rest))
+    monkeypatch.setattr(
+        service_bodies,
+        "parse_urlencoded",
+        lambda raw, *rest: calls.append(len(raw)) or real(raw, *rest),
+    )
     body = b"format=modern&decklist=" + b"%" * (URLENCODED_MAX_BYTES - 100)
     report = client.post("/v1/validate", content=body, headers=URLENCODED)
     assert report.status_code == 200, report.text  # one line of `%`: an unreadable decklist
     assert calls == [len(body)]
-    assert_problem(client.post("/v1/validate", content=b"a=&" * 300_000, headers=URLENCODED),
-                   400, "malformed-body")
+    assert_problem(
+        client.post("/v1/validate", content=b"a=&" * 300_000, headers=URLENCODED),
+        400,
+        "malformed-body",
+    )
     # the decoding itself, as Starlette's: + a space, %XX a byte, UTF-8, a lone % kept
     form = parse_urlencoded(b"decklist=4+Lim-D%C3%BBl%27s+Vault%0A%&format=modern&&x")
     assert form.get("decklist") == "4 Lim-Dûl's Vault\n%" and form.get("format") == "modern"
@@ -72,22 +83,38 @@ def test_a_url_encoded_form_still_reads_a_real_deck(client):
 
 # ------------------------------------------------------------------ 2: house rules
 
+
 def test_a_long_house_rule_is_a_422_naming_rules(client):
     """20 rules of 235 KB held the worker 22 s: a rule is one sentence of at most 1,000
     characters (companion conditions are under 200)."""
-    rule = "Each creature card in your starting deck is a " + ", ".join(["Cat"] * 400) + ", or Beast card."
+    rule = (
+        "Each creature card in your starting deck is a "
+        + ", ".join(["Cat"] * 400)
+        + ", or Beast card."
+    )
     assert len(rule) > MAX_RULE_CHARS
     for path in ("/v1/validate",):
-        problem = assert_problem(client.post(path, json={"decklist": LEGAL_MODERN, "format": "modern",
-                                                         "rules": [rule]}), 422, "invalid-field")
+        problem = assert_problem(
+            client.post(path, json={"decklist": LEGAL_MODERN, "format": "modern", "rules": [rule]}),
+            422,
+            "invalid-field",
+        )
         assert problem["errors"][0]["field"] == "rules" and "1,000" in problem["detail"]
-    form = assert_problem(client.post("/v1/validate", data={"decklist": LEGAL_MODERN,
-                                                            "format": "modern", "rule": rule}),
-                          422, "invalid-field")
+    form = assert_problem(
+        client.post(
+            "/v1/validate", data={"decklist": LEGAL_MODERN, "format": "modern", "rule": rule}
+        ),
+        422,
+        "invalid-field",
+    )
     assert form["errors"][0]["field"] == "rules"
     short = "Each creature card in your starting deck is a Cat card."
-    assert client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
-                                             "rules": [short]}).status_code == 200
+    assert (
+        client.post(
+            "/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern", "rules": [short]}
+        ).status_code
+        == 200
+    )
 
 
 def test_long_rules_are_judged_off_the_event_loop(client, monkeypatch):
@@ -101,8 +128,12 @@ def test_long_rules_are_judged_off_the_event_loop(client, monkeypatch):
         return await real(fn, *args)
 
     monkeypatch.setattr(service_app, "run_in_threadpool", spy)
-    rules = ["Each creature card in your starting deck is a " + ", ".join(["Cat"] * 180)
-             + f", or {t} card." for t in ("Beast", "Bird", "Dog", "Elf", "Goblin")]
+    rules = [
+        "Each creature card in your starting deck is a "
+        + ", ".join(["Cat"] * 180)
+        + f", or {t} card."
+        for t in ("Beast", "Bird", "Dog", "Elf", "Goblin")
+    ]
     assert all(len(r) <= MAX_RULE_CHARS for r in rules)
     body = {"decklist": "4 Lightning Bolt\n56 Mountain", "format": "modern"}
     assert client.post("/v1/validate", json=body).status_code == 200
@@ -118,14 +149,23 @@ NOT_TEXT = ("rot13", "base64", "bz2", "zlib", "hex", "uu", "quopri", "undefined"
 
 @pytest.mark.parametrize("charset", NOT_TEXT)
 def test_a_codec_that_is_no_text_encoding_is_a_415(client, charset):
-    plain = client.post("/v1/validate?format=modern", content=LEGAL_MODERN.encode(),
-                        headers={"content-type": f"text/plain; charset={charset}"})
+    plain = client.post(
+        "/v1/validate?format=modern",
+        content=LEGAL_MODERN.encode(),
+        headers={"content-type": f"text/plain; charset={charset}"},
+    )
     assert charset in assert_problem(plain, 415, "unsupported-media-type")["detail"]
     body = json.dumps({"decklist": LEGAL_MODERN, "format": "modern"}).encode()
     for raw in (body, body[:-1], body.decode().encode("utf-16")):
-        assert_problem(client.post("/v1/validate", content=raw,
-                                   headers={"content-type": f"application/json; charset={charset}"}),
-                       415, "unsupported-media-type")
+        assert_problem(
+            client.post(
+                "/v1/validate",
+                content=raw,
+                headers={"content-type": f"application/json; charset={charset}"},
+            ),
+            415,
+            "unsupported-media-type",
+        )
 
 
 def test_json_in_a_declared_charset_is_read_in_it_on_both_paths(client):
@@ -133,21 +173,31 @@ def test_json_in_a_declared_charset_is_read_in_it_on_both_paths(client):
     charset: a latin-1 body of ASCII bytes agreed by luck, a UTF-16 declaration of UTF-8 bytes
     did not. Both paths now decode in the declared charset."""
     body = json.dumps({"decklist": LEGAL_MODERN, "format": "modern"}).encode()
-    latin = client.post("/v1/validate", content=body,
-                        headers={"content-type": "application/json; charset=iso-8859-1"})
+    latin = client.post(
+        "/v1/validate",
+        content=body,
+        headers={"content-type": "application/json; charset=iso-8859-1"},
+    )
     assert latin.status_code == 200 and latin.json()["legal"] is True
     # UTF-8 bytes declared UTF-16 are no JSON in UTF-16: refused, as the app refused them
-    wrong = client.post("/v1/validate", content=body,
-                        headers={"content-type": "application/json; charset=utf-16"})
+    wrong = client.post(
+        "/v1/validate", content=body, headers={"content-type": "application/json; charset=utf-16"}
+    )
     assert wrong.status_code == 400, wrong.text
-    utf16 = client.post("/v1/validate", content=body.decode().encode("utf-16"),
-                        headers={"content-type": "application/json; charset=utf-16"})
+    utf16 = client.post(
+        "/v1/validate",
+        content=body.decode().encode("utf-16"),
+        headers={"content-type": "application/json; charset=utf-16"},
+    )
     assert utf16.status_code == 200 and utf16.json()["legal"] is True
 
 
 # ------------------------------------------------------------------ 4: keep-alive head deadline
 
-def test_the_next_request_on_a_kept_alive_connection_has_its_own_head_deadline(quick_deadline_server):
+
+def test_the_next_request_on_a_kept_alive_connection_has_its_own_head_deadline(
+    quick_deadline_server,
+):
     """The head deadline of a second request counted from the connection's opening timer,
     which (having seen a request complete) closed nothing: the next head had up to twice the
     deadline. It now has head_seconds (0.5 s here) from its first byte."""
@@ -161,22 +211,34 @@ def test_the_next_request_on_a_kept_alive_connection_has_its_own_head_deadline(q
             answer += conn.recv(65536)
         assert answer.startswith(b"HTTP/1.1 200")
         time.sleep(0.15)
-        closed = _closed_within(conn, 5, trickle=b"GET /healthz HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 100)
+        closed = _closed_within(
+            conn, 5, trickle=b"GET /healthz HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 100
+        )
     assert closed is not None and 0.4 <= closed < 0.85, closed  # was ~0.35 + 0.5 + 0.1 s more
 
 
 # ------------------------------------------------------------------ 5: a multipart body cut short
 
+
 def test_a_multipart_body_without_its_closing_boundary_is_a_400_saying_incomplete(client):
-    whole = (b"--B\r\nContent-Disposition: form-data; name=\"format\"\r\n\r\nmodern\r\n"
-             b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"d.txt\"\r\n"
-             b"Content-Type: text/plain\r\n\r\n" + LEGAL_MODERN.encode() + b"\r\n--B--\r\n")
+    whole = (
+        b'--B\r\nContent-Disposition: form-data; name="format"\r\n\r\nmodern\r\n'
+        b'--B\r\nContent-Disposition: form-data; name="file"; filename="d.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\n" + LEGAL_MODERN.encode() + b"\r\n--B--\r\n"
+    )
     headers = {"content-type": "multipart/form-data; boundary=B"}
     assert client.post("/v1/validate", content=whole, headers=headers).json()["legal"] is True
-    for cut in (whole[:-len(b"--B--\r\n")], whole[:-len(b"\r\n--B--\r\n")], whole[:len(whole) // 2]):
-        problem = assert_problem(client.post("/v1/validate", content=cut, headers=headers),
-                                 400, "malformed-body")
+    for cut in (
+        whole[: -len(b"--B--\r\n")],
+        whole[: -len(b"\r\n--B--\r\n")],
+        whole[: len(whole) // 2],
+    ):
+        problem = assert_problem(
+            client.post("/v1/validate", content=cut, headers=headers), 400, "malformed-body"
+        )
         assert "incomplete" in problem["detail"] and "--B--" in problem["detail"]
     # a form truly without a file is still the 422 naming the field
-    empty = b"--B\r\nContent-Disposition: form-data; name=\"format\"\r\n\r\nmodern\r\n--B--\r\n"
-    assert_problem(client.post("/v1/validate", content=empty, headers=headers), 422, "invalid-field")
+    empty = b'--B\r\nContent-Disposition: form-data; name="format"\r\n\r\nmodern\r\n--B--\r\n'
+    assert_problem(
+        client.post("/v1/validate", content=empty, headers=headers), 422, "invalid-field"
+    )

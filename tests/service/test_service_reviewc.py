@@ -14,11 +14,11 @@ import pytest
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
+from conftest import FIXTURES  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 
 import validator  # noqa: E402
-from conftest import FIXTURES  # noqa: E402
-from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 from validator.decklist import MAX_BYTES  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 from validator.service.bodylimit import MAX_BODY_BYTES  # noqa: E402
@@ -35,16 +35,28 @@ def client(core_db):
 
 # ------------------------------------------------------------------ 5: as_of
 
+
 @pytest.mark.parametrize("bad", ["hello", "2026-02-30", "", "  "])
 def test_an_unreadable_as_of_is_400_bad_as_of_everywhere(client, bad):
     body = {"decklist": LEGAL_MODERN, "format": "modern", "as_of": bad}
-    answers = [client.post("/v1/validate", json=body),
-               client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN, "as_of": bad})]
+    answers = [
+        client.post("/v1/validate", json=body),
+        client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN, "as_of": bad}),
+    ]
     if bad.strip():  # an empty form field or query parameter is no option at all
-        answers += [client.post("/v1/validate", data={"format": "modern", "as_of": bad},
-                                files={"file": ("d.txt", LEGAL_MODERN.encode())}),
-                    client.post("/v1/validate", params={"format": "modern", "as_of": bad},
-                                content=LEGAL_MODERN, headers={"content-type": "text/plain"})]
+        answers += [
+            client.post(
+                "/v1/validate",
+                data={"format": "modern", "as_of": bad},
+                files={"file": ("d.txt", LEGAL_MODERN.encode())},
+            ),
+            client.post(
+                "/v1/validate",
+                params={"format": "modern", "as_of": bad},
+                content=LEGAL_MODERN,
+                headers={"content-type": "text/plain"},
+            ),
+        ]
     for answer in answers:
         problem = assert_problem(answer, 400, "bad-as-of")
         assert "leave as_of out (or send null)" in problem["detail"]
@@ -52,39 +64,67 @@ def test_an_unreadable_as_of_is_400_bad_as_of_everywhere(client, bad):
 
 
 def test_an_as_of_of_the_wrong_type_stays_422(client):
-    assert_problem(client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern",
-                                                     "as_of": 20260101}), 422, "invalid-field")
+    assert_problem(
+        client.post(
+            "/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern", "as_of": 20260101}
+        ),
+        422,
+        "invalid-field",
+    )
 
 
 # ------------------------------------------------------------------ 13: charsets, BOM
 
+
 def test_a_declared_charset_is_honoured(client):
     for charset in ("iso-8859-1", "windows-1252", "utf-16"):
-        answer = client.post("/v1/validate", params={"format": "legacy"},
-                             content=VAULT.encode(charset),
-                             headers={"content-type": f"text/plain; charset={charset}"})
+        answer = client.post(
+            "/v1/validate",
+            params={"format": "legacy"},
+            content=VAULT.encode(charset),
+            headers={"content-type": f"text/plain; charset={charset}"},
+        )
         assert answer.status_code == 200, answer.text
         assert answer.json()["legal"] is True, answer.json()["problems"]
     body = json.dumps({"decklist": VAULT, "format": "legacy"}, ensure_ascii=False)
-    answer = client.post("/v1/validate", content=body.encode("utf-16"),
-                         headers={"content-type": "application/json; charset=utf-16"})
+    answer = client.post(
+        "/v1/validate",
+        content=body.encode("utf-16"),
+        headers={"content-type": "application/json; charset=utf-16"},
+    )
     assert answer.status_code == 200 and answer.json()["legal"] is True, answer.text
 
 
 def test_an_unknown_charset_or_undecodable_body_says_so(client):
-    problem = assert_problem(client.post("/v1/validate", params={"format": "modern"}, content=b"1 Island",
-                                         headers={"content-type": "text/plain; charset=klingon"}),
-                             415, "unsupported-media-type")
+    problem = assert_problem(
+        client.post(
+            "/v1/validate",
+            params={"format": "modern"},
+            content=b"1 Island",
+            headers={"content-type": "text/plain; charset=klingon"},
+        ),
+        415,
+        "unsupported-media-type",
+    )
     assert "klingon" in problem["detail"]
-    problem = assert_problem(client.post("/v1/validate", params={"format": "modern"},
-                                         content=VAULT.encode("latin-1"),
-                                         headers={"content-type": "text/plain"}), 400, "bad-decklist")
+    problem = assert_problem(
+        client.post(
+            "/v1/validate",
+            params={"format": "modern"},
+            content=VAULT.encode("latin-1"),
+            headers={"content-type": "text/plain"},
+        ),
+        400,
+        "bad-decklist",
+    )
     assert "not UTF-8" in problem["detail"] and "charset" in problem["detail"]
     # a UTF-16 JSON body without its charset: "not UTF-8", not orjson's "surrogates not allowed"
     body = json.dumps({"decklist": VAULT, "format": "modern"}).encode("utf-16")
-    problem = assert_problem(client.post("/v1/validate", content=body,
-                                         headers={"content-type": "application/json"}),
-                             400, "malformed-body")
+    problem = assert_problem(
+        client.post("/v1/validate", content=body, headers={"content-type": "application/json"}),
+        400,
+        "malformed-body",
+    )
     assert "not UTF-8" in problem["detail"] and "surrogates" not in problem["detail"]
 
 
@@ -96,6 +136,7 @@ def test_a_json_body_with_a_utf8_bom_is_read(client):
 
 # ------------------------------------------------------------------ 12: limits, two decklists
 
+
 def test_the_body_limit_follows_the_decklist_limit(client):
     assert MAX_BODY_BYTES > MAX_BYTES
     # a list of exactly the decklist limit, sent as JSON with a newline on each line, is judged
@@ -103,9 +144,15 @@ def test_the_body_limit_follows_the_decklist_limit(client):
     text = line * (MAX_BYTES // len(line))
     answer = client.post("/v1/validate", json={"decklist": text, "format": "modern"})
     assert answer.status_code != 413, answer.text
-    problem = assert_problem(client.post("/v1/validate", content=b"x" * (MAX_BODY_BYTES + 1),
-                                         headers={"content-type": "text/plain"}),
-                             413, "body-too-large")
+    problem = assert_problem(
+        client.post(
+            "/v1/validate",
+            content=b"x" * (MAX_BODY_BYTES + 1),
+            headers={"content-type": "text/plain"},
+        ),
+        413,
+        "body-too-large",
+    )
     assert f"{MAX_BYTES:,} bytes" in problem["detail"]  # worded as the page words it
 
 
@@ -115,18 +162,30 @@ def test_page_gets_the_decklist_limit(client):
 
 
 def test_a_form_with_both_file_and_decklist_is_refused_naming_both(client):
-    answer = client.post("/v1/validate", data={"format": "modern", "decklist": "60 Island"},
-                         files={"file": ("deck.txt", LEGAL_MODERN.encode())})
+    answer = client.post(
+        "/v1/validate",
+        data={"format": "modern", "decklist": "60 Island"},
+        files={"file": ("deck.txt", LEGAL_MODERN.encode())},
+    )
     problem = assert_problem(answer, 422, "invalid-field")
     assert {e["field"] for e in problem["errors"]} == {"file", "decklist"}
 
 
 # ------------------------------------------------------------------ 10: OpenAPI
 
+
 def test_openapi_declares_the_text_plain_query_options_and_only_problem_errors(client):
     doc = client.get("/openapi.json").json()
     validate = {p["name"] for p in doc["paths"]["/v1/validate"]["post"]["parameters"]}
-    assert validate == {"format", "filename", "input_format", "bracket", "as_of", "commander", "rule"}
+    assert validate == {
+        "format",
+        "filename",
+        "input_format",
+        "bracket",
+        "as_of",
+        "commander",
+        "rule",
+    }
     formats = {p["name"] for p in doc["paths"]["/v1/check-formats"]["post"]["parameters"]}
     assert formats == {"filename", "input_format", "as_of", "commander"}
     assert all(p["in"] == "query" for p in doc["paths"]["/v1/validate"]["post"]["parameters"])
@@ -134,26 +193,33 @@ def test_openapi_declares_the_text_plain_query_options_and_only_problem_errors(c
     assert "422" not in card and "404" in card
     assert "HTTPValidationError" not in json.dumps(doc)
     # the 422 the POST routes do answer is still documented, as problem+json
-    assert "application/problem+json" in doc["paths"]["/v1/validate"]["post"]["responses"]["422"]["content"]
+    assert (
+        "application/problem+json"
+        in doc["paths"]["/v1/validate"]["post"]["responses"]["422"]["content"]
+    )
 
 
 @pytest.mark.parametrize("option", [{"rules": ["Cards must be nice."]}, {"bracket": 3}])
 def test_check_formats_refuses_the_options_its_openapi_leaves_out(client, option):
     """`rules` and `bracket` judge one format: POST /v1/check-formats refuses them (and its
     OpenAPI, test above, does not offer them)."""
-    problem = assert_problem(client.post("/v1/check-formats", json={
-        "decklist": LEGAL_MODERN, **option}), 400, "bad-input")
+    problem = assert_problem(
+        client.post("/v1/check-formats", json={"decklist": LEGAL_MODERN, **option}),
+        400,
+        "bad-input",
+    )
     assert "/v1/validate" in problem["detail"] and next(iter(option)) in problem["detail"]
 
 
 def test_the_404s_of_cards_are_alike(client):
     short = assert_problem(client.get("/v1/cards/Lightnig Bolt"), 404, "unknown-card")
     long = assert_problem(client.get("/v1/cards/" + "a" * 20_000), 404, "unknown-card")
-    assert set(short) == set(long), (set(short) ^ set(long))
+    assert set(short) == set(long), set(short) ^ set(long)
     assert len(long["name"]) <= 201 and len(long["instance"]) < 1000
 
 
 # ------------------------------------------------------------------ 15: no server path
+
 
 def test_answers_name_the_card_data_file_by_its_basename(client, core_db):
     report = client.post("/v1/validate", json={"decklist": LEGAL_MODERN, "format": "modern"}).json()
@@ -164,6 +230,7 @@ def test_answers_name_the_card_data_file_by_its_basename(client, core_db):
 
 
 # ------------------------------------------------------------------ 6: a replaced file
+
 
 def _set_source(path, source: str) -> None:
     conn = sqlite3.connect(path)  # a different sync record: a new id and source
@@ -186,7 +253,9 @@ def test_a_replaced_database_file_is_picked_up_at_the_next_poll(core_db, tmp_pat
     assert holder.refresh() is True
     assert holder.current.sync["source_uri"] == "/elsewhere/replacement.json"
     assert holder.current.sync["id"] != old_sync["id"]
-    assert holder.current.db.last_sync("oracle_cards")["source_uri"] == "/elsewhere/replacement.json"
+    assert (
+        holder.current.db.last_sync("oracle_cards")["source_uri"] == "/elsewhere/replacement.json"
+    )
     assert holder.refresh() is False  # and it is not reloaded again
     # A replacement that cannot be loaded: the loaded data keeps being served.
     broken = tmp_path / "broken.sqlite3"

@@ -57,13 +57,18 @@ class Server:
         self.log = open(tmp_path / "serve.log", "w+b")
         self.proc = subprocess.Popen(
             deckcheck("serve", "--db", db, "--port", str(self.port), *extra),
-            stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
 
     def wait_ready(self, timeout: float = START_TIMEOUT) -> dict:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise AssertionError(f"deckcheck serve exited {self.proc.returncode}:\n{self.output()}")
+                raise AssertionError(
+                    f"deckcheck serve exited {self.proc.returncode}:\n{self.output()}"
+                )
             try:
                 status, health = get_json(self.base + "/healthz", timeout=1)
                 if status == 200:
@@ -78,7 +83,7 @@ class Server:
         self.log.seek(0)
         return self.log.read().decode(errors="replace")
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -94,8 +99,12 @@ class Server:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_sync_while_serving_fails_no_request_and_swaps_in_the_new_data(tmp_path, workers):
     db = str(tmp_path / "cards.sqlite3")
-    subprocess.run(deckcheck("sync", "--db", db, "--from", str(FIXTURES / "cards_core.json")),
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        deckcheck("sync", "--db", db, "--from", str(FIXTURES / "cards_core.json")),
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     with Server(db, tmp_path, "--poll", "0.2", "--workers", str(workers)) as server:
         health = server.wait_ready()
         assert health["cards"] == 28
@@ -121,13 +130,18 @@ def test_sync_while_serving_fails_no_request_and_swaps_in_the_new_data(tmp_path,
         try:
             time.sleep(0.5)
             sync_started = time.monotonic()
-            sync = subprocess.run(deckcheck("sync", "--db", db, "--from", str(banned_bolt_file(tmp_path))),
-                                  capture_output=True, timeout=120)
+            sync = subprocess.run(
+                deckcheck("sync", "--db", db, "--from", str(banned_bolt_file(tmp_path))),
+                capture_output=True,
+                timeout=120,
+            )
             assert sync.returncode == 0, sync.stderr.decode()
             deadline = time.monotonic() + SWAP_TIMEOUT
             streak = 0  # every worker has swapped: 20 answers in a row from the new data
             while time.monotonic() < deadline and streak < 20:
-                new = get_json(server.base + "/healthz")[1]["sync"]["id"] == health["sync"]["id"] + 1
+                new = (
+                    get_json(server.base + "/healthz")[1]["sync"]["id"] == health["sync"]["id"] + 1
+                )
                 streak = streak + 1 if new else 0
                 time.sleep(0.01 if new else 0.05)
             swapped_at = time.monotonic()
@@ -156,15 +170,24 @@ def test_serve_refuses_to_start_without_a_usable_database(tmp_path):
     with sqlite3.connect(other) as conn:
         conn.execute("create table notes (text)")
     for db in (tmp_path / "none.sqlite3", other):
-        result = subprocess.run(deckcheck("serve", "--db", str(db), "--port", str(free_port())),
-                                capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            deckcheck("serve", "--db", str(db), "--port", str(free_port())),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 2, result.stderr
         assert "deckcheck sync" in result.stderr and "Traceback" not in result.stderr
     bad = tmp_path / "house.toml"
     bad.write_text("[house\n")
-    result = subprocess.run(deckcheck("serve", "--db", str(other), "--formats-file", str(bad),
-                                      "--port", str(free_port())), capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        deckcheck(
+            "serve", "--db", str(other), "--formats-file", str(bad), "--port", str(free_port())
+        ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "house.toml" in result.stderr
 
 
@@ -183,8 +206,10 @@ def children_of(pid: int) -> list[int]:
         return []
 
 
-@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/task").is_dir(),
-                    reason="forked workers and /proc are Linux/Unix only")
+@pytest.mark.skipif(
+    not hasattr(os, "fork") or not Path("/proc/self/task").is_dir(),
+    reason="forked workers and /proc are Linux/Unix only",
+)
 def test_forked_workers_are_replaced_and_stopped_with_the_server(core_db, tmp_path):
     import signal
 
@@ -208,11 +233,16 @@ def test_forked_workers_are_replaced_and_stopped_with_the_server(core_db, tmp_pa
         server.proc.terminate()
         assert server.proc.wait(timeout=30) == 0
         for pid in now:  # no worker outlives the server
-            assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+            assert (
+                not Path(f"/proc/{pid}").exists()
+                or "zombie" in Path(f"/proc/{pid}/status").read_text()
+            )
         assert "starting another" in server.output()
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT spreads connections on Linux")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="SO_REUSEPORT spreads connections on Linux"
+)
 def test_each_forked_worker_listens_on_its_own_socket_and_connections_are_spread():
     """One socket per worker in a SO_REUSEPORT group: the kernel spreads a burst of connections
     over all of them (a shared socket let one idle worker take a whole burst), and the port
@@ -240,7 +270,10 @@ def test_each_forked_worker_listens_on_its_own_socket_and_connections_are_spread
                 count += 1
             accepted.append(count)
         assert sum(accepted) == 40 and min(accepted) > 0, accepted
-        for attempt in (lambda: listen("127.0.0.1", port), lambda: listen_group("127.0.0.1", port, 2)):
+        for attempt in (
+            lambda: listen("127.0.0.1", port),
+            lambda: listen_group("127.0.0.1", port, 2),
+        ):
             with pytest.raises(DeckcheckError, match="cannot listen"):
                 attempt()
     finally:

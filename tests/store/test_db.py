@@ -4,21 +4,31 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 from sqlalchemy import insert, select, update
 
 from validator.cards.facts import card_from_scryfall
-from validator.store.database import (
-    CardDB, CardRow, DatabaseError, LegalitySetRow, MetaRow, NameRow, PrintingRow, create_schema, database_url,
-    make_engine, refresh_aliases, write_cards, write_printings,
-)
-from validator.model import Card
 from validator.cards.names import fold_name
-
-from conftest import FIXTURES
+from validator.model import Card
+from validator.store.database import (
+    CardDB,
+    CardRow,
+    DatabaseError,
+    LegalitySetRow,
+    MetaRow,
+    NameRow,
+    PrintingRow,
+    create_schema,
+    database_url,
+    make_engine,
+    refresh_aliases,
+    write_cards,
+    write_printings,
+)
 
 
 def fixture_cards() -> list[Card]:
@@ -101,14 +111,18 @@ def test_changes_detected_in_every_batch(engine) -> None:
     write(engine, cards)
     bolt, rats = by_name(cards, "Lightning Bolt"), by_name(cards, "Relentless Rats")
     changed = [
-        replace(c, legalities=dict(c.legalities, legacy="banned")) if c is bolt else
-        replace(c, legalities=dict(c.legalities, vintage="restricted")) if c is rats else c
+        replace(c, legalities=dict(c.legalities, legacy="banned"))
+        if c is bolt
+        else replace(c, legalities=dict(c.legalities, vintage="restricted"))
+        if c is rats
+        else c
         for c in cards
     ]
-    now = datetime(2026, 9, 8, tzinfo=timezone.utc)
+    now = datetime(2026, 9, 8, tzinfo=UTC)
     result = write(engine, changed, batch_size=3, now=now)
-    assert sorted((c["name"], c["format"], c["old_status"], c["new_status"])
-                  for c in result.changes) == [
+    assert sorted(
+        (c["name"], c["format"], c["old_status"], c["new_status"]) for c in result.changes
+    ) == [
         ("Lightning Bolt", "legacy", "legal", "banned"),
         ("Relentless Rats", "vintage", "legal", "restricted"),
     ]
@@ -118,8 +132,16 @@ def test_changes_detected_in_every_batch(engine) -> None:
 def test_new_and_dropped_format_keys_are_not_changes(engine) -> None:
     cards = fixture_cards()
     write(engine, cards)
-    changed = [replace(c, legalities={**{k: v for k, v in c.legalities.items() if k != "penny"},
-                                      "brandnew": "legal"}) for c in cards]
+    changed = [
+        replace(
+            c,
+            legalities={
+                **{k: v for k, v in c.legalities.items() if k != "penny"},
+                "brandnew": "legal",
+            },
+        )
+        for c in cards
+    ]
     assert write(engine, changed).changes == []
 
 
@@ -128,7 +150,8 @@ def test_cards_gone_from_the_data(engine) -> None:
     write(engine, cards)
     result = write(engine, [c for c in cards if c.name != "Seven Dwarves"])
     assert [(c["name"], c["format"], c["old_status"]) for c in result.changes] == [
-        ("Seven Dwarves", "*", "removed")]
+        ("Seven Dwarves", "*", "removed")
+    ]
     db = CardDB(engine=engine)
     assert db.lookup(["Seven Dwarves"], deck_cards_only=False) == {}
 
@@ -154,15 +177,38 @@ def test_printings_and_aliases(engine) -> None:
     zilortha = by_name(cards, "Zilortha, Strength Incarnate")
     fire = by_name(cards, "Fire // Ice")
     rows = [
-        {"set_code": "iko", "collector_number": "370", "oracle_id": zilortha.oracle_id,
-         "rarity": "mythic", "printed_name": None,
-         "flavor_name": "Godzilla, King of the Monsters"},
-        {"set_code": "iko", "collector_number": "370", "oracle_id": zilortha.oracle_id,
-         "rarity": "mythic", "printed_name": None, "flavor_name": None},  # duplicate key
-        {"set_code": "xyz", "collector_number": "1", "oracle_id": fire.oracle_id,
-         "rarity": "uncommon", "printed_name": None, "flavor_name": "Hot // Cold"},
-        {"set_code": "tok", "collector_number": "1", "oracle_id": "not-a-card",
-         "rarity": "common", "printed_name": None, "flavor_name": "Nobody"},
+        {
+            "set_code": "iko",
+            "collector_number": "370",
+            "oracle_id": zilortha.oracle_id,
+            "rarity": "mythic",
+            "printed_name": None,
+            "flavor_name": "Godzilla, King of the Monsters",
+        },
+        {
+            "set_code": "iko",
+            "collector_number": "370",
+            "oracle_id": zilortha.oracle_id,
+            "rarity": "mythic",
+            "printed_name": None,
+            "flavor_name": None,
+        },  # duplicate key
+        {
+            "set_code": "xyz",
+            "collector_number": "1",
+            "oracle_id": fire.oracle_id,
+            "rarity": "uncommon",
+            "printed_name": None,
+            "flavor_name": "Hot // Cold",
+        },
+        {
+            "set_code": "tok",
+            "collector_number": "1",
+            "oracle_id": "not-a-card",
+            "rarity": "common",
+            "printed_name": None,
+            "flavor_name": "Nobody",
+        },
     ]
     with engine.begin() as conn:
         assert write_printings(conn, rows, batch_size=1) == 2
@@ -174,15 +220,27 @@ def test_printings_and_aliases(engine) -> None:
     found = db.lookup(["Godzilla, King of the Monsters", "Hot", "Cold"])
     assert {k: [c.name for c in v] for k, v in found.items()} == {
         "godzilla, king of the monsters": ["Zilortha, Strength Incarnate"],
-        "hot": ["Fire // Ice"], "cold": ["Fire // Ice"]}
+        "hot": ["Fire // Ice"],
+        "cold": ["Fire // Ice"],
+    }
 
 
 def test_refresh_aliases_skips_printings_of_unknown_cards(engine) -> None:
     write(engine, fixture_cards())
     with engine.begin() as conn:
-        conn.execute(insert(PrintingRow.__table__), [{
-            "set_code": "old", "collector_number": "1", "oracle_id": "gone-card",
-            "rarity": "rare", "printed_name": None, "flavor_name": "Ghost Name"}])
+        conn.execute(
+            insert(PrintingRow.__table__),
+            [
+                {
+                    "set_code": "old",
+                    "collector_number": "1",
+                    "oracle_id": "gone-card",
+                    "rarity": "rare",
+                    "printed_name": None,
+                    "flavor_name": "Ghost Name",
+                }
+            ],
+        )
         assert refresh_aliases(conn) == 0
         assert conn.execute(select(NameRow.folded).where(NameRow.kind == "alias")).all() == []
 
@@ -190,14 +248,17 @@ def test_refresh_aliases_skips_printings_of_unknown_cards(engine) -> None:
 def test_names_have_one_row_per_folded_name(engine) -> None:
     write(engine, fixture_cards())
     with engine.connect() as conn:
-        rows = conn.execute(select(NameRow.folded, NameRow.kind)
-                            .join(CardRow.__table__, CardRow.oracle_id == NameRow.oracle_id)
-                            .where(CardRow.name == "Fire // Ice")).all()
+        rows = conn.execute(
+            select(NameRow.folded, NameRow.kind)
+            .join(CardRow.__table__, CardRow.oracle_id == NameRow.oracle_id)
+            .where(CardRow.name == "Fire // Ice")
+        ).all()
     assert sorted(rows) == [("fire", "face"), ("fire // ice", "name"), ("ice", "face")]
 
 
-def test_generic_insert_path_matches_the_sqlite_fast_path(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generic_insert_path_matches_the_sqlite_fast_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Databases other than SQLite get rows through SQLAlchemy's insert; the stored cards must
     read back the same as through the SQLite fast path."""
     import validator.store.database as db_module
@@ -233,13 +294,17 @@ def test_changes_to_and_from_not_legal_with_sparse_rows(engine) -> None:
     bolt, rats = by_name(cards, "Lightning Bolt"), by_name(cards, "Relentless Rats")
     assert bolt.legalities["modern"] == "legal" and rats.legalities["standard"] == "not_legal"
     changed = [
-        replace(c, legalities=dict(c.legalities, modern="not_legal")) if c is bolt else
-        replace(c, legalities=dict(c.legalities, standard="legal")) if c is rats else c
+        replace(c, legalities=dict(c.legalities, modern="not_legal"))
+        if c is bolt
+        else replace(c, legalities=dict(c.legalities, standard="legal"))
+        if c is rats
+        else c
         for c in cards
     ]
     result = write(engine, changed)
-    assert sorted((c["name"], c["format"], c["old_status"], c["new_status"])
-                  for c in result.changes) == [
+    assert sorted(
+        (c["name"], c["format"], c["old_status"], c["new_status"]) for c in result.changes
+    ) == [
         ("Lightning Bolt", "modern", "legal", "not_legal"),
         ("Relentless Rats", "standard", "not_legal", "legal"),
     ]
@@ -258,13 +323,17 @@ def test_card_prefers_the_deck_card_with_that_exact_name(engine) -> None:
 
 # ---------------------------------------------------------------------------- sync write path (issue 12)
 
+
 def _dump(engine) -> dict[str, list[tuple]]:
     """Every row of the card tables, sorted (insertion order, rowids and the numbering of
     legality sets aside: a card's set is shown by its statuses)."""
-    queries = {"cards": "SELECT oracle_id, name, is_deck_card, statuses, data FROM cards "
-                        "JOIN legality_sets ON legality_sets.id = cards.legalities",
-               "legality_sets": "SELECT statuses FROM legality_sets",
-               "card_names": "SELECT * FROM card_names", "meta": "SELECT * FROM meta"}
+    queries = {
+        "cards": "SELECT oracle_id, name, is_deck_card, statuses, data FROM cards "
+        "JOIN legality_sets ON legality_sets.id = cards.legalities",
+        "legality_sets": "SELECT statuses FROM legality_sets",
+        "card_names": "SELECT * FROM card_names",
+        "meta": "SELECT * FROM meta",
+    }
     with engine.connect() as conn:
         return {t: sorted(tuple(r) for r in conn.exec_driver_sql(q)) for t, q in queries.items()}
 
@@ -296,13 +365,21 @@ def test_resync_rewrites_exactly_what_changed_like_a_fresh_import(engine, tmp_pa
     write(engine, cards)
     bolt, rats = by_name(cards, "Lightning Bolt"), by_name(cards, "Relentless Rats")
     dropped = next(c for c in cards if c.is_deck_card and c not in (bolt, rats))
-    new = [replace(c, oracle_text=c.oracle_text + "\nNew text.") if c is bolt else
-           replace(c, legalities=dict(c.legalities, modern="banned")) if c is rats else c
-           for c in cards if c is not dropped]
+    new = [
+        replace(c, oracle_text=c.oracle_text + "\nNew text.")
+        if c is bolt
+        else replace(c, legalities=dict(c.legalities, modern="banned"))
+        if c is rats
+        else c
+        for c in cards
+        if c is not dropped
+    ]
     with engine.begin() as conn:
         result = write_cards(conn, new)
     assert {(ch["name"], ch["format"], ch["new_status"]) for ch in result.changes} == {
-        (rats.name, "modern", "banned"), (dropped.name, "*", None)}
+        (rats.name, "modern", "banned"),
+        (dropped.name, "*", None),
+    }
     fresh = make_engine(database_url(tmp_path / "fresh.sqlite3"))
     create_schema(fresh)
     write(fresh, new)
@@ -324,9 +401,12 @@ def test_card_rows_are_the_compact_encoding_and_decode_to_the_card() -> None:
     assert len(rows) == len(by_id)
     for oid, name, deck, text, data in rows:
         card = by_id[oid]
-        assert (name, deck, text, data) == (card.name, card.is_deck_card,
-                                            legality_text(dict(card.legalities)),
-                                            encode_card(card))
+        assert (name, deck, text, data) == (
+            card.name,
+            card.is_deck_card,
+            legality_text(dict(card.legalities)),
+            encode_card(card),
+        )
         statuses = json.loads(text)
         for loads in (None, json.loads):
             back = decode_card(oid, name, data, statuses, loads)
@@ -356,8 +436,11 @@ def test_encoding_1_rows_still_decode() -> None:
     from validator.cards.compact import decode_card
 
     dump = (FIXTURES / "cards_core_schema_v1.sql").read_text(encoding="utf-8")
-    row = re.search(r"INSERT INTO \"card_index\" VALUES\('([^']+)','Lightning Bolt','([^']+)',"
-                    r"X'([0-9A-F]+)'\)", dump)
+    row = re.search(
+        r"INSERT INTO \"card_index\" VALUES\('([^']+)','Lightning Bolt','([^']+)',"
+        r"X'([0-9A-F]+)'\)",
+        dump,
+    )
     assert row, "no Lightning Bolt row in the fixture"
     old = decode_card(row[1], "Lightning Bolt", bytes.fromhex(row[3]), json.loads(row[2]))
     objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
@@ -374,14 +457,18 @@ def test_a_legality_text_held_by_two_sets_still_syncs(engine) -> None:
     with engine.begin() as conn:
         sid, statuses = conn.exec_driver_sql(
             "SELECT id, statuses FROM legality_sets JOIN cards ON cards.legalities = "
-            "legality_sets.id WHERE name = 'Lightning Bolt'").one()
+            "legality_sets.id WHERE name = 'Lightning Bolt'"
+        ).one()
         conn.exec_driver_sql("INSERT INTO legality_sets VALUES (999, ?)", (statuses,))
         conn.exec_driver_sql("UPDATE cards SET legalities = 999 WHERE name = 'Lightning Bolt'")
-    banned = [replace(c, legalities=dict(c.legalities, modern="banned")) if c is bolt else c
-              for c in cards]
+    banned = [
+        replace(c, legalities=dict(c.legalities, modern="banned")) if c is bolt else c
+        for c in cards
+    ]
     result = write(engine, banned)
     assert [(c["name"], c["format"], c["new_status"]) for c in result.changes] == [
-        ("Lightning Bolt", "modern", "banned")]
+        ("Lightning Bolt", "modern", "banned")
+    ]
     assert CardDB(engine=engine).card("Lightning Bolt").legality("modern") == "banned"
 
 
@@ -390,10 +477,12 @@ def test_card_problem_checks_every_legality_after_caching_good_ones() -> None:
 
     card = fixture_cards()[0]
     assert card_problem(card) is None  # its (format, status) pairs are now known good
-    assert "not a status" in card_problem(replace(card, legalities=dict(card.legalities,
-                                                                         modern="x" * 50)))
-    assert "not a status" in card_problem(replace(card, legalities=dict(card.legalities,
-                                                                         modern=["legal"])))
+    assert "not a status" in card_problem(
+        replace(card, legalities=dict(card.legalities, modern="x" * 50))
+    )
+    assert "not a status" in card_problem(
+        replace(card, legalities=dict(card.legalities, modern=["legal"]))
+    )
     assert "not a format name" in card_problem(replace(card, legalities={"a\x00b": "legal"}))
 
 

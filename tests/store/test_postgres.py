@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 
 import pytest
+from conftest import FIXTURES
 
 import validator
-from conftest import FIXTURES
 from validator.sync import import_file
 
 URL = os.environ.get("DECKCHECK_TEST_POSTGRES_URL")
-pytestmark = pytest.mark.skipif(not URL, reason="DECKCHECK_TEST_POSTGRES_URL is not set (no PostgreSQL server)")
+pytestmark = pytest.mark.skipif(
+    not URL, reason="DECKCHECK_TEST_POSTGRES_URL is not set (no PostgreSQL server)"
+)
 
 DECKS = {
     "modern": "5 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n\n2 Counterspell\n",
@@ -52,6 +54,7 @@ def test_resync_records_no_changes_and_lookups_fold(pg_url):
 
 # ---------------------------------------------------------------------------- sync on PostgreSQL
 
+
 def _core_objects() -> list[dict]:
     import json
 
@@ -70,8 +73,11 @@ def test_value_too_long_names_the_card_and_line(pg_url, tmp_path):
 
     objs = _core_objects()
     objs[2]["type_line"] = "Creature — " + "Goblin " * 50
-    with pytest.raises(SyncError, match=r"long\.jsonl, line 3: card '.+': type_line is \d+ "
-                                        r"characters long; at most 300 fit"):
+    with pytest.raises(
+        SyncError,
+        match=r"long\.jsonl, line 3: card '.+': type_line is \d+ "
+        r"characters long; at most 300 fit",
+    ):
         import_file(_write(tmp_path / "long.jsonl", objs), pg_url)
     assert validator.open_db(pg_url).info().card_count == len({o["oracle_id"] for o in objs})
 
@@ -124,10 +130,12 @@ def test_two_syncs_at_once_record_a_ban_once(pg_url, tmp_path):
     # back to the fixture's legalities for the other tests (records the unban)
     back = import_file(FIXTURES / "cards_core.json", pg_url)
     assert [(c["name"], c["old_status"], c["new_status"]) for c in back.changes] == [
-        ("Lightning Bolt", "banned", "legal")]
+        ("Lightning Bolt", "banned", "legal")
+    ]
 
 
 # ------------------------------------------------------- a schema version 1 database upgraded
+
 
 def _copy_schema_v1_to(url: str, tmp_path) -> None:
     """The fixtures' schema version 1 database (cards_core.json as deckcheck synced it before
@@ -165,7 +173,8 @@ def _copy_schema_v1_to(url: str, tmp_path) -> None:
             if len(table.primary_key.columns) == 1 and ids and rows:
                 target.exec_driver_sql(
                     f"SELECT setval(pg_get_serial_sequence('{table.name}', '{ids[0].name}'), "
-                    f"(SELECT max({ids[0].name}) FROM {table.name}))")
+                    f"(SELECT max({ids[0].name}) FROM {table.name}))"
+                )
     lite.dispose()
     pg.dispose()
 
@@ -182,40 +191,62 @@ def test_a_schema_v1_database_is_upgraded_in_place_by_the_next_sync(pg_url, core
     engine = make_engine(pg_url)
     bolt = next(o for o in _core_objects() if o["name"] == "Lightning Bolt")
     with engine.begin() as con:  # an unban that version 1 logged, for the log to keep
-        con.execute(text("INSERT INTO legality_changes (sync_id, changed_at, oracle_id, name, "
-                         "format, old_status, new_status) VALUES (1, '2026-08-01 09:00:00', "
-                         ":oid, 'Lightning Bolt', 'modern', 'banned', 'legal')"),
-                    {"oid": bolt["oracle_id"]})
+        con.execute(
+            text(
+                "INSERT INTO legality_changes (sync_id, changed_at, oracle_id, name, "
+                "format, old_status, new_status) VALUES (1, '2026-08-01 09:00:00', "
+                ":oid, 'Lightning Bolt', 'modern', 'banned', 'legal')"
+            ),
+            {"oid": bolt["oracle_id"]},
+        )
     with engine.connect() as con:
-        old_log = con.execute(text("SELECT id, name, format, old_status, new_status "
-                                   "FROM legality_changes ORDER BY id")).all()
-        assert con.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")
-                           ).scalar() == "1"
+        old_log = con.execute(
+            text(
+                "SELECT id, name, format, old_status, new_status FROM legality_changes ORDER BY id"
+            )
+        ).all()
+        assert (
+            con.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == "1"
+        )
     with pytest.raises(validator.DatabaseError, match="run `deckcheck sync`"):
         validator.open_db(pg_url)  # readers refuse it until a sync
 
     objs = _core_objects()
-    changed = [dict(o, legalities=dict(o["legalities"], legacy="banned"))
-               if o["name"] == "Brainstorm" else o for o in objs]
+    changed = [
+        dict(o, legalities=dict(o["legalities"], legacy="banned"))
+        if o["name"] == "Brainstorm"
+        else o
+        for o in objs
+    ]
     result = import_file(_write(tmp_path / "b.jsonl", changed[1:]), pg_url, force=True)
-    assert [(c["name"], c["format"], c["old_status"], c["new_status"]) for c in result.changes] \
-        == [("Brainstorm", "legacy", "legal", "banned"), (objs[0]["name"], "*", "removed", None)]
+    assert [(c["name"], c["format"], c["old_status"], c["new_status"]) for c in result.changes] == [
+        ("Brainstorm", "legacy", "legal", "banned"),
+        (objs[0]["name"], "*", "removed", None),
+    ]
     tables = set(inspect(engine).get_table_names())
     assert {"card_index", "legalities"}.isdisjoint(tables) and "legality_sets" in tables
     with engine.connect() as con:
-        assert con.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")
-                           ).scalar() == str(SCHEMA_VERSION)
-        log = con.execute(text("SELECT id, name, format, old_status, new_status "
-                               "FROM legality_changes ORDER BY id")).all()
+        assert con.execute(
+            text("SELECT value FROM meta WHERE key = 'schema_version'")
+        ).scalar() == str(SCHEMA_VERSION)
+        log = con.execute(
+            text(
+                "SELECT id, name, format, old_status, new_status FROM legality_changes ORDER BY id"
+            )
+        ).all()
     assert len(old_log) == 1 and log[:1] == old_log and len(log) == 3
-    assert [(c["name"], c["old_status"], c["new_status"]) for c in
-            validator.open_db(pg_url).changes()
-            if c["name"] == "Lightning Bolt"] == [("Lightning Bolt", "banned", "legal")]
+    assert [
+        (c["name"], c["old_status"], c["new_status"])
+        for c in validator.open_db(pg_url).changes()
+        if c["name"] == "Lightning Bolt"
+    ] == [("Lightning Bolt", "banned", "legal")]
     assert import_file(_write(tmp_path / "b.jsonl", changed[1:]), pg_url, force=True).changes == []
 
     # Back to the fixture's cards: the verdicts are SQLite's (and the other tests' data).
     import_file(FIXTURES / "cards_core.json", pg_url, force=True, allow_shrink=True)
     for fmt, deck in DECKS.items():
-        assert validator.validate(deck, fmt, db=pg_url).to_dict() == \
-            validator.validate(deck, fmt, db=core_db).to_dict()
+        assert (
+            validator.validate(deck, fmt, db=pg_url).to_dict()
+            == validator.validate(deck, fmt, db=core_db).to_dict()
+        )
     engine.dispose()

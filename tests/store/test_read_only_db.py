@@ -19,13 +19,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import FIXTURES
 
 import validator
-from validator.store import location
 from validator.cli.commands import main
+from validator.store import location
 from validator.sync import import_file
-
-from conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
 DECK = "4 Lightning Bolt\n56 Mountain\n"
@@ -63,7 +62,8 @@ def _sidecars(path: Path) -> list[str]:
 
 @pytest.mark.skipif(not hasattr(os, "statvfs"), reason="os.statvfs is POSIX only")
 def test_on_a_read_only_file_system_the_file_is_read_without_a_shm_file(
-        synced: Path, monkeypatch, capsys) -> None:
+    synced: Path, monkeypatch, capsys
+) -> None:
     _pretend_read_only(monkeypatch, synced.parent)
     assert location.read_only_uri(synced) == f"file:{synced}?immutable=1"
     deck = synced.parent.parent / "deck.txt"
@@ -75,8 +75,9 @@ def test_on_a_read_only_file_system_the_file_is_read_without_a_shm_file(
     assert _sidecars(synced) == []
     cards = validator.open_db(synced)
     try:
-        assert [c.name for c in cards.lookup(["lightning bolt"])["lightning bolt"]] == \
-            ["Lightning Bolt"]
+        assert [c.name for c in cards.lookup(["lightning bolt"])["lightning bolt"]] == [
+            "Lightning Bolt"
+        ]
     finally:
         cards.close()
     assert _sidecars(synced) == []
@@ -98,13 +99,15 @@ def test_a_writable_file_system_is_opened_as_before(synced: Path) -> None:
 
 
 def test_the_message_for_an_unreadable_read_only_database_names_the_wal(
-        synced: Path, monkeypatch) -> None:
+    synced: Path, monkeypatch
+) -> None:
     import validator.store.database as db_module
 
     Path(f"{synced}-wal").write_bytes(b"\0" * 64)
     monkeypatch.setattr(db_module.os, "access", lambda path, mode: mode != os.W_OK)
-    error = db_module.database_error(f"sqlite:///{synced}",
-                                     sqlite3.OperationalError("unable to open database file"))
+    error = db_module.database_error(
+        f"sqlite:///{synced}", sqlite3.OperationalError("unable to open database file")
+    )
     assert "cards.sqlite3-wal" in str(error) and "holds changes" in str(error)
 
 
@@ -113,10 +116,17 @@ def _can_mount_read_only(tmp_path: Path) -> bool:
         return False
     probe = tmp_path / "probe"
     probe.mkdir()
-    proc = subprocess.run(["unshare", "-rm", "sh", "-c",
-                           f"mount --bind {probe} {probe} && "
-                           f"mount -o remount,bind,ro {probe} && ! touch {probe}/x"],
-                          capture_output=True)
+    proc = subprocess.run(
+        [
+            "unshare",
+            "-rm",
+            "sh",
+            "-c",
+            f"mount --bind {probe} {probe} && "
+            f"mount -o remount,bind,ro {probe} && ! touch {probe}/x",
+        ],
+        capture_output=True,
+    )
     return proc.returncode == 0
 
 
@@ -125,17 +135,25 @@ def test_a_real_read_only_mount(synced: Path, tmp_path: Path) -> None:
     read-only: validate judges, and a sync into it fails naming the read-only directory and
     what to do, leaving the file as it was."""
     if not _can_mount_read_only(tmp_path):
-        pytest.skip("no read-only mount here: needs `unshare -rm` (user and mount "
-                    "namespaces) and `mount`")
+        pytest.skip(
+            "no read-only mount here: needs `unshare -rm` (user and mount namespaces) and `mount`"
+        )
     before = synced.read_bytes()
     deck = tmp_path / "deck.txt"
     cli = f"{sys.executable} -m validator"
-    script = (f"mount --bind {synced.parent} {synced.parent} && "
-              f"mount -o remount,bind,ro {synced.parent} && "
-              f"{cli} validate --db {synced} -f modern {deck}; echo rc=$?; "
-              f"{cli} sync --db {synced} --from {FIXTURES / 'cards_core.json'}; echo rc=$?")
-    proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True,
-                          text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    script = (
+        f"mount --bind {synced.parent} {synced.parent} && "
+        f"mount -o remount,bind,ro {synced.parent} && "
+        f"{cli} validate --db {synced} -f modern {deck}; echo rc=$?; "
+        f"{cli} sync --db {synced} --from {FIXTURES / 'cards_core.json'}; echo rc=$?"
+    )
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=120,
+    )
     out = proc.stdout
     assert "LEGAL in Modern" in out and "rc=0" in out, proc.stderr
     assert out.rstrip().endswith("rc=2"), out

@@ -20,14 +20,13 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 import validator
 from validator.store.database import SCHEMA_VERSION, CardDB
 from validator.store.index import CardIndex
 from validator.store.sqlite import SqliteCards, open_cards
 from validator.sync import import_file
-
-from conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,11 +36,19 @@ def db_path(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("store") / "cards.sqlite3"
     # One file holding all fixture cards (a second import would replace the first).
     objs = []
-    for name in ("cards_core.json", "cards_commander.json", "cards_companion.json",
-                 "cards_meld.json", "scryfall_cards.json"):
+    for name in (
+        "cards_core.json",
+        "cards_commander.json",
+        "cards_companion.json",
+        "cards_meld.json",
+        "scryfall_cards.json",
+    ):
         seen = {o["name"] for o in objs}
-        objs += [o for o in json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-                 if o["name"] not in seen]
+        objs += [
+            o
+            for o in json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+            if o["name"] not in seen
+        ]
     src = path.parent / "all.json"
     src.write_text(json.dumps(objs), encoding="utf-8")
     import_file(src, str(path), updated_at="2026-08-22T09:00:00+00:00")
@@ -59,8 +66,9 @@ def test_lean_reader_answers_as_carddb(db_path: Path) -> None:
     lean, full = SqliteCards(db_path), CardDB(db_path)
     names = all_folded(db_path) + ["no such card", "LIGHTNING  bolt", "Fire/Ice"]
     for deck_only in (True, False):
-        assert lean.lookup(names, deck_cards_only=deck_only) == \
-            full.lookup(names, deck_cards_only=deck_only)
+        assert lean.lookup(names, deck_cards_only=deck_only) == full.lookup(
+            names, deck_cards_only=deck_only
+        )
     assert lean.all_names() == full.all_names()
     assert lean.formats() == full.formats()
     for name in ("Lightning Bolt", "fire // ice", "Nothing Like This"):
@@ -88,10 +96,19 @@ def test_open_db_picks_the_lean_reader_for_sqlite_only(db_path: Path, tmp_path: 
 #: companion predicates and grammar reader (only a deck with a companion card), and the
 #: Commander designation and rules with the card types and abilities they read (only a deck of
 #: the Commander family: a constructed deck imports `validator.rules.commander.constructed`).
-_NOT_ON_THE_COLD_PATH = ("sqlalchemy", "validator.history.legality", "html", "difflib",
-                         "validator.rules.companion.predicates", "validator.rules.companion.reader",
-                         "validator.rules.commander.designation", "validator.rules.commander.leaders",
-                         "validator.rules.commander.rules", "validator.cards.abilities", "validator.cards.types")
+_NOT_ON_THE_COLD_PATH = (
+    "sqlalchemy",
+    "validator.history.legality",
+    "html",
+    "difflib",
+    "validator.rules.companion.predicates",
+    "validator.rules.companion.reader",
+    "validator.rules.commander.designation",
+    "validator.rules.commander.leaders",
+    "validator.rules.commander.rules",
+    "validator.cards.abilities",
+    "validator.cards.types",
+)
 
 
 def test_cold_validation_imports_only_what_it_needs(db_path: Path) -> None:
@@ -104,8 +121,14 @@ def test_cold_validation_imports_only_what_it_needs(db_path: Path) -> None:
         main(["validate", "-", "--format", "modern", "--db", {str(db_path)!r}, "--json"])
         print(sorted(set({_NOT_ON_THE_COLD_PATH!r}) & set(sys.modules)))
     """)
-    out = subprocess.run([sys.executable, "-c", code], input=deck, capture_output=True,
-                         text=True, cwd=ROOT, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=deck,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
 
 
@@ -152,14 +175,18 @@ def schema_v1_database(path: Path) -> Path:
     return path
 
 
-def test_schema_v1_database_is_refused_with_run_sync(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_schema_v1_database_is_refused_with_run_sync(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from validator.cli.commands import main
 
     old = schema_v1_database(tmp_path / "old.sqlite3")
     for open_it in (validator.open_db, lambda p: CardDB(p).check()):
-        with pytest.raises(validator.DatabaseError, match=r"older deckcheck .*schema version "
-                           r"1.*run `deckcheck sync`"):
+        with pytest.raises(
+            validator.DatabaseError,
+            match=r"older deckcheck .*schema version "
+            r"1.*run `deckcheck sync`",
+        ):
             open_it(old)
     deck = tmp_path / "deck.txt"
     deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
@@ -173,8 +200,10 @@ def test_sync_upgrades_a_schema_v1_database_in_place(tmp_path: Path) -> None:
 
     old = schema_v1_database(tmp_path / "old.sqlite3")
     with sqlite3.connect(old) as con:
-        con.execute("INSERT INTO printings VALUES ('lea', '161', (SELECT oracle_id FROM cards "
-                    "WHERE name = 'Lightning Bolt'), 'common', NULL, NULL)")
+        con.execute(
+            "INSERT INTO printings VALUES ('lea', '161', (SELECT oracle_id FROM cards "
+            "WHERE name = 'Lightning Bolt'), 'common', NULL, NULL)"
+        )
     objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
     result = import_file(FIXTURES / "cards_core.json", str(old))
     assert result.changes == [] and result.card_count == len(objs)
@@ -182,8 +211,9 @@ def test_sync_upgrades_a_schema_v1_database_in_place(tmp_path: Path) -> None:
     import_file(FIXTURES / "cards_core.json", str(fresh))
     names = all_folded(fresh)
     for reader in (SqliteCards, CardDB):
-        assert cards_of(CardIndex.from_db(reader(old)), names) == \
-            cards_of(CardIndex.from_db(reader(fresh)), names)
+        assert cards_of(CardIndex.from_db(reader(old)), names) == cards_of(
+            CardIndex.from_db(reader(fresh)), names
+        )
     db = validator.open_db(old)
     assert isinstance(db, SqliteCards)
     assert db.printing("LEA", "161")[1] == "common"  # printings are kept
@@ -211,18 +241,34 @@ def _table_rows(path: Path) -> dict[str, int]:
 
 
 def test_printings_sync_of_a_schema_v1_database_is_refused_and_leaves_it_as_it_was(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """The upgrade empties the card data only an oracle-cards import writes again: a printings
     import of a version 1 database says to sync the oracle cards first, and rolls back."""
     from validator.sync import SyncError
     from validator.sync.importer import DEFAULT
 
     old = schema_v1_database(tmp_path / "old.sqlite3")
-    lightning = next(o for o in json.loads((FIXTURES / "cards_core.json").read_text(
-        encoding="utf-8")) if o["name"] == "Lightning Bolt")
+    lightning = next(
+        o
+        for o in json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+        if o["name"] == "Lightning Bolt"
+    )
     printings = tmp_path / "default-cards.json"
-    printings.write_text(json.dumps([{**lightning, "set": "lea", "collector_number": "161",
-                                      "rarity": "common", "lang": "en"}]), encoding="utf-8")
+    printings.write_text(
+        json.dumps(
+            [
+                {
+                    **lightning,
+                    "set": "lea",
+                    "collector_number": "161",
+                    "rarity": "common",
+                    "lang": "en",
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
     before = _table_rows(old)
     with pytest.raises(SyncError, match="sync the oracle cards first"):
         import_file(printings, str(old), bulk_type=DEFAULT)
@@ -240,13 +286,15 @@ def test_an_unchanged_file_still_upgrades_a_schema_v1_database(tmp_path: Path) -
     assert not _up_to_date(str(old), "oracle_cards", updated_at)
     result = import_file(FIXTURES / "cards_core.json", str(old), updated_at=updated_at)
     assert not result.skipped and _schema_version(old) == str(SCHEMA_VERSION)
-    assert validator.validate("4 Lightning Bolt\n56 Mountain\n", "modern",
-                              cards=validator.open_db(old)).legal
+    assert validator.validate(
+        "4 Lightning Bolt\n56 Mountain\n", "modern", cards=validator.open_db(old)
+    ).legal
     assert _up_to_date(str(old), "oracle_cards", updated_at)
 
 
 def test_upgrade_of_a_schema_v1_database_without_its_formats_row_still_logs_changes(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """Version 1 could hold its formats only as legalities rows: the upgrade keeps them in
     meta, so the first sync after it compares against them (a ban is logged)."""
     import sqlite3
@@ -255,13 +303,18 @@ def test_upgrade_of_a_schema_v1_database_without_its_formats_row_still_logs_chan
     with sqlite3.connect(old) as con:
         con.execute("DELETE FROM meta WHERE key = 'formats'")
     objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
-    banned = [dict(o, legalities=dict(o["legalities"], modern="banned"))
-              if o["name"] == "Lightning Bolt" else o for o in objs]
+    banned = [
+        dict(o, legalities=dict(o["legalities"], modern="banned"))
+        if o["name"] == "Lightning Bolt"
+        else o
+        for o in objs
+    ]
     changed = tmp_path / "banned.json"
     changed.write_text(json.dumps(banned), encoding="utf-8")
     result = import_file(changed, str(old))
     assert [(c["name"], c["format"], c["new_status"]) for c in result.changes] == [
-        ("Lightning Bolt", "modern", "banned")]
+        ("Lightning Bolt", "modern", "banned")
+    ]
 
 
 def test_resync_rewrites_the_compact_index(tmp_path: Path) -> None:
@@ -276,8 +329,11 @@ def test_resync_rewrites_the_compact_index(tmp_path: Path) -> None:
     import_file(second, str(path))
     index = CardIndex.from_db(SqliteCards(path))
     assert len(index) == len(CardIndex(CardDB(path).all_cards()))
-    assert all(c.legality("vintage") == "banned"
-               for cards in index.lookup(all_folded(path)).values() for c in cards)
+    assert all(
+        c.legality("vintage") == "banned"
+        for cards in index.lookup(all_folded(path)).values()
+        for c in cards
+    )
 
 
 # ---------------------------------------------------------------------------- torn reads
@@ -301,10 +357,12 @@ def two_card_files(tmp_path: Path) -> tuple[Path, Path, list[str]]:
     """File A: every card legal in vintage and no Game Changer; file B: every card banned and
     a Game Changer. A card whose flag disagrees with its legality was read half from each."""
     objs = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
-    a = [dict(o, game_changer=False, legalities=dict(o["legalities"], vintage="legal"))
-         for o in objs]
-    b = [dict(o, game_changer=True, legalities=dict(o["legalities"], vintage="banned"))
-         for o in objs]
+    a = [
+        dict(o, game_changer=False, legalities=dict(o["legalities"], vintage="legal")) for o in objs
+    ]
+    b = [
+        dict(o, game_changer=True, legalities=dict(o["legalities"], vintage="banned")) for o in objs
+    ]
     pa, pb = tmp_path / "a.json", tmp_path / "b.json"
     pa.write_text(json.dumps(a), encoding="utf-8")
     pb.write_text(json.dumps(b), encoding="utf-8")
@@ -332,8 +390,12 @@ def test_reads_never_tear_while_syncs_alternate(tmp_path: Path) -> None:
     import_file(a, str(path), updated_at="A")
     stop = tmp_path / "stop"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(a), str(b),
-                               str(stop), "30"], stdout=subprocess.PIPE, text=True, env=env)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), str(a), str(b), str(stop), "30"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     problems: list[str] = []
     reads = {"lookup": 0, "index": 0}
     try:
@@ -343,7 +405,8 @@ def test_reads_never_tear_while_syncs_alternate(tmp_path: Path) -> None:
         # something.
         start = time.monotonic()
         while time.monotonic() - start < 4.0 or (
-                _syncs_done(path) < 5 and time.monotonic() - start < 60.0):
+            _syncs_done(path) < 5 and time.monotonic() - start < 60.0
+        ):
             for source in (lean, full):
                 found = source.lookup(names)
                 cards = [c for cs in found.values() for c in cs]
@@ -356,8 +419,10 @@ def test_reads_never_tear_while_syncs_alternate(tmp_path: Path) -> None:
                 flags = {c.game_changer for c in cards}
                 expected = {index.sync.updated_at == "B"}
                 if torn(cards) or flags != expected:
-                    problems.append(f"{type(source).__name__} index mixed: sync "
-                                    f"{index.sync.updated_at}, Game Changer flags {flags}")
+                    problems.append(
+                        f"{type(source).__name__} index mixed: sync "
+                        f"{index.sync.updated_at}, Game Changer flags {flags}"
+                    )
     finally:
         stop.touch()
         out, _ = writer.communicate(timeout=60)
@@ -377,13 +442,19 @@ def test_resync_change_log_in_this_and_the_old_schema(tmp_path: Path, schema) ->
         schema_v1_database(path)
     else:
         import_file(FIXTURES / "cards_core.json", str(path))
-    changed = [dict(o, legalities=dict(o["legalities"], legacy="banned"))
-               if o["name"] == "Brainstorm" else o for o in objs]
+    changed = [
+        dict(o, legalities=dict(o["legalities"], legacy="banned"))
+        if o["name"] == "Brainstorm"
+        else o
+        for o in objs
+    ]
     second = tmp_path / "b.json"
     second.write_text(json.dumps(changed[1:]), encoding="utf-8")  # and the first card gone
     result = import_file(second, str(path), force=True)
-    assert [(c["name"], c["format"], c["old_status"], c["new_status"]) for c in result.changes] \
-        == [("Brainstorm", "legacy", "legal", "banned"), (objs[0]["name"], "*", "removed", None)]
+    assert [(c["name"], c["format"], c["old_status"], c["new_status"]) for c in result.changes] == [
+        ("Brainstorm", "legacy", "legal", "banned"),
+        (objs[0]["name"], "*", "removed", None),
+    ]
     again = import_file(second, str(path), force=True)
     assert again.changes == []
 
@@ -433,6 +504,7 @@ def test_a_read_only_directory_is_named_as_the_reason(db_path: Path, monkeypatch
     import validator.store.database as db_module
 
     monkeypatch.setattr(db_module.os, "access", lambda path, mode: mode != os.W_OK)
-    error = db_module.database_error(f"sqlite:///{db_path}",
-                                     sqlite3.OperationalError("unable to open database file"))
+    error = db_module.database_error(
+        f"sqlite:///{db_path}", sqlite3.OperationalError("unable to open database file")
+    )
     assert "read-only" in str(error) and "-shm" in str(error) and "writable" in str(error)

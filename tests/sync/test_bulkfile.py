@@ -14,8 +14,16 @@ import pytest
 
 from validator.sync.bulkfile import BulkFileError, BulkStats, iter_bulk_file
 
-OBJS = [{"object": "card", "oracle_id": f"id-{i}", "name": f"Card {i}",
-         "legalities": {"modern": "legal"}, "cmc": 1.5} for i in range(5)]
+OBJS = [
+    {
+        "object": "card",
+        "oracle_id": f"id-{i}",
+        "name": f"Card {i}",
+        "legalities": {"modern": "legal"},
+        "cmc": 1.5,
+    }
+    for i in range(5)
+]
 
 
 def make(path: Path, data: bytes, gz: bool) -> Path:
@@ -59,16 +67,22 @@ def test_lines_longer_than_a_block(tmp_path: Path) -> None:
 
 
 def test_malformed_line_names_file_and_line(tmp_path: Path) -> None:
-    data = jsonl()[:-1] + b"\n{\"name\": \"Broken\"\n" + jsonl()
+    data = jsonl()[:-1] + b'\n{"name": "Broken"\n' + jsonl()
     with pytest.raises(BulkFileError, match=r"^cards.jsonl.gz, line 6: not valid JSON"):
         list(iter_bulk_file(make(tmp_path / "cards.jsonl.gz", data, True)))
 
 
 def test_name_overrides_file_name_in_messages(tmp_path: Path) -> None:
-    with pytest.raises(BulkFileError, match=r"^oracle-cards-1.jsonl.gz, line 1: expected a card "
-                                            r"object, got str"):
-        list(iter_bulk_file(make(tmp_path / "bulk.part", b'"text"\n', False),
-                            name="oracle-cards-1.jsonl.gz"))
+    with pytest.raises(
+        BulkFileError,
+        match=r"^oracle-cards-1.jsonl.gz, line 1: expected a card "
+        r"object, got str",
+    ):
+        list(
+            iter_bulk_file(
+                make(tmp_path / "bulk.part", b'"text"\n', False), name="oracle-cards-1.jsonl.gz"
+            )
+        )
 
 
 def test_array_of_non_objects(tmp_path: Path) -> None:
@@ -135,8 +149,12 @@ def test_on_read_reports_raw_bytes(tmp_path: Path) -> None:
 @pytest.mark.parametrize("shape", ["jsonl", "json-array"])
 def test_memory_stays_flat(tmp_path: Path, shape: str) -> None:
     """Reading a ~25 MB file never holds more than a few MB: the file is streamed."""
-    card = {"object": "card", "name": "Filler", "oracle_text": "y" * 2000,
-            "legalities": {f"format{i}": "legal" for i in range(20)}}
+    card = {
+        "object": "card",
+        "name": "Filler",
+        "oracle_text": "y" * 2000,
+        "legalities": {f"format{i}": "legal" for i in range(20)},
+    }
     n = 10_000
     path = tmp_path / "big.gz"
     with gzip.open(path, "wb", compresslevel=1) as out:
@@ -165,6 +183,7 @@ KEYS = ("oracle_id", "name", "legalities")
 
 def _both(path: Path) -> tuple[object, object]:
     """What the full read and the keys-only read give: the filtered items, or the error."""
+
     def run(keys):
         try:
             items = list(iter_bulk_file(path, keys=keys))
@@ -173,13 +192,21 @@ def _both(path: Path) -> tuple[object, object]:
         if keys is None:
             items = [(p, {k: o[k] for k in KEYS if k in o}) for p, o in items]
         return items
+
     return run(None), run(KEYS)
 
 
 @pytest.mark.parametrize("gz", [True, False], ids=["gzip", "plain"])
 def test_keys_read_gives_the_objects_of_the_full_read(tmp_path: Path, gz: bool) -> None:
-    objs = [dict(o, image_uris={"png": f"https://x/{i}.png"}, prices={"usd": None},
-                 card_faces=[{"name": "A", "extra": [1, 2.5, True]}]) for i, o in enumerate(OBJS)]
+    objs = [
+        dict(
+            o,
+            image_uris={"png": f"https://x/{i}.png"},
+            prices={"usd": None},
+            card_faces=[{"name": "A", "extra": [1, 2.5, True]}],
+        )
+        for i, o in enumerate(OBJS)
+    ]
     data = b"\xef\xbb\xbf\n" + jsonl(objs).replace(b"\n", b"\r\n\r\n").rstrip()
     full, only = _both(make(tmp_path / "x.jsonl", data, gz))
     assert full == only and len(only) == len(OBJS) and only[0][0] == "line 2"
@@ -189,18 +216,21 @@ def test_keys_read_gives_the_objects_of_the_full_read(tmp_path: Path, gz: bool) 
     assert full == only and only[0][0] == "item 1"
 
 
-@pytest.mark.parametrize("bad", [
-    b'{"name": "x", "extra": tru}',            # not JSON, in a key not read
-    b'[1, 2]',                                  # not an object
-    b'"text"',
-    b'{"name": "x", "extra": "\\ud800"}',        # a lone surrogate, in a key not read
-    b'{"name": "x\xc3"}',
-    b'{"name": 1e999}',                          # out of range, in a key read
-    b'{"name": "x"} {"name": "y"}',
-    b'{"name": "x", "extra": ' + b'[' * 1100 + b']' * 1100 + b'}',  # nested past both limits
-    b'{"name": "x", "legalities": {"modern": tru}}',  # not JSON, in a shared value
-    b'{"name": "x", "legalities": {"a": ' + b'[' * 1100 + b']' * 1100 + b'}}',
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b'{"name": "x", "extra": tru}',  # not JSON, in a key not read
+        b"[1, 2]",  # not an object
+        b'"text"',
+        b'{"name": "x", "extra": "\\ud800"}',  # a lone surrogate, in a key not read
+        b'{"name": "x\xc3"}',
+        b'{"name": 1e999}',  # out of range, in a key read
+        b'{"name": "x"} {"name": "y"}',
+        b'{"name": "x", "extra": ' + b"[" * 1100 + b"]" * 1100 + b"}",  # nested past both limits
+        b'{"name": "x", "legalities": {"modern": tru}}',  # not JSON, in a shared value
+        b'{"name": "x", "legalities": {"a": ' + b"[" * 1100 + b"]" * 1100 + b"}}",
+    ],
+)
 def test_keys_read_refuses_what_the_full_read_refuses(tmp_path: Path, bad: bytes) -> None:
     lines = jsonl().splitlines()
     data = b"\n".join(lines[:3] + [bad] + lines[3:]) + b"\n"
@@ -220,10 +250,15 @@ def test_keys_read_does_not_check_the_bytes_of_keys_it_does_not_read(tmp_path: P
 
 
 def test_keys_read_of_lines_longer_than_a_block(tmp_path: Path) -> None:
-    big = [{"name": "Big", "oracle_text": "x" * 3_000_000, "extra": "y" * 2_000_000},
-           {"name": "Small"}]
-    items = list(iter_bulk_file(make(tmp_path / "big.jsonl.gz", jsonl(big), True),
-                                keys=("name", "oracle_text")))
+    big = [
+        {"name": "Big", "oracle_text": "x" * 3_000_000, "extra": "y" * 2_000_000},
+        {"name": "Small"},
+    ]
+    items = list(
+        iter_bulk_file(
+            make(tmp_path / "big.jsonl.gz", jsonl(big), True), keys=("name", "oracle_text")
+        )
+    )
     assert [o["name"] for _, o in items] == ["Big", "Small"]
     assert len(items[0][1]["oracle_text"]) == 3_000_000 and "extra" not in items[0][1]
     assert [p for p, _ in items] == ["line 1", "line 2"]
@@ -236,10 +271,21 @@ def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(tmp_path: Pa
 
     from validator.cards.facts import SCRYFALL_KEYS, card_from_scryfall
 
-    objs = [dict(o, legalities={"modern": "legal", "vintage": "legal"} if i % 2 else
-                 {"modern": "banned"}, layout="normal", type_line="Instant") for i, o in enumerate(OBJS)]
-    items = [o for _, o in iter_bulk_file(make(tmp_path / "s.jsonl", jsonl(objs), False),
-                                          keys=SCRYFALL_KEYS)]
+    objs = [
+        dict(
+            o,
+            legalities={"modern": "legal", "vintage": "legal"} if i % 2 else {"modern": "banned"},
+            layout="normal",
+            type_line="Instant",
+        )
+        for i, o in enumerate(OBJS)
+    ]
+    items = [
+        o
+        for _, o in iter_bulk_file(
+            make(tmp_path / "s.jsonl", jsonl(objs), False), keys=SCRYFALL_KEYS
+        )
+    ]
     assert items[1]["legalities"] is items[3]["legalities"]
     assert items[0]["legalities"] is items[2]["legalities"] is items[4]["legalities"]
     assert type(items[0]["legalities"]) is MappingProxyType
@@ -251,8 +297,9 @@ def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(tmp_path: Pa
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 7, 40])
-def test_keys_read_splits_lines_across_any_block_boundary(tmp_path: Path, block: int,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keys_read_splits_lines_across_any_block_boundary(
+    tmp_path: Path, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import validator.sync.bulkfile as bulkfile
 
     data = b"\n\n" + jsonl().replace(b"\n", b"\r\n\n  \n", 2) + b"\n" + jsonl()[:-1]
@@ -263,6 +310,7 @@ def test_keys_read_splits_lines_across_any_block_boundary(tmp_path: Path, block:
 
 
 # ---------------------------------------------------------------------------- hostile input
+
 
 def _card(i: int, **extra: object) -> bytes:
     return orjson.dumps({"object": "card", "oracle_id": f"id-{i}", "name": f"Card {i}", **extra})
@@ -287,8 +335,19 @@ def test_array_nested_too_deep_is_refused_where_it_starts(tmp_path: Path, keys, 
     from validator.sync.bulkfile import MAX_DEPTH
 
     deep = b"[" * 5000 + b"]" * 5000
-    data = (b"[" + _card(1) + b",\n" + _card(2)[:-1] + b', "' + where.encode() + b'": ' + deep
-            + b"}" + b"".join(b",\n" + _card(i) for i in range(3, 40_000)) + b"]")
+    data = (
+        b"["
+        + _card(1)
+        + b",\n"
+        + _card(2)[:-1]
+        + b', "'
+        + where.encode()
+        + b'": '
+        + deep
+        + b"}"
+        + b"".join(b",\n" + _card(i) for i in range(3, 40_000))
+        + b"]"
+    )
     path = make(tmp_path / "deep.json", data, False)
     reads, got = _counting_reads(path, keys=keys)
     assert isinstance(got, BulkFileError)
@@ -361,8 +420,11 @@ def test_a_line_without_end_is_refused_once_too_long(tmp_path: Path, keys) -> No
 def test_a_scryfall_api_page_is_named(tmp_path: Path, keys) -> None:
     page = {"object": "list", "total_cards": 5, "has_more": False, "data": OBJS}
     path = make(tmp_path / "page.json", orjson.dumps(page), False)
-    with pytest.raises(BulkFileError, match=r"^page\.json, line 1: the file is one JSON object "
-                                            r"with a \"data\" list \(a Scryfall API page"):
+    with pytest.raises(
+        BulkFileError,
+        match=r"^page\.json, line 1: the file is one JSON object "
+        r"with a \"data\" list \(a Scryfall API page",
+    ):
         list(iter_bulk_file(path, keys=keys))
 
 
@@ -389,8 +451,11 @@ def test_reads_a_pipe(tmp_path: Path) -> None:
 
 
 def test_a_device_is_refused_at_once() -> None:
-    with pytest.raises(BulkFileError, match=r"^zero: /dev/zero is not a regular file or a pipe "
-                                            r"\(a device\): save the bulk file first"):
+    with pytest.raises(
+        BulkFileError,
+        match=r"^zero: /dev/zero is not a regular file or a pipe "
+        r"\(a device\): save the bulk file first",
+    ):
         list(iter_bulk_file(Path("/dev/zero")))
 
 
@@ -398,6 +463,9 @@ def test_a_device_is_refused_at_once() -> None:
 def test_a_pretty_printed_object_is_named(tmp_path: Path, keys) -> None:
     page = {"object": "list", "has_more": False, "data": OBJS}
     path = make(tmp_path / "page.json", json.dumps(page, indent=2).encode(), False)
-    with pytest.raises(BulkFileError, match=r"^page\.json, line 1: a JSON object spread over "
-                                            r"several lines \(pretty-printed JSON"):
+    with pytest.raises(
+        BulkFileError,
+        match=r"^page\.json, line 1: a JSON object spread over "
+        r"several lines \(pretty-printed JSON",
+    ):
         list(iter_bulk_file(path, keys=keys))

@@ -18,16 +18,15 @@ import orjson
 import pytest
 import requests
 import responses
+from conftest import FIXTURES
 from urllib3.exceptions import ProtocolError
 
 from validator import __version__, validate
-from validator.store.database import CardDB
 from validator.cards.names import fold_name
+from validator.store.database import CardDB
 from validator.sync import SyncError, import_file, sync
 from validator.sync.errors import summarize_changes
 from validator.sync.http import RATE_LIMIT_WAIT, fetch_descriptor, make_session
-
-from conftest import FIXTURES
 
 API = "https://api.scryfall.test"
 FILES = "https://data.scryfall.test"
@@ -40,6 +39,7 @@ UPDATED = "2026-09-08T09:01:57.053+00:00"
 
 # ---------------------------------------------------------------------------- helpers
 
+
 def fixture_objects() -> list[dict[str, Any]]:
     return json.loads((FIXTURES / "scryfall_cards.json").read_text(encoding="utf-8"))
 
@@ -51,21 +51,28 @@ def jsonl_bytes(objs: list[dict[str, Any]]) -> bytes:
     return b"".join(orjson.dumps(o) + b"\n" for o in objs)
 
 
-def write_bulk(path: Path, objs: list[dict[str, Any]], *, shape: str = "jsonl",
-               gz: bool = True) -> Path:
+def write_bulk(
+    path: Path, objs: list[dict[str, Any]], *, shape: str = "jsonl", gz: bool = True
+) -> Path:
     data = jsonl_bytes(objs) if shape == "jsonl" else json.dumps(objs, ensure_ascii=False).encode()
     path.write_bytes(gzip.compress(data) if gz else data)
     return path
 
 
-def current_descriptor(uri: str = JSONL_URI, size: int | None = None,
-                       updated_at: str = UPDATED) -> dict[str, Any]:
+def current_descriptor(
+    uri: str = JSONL_URI, size: int | None = None, updated_at: str = UPDATED
+) -> dict[str, Any]:
     """The bulk-data object as Scryfall serves it since July 2026."""
-    d = {"object": "bulk_data", "id": "27bf3214-1271-490b-bdfe-c0be6c23d02e",
-         "type": "oracle_cards", "updated_at": updated_at,
-         "uri": f"{API}/bulk-data/27bf3214-1271-490b-bdfe-c0be6c23d02e", "name": "Oracle Cards",
-         "description": "A JSON file containing one Scryfall card object for each Oracle ID.",
-         "jsonl_download_uri": uri}
+    d = {
+        "object": "bulk_data",
+        "id": "27bf3214-1271-490b-bdfe-c0be6c23d02e",
+        "type": "oracle_cards",
+        "updated_at": updated_at,
+        "uri": f"{API}/bulk-data/27bf3214-1271-490b-bdfe-c0be6c23d02e",
+        "name": "Oracle Cards",
+        "description": "A JSON file containing one Scryfall card object for each Oracle ID.",
+        "jsonl_download_uri": uri,
+    }
     if size is not None:
         d["compressed_size"] = size
     return d
@@ -73,10 +80,17 @@ def current_descriptor(uri: str = JSONL_URI, size: int | None = None,
 
 def legacy_descriptor(uri: str = LEGACY_URI, updated_at: str = UPDATED) -> dict[str, Any]:
     """The pre-2026 shape: download_uri, a JSON array sent with Content-Encoding gzip."""
-    return {"object": "bulk_data", "id": "27bf3214-1271-490b-bdfe-c0be6c23d02e",
-            "type": "oracle_cards", "updated_at": updated_at, "name": "Oracle Cards",
-            "size": 173116018, "download_uri": uri, "content_type": "application/json",
-            "content_encoding": "gzip"}
+    return {
+        "object": "bulk_data",
+        "id": "27bf3214-1271-490b-bdfe-c0be6c23d02e",
+        "type": "oracle_cards",
+        "updated_at": updated_at,
+        "name": "Oracle Cards",
+        "size": 173116018,
+        "download_uri": uri,
+        "content_type": "application/json",
+        "content_encoding": "gzip",
+    }
 
 
 class Sleeps(list):
@@ -121,13 +135,15 @@ def assert_intact(db: str, count: int = N_FIXTURE) -> None:
         assert [c.name for c in found] == ["Lightning Bolt"]
 
 
-def serve_current(rsps: responses.RequestsMock, objs: list[dict[str, Any]] | None = None,
-                  **descriptor_kw: Any) -> bytes:
+def serve_current(
+    rsps: responses.RequestsMock, objs: list[dict[str, Any]] | None = None, **descriptor_kw: Any
+) -> bytes:
     body = gzip.compress(jsonl_bytes(objs if objs is not None else fixture_objects()))
     descriptor_kw.setdefault("size", len(body))
     rsps.get(DESCRIPTOR_URL, json=current_descriptor(**descriptor_kw))
-    rsps.get(descriptor_kw.get("uri", JSONL_URI), body=body,
-             headers={"Content-Type": "application/gzip"})
+    rsps.get(
+        descriptor_kw.get("uri", JSONL_URI), body=body, headers={"Content-Type": "application/gzip"}
+    )
     return body
 
 
@@ -136,6 +152,7 @@ def calls_to(rsps: responses.RequestsMock, url: str) -> int:
 
 
 # ---------------------------------------------------------------------------- both shapes
+
 
 def test_sync_current_shape_gzip_jsonl(db: str) -> None:
     with responses.RequestsMock() as rsps:
@@ -157,8 +174,11 @@ def test_sync_legacy_shape_content_encoding_gzip(db: str) -> None:
     array = json.dumps(fixture_objects()).encode()
     with responses.RequestsMock() as rsps:
         rsps.get(DESCRIPTOR_URL, json=legacy_descriptor())
-        rsps.get(LEGACY_URI, body=gzip.compress(array),
-                 headers={"Content-Encoding": "gzip", "Content-Type": "application/json"})
+        rsps.get(
+            LEGACY_URI,
+            body=gzip.compress(array),
+            headers={"Content-Encoding": "gzip", "Content-Type": "application/json"},
+        )
         [result] = sync(db, api=API, session=fast_session())
     assert result.card_count == N_FIXTURE
     last = CardDB(db).last_sync("oracle_cards")
@@ -190,6 +210,7 @@ def test_gzip_detected_by_magic_not_name(db: str) -> None:
 
 # ---------------------------------------------------------------------------- headers
 
+
 @pytest.mark.parametrize("session_kind", ["ours", "plain requests.Session"])
 def test_headers_on_every_request(db: str, session_kind: str) -> None:
     session = fast_session() if session_kind == "ours" else requests.Session()
@@ -205,12 +226,22 @@ def test_headers_on_every_request(db: str, session_kind: str) -> None:
 
 
 def test_generic_user_agent_400_shows_details(db: str) -> None:
-    details = ("Your User-Agent string is currently a default value supplied by your HTTP "
-               "library. Please provide a custom User-Agent that identifies your application.")
+    details = (
+        "Your User-Agent string is currently a default value supplied by your HTTP "
+        "library. Please provide a custom User-Agent that identifies your application."
+    )
     with responses.RequestsMock() as rsps:
-        rsps.get(DESCRIPTOR_URL, status=400, json={
-            "object": "error", "code": "bad_request", "subcode": "generic_user_agent",
-            "status": 400, "details": details})
+        rsps.get(
+            DESCRIPTOR_URL,
+            status=400,
+            json={
+                "object": "error",
+                "code": "bad_request",
+                "subcode": "generic_user_agent",
+                "status": 400,
+                "details": details,
+            },
+        )
         with pytest.raises(SyncError) as err:
             sync(db, api=API, session=fast_session())
     assert details in str(err.value)
@@ -220,12 +251,21 @@ def test_generic_user_agent_400_shows_details(db: str) -> None:
 
 # ---------------------------------------------------------------------------- retries
 
+
 def test_429_honours_retry_after(db: str) -> None:
     sleeps = Sleeps()
     with responses.RequestsMock() as rsps:
-        rsps.get(DESCRIPTOR_URL, status=429, headers={"Retry-After": "7"},
-                 json={"object": "error", "code": "rate_limited", "status": 429,
-                       "details": "You are being rate-limited"})
+        rsps.get(
+            DESCRIPTOR_URL,
+            status=429,
+            headers={"Retry-After": "7"},
+            json={
+                "object": "error",
+                "code": "rate_limited",
+                "status": 429,
+                "details": "You are being rate-limited",
+            },
+        )
         serve_current(rsps)
         [result] = sync(db, api=API, session=make_session(backoff=0, min_interval=0, sleep=sleeps))
         assert calls_to(rsps, DESCRIPTOR_URL) == 2
@@ -236,9 +276,15 @@ def test_429_honours_retry_after(db: str) -> None:
 def test_429_without_retry_after_waits_as_scryfall_asks(db: str) -> None:
     sleeps = Sleeps()
     with responses.RequestsMock() as rsps:
-        rsps.get(DESCRIPTOR_URL, status=429, json={
-            "object": "error", "status": 429,
-            "details": "You are being rate-limited, try again after 60 seconds."})
+        rsps.get(
+            DESCRIPTOR_URL,
+            status=429,
+            json={
+                "object": "error",
+                "status": 429,
+                "details": "You are being rate-limited, try again after 60 seconds.",
+            },
+        )
         serve_current(rsps)
         sync(db, api=API, session=make_session(backoff=0, min_interval=0, sleep=sleeps))
     assert sleeps == [RATE_LIMIT_WAIT] and RATE_LIMIT_WAIT == 60.0
@@ -246,8 +292,11 @@ def test_429_without_retry_after_waits_as_scryfall_asks(db: str) -> None:
 
 def test_429_every_time_gives_up_with_details(db: str, seeded: str) -> None:
     with responses.RequestsMock() as rsps:
-        rsps.get(DESCRIPTOR_URL, status=429, json={
-            "object": "error", "status": 429, "details": "You are being rate-limited"})
+        rsps.get(
+            DESCRIPTOR_URL,
+            status=429,
+            json={"object": "error", "status": 429, "details": "You are being rate-limited"},
+        )
         with pytest.raises(SyncError, match="HTTP 429: You are being rate-limited"):
             sync(seeded, api=API, session=fast_session(retries=2))
         assert calls_to(rsps, DESCRIPTOR_URL) == 3
@@ -261,16 +310,22 @@ def test_500_then_success_backs_off(db: str, where: str) -> None:
     with responses.RequestsMock() as rsps:
         rsps.get(url, status=500, body="oops")
         serve_current(rsps)
-        [result] = sync(db, api=API, session=make_session(backoff=0.5, min_interval=0,
-                                                          sleep=sleeps))
+        [result] = sync(
+            db, api=API, session=make_session(backoff=0.5, min_interval=0, sleep=sleeps)
+        )
         assert calls_to(rsps, url) == 2
     assert sleeps == [0.5]
     assert result.card_count == N_FIXTURE
 
 
-@pytest.mark.parametrize("error", [requests.exceptions.ConnectTimeout("connect timed out"),
-                                   requests.exceptions.ReadTimeout("read timed out"),
-                                   requests.exceptions.ConnectionError("connection reset")])
+@pytest.mark.parametrize(
+    "error",
+    [
+        requests.exceptions.ConnectTimeout("connect timed out"),
+        requests.exceptions.ReadTimeout("read timed out"),
+        requests.exceptions.ConnectionError("connection reset"),
+    ],
+)
 def test_descriptor_and_download_each_survive_one_failure(db: str, error: Exception) -> None:
     with responses.RequestsMock() as rsps:
         rsps.get(DESCRIPTOR_URL, body=error)
@@ -296,7 +351,7 @@ class _DroppingBody(io.RawIOBase):
         if self.pos >= self.cut:
             raise ProtocolError("Connection broken: IncompleteRead")
         n = min(len(buffer), self.cut - self.pos)
-        buffer[:n] = self.data[self.pos:self.pos + n]
+        buffer[:n] = self.data[self.pos : self.pos + n]
         self.pos += n
         return n
 
@@ -332,6 +387,7 @@ def test_fetch_descriptor_rejects_a_non_bulk_answer() -> None:
 
 # ---------------------------------------------------------------------------- bad data
 
+
 def test_truncated_download_is_retried_then_reported(seeded: str) -> None:
     body = gzip.compress(jsonl_bytes(fixture_objects()))
     with responses.RequestsMock() as rsps:
@@ -350,8 +406,11 @@ def test_truncated_gzip_is_reported(seeded: str) -> None:
     with responses.RequestsMock() as rsps:
         rsps.get(DESCRIPTOR_URL, json=current_descriptor())
         rsps.get(JSONL_URI, body=body[:-100])
-        with pytest.raises(SyncError, match=r"oracle-cards-20260908090157\.jsonl\.gz: the gzip "
-                                            r"data is truncated or corrupt"):
+        with pytest.raises(
+            SyncError,
+            match=r"oracle-cards-20260908090157\.jsonl\.gz: the gzip "
+            r"data is truncated or corrupt",
+        ):
             sync(seeded, api=API, session=fast_session())
     assert_intact(seeded)
 
@@ -370,8 +429,11 @@ def test_malformed_json_line(seeded: str) -> None:
     with responses.RequestsMock() as rsps:
         rsps.get(DESCRIPTOR_URL, json=current_descriptor())
         rsps.get(JSONL_URI, body=gzip.compress(b"".join(lines)))
-        with pytest.raises(SyncError, match=r"oracle-cards-20260908090157\.jsonl\.gz, line 6: "
-                                            r"not valid JSON"):
+        with pytest.raises(
+            SyncError,
+            match=r"oracle-cards-20260908090157\.jsonl\.gz, line 6: "
+            r"not valid JSON",
+        ):
             sync(seeded, api=API, session=fast_session())
     assert_intact(seeded)
     assert CardDB(seeded).last_sync("oracle_cards")["updated_at"] is None  # only the seed
@@ -389,8 +451,9 @@ def test_card_without_oracle_id(seeded: str, tmp_path: Path) -> None:
     assert_intact(seeded)
 
 
-def test_card_without_oracle_id_cli_exit_code(seeded: str, tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_card_without_oracle_id_cli_exit_code(
+    seeded: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from validator.cli.commands import main
 
     objs = fixture_objects()
@@ -406,11 +469,22 @@ def test_unknown_legality_key_value_and_layout_import(db: str, tmp_path: Path) -
     objs = fixture_objects()
     bolt = next(o for o in objs if o["name"] == "Lightning Bolt")
     bolt["legalities"] = dict(bolt["legalities"], hyperformat2030="legal", modern="suspended")
-    objs.append({"object": "card", "oracle_id": "00000000-0000-4000-8000-000000000100",
-                 "name": "Hologram Thing", "layout": "hologram", "type_line": "Artifact",
-                 "mana_cost": "{3}", "cmc": 3.0, "oracle_text": "", "color_identity": [],
-                 "keywords": [], "legalities": {"vintage": "legal", "newformat": "maybe"},
-                 "future_field": {"nested": [1, 2]}})
+    objs.append(
+        {
+            "object": "card",
+            "oracle_id": "00000000-0000-4000-8000-000000000100",
+            "name": "Hologram Thing",
+            "layout": "hologram",
+            "type_line": "Artifact",
+            "mana_cost": "{3}",
+            "cmc": 3.0,
+            "oracle_text": "",
+            "color_identity": [],
+            "keywords": [],
+            "legalities": {"vintage": "legal", "newformat": "maybe"},
+            "future_field": {"nested": [1, 2]},
+        }
+    )
     [result] = sync(db, from_file=write_bulk(tmp_path / "new.jsonl.gz", objs))
     assert result.card_count == N_FIXTURE + 1
     cards = CardDB(db)
@@ -442,15 +516,18 @@ def test_refuses_to_drop_half_the_cards_unless_allowed(seeded: str, tmp_path: Pa
         sync(seeded, from_file=path)
     assert_intact(seeded)
     # --force means "import even if unchanged", never "drop most of the cards"
-    with pytest.raises(SyncError, match=f"holds 5 cards, the database {N_FIXTURE}: .*--allow-shrink"):
+    with pytest.raises(
+        SyncError, match=f"holds 5 cards, the database {N_FIXTURE}: .*--allow-shrink"
+    ):
         sync(seeded, from_file=path, force=True)
     assert_intact(seeded)
     [result] = sync(seeded, from_file=path, allow_shrink=True)
     assert result.card_count == 5 and CardDB(seeded).info().card_count == 5
 
 
-def test_cli_force_keeps_the_shrink_guard(seeded: str, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_force_keeps_the_shrink_guard(
+    seeded: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from validator.cli.commands import main
 
     path = write_bulk(tmp_path / "small.jsonl.gz", fixture_objects()[:5])
@@ -476,6 +553,7 @@ def test_failed_first_sync_leaves_no_database(db: str, tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- skip, env
+
 
 def test_skip_when_updated_at_unchanged(db: str) -> None:
     with responses.RequestsMock() as rsps:
@@ -518,6 +596,7 @@ def test_api_base_from_environment(db: str, monkeypatch: pytest.MonkeyPatch) -> 
 
 # ---------------------------------------------------------------------------- from a file
 
+
 @pytest.mark.parametrize("shape", ["jsonl", "array"])
 @pytest.mark.parametrize("gz", [True, False], ids=["gzip", "plain"])
 def test_sync_from_file(db: str, tmp_path: Path, shape: str, gz: bool) -> None:
@@ -538,6 +617,7 @@ def test_import_file_from_legacy_sample_shape(db: str, tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- legality changes
+
 
 def test_legality_changes_between_syncs(db: str, tmp_path: Path) -> None:
     a = fixture_objects()
@@ -579,11 +659,14 @@ def test_removed_cards_and_format_keys(db: str, tmp_path: Path) -> None:
 
 
 def test_summarize_changes_order_and_overflow() -> None:
-    changes = [{"name": f"Card {i}", "format": "legacy", "old_status": "legal",
-                "new_status": "banned"} for i in range(10)]
+    changes = [
+        {"name": f"Card {i}", "format": "legacy", "old_status": "legal", "new_status": "banned"}
+        for i in range(10)
+    ]
     changes.append({"name": "X", "format": "legacy", "old_status": "banned", "new_status": "legal"})
-    changes.append({"name": "Y", "format": "vintage", "old_status": "legal",
-                    "new_status": "restricted"})
+    changes.append(
+        {"name": "Y", "format": "vintage", "old_status": "legal", "new_status": "restricted"}
+    )
     text = summarize_changes(changes, per_list=3)
     assert text.splitlines() == [
         "legacy: newly banned: Card 0, Card 1, Card 2 and 7 more; unbanned: X",
@@ -593,14 +676,29 @@ def test_summarize_changes_order_and_overflow() -> None:
 
 # ---------------------------------------------------------------------------- name index
 
+
 def test_name_index(seeded: str) -> None:
     cards = CardDB(seeded)
-    found = cards.lookup(["Fire // Ice", "Fire", "ice", "FIRE/ICE", "Lim-Dul's Vault",
-                          "Lim-D\u00fbl's Vault", "\u00c6ther Vial", "aether vial",
-                          "Okaun, Eye of Chaos", "Lightning Bolt", "Delver of Secrets",
-                          "Bonecrusher Giant"])
+    found = cards.lookup(
+        [
+            "Fire // Ice",
+            "Fire",
+            "ice",
+            "FIRE/ICE",
+            "Lim-Dul's Vault",
+            "Lim-D\u00fbl's Vault",
+            "\u00c6ther Vial",
+            "aether vial",
+            "Okaun, Eye of Chaos",
+            "Lightning Bolt",
+            "Delver of Secrets",
+            "Bonecrusher Giant",
+        ]
+    )
+
     def names(query: str) -> list[str]:
         return [c.name for c in found.get(fold_name(query), [])]
+
     for query in ("Fire // Ice", "Fire", "ice", "FIRE/ICE"):
         assert names(query) == ["Fire // Ice"], query
     assert names("Lim-Dul's Vault") == names("Lim-D\u00fbl's Vault") == ["Lim-D\u00fbl's Vault"]
@@ -611,9 +709,19 @@ def test_name_index(seeded: str) -> None:
     assert names("Bonecrusher Giant") == ["Bonecrusher Giant // Stomp"]
 
 
-@pytest.mark.parametrize("name", ["Goblin", "Elspeth, Knight-Errant Emblem", "Treasure", "Clue",
-                                  "Treasure // Clue", "Tazeem", "Plots That Span Centuries",
-                                  "Ral's Vanguard"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Goblin",
+        "Elspeth, Knight-Errant Emblem",
+        "Treasure",
+        "Clue",
+        "Treasure // Clue",
+        "Tazeem",
+        "Plots That Span Centuries",
+        "Ral's Vanguard",
+    ],
+)
 def test_non_deck_objects_never_resolve(seeded: str, name: str) -> None:
     cards = CardDB(seeded)
     assert cards.lookup([name]) == {}
@@ -621,7 +729,7 @@ def test_non_deck_objects_never_resolve(seeded: str, name: str) -> None:
 
 
 def test_a_doubled_name_is_the_card_never_its_art_series_object(seeded: str) -> None:
-    """"X // X" is Scryfall's name for a reversible card and for an art-series card of X; in
+    """ "X // X" is Scryfall's name for a reversible card and for an art-series card of X; in
     a decklist it can only mean the card X (`names.lookup_key`), never the art card."""
     cards = CardDB(seeded)
     [found] = cards.lookup(["Lightning Bolt // Lightning Bolt"]).values()
@@ -632,9 +740,14 @@ def test_a_doubled_name_is_the_card_never_its_art_series_object(seeded: str) -> 
 def test_reversible_card_shares_its_side_cards_oracle_id(db: str, tmp_path: Path) -> None:
     """The reversible object comes first in the file; the side card's own object wins."""
     okaun = next(o for o in fixture_objects() if o["layout"] == "reversible_card")
-    side = dict(okaun["card_faces"][0], object="card", layout="normal",
-                color_identity=["R"], keywords=["Partner with"],
-                legalities={"commander": "legal"})
+    side = dict(
+        okaun["card_faces"][0],
+        object="card",
+        layout="normal",
+        color_identity=["R"],
+        keywords=["Partner with"],
+        legalities={"commander": "legal"},
+    )
     side.pop("cmc")
     side["cmc"] = 5.0
     [result] = sync(db, from_file=write_bulk(tmp_path / "rev.jsonl", [okaun, side], gz=False))
@@ -661,10 +774,19 @@ def printing_objects() -> list[dict[str, Any]]:
     illustrative, except that the Godzilla series printing of Zilortha carries its real
     flavor_name)."""
     by_name = {o["name"]: o for o in fixture_objects()}
+
     def printing(name: str, set_code: str, number: str, rarity: str, **extra: Any) -> dict:
         base = {k: v for k, v in by_name[name].items() if k != "legalities"}
-        return {**base, "object": "card", "set": set_code, "collector_number": number,
-                "rarity": rarity, "lang": "en", **extra}
+        return {
+            **base,
+            "object": "card",
+            "set": set_code,
+            "collector_number": number,
+            "rarity": rarity,
+            "lang": "en",
+            **extra,
+        }
+
     return [
         printing("Lightning Bolt", "cmm", "400", "uncommon"),
         printing("Lightning Bolt", "lea", "161", "common"),
@@ -673,9 +795,16 @@ def printing_objects() -> list[dict[str, Any]]:
         printing("Fire // Ice", "mh2", "290", "uncommon"),
         printing("Okaun, Eye of Chaos // Okaun, Eye of Chaos", "sld", "380", "rare"),
         printing("Lightning Bolt", "ja1", "1", "common", lang="ja", printed_name="\u7a32\u59bb"),
-        {"object": "card", "name": "Unknown Token", "layout": "token", "set": "tcmm",
-         "collector_number": "1", "oracle_id": "00000000-0000-4000-8000-000000000555",
-         "rarity": "common", "lang": "en"},
+        {
+            "object": "card",
+            "name": "Unknown Token",
+            "layout": "token",
+            "set": "tcmm",
+            "collector_number": "1",
+            "oracle_id": "00000000-0000-4000-8000-000000000555",
+            "rarity": "common",
+            "lang": "en",
+        },
     ]
 
 
@@ -708,8 +837,10 @@ def test_printings_over_http(seeded: str) -> None:
     uri = f"{FILES}/default-cards/default-cards-20260908091234.jsonl.gz"
     with responses.RequestsMock() as rsps:
         serve_current(rsps)
-        rsps.get(DEFAULT_DESCRIPTOR_URL, json=dict(current_descriptor(uri, len(body)),
-                                                   type="default_cards"))
+        rsps.get(
+            DEFAULT_DESCRIPTOR_URL,
+            json=dict(current_descriptor(uri, len(body)), type="default_cards"),
+        )
         rsps.get(uri, body=body)
         oracle, printings = sync(seeded, api=API, session=fast_session(), printings=True)
     assert oracle.card_count == N_FIXTURE and printings.printing_count == 7
@@ -725,22 +856,37 @@ def test_printings_need_oracle_cards_first(db: str, tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------- atomicity
 
+
 def synthetic_cards(n: int, prefix: str = "Synthetic") -> list[dict[str, Any]]:
-    return [{"object": "card", "oracle_id": f"00000000-0000-4000-9000-{i:012d}",
-             "name": f"{prefix} Card {i}", "layout": "normal", "mana_cost": "{1}", "cmc": 1.0,
-             "type_line": "Artifact", "oracle_text": f"Card number {i}.",
-             "color_identity": [], "keywords": [],
-             "legalities": {"modern": "legal", "legacy": "legal", "vintage": "legal"}}
-            for i in range(n)]
+    return [
+        {
+            "object": "card",
+            "oracle_id": f"00000000-0000-4000-9000-{i:012d}",
+            "name": f"{prefix} Card {i}",
+            "layout": "normal",
+            "mana_cost": "{1}",
+            "cmc": 1.0,
+            "type_line": "Artifact",
+            "oracle_text": f"Card number {i}.",
+            "color_identity": [],
+            "keywords": [],
+            "legalities": {"modern": "legal", "legacy": "legal", "vintage": "legal"},
+        }
+        for i in range(n)
+    ]
 
 
 def test_readers_see_the_old_database_during_and_after_a_failed_sync(
-        seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import validator.sync.importer as importer
 
     path = tmp_path / "half.jsonl"
-    path.write_bytes(jsonl_bytes(synthetic_cards(3000)) + b'{"object": "card", "name": \n'
-                     + jsonl_bytes(synthetic_cards(10, "Late")))
+    path.write_bytes(
+        jsonl_bytes(synthetic_cards(3000))
+        + b'{"object": "card", "name": \n'
+        + jsonl_bytes(synthetic_cards(10, "Late"))
+    )
     reader = CardDB(seeded)
     before = reader.info().card_count
     seen_during: list[tuple[int, bool]] = []
@@ -753,8 +899,9 @@ def test_readers_see_the_old_database_during_and_after_a_failed_sync(
         nonlocal calls
         calls += 1
         if calls in (1, 2500, 3000):
-            seen_during.append((reader.info().card_count,
-                                bool(reader.lookup(["Synthetic Card 1"]))))
+            seen_during.append(
+                (reader.info().card_count, bool(reader.lookup(["Synthetic Card 1"])))
+            )
         return real(obj)
 
     monkeypatch.setattr(importer, "card_from_scryfall", hooked)
@@ -769,6 +916,7 @@ def test_readers_see_the_old_database_during_and_after_a_failed_sync(
 
 
 # ---------------------------------------------------------------------------- the reading process
+
 
 @pytest.fixture
 def in_worker(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -786,8 +934,9 @@ def test_worker_import_matches_in_process_import(in_worker: None, db: str, tmp_p
     assert_intact(db)
 
 
-def test_worker_reports_the_bad_line_and_keeps_the_database(in_worker: None, seeded: str,
-                                                            tmp_path: Path) -> None:
+def test_worker_reports_the_bad_line_and_keeps_the_database(
+    in_worker: None, seeded: str, tmp_path: Path
+) -> None:
     objs = fixture_objects()
     del objs[3]["oracle_id"]
     path = write_bulk(tmp_path / "no-id.jsonl.gz", objs)
@@ -802,18 +951,24 @@ def test_worker_resync_records_changes(in_worker: None, seeded: str, tmp_path: P
     bolt["legalities"]["modern"] = "banned"
     result = import_file(write_bulk(tmp_path / "b.jsonl.gz", objs), seeded)
     assert [(c["name"], c["format"], c["new_status"]) for c in result.changes] == [
-        ("Lightning Bolt", "modern", "banned")]
+        ("Lightning Bolt", "modern", "banned")
+    ]
 
 
 # ---------------------------------------------------------------------------- crashes (issue 11)
+
 
 def test_connection_reset_on_the_index_request_is_retried(db: str) -> None:
     """The bulk-data index is not streamed: its body is read inside get(), where a reset is a
     ChunkedEncodingError, not a ConnectionError."""
     body = orjson.dumps(current_descriptor())
     with responses.RequestsMock() as rsps:
-        rsps.get(DESCRIPTOR_URL, body=requests.exceptions.ChunkedEncodingError(
-            "Connection broken: ConnectionResetError(104, 'Connection reset by peer')"))
+        rsps.get(
+            DESCRIPTOR_URL,
+            body=requests.exceptions.ChunkedEncodingError(
+                "Connection broken: ConnectionResetError(104, 'Connection reset by peer')"
+            ),
+        )
         rsps.get(DESCRIPTOR_URL, body=io.BufferedReader(_DroppingBody(body, len(body) // 2)))
         serve_current(rsps)
         [result] = sync(db, api=API, session=fast_session())
@@ -829,10 +984,17 @@ def test_connection_reset_on_the_index_every_time_is_a_sync_error(seeded: str) -
     assert_intact(seeded)
 
 
-@pytest.mark.parametrize("uri", ["/oracle-cards/oracle-cards.jsonl.gz",
-                                 "data.scryfall.test/oracle-cards.jsonl.gz",
-                                 "ftp://data.scryfall.test/oracle-cards.jsonl.gz",
-                                 42, {"href": JSONL_URI}, [JSONL_URI]])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "/oracle-cards/oracle-cards.jsonl.gz",
+        "data.scryfall.test/oracle-cards.jsonl.gz",
+        "ftp://data.scryfall.test/oracle-cards.jsonl.gz",
+        42,
+        {"href": JSONL_URI},
+        [JSONL_URI],
+    ],
+)
 def test_download_uri_that_is_no_absolute_url_fails_cleanly(seeded: str, uri: Any) -> None:
     with responses.RequestsMock() as rsps:
         rsps.get(DESCRIPTOR_URL, json=dict(current_descriptor(), jsonl_download_uri=uri))
@@ -853,8 +1015,9 @@ def _name_resolution_error(host: str) -> requests.exceptions.ConnectionError:
 
     from urllib3.exceptions import MaxRetryError, NameResolutionError
 
-    reason = NameResolutionError(host, None, socket.gaierror(-3, "Temporary failure in name "
-                                                                 "resolution"))
+    reason = NameResolutionError(
+        host, None, socket.gaierror(-3, "Temporary failure in name resolution")
+    )
     return requests.exceptions.ConnectionError(MaxRetryError(None, "/bulk-data", reason))
 
 
@@ -882,8 +1045,9 @@ def test_dns_failure_with_a_database_says_it_is_unchanged(seeded: str) -> None:
     assert f"unchanged by this sync: it still holds its {N_FIXTURE} cards" in err.value.hint
 
 
-def test_dns_failure_through_the_real_stack(db: str, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_dns_failure_through_the_real_stack(
+    db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """No mock of requests: the resolver itself fails, as on a machine without network."""
     import socket
 
@@ -895,6 +1059,7 @@ def test_dns_failure_through_the_real_stack(db: str, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(socket, "getaddrinfo", no_dns)
     monkeypatch.setenv("DECKCHECK_SCRYFALL_API", "https://api.scryfall.test")
     import time as time_module
+
     started = time_module.monotonic()
     assert main(["sync", "--db", db]) == 2
     assert time_module.monotonic() - started < 10  # was: 6 attempts over 31 s of backoff
@@ -905,20 +1070,29 @@ def test_dns_failure_through_the_real_stack(db: str, monkeypatch: pytest.MonkeyP
 
 
 @pytest.mark.parametrize("reader", ["in-process", "worker"])
-@pytest.mark.parametrize("field, value, expected", [
-    ("name", 42, "name is int, not text"),
-    ("oracle_id", {"a": 1}, "oracle_id is dict, not text"),
-    ("name", "X" * 301, "name is 301 characters long; at most 300 fit"),
-    ("oracle_id", "0" * 37, "oracle_id is 37 characters long"),
-    ("name", "Nul\x00Card", "name contains a NUL character"),
-    ("legalities", {"f" * 41: "legal"}, "legality key 'fffff"),
-    # a letter that is no color would make the card colorless: fit for every Commander deck
-    ("color_identity", ["R", "Q"], "color_identity ['R', 'Q']; expected a list of the letters"),
-    ("color_identity", "R", "color_identity 'R'; expected a list"),
-])
-def test_bad_card_fields_name_the_line(reader: str, field: str, value: Any, expected: str,
-                                       seeded: str, tmp_path: Path,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "field, value, expected",
+    [
+        ("name", 42, "name is int, not text"),
+        ("oracle_id", {"a": 1}, "oracle_id is dict, not text"),
+        ("name", "X" * 301, "name is 301 characters long; at most 300 fit"),
+        ("oracle_id", "0" * 37, "oracle_id is 37 characters long"),
+        ("name", "Nul\x00Card", "name contains a NUL character"),
+        ("legalities", {"f" * 41: "legal"}, "legality key 'fffff"),
+        # a letter that is no color would make the card colorless: fit for every Commander deck
+        ("color_identity", ["R", "Q"], "color_identity ['R', 'Q']; expected a list of the letters"),
+        ("color_identity", "R", "color_identity 'R'; expected a list"),
+    ],
+)
+def test_bad_card_fields_name_the_line(
+    reader: str,
+    field: str,
+    value: Any,
+    expected: str,
+    seeded: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import validator.sync.importer as importer
 
     monkeypatch.setattr(importer, "PARALLEL_MIN_BYTES", 0 if reader == "worker" else 1 << 40)
@@ -973,8 +1147,9 @@ def test_sync_into_an_empty_database_works(tmp_path: Path) -> None:
     assert_intact(str(path))
 
 
-def test_a_second_sync_of_the_same_file_skips_it_under_the_lock(seeded: str,
-                                                                 tmp_path: Path) -> None:
+def test_a_second_sync_of_the_same_file_skips_it_under_the_lock(
+    seeded: str, tmp_path: Path
+) -> None:
     """Two syncs that both downloaded the same file: the one that gets the lock second finds
     the file already imported and skips it (no second sync run, no changes twice)."""
     path = write_bulk(tmp_path / "a.jsonl.gz", fixture_objects())
@@ -984,8 +1159,9 @@ def test_a_second_sync_of_the_same_file_skips_it_under_the_lock(seeded: str,
     assert import_file(path, seeded, updated_at=UPDATED, force=True).card_count == N_FIXTURE
 
 
-def test_sync_waits_a_bounded_time_for_the_write_lock(seeded: str, tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_sync_waits_a_bounded_time_for_the_write_lock(
+    seeded: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Another writer holds SQLite's write lock: the sync waits --lock-timeout, then says
     another sync is running, and does not claim to know the database's state."""
     import sqlite3
@@ -1012,19 +1188,32 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(seeded: str, tmp_path: Pat
 
 # ---------------------------------------------------------------------------- sync --from hardening
 
-@pytest.mark.parametrize("key, value, says", [
-    ("legalities", "legal", "legalities must be an object of format -> status"),
-    ("legalities", [["modern", "legal"]], "legalities must be an object of format -> status"),
-    ("card_faces", "Fire // Ice", "card_faces must be a list of face objects, not a text"),
-    ("card_faces", [{"name": "Fire", "type_line": ["Instant"]}],
-     "card_faces[1].type_line must be a text, not a list"),
-    ("keywords", "Flying", "keywords must be a list of keyword names, not a text"),
-    ("type_line", {"types": ["Instant"]}, "type_line must be a text, not an object"),
-])
+
+@pytest.mark.parametrize(
+    "key, value, says",
+    [
+        ("legalities", "legal", "legalities must be an object of format -> status"),
+        ("legalities", [["modern", "legal"]], "legalities must be an object of format -> status"),
+        ("card_faces", "Fire // Ice", "card_faces must be a list of face objects, not a text"),
+        (
+            "card_faces",
+            [{"name": "Fire", "type_line": ["Instant"]}],
+            "card_faces[1].type_line must be a text, not a list",
+        ),
+        ("keywords", "Flying", "keywords must be a list of keyword names, not a text"),
+        ("type_line", {"types": ["Instant"]}, "type_line must be a text, not an object"),
+    ],
+)
 @pytest.mark.parametrize("worker", [False, True], ids=["in-process", "worker"])
 def test_a_mis_shaped_card_field_names_the_card_and_the_key(
-        seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: Any,
-        says: str, worker: bool) -> None:
+    seeded: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    key: str,
+    value: Any,
+    says: str,
+    worker: bool,
+) -> None:
     import validator.sync.importer as importer
 
     if worker:
@@ -1036,8 +1225,7 @@ def test_a_mis_shaped_card_field_names_the_card_and_the_key(
     with pytest.raises(SyncError) as err:
         sync(seeded, from_file=path)
     message = str(err.value)
-    assert message.startswith(f"bad.jsonl, line {i + 1}: card {objs[i]['name']!r}: {says}"), \
-        message
+    assert message.startswith(f"bad.jsonl, line {i + 1}: card {objs[i]['name']!r}: {says}"), message
     assert "ValueError" not in message and "TypeError" not in message
     assert_intact(seeded)
 
@@ -1051,11 +1239,13 @@ def test_keys_deckcheck_does_not_read_are_not_checked(db: str, tmp_path: Path) -
 
 def test_a_scryfall_api_page_is_refused_as_one(seeded: str, tmp_path: Path) -> None:
     path = tmp_path / "search.json"
-    path.write_bytes(orjson.dumps({"object": "list", "has_more": False,
-                                   "data": fixture_objects()}))
-    with pytest.raises(SyncError, match=r"search\.json, line 1: the file is one JSON object with "
-                                        r"a \"data\" list \(a Scryfall API page.*wants a Scryfall "
-                                        r"bulk file \(JSON Lines or one JSON array"):
+    path.write_bytes(orjson.dumps({"object": "list", "has_more": False, "data": fixture_objects()}))
+    with pytest.raises(
+        SyncError,
+        match=r"search\.json, line 1: the file is one JSON object with "
+        r"a \"data\" list \(a Scryfall API page.*wants a Scryfall "
+        r"bulk file \(JSON Lines or one JSON array",
+    ):
         sync(seeded, from_file=path)
     assert_intact(seeded)
 
@@ -1083,8 +1273,9 @@ def test_sync_from_a_pipe(db: str, tmp_path: Path) -> None:
     assert_intact(db)
 
 
-def test_sync_from_a_pipe_that_is_not_a_bulk_file_keeps_the_database(seeded: str,
-                                                                     tmp_path: Path) -> None:
+def test_sync_from_a_pipe_that_is_not_a_bulk_file_keeps_the_database(
+    seeded: str, tmp_path: Path
+) -> None:
     import os
     import threading
 
@@ -1106,14 +1297,18 @@ def test_sync_from_a_pipe_that_is_not_a_bulk_file_keeps_the_database(seeded: str
     assert_intact(seeded)
 
 
-def test_cli_sync_from_a_device_says_what_to_do(seeded: str,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_sync_from_a_device_says_what_to_do(
+    seeded: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     from validator.cli.commands import main
 
     assert main(["sync", "--from", "/dev/zero", "--db", seeded]) == 2
     err = capsys.readouterr().err
-    assert "--from: /dev/zero is not a regular file or a pipe (a device): save the bulk file " \
-           "first" in err and "no such file" not in err
+    assert (
+        "--from: /dev/zero is not a regular file or a pipe (a device): save the bulk file first"
+        in err
+        and "no such file" not in err
+    )
     assert_intact(seeded)
 
 
@@ -1123,7 +1318,11 @@ def test_cli_sync_from_stdin(db: str, tmp_path: Path) -> None:
     import sys
 
     data = gzip.compress(jsonl_bytes(fixture_objects()))
-    result = subprocess.run([sys.executable, "-m", "validator", "sync", "--from", "-", "--db", db],
-                            input=data, capture_output=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "validator", "sync", "--from", "-", "--db", db],
+        input=data,
+        capture_output=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr.decode()
     assert_intact(db)

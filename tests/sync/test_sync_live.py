@@ -15,17 +15,17 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
+from test_sync import N_FIXTURE, assert_intact, fixture_objects, jsonl_bytes, synthetic_cards
 
 from validator.store.database import CardDB, DatabaseError
 from validator.sync import DownloadLimits, SyncError, sync
 from validator.sync.http import fetch_descriptor, make_session
-
-from test_sync import N_FIXTURE, assert_intact, fixture_objects, jsonl_bytes, synthetic_cards
 
 REPO = Path(__file__).resolve().parents[2]
 UPDATED = "2026-09-08T09:01:57.053+00:00"
@@ -33,12 +33,16 @@ UPDATED = "2026-09-08T09:01:57.053+00:00"
 
 # ---------------------------------------------------------------------------- a local Scryfall
 
+
 class StandIn:
     """A Scryfall stand-in: /bulk-data/oracle-cards answers with a descriptor pointing at
     /file, which `body` serves (a function writing to the handler)."""
 
-    def __init__(self, body: Callable[[BaseHTTPRequestHandler, "StandIn"], None],
-                 index: Callable[[BaseHTTPRequestHandler, "StandIn", bytes], None] | None = None):
+    def __init__(
+        self,
+        body: Callable[[BaseHTTPRequestHandler, StandIn], None],
+        index: Callable[[BaseHTTPRequestHandler, StandIn, bytes], None] | None = None,
+    ):
         self.body = body
         self.index = index  # serves the bulk-data object (default: at once, whole)
         self.stop = threading.Event()
@@ -53,10 +57,14 @@ class StandIn:
                 stand_in.requests.append(self.path)
                 try:
                     if self.path.startswith("/bulk-data/"):
-                        data = json.dumps({
-                            "object": "bulk_data", "type": "oracle_cards", "updated_at": UPDATED,
-                            "jsonl_download_uri": f"{stand_in.base}/file/oracle-cards.jsonl.gz",
-                        }).encode()
+                        data = json.dumps(
+                            {
+                                "object": "bulk_data",
+                                "type": "oracle_cards",
+                                "updated_at": UPDATED,
+                                "jsonl_download_uri": f"{stand_in.base}/file/oracle-cards.jsonl.gz",
+                            }
+                        ).encode()
                         if stand_in.index is not None:
                             stand_in.index(self, stand_in, data)
                             return
@@ -75,7 +83,7 @@ class StandIn:
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> "StandIn":
+    def __enter__(self) -> StandIn:
         self.thread.start()
         return self
 
@@ -92,6 +100,7 @@ def good_body(data: bytes) -> Callable[[BaseHTTPRequestHandler, StandIn], None]:
         h.send_header("Content-Length", str(len(data)))
         h.end_headers()
         h.wfile.write(data)
+
     return body
 
 
@@ -139,6 +148,7 @@ def trickled_index(h: BaseHTTPRequestHandler, s: StandIn, data: bytes) -> None:
 
 def big_index(announce: bool) -> Callable[[BaseHTTPRequestHandler, StandIn, bytes], None]:
     """The bulk-data object padded to 64 KiB (valid JSON), with or without Content-Length."""
+
     def index(h: BaseHTTPRequestHandler, s: StandIn, data: bytes) -> None:
         padded = data[:-1] + b", " + json.dumps({"padding": "x" * (64 << 10)}).encode()[1:]
         h.send_response(200)
@@ -147,6 +157,7 @@ def big_index(announce: bool) -> Callable[[BaseHTTPRequestHandler, StandIn, byte
             h.send_header("Content-Length", str(len(padded)))
         h.end_headers()
         h.wfile.write(padded)
+
     return index
 
 
@@ -172,25 +183,29 @@ def session(retries: int = 0):
     return make_session(retries=retries, backoff=0, rate_limit_wait=0, min_interval=0)
 
 
-def failed_sync(tmp_path: Path, stand_in: "StandIn", limits: DownloadLimits, *, retries: int,
-                bound: float) -> tuple["StandIn", SyncError, float, str]:
+def failed_sync(
+    tmp_path: Path, stand_in: StandIn, limits: DownloadLimits, *, retries: int, bound: float
+) -> tuple[StandIn, SyncError, float, str]:
     """Sync against `stand_in` (bounded in time) and expect it to fail: (stand-in, the
     SyncError, seconds taken, the database path)."""
     db = str(tmp_path / "cards.sqlite3")
     with stand_in as s:
         _, error, took = run_bounded(
-            lambda: sync(db, api=s.base, session=session(retries=retries), limits=limits), bound)
+            lambda: sync(db, api=s.base, session=session(retries=retries), limits=limits), bound
+        )
     assert isinstance(error, SyncError), error
     return s, error, took, db
 
 
 # ---------------------------------------------------------------------------- deadline and stall
 
+
 def test_download_over_a_real_socket(tmp_path: Path) -> None:
     db = str(tmp_path / "cards.sqlite3")
     with StandIn(good_body(gzip.compress(jsonl_bytes(fixture_objects())))) as s:
-        [result] = sync(db, api=s.base, session=session(),
-                        limits=DownloadLimits(min_rate=1024, stall_timeout=5))
+        [result] = sync(
+            db, api=s.base, session=session(), limits=DownloadLimits(min_rate=1024, stall_timeout=5)
+        )
     assert result.card_count == N_FIXTURE
     assert_intact(db)
 
@@ -198,9 +213,13 @@ def test_download_over_a_real_socket(tmp_path: Path) -> None:
 def test_a_trickle_ends_at_the_minimum_rate(tmp_path: Path) -> None:
     """One byte every 50 ms keeps the socket's read timeout happy forever; the minimum rate
     ends it soon after the grace period."""
-    s, error, _, db = failed_sync(tmp_path, StandIn(trickle_body),
-                                  DownloadLimits(min_rate=10 * 1024, stall_timeout=0.5),
-                                  retries=2, bound=30)
+    s, error, _, db = failed_sync(
+        tmp_path,
+        StandIn(trickle_body),
+        DownloadLimits(min_rate=10 * 1024, stall_timeout=0.5),
+        retries=2,
+        bound=30,
+    )
     assert "slower than the minimum rate of 10 KiB/s" in str(error)
     assert "--min-rate" in str(error)
     assert sum(r.startswith("/file") for r in s.requests) == 1  # a slow server is not retried
@@ -222,20 +241,30 @@ def gzip_header_trickle(h: BaseHTTPRequestHandler, s: StandIn) -> None:
 
 def test_a_trickle_the_decoder_swallows_ends_at_the_minimum_rate(tmp_path: Path) -> None:
     """Before: never ended (the rate was only checked on decoded pieces, and none came)."""
-    s, error, took, _ = failed_sync(tmp_path, StandIn(gzip_header_trickle),
-                                    DownloadLimits(min_rate=1024, stall_timeout=0.5),
-                                    retries=2, bound=20)
-    assert f"download {s.base}/file/oracle-cards.jsonl.gz: the data arrived slower than the " \
+    s, error, took, _ = failed_sync(
+        tmp_path,
+        StandIn(gzip_header_trickle),
+        DownloadLimits(min_rate=1024, stall_timeout=0.5),
+        retries=2,
+        bound=20,
+    )
+    assert (
+        f"download {s.base}/file/oracle-cards.jsonl.gz: the data arrived slower than the "
         "minimum rate of 1 KiB/s (counted on the wire" in str(error)
+    )
     assert "--min-rate" in str(error)
     assert took < 5
     assert sum(r.startswith("/file") for r in s.requests) == 1
 
 
 def test_a_stalled_download_ends_at_the_stall_timeout(tmp_path: Path) -> None:
-    s, error, _, db = failed_sync(tmp_path, StandIn(stall_body),
-                                  DownloadLimits(min_rate=1, stall_timeout=0.5),
-                                  retries=1, bound=30)
+    s, error, _, db = failed_sync(
+        tmp_path,
+        StandIn(stall_body),
+        DownloadLimits(min_rate=1, stall_timeout=0.5),
+        retries=1,
+        bound=30,
+    )
     assert "stalled: no data for 0.5 s" in str(error) and "--stall-timeout" in str(error)
     assert sum(r.startswith("/file") for r in s.requests) == 2  # a stall is retried once
     assert not Path(db).exists()
@@ -246,12 +275,16 @@ QUICK = DownloadLimits(min_rate=1024, stall_timeout=5, request_timeout=1.5, inde
 
 
 @pytest.mark.parametrize("where", ["index", "file"])
-def test_headers_trickled_a_byte_a_second_end_at_the_request_timeout(tmp_path: Path,
-                                                                     where: str) -> None:
+def test_headers_trickled_a_byte_a_second_end_at_the_request_timeout(
+    tmp_path: Path, where: str
+) -> None:
     """Before: every byte restarted the read timeout, so the sync never ended (on the bulk-data
     index or on the download). Now the watchdog shuts the connection at the deadline."""
-    stand_in = (StandIn(good_body(b""), index=trickled_headers) if where == "index"
-                else StandIn(trickled_headers))
+    stand_in = (
+        StandIn(good_body(b""), index=trickled_headers)
+        if where == "index"
+        else StandIn(trickled_headers)
+    )
     s, error, took, db = failed_sync(tmp_path, stand_in, QUICK, retries=2, bound=20)
     assert f"{s.base}/" in str(error)  # names the URL
     assert "did not arrive within 1.5 s" in str(error) and "--request-timeout" in str(error)
@@ -266,10 +299,13 @@ def test_headers_trickled_a_byte_a_second_end_at_the_request_timeout(tmp_path: P
 def test_a_trickled_index_reply_ends_at_the_request_timeout(tmp_path: Path) -> None:
     """Before: the ~200-byte index reply, a byte every 50 ms, was read inside requests'
     get() with no deadline (10 s here; a byte a minute: hours)."""
-    s, error, took, _ = failed_sync(tmp_path, StandIn(good_body(b""), index=trickled_index),
-                                    QUICK, retries=2, bound=20)
-    assert f"GET {s.base}/bulk-data/oracle-cards: the whole answer did not arrive within 1.5 s" \
+    s, error, took, _ = failed_sync(
+        tmp_path, StandIn(good_body(b""), index=trickled_index), QUICK, retries=2, bound=20
+    )
+    assert (
+        f"GET {s.base}/bulk-data/oracle-cards: the whole answer did not arrive within 1.5 s"
         in str(error)
+    )
     assert 1.4 < took < 5
     assert s.requests == ["/bulk-data/oracle-cards"]
 
@@ -278,16 +314,21 @@ def test_a_trickled_index_reply_ends_at_the_request_timeout(tmp_path: Path) -> N
 def test_an_index_reply_larger_than_its_cap_is_refused(tmp_path: Path, announce: bool) -> None:
     """Before: any size was read into memory and, being valid JSON, accepted."""
     data = gzip.compress(jsonl_bytes(fixture_objects()))
-    s, error, _, db = failed_sync(tmp_path, StandIn(good_body(data), index=big_index(announce)),
-                                  QUICK, retries=2, bound=20)
-    assert f"GET {s.base}/bulk-data/oracle-cards: the answer is larger than 4096 bytes" \
-        in str(error)
+    s, error, _, db = failed_sync(
+        tmp_path, StandIn(good_body(data), index=big_index(announce)), QUICK, retries=2, bound=20
+    )
+    assert f"GET {s.base}/bulk-data/oracle-cards: the answer is larger than 4096 bytes" in str(
+        error
+    )
     assert s.requests == ["/bulk-data/oracle-cards"]  # not retried, nothing downloaded
     # the same reply within a larger cap is a good index
     with StandIn(good_body(data), index=big_index(announce)) as s:
-        [result] = sync(db, api=s.base, session=session(),
-                        limits=DownloadLimits(min_rate=1024, stall_timeout=5,
-                                              index_max_bytes=1 << 20))
+        [result] = sync(
+            db,
+            api=s.base,
+            session=session(),
+            limits=DownloadLimits(min_rate=1024, stall_timeout=5, index_max_bytes=1 << 20),
+        )
     assert result.card_count == N_FIXTURE
 
 
@@ -312,20 +353,24 @@ def test_a_trickled_tls_handshake_ends_at_the_request_timeout() -> None:
     api = f"https://127.0.0.1:{server.getsockname()[1]}"
     try:
         _, error, took = run_bounded(
-            lambda: fetch_descriptor(session(), "oracle_cards", api, limits=QUICK), 20)
+            lambda: fetch_descriptor(session(), "oracle_cards", api, limits=QUICK), 20
+        )
     finally:
         stop.set()
         server.close()
     assert isinstance(error, SyncError), error
-    assert f"GET {api}/bulk-data/oracle-cards: the whole answer did not arrive within 1.5 s" \
-        in str(error)
+    assert f"GET {api}/bulk-data/oracle-cards: the whole answer did not arrive within 1.5 s" in str(
+        error
+    )
     assert 1.4 < took < 5
 
 
 def test_the_cli_ends_a_trickle_with_exit_2_and_no_traceback(tmp_path: Path) -> None:
     with StandIn(good_body(b""), index=trickled_headers) as s:
-        proc = _start_sync(["--db", str(tmp_path / "cards.sqlite3"), "--request-timeout", "1"],
-                           env={"DECKCHECK_SCRYFALL_API": s.base})
+        proc = _start_sync(
+            ["--db", str(tmp_path / "cards.sqlite3"), "--request-timeout", "1"],
+            env={"DECKCHECK_SCRYFALL_API": s.base},
+        )
         try:
             _, err = proc.communicate(timeout=30)
         finally:
@@ -334,8 +379,12 @@ def test_the_cli_ends_a_trickle_with_exit_2_and_no_traceback(tmp_path: Path) -> 
                 proc.communicate()
     assert proc.returncode == 2, err
     assert "Traceback" not in err
-    assert f"sync failed: GET {s.base}/bulk-data/oracle-cards: the whole answer did not " \
-        "arrive within 1 s" in err and "--request-timeout" in err
+    assert (
+        f"sync failed: GET {s.base}/bulk-data/oracle-cards: the whole answer did not "
+        "arrive within 1 s"
+        in err
+        and "--request-timeout" in err
+    )
 
 
 def test_limits_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -358,6 +407,7 @@ def test_limits_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # ---------------------------------------------------------------------------- processes
+
 
 def _children(pid: int) -> list[int]:
     found = []
@@ -402,9 +452,14 @@ def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _start_sync(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "validator", "sync", *args], cwd=REPO,
-                            env={**os.environ, **(env or {})}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "validator", "sync", *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
@@ -423,8 +478,9 @@ def test_kill_9_of_the_sync_ends_its_reading_process(big_file: Path, tmp_path: P
         assert all(_alive(c) for c in children), "the reader finished before the kill"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
-        assert _wait(lambda: not any(_alive(c) for c in children), 10), \
+        assert _wait(lambda: not any(_alive(c) for c in children), 10), (
             "the reading process outlived the killed sync"
+        )
     finally:
         for pid in [proc.pid, *_children(proc.pid)]:
             if _alive(pid):
@@ -436,8 +492,9 @@ def test_kill_9_of_the_sync_ends_its_reading_process(big_file: Path, tmp_path: P
 
 
 @needs_proc
-def test_sigterm_during_import_rolls_back_and_stops_the_reader(big_file: Path,
-                                                               tmp_path: Path) -> None:
+def test_sigterm_during_import_rolls_back_and_stops_the_reader(
+    big_file: Path, tmp_path: Path
+) -> None:
     db = tmp_path / "cards.sqlite3"
     sync(str(db), from_file=_fixture_file(tmp_path))
     proc = _start_sync(["--from", str(big_file), "--db", str(db)])
@@ -458,12 +515,18 @@ def test_sigterm_during_download_removes_the_partial_file(tmp_path: Path) -> Non
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     with StandIn(trickle_body) as s:
-        proc = _start_sync(["--db", str(tmp_path / "cards.sqlite3")],
-                           env={"DECKCHECK_SCRYFALL_API": s.base, "TMPDIR": str(tmp),
-                                "DECKCHECK_SYNC_MIN_RATE": "0.0001"})
+        proc = _start_sync(
+            ["--db", str(tmp_path / "cards.sqlite3")],
+            env={
+                "DECKCHECK_SCRYFALL_API": s.base,
+                "TMPDIR": str(tmp),
+                "DECKCHECK_SYNC_MIN_RATE": "0.0001",
+            },
+        )
         try:
-            assert _wait(lambda: list(tmp.glob("deckcheck-*/bulk.part")), 30), \
+            assert _wait(lambda: list(tmp.glob("deckcheck-*/bulk.part")), 30), (
                 "the download never started"
+            )
             proc.send_signal(signal.SIGTERM)
             _, err = proc.communicate(timeout=20)
         finally:
@@ -487,10 +550,12 @@ def test_two_syncs_at_once_run_one_after_the_other(big_file: Path, tmp_path: Pat
     recorded once."""
     db = tmp_path / "cards.sqlite3"
     sync(str(db), from_file=_fixture_file(tmp_path))
-    procs = [_start_sync(["--from", str(big_file), "--db", str(db), "--lock-timeout", "120"])
-             for _ in range(2)]
+    procs = [
+        _start_sync(["--from", str(big_file), "--db", str(db), "--lock-timeout", "120"])
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=180) for p in procs]
-    for proc, (out, err) in zip(procs, outs):
+    for proc, (_out, err) in zip(procs, outs):
         assert proc.returncode == 0, err
     assert sum("newly banned: Lightning Bolt" in out for out, _ in outs) == 1
     with CardDB(db) as cards:

@@ -35,8 +35,9 @@ _ACTIVATED_KEYWORD = re.compile(
 
 #: Some line starts with one of those keywords (a cheap test first: without it, and without a
 #: colon, no line of a text is an activated ability; a sync reads 35,000 texts).
-_KEYWORD_AT_A_LINE_START = re.compile(rf"^\s*(?:{_ACTIVATED_KEYWORD_NAMES})",
-                                      re.IGNORECASE | re.MULTILINE)
+_KEYWORD_AT_A_LINE_START = re.compile(
+    rf"^\s*(?:{_ACTIVATED_KEYWORD_NAMES})", re.IGNORECASE | re.MULTILINE
+)
 
 #: Lines with a colon that are not an ability of the card itself: Saga chapters are triggered
 #: abilities (714.2), "Max speed —" and "∞ —" are static abilities granting an ability under
@@ -63,8 +64,9 @@ def strip_reminder_text(text: str) -> str:
     return text
 
 
-def _has_intrinsic_mana_ability(oracle_text: str, types: frozenset[str],
-                                subtypes: frozenset[str]) -> bool:
+def _has_intrinsic_mana_ability(
+    oracle_text: str, types: frozenset[str], subtypes: frozenset[str]
+) -> bool:
     """CR 305.6: lands with a basic land type have "{T}: Add [mana]" even with no text box.
 
     Basic lands without a land type (Wastes) print their mana ability in parentheses; that
@@ -86,7 +88,9 @@ def _is_activated_line(line: str) -> bool:
     return bool(_ACTIVATED_KEYWORD.match(line))
 
 
-def has_activated_ability(oracle_text: str, types: frozenset[str], subtypes: frozenset[str]) -> bool:
+def has_activated_ability(
+    oracle_text: str, types: frozenset[str], subtypes: frozenset[str]
+) -> bool:
     """Whether a card (its deck characteristics) has an activated ability.
 
     Activated abilities are written "[Cost]: [Effect]" (CR 602.1), loyalty abilities too

@@ -11,8 +11,9 @@ text; a few hundred cover every card, so each is parsed once and the dict shared
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from validator.model import Card, Face
 
@@ -25,7 +26,6 @@ SCHEMA_VERSION = 2
 #: and its front face's name, are null when they equal the front face's (or the card's name):
 #: most cards have one face, whose text was stored twice. Version 1 rows still decode.
 ENCODING_VERSION = 2
-
 
 
 # orjson is imported where it is used: the cold CLI reads no compact rows and skips it.
@@ -43,8 +43,10 @@ def encode_card(card: Card) -> bytes:
     each text once (see ENCODING_VERSION)."""
     import orjson
 
-    faces = [[f.name, f.mana_cost, f.type_line, f.oracle_text, f.power, f.toughness, f.loyalty]
-             for f in card.faces]  # Face's fields, in order
+    faces = [
+        [f.name, f.mana_cost, f.type_line, f.oracle_text, f.power, f.toughness, f.loyalty]
+        for f in card.faces
+    ]  # Face's fields, in order
     mana_cost, type_line, text = card.mana_cost, card.type_line, card.oracle_text
     if faces:
         front = faces[0]
@@ -56,18 +58,42 @@ def encode_card(card: Card) -> bytes:
             type_line = None
         if text == front[3]:
             text = None
-    return orjson.dumps([
-        ENCODING_VERSION, card.layout, faces, mana_cost, card.mana_value, type_line,
-        sorted(card.types), sorted(card.subtypes), sorted(card.supertypes), text,
-        card.color_identity, sorted(card.keywords), card.game_changer, card.reserved,
-        card.copy_limit, card.any_number, card.commander_eligible, card.partner,
-        card.partner_with, card.has_activated_ability, card.companion_condition,
-        card.is_deck_card, list(card.meld_from),
-    ])
+    return orjson.dumps(
+        [
+            ENCODING_VERSION,
+            card.layout,
+            faces,
+            mana_cost,
+            card.mana_value,
+            type_line,
+            sorted(card.types),
+            sorted(card.subtypes),
+            sorted(card.supertypes),
+            text,
+            card.color_identity,
+            sorted(card.keywords),
+            card.game_changer,
+            card.reserved,
+            card.copy_limit,
+            card.any_number,
+            card.commander_eligible,
+            card.partner,
+            card.partner_with,
+            card.has_activated_ability,
+            card.companion_condition,
+            card.is_deck_card,
+            list(card.meld_from),
+        ]
+    )
 
 
-def decode_card(oracle_id: str, name: str, data: bytes, legalities: dict[str, str],
-                loads: Callable[[bytes], Any] | None = None) -> Card:
+def decode_card(
+    oracle_id: str,
+    name: str,
+    data: bytes,
+    legalities: dict[str, str],
+    loads: Callable[[bytes], Any] | None = None,
+) -> Card:
     """The `Card` of an encoded row. `loads` parses JSON (default orjson; the lean SQLite
     reader passes the standard library's, which a cold run has imported anyway)."""
     if loads is None:
@@ -84,17 +110,35 @@ def decode_card(oracle_id: str, name: str, data: bytes, legalities: dict[str, st
             type_line = front[2] if type_line is None else type_line
             text = front[3] if text is None else text
     elif v[0] != 1:
-        raise ValueError(f"the card data of {name!r} has encoding {v[0]}, expected "
-                         f"{ENCODING_VERSION}")
+        raise ValueError(
+            f"the card data of {name!r} has encoding {v[0]}, expected {ENCODING_VERSION}"
+        )
     return Card(
-        oracle_id=oracle_id, name=name, layout=v[1], faces=tuple(Face(*f) for f in raw_faces),
-        mana_cost=mana_cost, mana_value=float(v[4]), type_line=type_line, types=frozenset(v[6]),
-        subtypes=frozenset(v[7]), supertypes=frozenset(v[8]), oracle_text=text,
-        color_identity=v[10], keywords=frozenset(v[11]), legalities=legalities,
-        game_changer=bool(v[12]), reserved=bool(v[13]), copy_limit=v[14],
-        any_number=bool(v[15]), commander_eligible=bool(v[16]), partner=v[17],
-        partner_with=v[18], has_activated_ability=bool(v[19]), companion_condition=v[20],
-        is_deck_card=bool(v[21]), meld_from=tuple(v[22]) if len(v) > 22 else (),
+        oracle_id=oracle_id,
+        name=name,
+        layout=v[1],
+        faces=tuple(Face(*f) for f in raw_faces),
+        mana_cost=mana_cost,
+        mana_value=float(v[4]),
+        type_line=type_line,
+        types=frozenset(v[6]),
+        subtypes=frozenset(v[7]),
+        supertypes=frozenset(v[8]),
+        oracle_text=text,
+        color_identity=v[10],
+        keywords=frozenset(v[11]),
+        legalities=legalities,
+        game_changer=bool(v[12]),
+        reserved=bool(v[13]),
+        copy_limit=v[14],
+        any_number=bool(v[15]),
+        commander_eligible=bool(v[16]),
+        partner=v[17],
+        partner_with=v[18],
+        has_activated_ability=bool(v[19]),
+        companion_condition=v[20],
+        is_deck_card=bool(v[21]),
+        meld_from=tuple(v[22]) if len(v) > 22 else (),
     )
 
 
@@ -116,8 +160,8 @@ class LegalityInterner:
         return len(self._seen)
 
 
-
 # ---------------------------------------------------------------------------- what an index holds
+
 
 @dataclass(frozen=True)
 class SyncStamp:

@@ -6,17 +6,17 @@ results. Every rule-relevant fact lives here so the validator never re-reads Scr
 
 from __future__ import annotations
 
-from validator.errors import DeckcheckError
-
 import functools
 import re
+from collections.abc import Iterator
 from types import MappingProxyType
-from typing import Any, Iterator
+from typing import Any
 
 from validator.cards.abilities import has_activated_ability, strip_reminder_text
-from validator.cards.types import creature_off_battlefield
-from validator.model import CARD_TYPES, COLOR_ORDER, Card, Face
 from validator.cards.names import fold_name
+from validator.cards.types import creature_off_battlefield
+from validator.errors import DeckcheckError
+from validator.model import CARD_TYPES, COLOR_ORDER, Card, Face
 
 #: Layouts that are not cards a deck can hold (Scryfall docs "Layouts and Faces").
 NON_DECK_LAYOUTS = frozenset(
@@ -34,9 +34,22 @@ SUPERTYPES = frozenset({"Basic", "Legendary", "Snow", "World", "Ongoing", "Elite
 _ANY_NUMBER = re.compile(r"A deck can have any number of cards named", re.IGNORECASE)
 _UP_TO = re.compile(r"A deck can have up to (\w+) cards named", re.IGNORECASE)
 _NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
-    "fifteen": 15, "twenty": 20,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "twenty": 20,
 }
 _COMPANION = re.compile(r"^(?:Old )?Companion\s*[\u2014-]\s*(.+?)\s*(?:\(.*)?$", re.MULTILINE)
 _PARTNER_WITH = re.compile(r"^Partner with ([^(\n]+?)\s*(?:\(.*)?$", re.MULTILINE)
@@ -50,11 +63,29 @@ _CAN_BE_COMMANDER = re.compile(r"can be your commander", re.IGNORECASE)
 #: Every key of a Scryfall card object `card_from_scryfall` reads (a card face is read whole):
 #: a sync decodes only these (`bulkfile.iter_bulk_file(keys=...)`); tests/cards/test_cardfacts.py
 #: checks that a card built from objects holding only these keys is the card built from all.
-SCRYFALL_KEYS = frozenset({
-    "object", "id", "oracle_id", "name", "layout", "card_faces", "all_parts", "mana_cost",
-    "cmc", "type_line", "oracle_text", "power", "toughness", "loyalty", "color_identity",
-    "keywords", "legalities", "game_changer", "reserved",
-})
+SCRYFALL_KEYS = frozenset(
+    {
+        "object",
+        "id",
+        "oracle_id",
+        "name",
+        "layout",
+        "card_faces",
+        "all_parts",
+        "mana_cost",
+        "cmc",
+        "type_line",
+        "oracle_text",
+        "power",
+        "toughness",
+        "loyalty",
+        "color_identity",
+        "keywords",
+        "legalities",
+        "game_changer",
+        "reserved",
+    }
+)
 
 
 class CardDataError(DeckcheckError, ValueError):
@@ -91,12 +122,27 @@ def _faces(obj: dict[str, Any], raw: Any = None) -> tuple[Face, ...]:
         raw = obj.get("card_faces")
     if not raw:  # most cards: one face, the card object itself
         get = obj.get
-        return (Face(get("name", ""), get("mana_cost") or "", get("type_line") or "",
-                     get("oracle_text") or "", get("power"), get("toughness"), get("loyalty")),)
+        return (
+            Face(
+                get("name", ""),
+                get("mana_cost") or "",
+                get("type_line") or "",
+                get("oracle_text") or "",
+                get("power"),
+                get("toughness"),
+                get("loyalty"),
+            ),
+        )
     return tuple(
-        Face(f.get("name") or obj.get("name", ""), f.get("mana_cost") or "",
-             f.get("type_line") or "", f.get("oracle_text") or "", f.get("power"),
-             f.get("toughness"), f.get("loyalty"))  # Face's fields, in order
+        Face(
+            f.get("name") or obj.get("name", ""),
+            f.get("mana_cost") or "",
+            f.get("type_line") or "",
+            f.get("oracle_text") or "",
+            f.get("power"),
+            f.get("toughness"),
+            f.get("loyalty"),
+        )  # Face's fields, in order
         for f in raw
     )
 
@@ -129,8 +175,10 @@ def _color_identity(colors: list[str] | None, name: str) -> str:
             if len(_COLOR_IDENTITIES) < 1 << 10:
                 _COLOR_IDENTITIES[key] = found
             return found
-    raise CardDataError(f"card {name!r} has color_identity {colors!r}; expected a list of the "
-                        f"letters {', '.join(COLOR_ORDER)}")
+    raise CardDataError(
+        f"card {name!r} has color_identity {colors!r}; expected a list of the "
+        f"letters {', '.join(COLOR_ORDER)}"
+    )
 
 
 #: Color identity letters by the card object's list: 35,000 cards hold a few dozen lists.
@@ -183,8 +231,9 @@ def _partner(text: str) -> tuple[str | None, str | None]:
     return found[0] if found else (None, None)
 
 
-def _commander_eligible(front: Face, types: frozenset[str], subtypes: frozenset[str],
-                        supertypes: frozenset[str]) -> bool:
+def _commander_eligible(
+    front: Face, types: frozenset[str], subtypes: frozenset[str], supertypes: frozenset[str]
+) -> bool:
     """CR 903.3: a legendary creature, Vehicle, or Spacecraft with a power/toughness box,
     or a card whose text says it can be your commander (903.3a). Front face only (712.8a)."""
     if "ommander" in front.oracle_text and (
@@ -213,8 +262,13 @@ def _meld_from(obj: dict[str, Any], name: str) -> tuple[str, ...]:
     result = [p for p in parts if isinstance(p, dict) and p.get("component") == "meld_result"]
     if not any(p.get("name") == name for p in result):
         return ()
-    return tuple(p["name"] for p in parts if isinstance(p, dict)
-                 and p.get("component") == "meld_part" and isinstance(p.get("name"), str))
+    return tuple(
+        p["name"]
+        for p in parts
+        if isinstance(p, dict)
+        and p.get("component") == "meld_part"
+        and isinstance(p.get("name"), str)
+    )
 
 
 #: Text statuses by the card object's legalities, as items: 35,000 cards hold a few hundred
@@ -257,16 +311,35 @@ def _legalities_of(raw: Any) -> dict[str, str]:
 
 
 _MAPPINGS = (dict, MappingProxyType)
-_LEGALITIES_SHAPE = ('legalities must be an object of format -> status (such as '
-                     '{"modern": "legal", "vintage": "restricted"})')
-_TEXT_KEYS = ("id", "oracle_id", "name", "layout", "mana_cost", "type_line", "oracle_text",
-              "power", "toughness", "loyalty")
+_LEGALITIES_SHAPE = (
+    "legalities must be an object of format -> status (such as "
+    '{"modern": "legal", "vintage": "restricted"})'
+)
+_TEXT_KEYS = (
+    "id",
+    "oracle_id",
+    "name",
+    "layout",
+    "mana_cost",
+    "type_line",
+    "oracle_text",
+    "power",
+    "toughness",
+    "loyalty",
+)
 
 
 def _shown(value: Any) -> str:
     """A JSON value in a message: its JSON type and the start of its text."""
-    kind = {dict: "an object", MappingProxyType: "an object", list: "a list", str: "a text",
-            bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
+    kind = {
+        dict: "an object",
+        MappingProxyType: "an object",
+        list: "a list",
+        str: "a text",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), "null")
     text = repr(value)
     return f"{kind} ({text[:60]}{'...' if len(text) > 60 else ''})"
 
@@ -274,6 +347,7 @@ def _shown(value: Any) -> str:
 def field_problem(obj: dict[str, Any]) -> str | None:
     """Which key of a card object `card_from_scryfall` cannot read, and why, or None: for the
     message when reading it failed (the keys deckcheck does not read are not checked)."""
+
     def text_problem(where: dict[str, Any], prefix: str) -> str | None:
         for key in _TEXT_KEYS:
             value = where.get(key)
@@ -295,8 +369,9 @@ def field_problem(obj: dict[str, Any]) -> str | None:
             if type(status) is not str:
                 return f"{_LEGALITIES_SHAPE}: the status of {fmt!r} is {_shown(status)}"
     keywords = obj.get("keywords")
-    if keywords is not None and (type(keywords) is not list
-                                 or any(type(k) is not str for k in keywords)):
+    if keywords is not None and (
+        type(keywords) is not list or any(type(k) is not str for k in keywords)
+    ):
         return f"keywords must be a list of keyword names, not {_shown(keywords)}"
     faces = obj.get("card_faces")
     if faces is not None:
@@ -349,13 +424,13 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
     raw_legalities = get("legalities")
     if type(raw_legalities) not in _MAPPINGS:  # a list of pairs would pass dict()
         if raw_legalities is not None:
-            raise CardDataError(f"card {name!r}: {_LEGALITIES_SHAPE}, not "
-                                f"{_shown(raw_legalities)}")
+            raise CardDataError(f"card {name!r}: {_LEGALITIES_SHAPE}, not {_shown(raw_legalities)}")
         raw_legalities = {}
     keywords = get("keywords")
     if keywords is not None and type(keywords) is not list:  # a text would become its letters
-        raise CardDataError(f"card {name!r}: keywords must be a list of keyword names, not "
-                            f"{_shown(keywords)}")
+        raise CardDataError(
+            f"card {name!r}: keywords must be a list of keyword names, not {_shown(keywords)}"
+        )
     legalities = _legalities(raw_legalities)
     # Positional, in CARD_FIELDS order (a sync builds 35,000 cards; keywords cost half again).
     return Card(
@@ -390,10 +465,31 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
 #: `Card`'s fields in the order `card_from_scryfall` passes them
 #: (tests/cards/test_cardfacts.py checks it against the model).
 CARD_FIELDS = (
-    "oracle_id", "name", "layout", "faces", "mana_cost", "mana_value", "type_line", "types",
-    "subtypes", "supertypes", "oracle_text", "color_identity", "keywords", "legalities",
-    "game_changer", "reserved", "copy_limit", "any_number", "commander_eligible", "partner",
-    "partner_with", "has_activated_ability", "companion_condition", "is_deck_card", "meld_from",
+    "oracle_id",
+    "name",
+    "layout",
+    "faces",
+    "mana_cost",
+    "mana_value",
+    "type_line",
+    "types",
+    "subtypes",
+    "supertypes",
+    "oracle_text",
+    "color_identity",
+    "keywords",
+    "legalities",
+    "game_changer",
+    "reserved",
+    "copy_limit",
+    "any_number",
+    "commander_eligible",
+    "partner",
+    "partner_with",
+    "has_activated_ability",
+    "companion_condition",
+    "is_deck_card",
+    "meld_from",
 )
 
 
@@ -403,7 +499,7 @@ def lookup_names(card: Card, extra: tuple[str, ...] = ()) -> Iterator[tuple[str,
     faces = card.faces
     if not extra and len(faces) == 1 and faces[0].name == card.name:
         folded = fold_name(card.name)  # most cards: the one face is the name (the sync's
-        if folded:                     # every card: no set, no second fold of the same text)
+        if folded:  # every card: no set, no second fold of the same text)
             yield folded, "name"
         return
     seen: set[str] = set()

@@ -13,16 +13,39 @@ import re
 import unicodedata
 
 # Letters NFKD does not decompose into ASCII.
-_LIGATURES = str.maketrans({
-    "Æ": "Ae", "æ": "ae", "Œ": "Oe", "œ": "oe", "ß": "ss", "Ø": "O", "ø": "o",
-    "Ð": "D", "ð": "d", "Þ": "Th", "þ": "th", "Ł": "L", "ł": "l",
-    # apostrophes and quotes people paste from word processors and web pages
-    "\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'", "\u02bc": "'",
-    "\u201c": '"', "\u201d": '"',
-    # dashes
-    "\u2013": "-", "\u2014": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-", "\u2212": "-",
-    "\u00a0": " ",
-})
+_LIGATURES = str.maketrans(
+    {
+        "Æ": "Ae",
+        "æ": "ae",
+        "Œ": "Oe",
+        "œ": "oe",
+        "ß": "ss",
+        "Ø": "O",
+        "ø": "o",
+        "Ð": "D",
+        "ð": "d",
+        "Þ": "Th",
+        "þ": "th",
+        "Ł": "L",
+        "ł": "l",
+        # apostrophes and quotes people paste from word processors and web pages
+        "\u2019": "'",
+        "\u2018": "'",
+        "`": "'",
+        "\u00b4": "'",
+        "\u02bc": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        # dashes
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2012": "-",
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+    }
+)
 _SPLIT = re.compile(r"\s*/{1,2}\s*")
 _SPACES = re.compile(r"\s+")
 
@@ -36,8 +59,9 @@ def fold_name(name: str) -> str:
         text = unicodedata.normalize("NFKD", text)
         # Combining marks go (Lim-Dûl), and so do invisible format characters a paste carries
         # (left-to-right marks, zero-width joiners, a BOM): no card name holds one.
-        text = "".join(ch for ch in text
-                       if not unicodedata.combining(ch) and unicodedata.category(ch) != "Cf")
+        text = "".join(
+            ch for ch in text if not unicodedata.combining(ch) and unicodedata.category(ch) != "Cf"
+        )
     text = _SPACES.sub(" ", text).strip().casefold()
     if "/" in text:
         text = _SPLIT.sub(" // ", text)

@@ -23,25 +23,29 @@ from validator.model import Card
 #: CR 113.6c: "As long as ~ isn't on the battlefield, it's a 1/1 Insect creature in addition
 #: to its other types" (Grist). Captures the words between the article and "creature".
 _OFF_BATTLEFIELD_CREATURE = re.compile(
-    r"isn['\u2019]t on the battlefield, it['\u2019]s an? ([^.\n]*?)\bcreature\b", re.IGNORECASE)
+    r"isn['\u2019]t on the battlefield, it['\u2019]s an? ([^.\n]*?)\bcreature\b", re.IGNORECASE
+)
 _CHANGELING_TEXT = re.compile(r"^Changeling\b|\bis every creature type\b", re.MULTILINE)
 _POWER_TOUGHNESS = re.compile(r"^[0-9*+-]+/[0-9*+-]+$")
 
 #: Subtypes that are not creature types (205.3g-k, battle types 205.3q), so changeling
 #: (702.73a: every creature type) does not give them. Planeswalker types are left out: no
 #: changeling card is a planeswalker.
-NON_CREATURE_SUBTYPES = frozenset(s.lower() for s in (
-    # artifact types
-    "Attraction Blood Bobblehead Book Clue Contraption Equipment Food Fortification Gold "
-    "Incubator Infinity Junk Lander Map Mutagen Powerstone Spacecraft Stone Treasure Vehicle "
-    # enchantment types
-    "Aura Background Cartouche Case Class Curse Role Room Rune Saga Shard Shrine "
-    # land types
-    "Cave Desert Forest Gate Island Lair Locus Mine Mountain Plains Planet Power-Plant Sphere "
-    "Swamp Tower Town Urza's "
-    # spell types, battle types
-    "Adventure Arcane Lesson Omen Trap Siege"
-).split())
+NON_CREATURE_SUBTYPES = frozenset(
+    s.lower()
+    for s in (
+        # artifact types
+        "Attraction Blood Bobblehead Book Clue Contraption Equipment Food Fortification Gold "
+        "Incubator Infinity Junk Lander Map Mutagen Powerstone Spacecraft Stone Treasure Vehicle "
+        # enchantment types
+        "Aura Background Cartouche Case Class Curse Role Room Rune Saga Shard Shrine "
+        # land types
+        "Cave Desert Forest Gate Island Lair Locus Mine Mountain Plains Planet Power-Plant Sphere "
+        "Swamp Tower Town Urza's "
+        # spell types, battle types
+        "Adventure Arcane Lesson Omen Trap Siege"
+    ).split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +76,9 @@ class DeckTypes:
         types"): a changeling has every creature type, so never."""
         if self.every_creature_type:
             return False
-        return frozenset(s for s in self.subtypes
-                         if s.lower() not in NON_CREATURE_SUBTYPES) == wanted
+        return (
+            frozenset(s for s in self.subtypes if s.lower() not in NON_CREATURE_SUBTYPES) == wanted
+        )
 
 
 def is_changeling(card: Card) -> bool:
@@ -81,7 +86,8 @@ def is_changeling(card: Card) -> bool:
     type" text (Mistform Ultimus) is the same characteristic-defining ability (205.3m)."""
     return "Changeling" in card.keywords or (
         ("hangeling" in card.oracle_text or "every creature type" in card.oracle_text)
-        and bool(_CHANGELING_TEXT.search(strip_reminder_text(card.oracle_text))))
+        and bool(_CHANGELING_TEXT.search(strip_reminder_text(card.oracle_text)))
+    )
 
 
 def creature_off_battlefield(oracle_text: str) -> frozenset[str] | None:
@@ -105,8 +111,7 @@ def deck_types(card: Card) -> DeckTypes:
     combined; 712.8a, 709.4) and adds what the card's own text says it is off the battlefield.
     """
     types, subtypes = card.types, card.subtypes
-    extra = creature_off_battlefield(card.faces[0].oracle_text if card.faces
-                                     else card.oracle_text)
+    extra = creature_off_battlefield(card.faces[0].oracle_text if card.faces else card.oracle_text)
     if extra is not None:
         types = types | {"Creature"}
         subtypes = subtypes | extra

@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from validator.errors import DeckcheckError, UsageError
 
@@ -40,7 +41,9 @@ EXITS_PLAIN = """exit codes:
 
 
 def _err(message: str) -> None:
-    from validator.report import escape_controls  # a file or player name can carry terminal controls
+    from validator.report import (
+        escape_controls,
+    )  # a file or player name can carry terminal controls
 
     print(f"deckcheck: {escape_controls(message)}", file=sys.stderr)
 
@@ -72,8 +75,7 @@ class _Parser(argparse.ArgumentParser):
         hints = []
         for extra in extras:
             if extra.startswith("-") and extra != "-":
-                close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1,
-                                                  cutoff=0.6)
+                close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1, cutoff=0.6)
                 if close and close[0] not in hints:
                     hints.append(close[0])
         hint = f" (did you mean {' or '.join(hints)}?)" if hints else ""
@@ -84,230 +86,440 @@ def _examples(examples: Sequence[str]) -> str:
     return "examples:\n" + "".join(f"  {line}\n" for line in examples) + "\n"
 
 
-def _command(sub, name: str, summary: str, epilog: str = EXITS_PLAIN,
-             details: str = "", examples: Sequence[str] = ()) -> argparse.ArgumentParser:
+def _command(
+    sub,
+    name: str,
+    summary: str,
+    epilog: str = EXITS_PLAIN,
+    details: str = "",
+    examples: Sequence[str] = (),
+) -> argparse.ArgumentParser:
     """A subcommand whose --help starts with its one-line summary and ends with a few real
     invocations and its exit codes."""
     import textwrap  # the raw formatter keeps the epilog's layout, so wrap the details here
 
     description = f"{summary}\n\n{textwrap.fill(details, 78)}" if details else summary
-    return sub.add_parser(name, help=summary, description=description,
-                          epilog=_examples(examples) + epilog if examples else epilog,
-                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=_examples(examples) + epilog if examples else epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def _add_db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", metavar="PATH_OR_URL",
-                   help="card database: a SQLite path or a SQLAlchemy URL (default: "
-                        "$DECKCHECK_DB, else cards.sqlite3 in the user data directory)")
+    p.add_argument(
+        "--db",
+        metavar="PATH_OR_URL",
+        help="card database: a SQLite path or a SQLAlchemy URL (default: "
+        "$DECKCHECK_DB, else cards.sqlite3 in the user data directory)",
+    )
 
 
 def _add_input_format(p: argparse.ArgumentParser) -> None:
     from validator.decklist import INPUT_FORMATS  # the parser registry: every name it accepts
 
-    p.add_argument("--input-format", type=str.lower, choices=INPUT_FORMATS, metavar="NAME",
-                   help="read the decklist as this format instead of detecting it; one of: "
-                        + ", ".join(INPUT_FORMATS))
+    p.add_argument(
+        "--input-format",
+        type=str.lower,
+        choices=INPUT_FORMATS,
+        metavar="NAME",
+        help="read the decklist as this format instead of detecting it; one of: "
+        + ", ".join(INPUT_FORMATS),
+    )
 
 
 def _add_formats_file(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--formats-file", type=Path, metavar="TOML",
-                   help="a TOML file of house formats with the keys of data/formats.toml (a "
-                        "table with a built-in name replaces that format)")
+    p.add_argument(
+        "--formats-file",
+        type=Path,
+        metavar="TOML",
+        help="a TOML file of house formats with the keys of data/formats.toml (a "
+        "table with a built-in name replaces that format)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     from validator import __version__
 
     parser = _Parser(
-        prog="deckcheck", description="Magic: The Gathering deck-legality checker.",
-        epilog=_examples(["deckcheck sync", "deckcheck validate deck.txt --format modern",
-                          "deckcheck card Lightning Bolt"]) + EXITS_JUDGING,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="deckcheck",
+        description="Magic: The Gathering deck-legality checker.",
+        epilog=_examples(
+            [
+                "deckcheck sync",
+                "deckcheck validate deck.txt --format modern",
+                "deckcheck card Lightning Bolt",
+            ]
+        )
+        + EXITS_JUDGING,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"deckcheck {__version__}")
     # Not required: a bare `deckcheck` prints this help (its command list) rather than an
     # error naming COMMAND (_main).
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = _command(sub, "sync", "Download Scryfall's bulk card data into the card database.",
-                 details="Skips the download when Scryfall's data has not changed; ends with the "
-                         "legality changes since the last sync.",
-                 examples=["deckcheck sync", "deckcheck sync --from oracle-cards.json",
-                           "deckcheck sync --printings"])
+    p = _command(
+        sub,
+        "sync",
+        "Download Scryfall's bulk card data into the card database.",
+        details="Skips the download when Scryfall's data has not changed; ends with the "
+        "legality changes since the last sync.",
+        examples=[
+            "deckcheck sync",
+            "deckcheck sync --from oracle-cards.json",
+            "deckcheck sync --printings",
+        ],
+    )
     _add_db(p)
-    p.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
-                   help="import a bulk file (JSON or JSON Lines, gzip or not) instead of "
-                        "downloading: a file on disk, or a pipe (`-` or /dev/stdin: "
-                        "curl ... | deckcheck sync --from -)")
+    p.add_argument(
+        "--from",
+        dest="from_file",
+        type=Path,
+        metavar="FILE",
+        help="import a bulk file (JSON or JSON Lines, gzip or not) instead of "
+        "downloading: a file on disk, or a pipe (`-` or /dev/stdin: "
+        "curl ... | deckcheck sync --from -)",
+    )
     p.add_argument("--force", action="store_true", help="import even if the data has not changed")
-    p.add_argument("--allow-shrink", action="store_true",
-                   help="let a file with fewer than half the database's cards replace them")
-    p.add_argument("--printings", action="store_true",
-                   help="also sync printings (default_cards): set codes, rarities, flavor names")
-    p.add_argument("--min-rate", type=float, metavar="KIB_PER_S",
-                   help="give up a download slower than this on average, after the stall "
-                        "timeout's grace (default: $DECKCHECK_SYNC_MIN_RATE or 32)")
-    p.add_argument("--stall-timeout", type=float, metavar="SECONDS",
-                   help="give up a download when no data arrives for this long "
-                        "(default: $DECKCHECK_SYNC_STALL_TIMEOUT or 60)")
-    p.add_argument("--request-timeout", type=float, metavar="SECONDS",
-                   help="give up when Scryfall's answer (or a download's headers) has not "
-                        "fully arrived after this long, however its bytes trickle "
-                        "(default: $DECKCHECK_SYNC_REQUEST_TIMEOUT or 60)")
-    p.add_argument("--lock-timeout", type=float, metavar="SECONDS",
-                   help="wait this long for another sync of the same database to finish "
-                        "(default: $DECKCHECK_SYNC_LOCK_TIMEOUT or 600)")
+    p.add_argument(
+        "--allow-shrink",
+        action="store_true",
+        help="let a file with fewer than half the database's cards replace them",
+    )
+    p.add_argument(
+        "--printings",
+        action="store_true",
+        help="also sync printings (default_cards): set codes, rarities, flavor names",
+    )
+    p.add_argument(
+        "--min-rate",
+        type=float,
+        metavar="KIB_PER_S",
+        help="give up a download slower than this on average, after the stall "
+        "timeout's grace (default: $DECKCHECK_SYNC_MIN_RATE or 32)",
+    )
+    p.add_argument(
+        "--stall-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="give up a download when no data arrives for this long "
+        "(default: $DECKCHECK_SYNC_STALL_TIMEOUT or 60)",
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="give up when Scryfall's answer (or a download's headers) has not "
+        "fully arrived after this long, however its bytes trickle "
+        "(default: $DECKCHECK_SYNC_REQUEST_TIMEOUT or 60)",
+    )
+    p.add_argument(
+        "--lock-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="wait this long for another sync of the same database to finish "
+        "(default: $DECKCHECK_SYNC_LOCK_TIMEOUT or 600)",
+    )
 
-    p = _command(sub, "validate", "Check decklists against a format.", EXITS_JUDGING,
-                 details="Inputs are decklist files, directories (walked recursively; files "
-                         "that are no decklists are skipped and reported), glob patterns, "
-                         "FILE:FORMAT, manifests (a CSV with a file column and optional player, "
-                         "format, commander, as_of columns) and event files (one deck per "
-                         "player). With several decks, prints one line per deck, a summary per "
-                         "format and the card data's provenance; an input that cannot be read "
-                         "is reported and the others are still checked.",
-                 examples=["deckcheck validate deck.txt --format modern",
-                           "deckcheck validate decks/ --format pioneer --report results.csv",
-                           "deckcheck validate atraxa.txt -f commander --bracket 3 --json"])
+    p = _command(
+        sub,
+        "validate",
+        "Check decklists against a format.",
+        EXITS_JUDGING,
+        details="Inputs are decklist files, directories (walked recursively; files "
+        "that are no decklists are skipped and reported), glob patterns, "
+        "FILE:FORMAT, manifests (a CSV with a file column and optional player, "
+        "format, commander, as_of columns) and event files (one deck per "
+        "player). With several decks, prints one line per deck, a summary per "
+        "format and the card data's provenance; an input that cannot be read "
+        "is reported and the others are still checked.",
+        examples=[
+            "deckcheck validate deck.txt --format modern",
+            "deckcheck validate decks/ --format pioneer --report results.csv",
+            "deckcheck validate atraxa.txt -f commander --bracket 3 --json",
+        ],
+    )
     _add_db(p)
-    p.add_argument("files", nargs="+", metavar="INPUT",
-                   help="decklist files, directories, glob patterns, FILE:FORMAT, manifests, "
-                        "event files, or - for stdin")
-    p.add_argument("--format", "-f",
-                   help="format name, e.g. modern, commander, standard-brawl (see `deckcheck "
-                        "formats`; case, hyphens and underscores do not matter): the default "
-                        "for inputs that do not name their own")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="INPUT",
+        help="decklist files, directories, glob patterns, FILE:FORMAT, manifests, "
+        "event files, or - for stdin",
+    )
+    p.add_argument(
+        "--format",
+        "-f",
+        help="format name, e.g. modern, commander, standard-brawl (see `deckcheck "
+        "formats`; case, hyphens and underscores do not matter): the default "
+        "for inputs that do not name their own",
+    )
     _add_input_format(p)
-    p.add_argument("--json", action="store_true",
-                   help="print the JSON report (schema deckcheck.report/1) instead of text")
-    p.add_argument("--report", type=Path, metavar="OUT", action="append", default=[],
-                   help="also write every deck's result to OUT: CSV (.csv, a row per "
-                        "problem), JSON (.json) or a printable page (.html); repeatable; "
-                        "checked before any deck is validated")
-    p.add_argument("--as-of", metavar="DATE",
-                   help="judge legality as of DATE (YYYY-MM-DD; a month YYYY-MM is judged as "
-                        "of its last day), or 'event' for each event file's own date (default: "
-                        "the card data's current legality)")
-    p.add_argument("--jobs", "-j", type=int, metavar="N",
-                   help="validate in N processes (default: the number of cores; used only "
-                        "when the batch is large enough to repay it)")
-    p.add_argument("--commander", action="append", default=[], metavar="NAME",
-                   help="the deck's commander (repeat for partners, or an oathbreaker and its "
-                        "signature spell)")
-    p.add_argument("--rule", action="append", default=[], metavar="SENTENCE",
-                   help='a house rule in companion English, e.g. "Each nonland card in your '
-                        'starting deck has mana value 3 or less." (repeatable)')
-    p.add_argument("--bracket", type=int, choices=range(1, 6), metavar="N",
-                   help="Commander family only: check the Game Changer count against "
-                        "Commander Bracket N (1-5)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the JSON report (schema deckcheck.report/1) instead of text",
+    )
+    p.add_argument(
+        "--report",
+        type=Path,
+        metavar="OUT",
+        action="append",
+        default=[],
+        help="also write every deck's result to OUT: CSV (.csv, a row per "
+        "problem), JSON (.json) or a printable page (.html); repeatable; "
+        "checked before any deck is validated",
+    )
+    p.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="judge legality as of DATE (YYYY-MM-DD; a month YYYY-MM is judged as "
+        "of its last day), or 'event' for each event file's own date (default: "
+        "the card data's current legality)",
+    )
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        metavar="N",
+        help="validate in N processes (default: the number of cores; used only "
+        "when the batch is large enough to repay it)",
+    )
+    p.add_argument(
+        "--commander",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="the deck's commander (repeat for partners, or an oathbreaker and its "
+        "signature spell)",
+    )
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="SENTENCE",
+        help='a house rule in companion English, e.g. "Each nonland card in your '
+        'starting deck has mana value 3 or less." (repeatable)',
+    )
+    p.add_argument(
+        "--bracket",
+        type=int,
+        choices=range(1, 6),
+        metavar="N",
+        help="Commander family only: check the Game Changer count against "
+        "Commander Bracket N (1-5)",
+    )
     _add_formats_file(p)
-    p.add_argument("--verbose", "-v", action="store_true",
-                   help="also show notes (how the commander was found, the bracket...) and "
-                        "the files skipped as not decklists")
+    p.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="also show notes (how the commander was found, the bracket...) and "
+        "the files skipped as not decklists",
+    )
 
-    p = _command(sub, "check-formats", "List every format a deck is legal in, and why not in "
-                 "the others.", EXITS_JUDGING,
-                 examples=["deckcheck check-formats deck.txt",
-                           "deckcheck check-formats deck.txt --json"])
+    p = _command(
+        sub,
+        "check-formats",
+        "List every format a deck is legal in, and why not in the others.",
+        EXITS_JUDGING,
+        examples=["deckcheck check-formats deck.txt", "deckcheck check-formats deck.txt --json"],
+    )
     _add_db(p)
     # nargs="+": more than one decklist is refused with what to use instead (cmd_check_formats)
-    p.add_argument("file", nargs="+", metavar="FILE", help="a decklist file, or - for stdin "
-                   "(one: `deckcheck validate` checks many)")
+    p.add_argument(
+        "file",
+        nargs="+",
+        metavar="FILE",
+        help="a decklist file, or - for stdin (one: `deckcheck validate` checks many)",
+    )
     _add_input_format(p)
-    p.add_argument("--commander", action="append", default=[], metavar="NAME",
-                   help="the deck's commander for the Commander formats (repeat for partners)")
+    p.add_argument(
+        "--commander",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="the deck's commander for the Commander formats (repeat for partners)",
+    )
     _add_formats_file(p)
-    p.add_argument("--json", action="store_true",
-                   help="print JSON (schema deckcheck.check-formats/1) instead of text")
-    p.add_argument("--as-of", metavar="DATE", help="judge legality as of DATE (YYYY-MM-DD; a "
-                   "month YYYY-MM is judged as of its last day)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON (schema deckcheck.check-formats/1) instead of text",
+    )
+    p.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="judge legality as of DATE (YYYY-MM-DD; a month YYYY-MM is judged as of its last day)",
+    )
 
-    p = _command(sub, "formats", "List the formats and their deck rules.",
-                 examples=["deckcheck formats", "deckcheck formats --formats-file house.toml"])
+    p = _command(
+        sub,
+        "formats",
+        "List the formats and their deck rules.",
+        examples=["deckcheck formats", "deckcheck formats --formats-file house.toml"],
+    )
     _add_db(p)
     _add_formats_file(p)
     p.add_argument("--json", action="store_true", help="print the rules as JSON")
 
-    p = _command(sub, "card", "Show a card as the validator sees it.",
-                 examples=["deckcheck card Lightning Bolt", 'deckcheck card "Fire // Ice" --json'])
+    p = _command(
+        sub,
+        "card",
+        "Show a card as the validator sees it.",
+        examples=["deckcheck card Lightning Bolt", 'deckcheck card "Fire // Ice" --json'],
+    )
     _add_db(p)
-    p.add_argument("name", nargs="+", metavar="NAME",
-                   help="the card's name (any face; case and accents do not matter); its words "
-                        "are joined with one space, so quotes are not needed")
+    p.add_argument(
+        "name",
+        nargs="+",
+        metavar="NAME",
+        help="the card's name (any face; case and accents do not matter); its words "
+        "are joined with one space, so quotes are not needed",
+    )
     p.add_argument("--json", action="store_true", help="print the card's facts as JSON")
 
-    p = _command(sub, "info", "Show the card database's location, last sync and counts.",
-                 examples=["deckcheck info", "deckcheck info --db /srv/deckcheck/cards.sqlite3"])
+    p = _command(
+        sub,
+        "info",
+        "Show the card database's location, last sync and counts.",
+        examples=["deckcheck info", "deckcheck info --db /srv/deckcheck/cards.sqlite3"],
+    )
     _add_db(p)
-    p.add_argument("--json", action="store_true",
-                   help=f"print JSON (schema {INFO_SCHEMA}) instead of text")
+    p.add_argument(
+        "--json", action="store_true", help=f"print JSON (schema {INFO_SCHEMA}) instead of text"
+    )
 
-    p = _command(sub, "changes", "List the legality changes recorded between syncs.",
-                 details="With --format or --since: bans, unbans, restrictions, rotations and "
-                         "releases from deckcheck's shipped legality history (2015-02-24 to "
-                         "2026-08-22) and the database's change log, oldest first.",
-                 examples=["deckcheck changes",
-                           "deckcheck changes --format modern --since 2025-01-01"])
+    p = _command(
+        sub,
+        "changes",
+        "List the legality changes recorded between syncs.",
+        details="With --format or --since: bans, unbans, restrictions, rotations and "
+        "releases from deckcheck's shipped legality history (2015-02-24 to "
+        "2026-08-22) and the database's change log, oldest first.",
+        examples=["deckcheck changes", "deckcheck changes --format modern --since 2025-01-01"],
+    )
     _add_db(p)
-    p.add_argument("--limit", type=int, default=None, metavar="N",
-                   help="show the N most recent changes, oldest first (default: 200, or with "
-                        "--format/--since every change; 0 for all)")
-    p.add_argument("--format", dest="format_name", metavar="F",
-                   help="only changes in format F, from the shipped history and the change log")
-    p.add_argument("--since", metavar="DATE",
-                   help="only changes on or after DATE (YYYY-MM-DD), from both sources")
-    p.add_argument("--json", action="store_true",
-                   help=f"print JSON (schema {CHANGES_SCHEMA}) instead of text")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show the N most recent changes, oldest first (default: 200, or with "
+        "--format/--since every change; 0 for all)",
+    )
+    p.add_argument(
+        "--format",
+        dest="format_name",
+        metavar="F",
+        help="only changes in format F, from the shipped history and the change log",
+    )
+    p.add_argument(
+        "--since",
+        metavar="DATE",
+        help="only changes on or after DATE (YYYY-MM-DD), from both sources",
+    )
+    p.add_argument(
+        "--json", action="store_true", help=f"print JSON (schema {CHANGES_SCHEMA}) instead of text"
+    )
 
-    p = _command(sub, "companion", "Show how a companion condition sentence is read.",
-                 details="SENTENCE may also be a companion card's name: its condition is read "
-                         "from the card database (--db, $DECKCHECK_DB or the default one).",
-                 examples=['deckcheck companion "Each nonland card in your starting deck has '
-                           'mana value 3 or less."',
-                           'deckcheck companion "Lurrus of the Dream-Den"'])
+    p = _command(
+        sub,
+        "companion",
+        "Show how a companion condition sentence is read.",
+        details="SENTENCE may also be a companion card's name: its condition is read "
+        "from the card database (--db, $DECKCHECK_DB or the default one).",
+        examples=[
+            'deckcheck companion "Each nonland card in your starting deck has '
+            'mana value 3 or less."',
+            'deckcheck companion "Lurrus of the Dream-Den"',
+        ],
+    )
     _add_db(p)
-    p.add_argument("sentence", metavar="SENTENCE",
-                   help='a companion condition, e.g. "Each permanent card in your starting deck '
-                        'has mana value 2 or less.", or a companion\'s card name')
+    p.add_argument(
+        "sentence",
+        metavar="SENTENCE",
+        help='a companion condition, e.g. "Each permanent card in your starting deck '
+        "has mana value 2 or less.\", or a companion's card name",
+    )
 
-    p = _command(sub, "serve", "Run the upload-check web service and its page (install "
-                 "deckcheck[serve]).",
-                 details="Serves the JSON API under /v1 and the paste-a-deck page at / until "
-                         "interrupted. The card data is loaded once at start-up and swapped "
-                         "when a `deckcheck sync` has finished against the same database.",
-                 examples=["deckcheck serve", "deckcheck serve --port 0",
-                           "deckcheck serve --host 0.0.0.0 --port 8080 --workers 2"])
+    p = _command(
+        sub,
+        "serve",
+        "Run the upload-check web service and its page (install deckcheck[serve]).",
+        details="Serves the JSON API under /v1 and the paste-a-deck page at / until "
+        "interrupted. The card data is loaded once at start-up and swapped "
+        "when a `deckcheck sync` has finished against the same database.",
+        examples=[
+            "deckcheck serve",
+            "deckcheck serve --port 0",
+            "deckcheck serve --host 0.0.0.0 --port 8080 --workers 2",
+        ],
+    )
     _add_db(p)
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to bind (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000,
-                   help="port (default 8000; 0: the OS picks a free one, logged at start-up)")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="worker processes sharing the loaded card data (default 1)")
-    p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
-                   help="allow browser requests from ORIGIN (repeatable; default: CORS off)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=8000,
+        help="port (default 8000; 0: the OS picks a free one, logged at start-up)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes sharing the loaded card data (default 1)",
+    )
+    p.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow browser requests from ORIGIN (repeatable; default: CORS off)",
+    )
     _add_formats_file(p)
-    p.add_argument("--poll", type=float, default=5.0, metavar="SECONDS",
-                   help="how often to look for a new sync to load (default 5; 0: never)")
-    p.add_argument("--root-path", default="",
-                   help="the path prefix when served behind a reverse proxy under one")
+    p.add_argument(
+        "--poll",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="how often to look for a new sync to load (default 5; 0: never)",
+    )
+    p.add_argument(
+        "--root-path",
+        default="",
+        help="the path prefix when served behind a reverse proxy under one",
+    )
     p.add_argument("--access-log", action="store_true", help="log every request")
 
-    p = _command(sub, "completion", "Print the shell completion script for bash or zsh.",
-                 details="Completes commands, options, their fixed choices (--input-format, "
-                         "--bracket...) and file paths. Load it "
-                         "from your shell's start-up file, or save it where the shell looks "
-                         "for completions.",
-                 examples=['eval "$(deckcheck completion bash)"',
-                           "deckcheck completion bash > ~/.local/share/bash-completion/"
-                           "completions/deckcheck",
-                           'deckcheck completion zsh > "${fpath[1]}/_deckcheck"'])
-    p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell: "
-                   + " or ".join(COMPLETION_SHELLS))
+    p = _command(
+        sub,
+        "completion",
+        "Print the shell completion script for bash or zsh.",
+        details="Completes commands, options, their fixed choices (--input-format, "
+        "--bracket...) and file paths. Load it "
+        "from your shell's start-up file, or save it where the shell looks "
+        "for completions.",
+        examples=[
+            'eval "$(deckcheck completion bash)"',
+            "deckcheck completion bash > ~/.local/share/bash-completion/completions/deckcheck",
+            'deckcheck completion zsh > "${fpath[1]}/_deckcheck"',
+        ],
+    )
+    p.add_argument(
+        "shell", choices=COMPLETION_SHELLS, help="the shell: " + " or ".join(COMPLETION_SHELLS)
+    )
     return parser
 
 
 # ---------------------------------------------------------------------------- commands
+
 
 def cmd_sync(args: argparse.Namespace) -> int:
     from validator.sync import DownloadLimits, SyncError, SyncTerminated, sync
@@ -315,7 +527,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if args.from_file is not None:
         from validator.sync.bulkfile import source_problem
 
-        if str(args.from_file) == "-":  # as validate reads `-`: `curl ... | deckcheck sync --from -`
+        if (
+            str(args.from_file) == "-"
+        ):  # as validate reads `-`: `curl ... | deckcheck sync --from -`
             args.from_file = Path("/dev/stdin")
         problem = source_problem(args.from_file)  # a file or a pipe: `--from /dev/stdin`
         if problem:
@@ -325,20 +539,26 @@ def cmd_sync(args: argparse.Namespace) -> int:
             raise UsageError(f"--{option.replace('_', '-')} must be greater than 0")
     quiet_log = not sys.stderr.isatty()
     try:
-        results = sync(args.db, from_file=args.from_file, force=args.force,
-                       printings=args.printings, allow_shrink=args.allow_shrink,
-                       limits=DownloadLimits.from_env(args.min_rate, args.stall_timeout,
-                                                      args.request_timeout),
-                       lock_timeout=args.lock_timeout,
-                       echo=(lambda s: print(s, file=sys.stderr)) if quiet_log else (lambda s: None))
+        results = sync(
+            args.db,
+            from_file=args.from_file,
+            force=args.force,
+            printings=args.printings,
+            allow_shrink=args.allow_shrink,
+            limits=DownloadLimits.from_env(args.min_rate, args.stall_timeout, args.request_timeout),
+            lock_timeout=args.lock_timeout,
+            echo=(lambda s: print(s, file=sys.stderr)) if quiet_log else (lambda s: None),
+        )
     except SyncError as exc:
         # One line: the failure, then (when known) what to do and the database's state.
-        _err(f"sync failed: {_one_line(str(exc))}"
-             + (f"; {_one_line(exc.hint)}" if exc.hint else ""))
+        _err(
+            f"sync failed: {_one_line(str(exc))}" + (f"; {_one_line(exc.hint)}" if exc.hint else "")
+        )
         return EXIT_USAGE
     except SyncTerminated:
-        _err("sync terminated (SIGTERM): its partial download was removed and its import "
-             "rolled back")
+        _err(
+            "sync terminated (SIGTERM): its partial download was removed and its import rolled back"
+        )
         return 128 + 15
     for result in results:
         print(result.summary())
@@ -358,8 +578,9 @@ def _read_input(name: str) -> tuple[bytes, str]:
     except DecklistError as exc:
         raise UsageError(f"cannot read {name}: {exc}") from exc
     except IsADirectoryError as exc:
-        raise UsageError(f"{name} is a directory; give the decklist files in it "
-                         f"(e.g. {path / '*.txt'})") from exc
+        raise UsageError(
+            f"{name} is a directory; give the decklist files in it (e.g. {path / '*.txt'})"
+        ) from exc
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
 
@@ -399,18 +620,23 @@ def _check_report_path(path: Path) -> None:
     to write. The file is opened for appending (nothing is truncated) and removed again if
     this created it."""
     if path.is_dir():
-        raise UsageError(f"--report {path} is a directory; give a file name such as "
-                         f"{path / 'report.csv'}")
+        raise UsageError(
+            f"--report {path} is a directory; give a file name such as {path / 'report.csv'}"
+        )
     if path.suffix.lower() not in REPORT_SUFFIXES:
-        raise UsageError(f"--report {path}: the report's type comes from its extension; "
-                         f"use one of {', '.join(REPORT_SUFFIXES)}")
+        raise UsageError(
+            f"--report {path}: the report's type comes from its extension; "
+            f"use one of {', '.join(REPORT_SUFFIXES)}"
+        )
     from validator.event.reports import check_report_writable
 
     try:
         check_report_writable(path)
     except OSError as exc:
-        raise UsageError(f"cannot write --report {path}: {exc.strerror or exc}; choose a file in "
-                         "a directory that exists and that you can write to") from exc
+        raise UsageError(
+            f"cannot write --report {path}: {exc.strerror or exc}; choose a file in "
+            "a directory that exists and that you can write to"
+        ) from exc
 
 
 def _check_as_of(value: str | None) -> None:
@@ -423,8 +649,10 @@ def _check_as_of(value: str | None) -> None:
 
     when = parse_as_of(value, "--as-of")
     if when is None:
-        raise UsageError(f"--as-of is empty; give a date, {AS_OF_FORMS}, or 'event' (validate), "
-                         "or leave --as-of out to judge by current legality")
+        raise UsageError(
+            f"--as-of is empty; give a date, {AS_OF_FORMS}, or 'event' (validate), "
+            "or leave --as-of out to judge by current legality"
+        )
     check_history_start(when.day, shipped_history().start, "--as-of")
 
 
@@ -457,9 +685,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from validator.api import commander_names
     from validator.event import EventTerminated, RunOptions, collect, report_clash, run_event
     from validator.event.reports import render_event_json, render_event_text, write_event_report
-    from validator.rules.formats import get_format, load_formats
     from validator.history.provenance import provenance_line
     from validator.report import render_text
+    from validator.rules.formats import get_format, load_formats
 
     # Everything that would stop the run is checked before the first deck is read.
     formats = load_formats(args.formats_file)
@@ -474,21 +702,33 @@ def cmd_validate(args: argparse.Namespace) -> int:
         _check_report_path(path)
     from validator.decklist import read_limited
 
-    inputs = collect(args.files, formats=formats, default_as_of=args.as_of,
-                     read_stdin=lambda: read_limited(sys.stdin.buffer))
+    inputs = collect(
+        args.files,
+        formats=formats,
+        default_as_of=args.as_of,
+        read_stdin=lambda: read_limited(sys.stdin.buffer),
+    )
     for path in args.report:  # a report over an input would destroy it
         clash = report_clash(inputs, path)
         if clash:
             raise UsageError(f"--report {path}: {clash}; choose a file elsewhere")
     _check_commander_options(inputs, args, formats)
-    options = RunOptions(default_format=args.format, formats=formats,
-                         commanders=tuple(args.commander), rules=tuple(args.rule),
-                         bracket=args.bracket, input_format=args.input_format, as_of=args.as_of)
+    options = RunOptions(
+        default_format=args.format,
+        formats=formats,
+        commanders=tuple(args.commander),
+        rules=tuple(args.rule),
+        bracket=args.bracket,
+        input_format=args.input_format,
+        as_of=args.as_of,
+    )
     try:
         result = run_event(inputs, db=args.db, options=options, jobs=args.jobs)
     except EventTerminated:  # its workers were stopped (validator/event/pool.py _run_pool)
-        _err("validate terminated (SIGTERM): its worker processes were stopped; no report "
-             "was written")
+        _err(
+            "validate terminated (SIGTERM): its worker processes were stopped; no report "
+            "was written"
+        )
         return 128 + 15
     reports = [r.report for r in result.results if r.report is not None]
     failed = [r for r in result.results if r.report is None]
@@ -504,16 +744,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
     single = len(result.results) == 1 and len(args.files) == 1 and not result.skipped
     if args.json:
         if single and reports:
-            print(json.dumps(dict(reports[0].to_dict(), provenance=result.provenance),
-                             indent=2, ensure_ascii=False))
+            print(
+                json.dumps(
+                    dict(reports[0].to_dict(), provenance=result.provenance),
+                    indent=2,
+                    ensure_ascii=False,
+                )
+            )
         else:
             print(render_event_json(result))
     elif single and reports:
         from dataclasses import replace
 
         # Headed by the deck's id: an event file's one deck is "file#player", not the file.
-        print(render_text(replace(reports[0], source=reports[0].deck_id or reports[0].source),
-                          verbose=args.verbose))
+        print(
+            render_text(
+                replace(reports[0], source=reports[0].deck_id or reports[0].source),
+                verbose=args.verbose,
+            )
+        )
         print(f"  ({provenance_line(result.provenance)})")
     elif reports or len(result.results) > 1 or result.skipped:
         print(render_event_text(result, verbose=args.verbose))
@@ -532,15 +781,16 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
 
     from validator.api import check_formats, parse_decklist
     from validator.decklist import DecklistError
-    from validator.rules.formats import load_formats
-    from validator.report import check_formats_dict, render_check_formats
-
     from validator.history.provenance import provenance, provenance_line
+    from validator.report import check_formats_dict, render_check_formats
+    from validator.rules.formats import load_formats
 
     if len(args.file) > 1:
-        raise UsageError(f"check-formats takes one decklist, not {len(args.file)} "
-                         f"({', '.join(args.file[:3])}{', ...' if len(args.file) > 3 else ''}); "
-                         "to check many, use `deckcheck validate FILE... --format F`")
+        raise UsageError(
+            f"check-formats takes one decklist, not {len(args.file)} "
+            f"({', '.join(args.file[:3])}{', ...' if len(args.file) > 3 else ''}); "
+            "to check many, use `deckcheck validate FILE... --format F`"
+        )
     args.file = args.file[0]
     formats = load_formats(args.formats_file)
     _check_as_of(args.as_of)
@@ -550,8 +800,14 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
         deck = parse_decklist(data, input_format=args.input_format, filename=label)
     except DecklistError as exc:
         raise UsageError(f"{args.file}: {exc}") from exc
-    reports = check_formats(deck, cards=cards, formats=formats, commanders=args.commander,
-                            source=label, as_of=args.as_of)
+    reports = check_formats(
+        deck,
+        cards=cards,
+        formats=formats,
+        commanders=args.commander,
+        source=label,
+        as_of=args.as_of,
+    )
     prov = provenance(cards, args.as_of or deck.as_of)
     if args.json:
         out = dict(check_formats_dict(reports, label), provenance=prov)
@@ -580,12 +836,18 @@ def cmd_formats(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"{'format':<16} {'name':<24} {'deck':<9} {'side':>4} {'copies':>6}  card pool")
     for key, f in formats.items():
-        size = f"{f.min_deck}" if f.max_deck is None else (
-            f"={f.min_deck}" if f.max_deck == f.min_deck else f"{f.min_deck}-{f.max_deck}")
+        size = (
+            f"{f.min_deck}"
+            if f.max_deck is None
+            else (f"={f.min_deck}" if f.max_deck == f.min_deck else f"{f.min_deck}-{f.max_deck}")
+        )
         missing = known is not None and f.legality not in known
-        print(f"{key:<16} {f.name:<24} {size:<9} {f.sideboard_max:>4} {f.copy_limit:>6}  "
-              f"scryfall:{f.legality}" + ("  (commander)" if f.is_commander else "")
-              + ("  (not in the card database)" if missing else ""))
+        print(
+            f"{key:<16} {f.name:<24} {size:<9} {f.sideboard_max:>4} {f.copy_limit:>6}  "
+            f"scryfall:{f.legality}"
+            + ("  (commander)" if f.is_commander else "")
+            + ("  (not in the card database)" if missing else "")
+        )
     return EXIT_OK
 
 
@@ -594,7 +856,7 @@ def cmd_card(args: argparse.Namespace) -> int:
 
     args.name = " ".join(args.name)  # `deckcheck card Lightning Bolt` needs no quotes
     if not args.name.strip():
-        raise UsageError("give a card name: deckcheck card \"Lightning Bolt\"")
+        raise UsageError('give a card name: deckcheck card "Lightning Bolt"')
     db = _open_cards(args.db, many=False)
     card = db.card(args.name)
     if card is None:
@@ -631,7 +893,7 @@ def _human(value: object) -> str:
 
 
 def _did_you_mean(name: str, cards) -> str:
-    """"; did you mean 'A' or 'B'?" for a name that is no card (a first name too: "Lurrus"),
+    """ "; did you mean 'A' or 'B'?" for a name that is no card (a first name too: "Lurrus"),
     or nothing when no name is close."""
     from validator.rules.resolve import suggestions
 
@@ -653,17 +915,27 @@ def _print_json(data: object) -> None:
 def cmd_info(args: argparse.Namespace) -> int:
     info = _open_cards(args.db, many=False).info()
     if args.json:
-        _print_json({"schema": INFO_SCHEMA, "database": info.url, "cards": info.card_count,
-                     "names": info.name_count, "printings": info.printing_count,
-                     "formats": info.formats, "last_sync": info.last_sync})
+        _print_json(
+            {
+                "schema": INFO_SCHEMA,
+                "database": info.url,
+                "cards": info.card_count,
+                "names": info.name_count,
+                "printings": info.printing_count,
+                "formats": info.formats,
+                "last_sync": info.last_sync,
+            }
+        )
         return EXIT_OK
     print(f"database: {info.url}")
     print(f"cards: {info.card_count}  names: {info.name_count}  printings: {info.printing_count}")
     print(f"formats: {', '.join(info.formats)}")
     if info.last_sync:
         s = info.last_sync
-        print(f"last sync: {s['finished_at']} ({s['bulk_type']}, {s['card_count']} cards, "
-              f"{s['duration_s']:.1f} s) from {s['source_uri']}")
+        print(
+            f"last sync: {s['finished_at']} ({s['bulk_type']}, {s['card_count']} cards, "
+            f"{s['duration_s']:.1f} s) from {s['source_uri']}"
+        )
         # None: a `sync --from` file that does not carry Scryfall's updated_at
         print(f"  updated_at: {s['updated_at'] or 'unknown'}  sha256: {s['sha256'] or 'unknown'}")
     else:
@@ -673,8 +945,9 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_changes(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
-        raise UsageError(f"--limit {args.limit} is negative; give a number of changes, or 0 "
-                         "for all")
+        raise UsageError(
+            f"--limit {args.limit} is negative; give a number of changes, or 0 for all"
+        )
     # Given at all, even empty: an empty --format or --since is refused there, never read as
     # "not given" (which would list every change without a word).
     if args.format_name is not None or args.since is not None:
@@ -690,7 +963,11 @@ def cmd_changes(args: argparse.Namespace) -> int:
         print("no legality changes recorded (they are recorded from the second sync on)")
         return EXIT_OK
     for ch in changes:
-        when = ch["changed_at"].strftime("%Y-%m-%d") if hasattr(ch["changed_at"], "strftime") else ch["changed_at"]
+        when = (
+            ch["changed_at"].strftime("%Y-%m-%d")
+            if hasattr(ch["changed_at"], "strftime")
+            else ch["changed_at"]
+        )
         print(f"{when}  {ch['format']:<16} {ch['name']}: {ch['old_status']} -> {ch['new_status']}")
     return EXIT_OK
 
@@ -698,34 +975,47 @@ def cmd_changes(args: argparse.Namespace) -> int:
 def _changes_history(args: argparse.Namespace) -> int:
     """`changes --format F --since DATE`: bans, unbans, restrictions, rotations and releases
     from the shipped history and the database's change log, oldest first."""
-    from validator.rules.formats import get_format, load_formats
     from validator.dates import parse_date
     from validator.history.legality import history_for
+    from validator.rules.formats import get_format, load_formats
 
     if args.format_name is not None and not args.format_name.strip():  # not "every format"
-        raise UsageError(f"--format {args.format_name!r} is not a format; give a format's name "
-                         "(e.g. modern; `deckcheck formats` lists them), or leave --format out "
-                         "for every format")
+        raise UsageError(
+            f"--format {args.format_name!r} is not a format; give a format's name "
+            "(e.g. modern; `deckcheck formats` lists them), or leave --format out "
+            "for every format"
+        )
     if args.since is not None and not args.since.strip():  # not a date, and not "every change"
-        raise UsageError(f"--since {args.since!r} is not a date; write it as YYYY-MM-DD (e.g. "
-                         "2026-02-22), or leave --since out for every change")
+        raise UsageError(
+            f"--since {args.since!r} is not a date; write it as YYYY-MM-DD (e.g. "
+            "2026-02-22), or leave --since out for every change"
+        )
     key = get_format(args.format_name, load_formats(None)).legality if args.format_name else None
     since = parse_date(args.since, "--since")
     cards = _open_cards(args.db, many=False)
     history = history_for(cards)
     changes = history.changes(key, since)
     if args.limit:  # the newest N, still oldest first; none given or 0: every change
-        changes = changes[-args.limit:]
+        changes = changes[-args.limit :]
     if args.json:
-        _print_json({"schema": CHANGES_SCHEMA,
-                     "changes": [c.to_dict() for c in _with_oracle_ids(changes, cards)]})
+        _print_json(
+            {
+                "schema": CHANGES_SCHEMA,
+                "changes": [c.to_dict() for c in _with_oracle_ids(changes, cards)],
+            }
+        )
         return EXIT_OK
     if not changes:
-        print("no legality changes" + (f" in {key}" if key else "")
-              + (f" since {since.isoformat()}" if since else ""))
+        print(
+            "no legality changes"
+            + (f" in {key}" if key else "")
+            + (f" since {since.isoformat()}" if since else "")
+        )
     for c in changes:
-        print(f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
-              f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {c.source})")
+        print(
+            f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
+            f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {c.source})"
+        )
     known = history.known_since(key) if key else None
     if key and (known is None or (since is not None and since < known)):
         # Not "no changes": nothing is known before then. Said by where `known_since` comes
@@ -733,8 +1023,10 @@ def _changes_history(args: argparse.Namespace) -> int:
         if known is not None and key in history.shipped.formats:
             where = f"{known.isoformat()}, where the shipped legality history begins"
         elif known is not None:
-            where = (f"{known.isoformat()}, the date of the card data of this database's first "
-                     f"sync (the shipped history does not cover {key})")
+            where = (
+                f"{known.isoformat()}, the date of the card data of this database's first "
+                f"sync (the shipped history does not cover {key})"
+            )
         else:
             where = f"this database's syncs (the shipped history does not cover {key})"
         print(f"(deckcheck knows {key}'s changes only from {where})")
@@ -761,8 +1053,7 @@ def _with_oracle_ids(changes: list, cards: Any) -> list:
         hits = {card.oracle_id for card in found.get(lookup_key(name), ())}
         if len(hits) == 1:
             ids[name] = hits.pop()
-    return [replace(c, oracle_id=ids.get(c.name)) if c.oracle_id is None else c
-            for c in changes]
+    return [replace(c, oracle_id=ids.get(c.name)) if c.oracle_id is None else c for c in changes]
 
 
 def cmd_companion(args: argparse.Namespace) -> int:
@@ -778,16 +1069,21 @@ def cmd_companion(args: argparse.Namespace) -> int:
     from validator.store.location import ENV_DB, default_db_path
 
     if not (args.db or os.environ.get(ENV_DB) or default_db_path().is_file()):
-        raise UsageError(f"{not_a_sentence}; to read a companion card's condition by its name, "
-                         f"give --db (or set ${ENV_DB})") from not_a_sentence
+        raise UsageError(
+            f"{not_a_sentence}; to read a companion card's condition by its name, "
+            f"give --db (or set ${ENV_DB})"
+        ) from not_a_sentence
     cards = _open_cards(args.db, many=False)
     card = cards.card(args.sentence)
     if card is None:
-        raise UsageError(f"{not_a_sentence}; nor is it a card's name in the card database"
-                         f"{_did_you_mean(args.sentence, cards)}") from not_a_sentence
+        raise UsageError(
+            f"{not_a_sentence}; nor is it a card's name in the card database"
+            f"{_did_you_mean(args.sentence, cards)}"
+        ) from not_a_sentence
     if not card.companion_condition:
-        raise UsageError(f"{card.name} has no companion ability; give a companion's name "
-                         "or a condition sentence")
+        raise UsageError(
+            f"{card.name} has no companion ability; give a companion's name or a condition sentence"
+        )
     print(f"{card.name}: companion condition")
     print(explain(card.companion_condition))
     return EXIT_OK
@@ -797,16 +1093,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from validator.service.server import require_serve_extra, serve
     except ImportError as exc:
-        raise UsageError(f"the service needs its extra: pip install 'deckcheck[serve]' "
-                         f"({exc})") from exc
+        raise UsageError(
+            f"the service needs its extra: pip install 'deckcheck[serve]' ({exc})"
+        ) from exc
     require_serve_extra()  # fastapi and uvicorn are imported only once serving starts
     if args.workers < 1 or not 0 <= args.port < 65536 or args.poll < 0:
-        raise UsageError("--workers must be at least 1, --port 0-65535 (0: the OS picks a "
-                         "free port), --poll 0 or more")
+        raise UsageError(
+            "--workers must be at least 1, --port 0-65535 (0: the OS picks a "
+            "free port), --poll 0 or more"
+        )
     try:
-        serve(host=args.host, port=args.port, workers=args.workers, db=args.db,
-              cors_origins=args.cors_origin, formats_file=args.formats_file,
-              poll_seconds=args.poll, access_log=args.access_log, root_path=args.root_path)
+        serve(
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            db=args.db,
+            cors_origins=args.cors_origin,
+            formats_file=args.formats_file,
+            poll_seconds=args.poll,
+            access_log=args.access_log,
+            root_path=args.root_path,
+        )
     except DeckcheckError as exc:
         raise UsageError(str(exc)) from exc
     return EXIT_OK
@@ -842,9 +1149,16 @@ def _subcommand(parser: argparse.ArgumentParser, name: str | None) -> argparse.A
 
 
 COMMANDS = {
-    "sync": cmd_sync, "validate": cmd_validate, "check-formats": cmd_check_formats,
-    "formats": cmd_formats, "card": cmd_card, "info": cmd_info, "changes": cmd_changes,
-    "companion": cmd_companion, "serve": cmd_serve, "completion": cmd_completion,
+    "sync": cmd_sync,
+    "validate": cmd_validate,
+    "check-formats": cmd_check_formats,
+    "formats": cmd_formats,
+    "card": cmd_card,
+    "info": cmd_info,
+    "changes": cmd_changes,
+    "companion": cmd_companion,
+    "serve": cmd_serve,
+    "completion": cmd_completion,
 }
 
 
@@ -853,7 +1167,8 @@ def _is_database_failure(exc: BaseException) -> bool:
     import sqlite3
 
     return isinstance(exc, sqlite3.Error) or any(
-        k.__module__.startswith(("sqlalchemy.", "psycopg")) for k in type(exc).__mro__)
+        k.__module__.startswith(("sqlalchemy.", "psycopg")) for k in type(exc).__mro__
+    )
 
 
 def _unexpected(args: argparse.Namespace, exc: Exception) -> str:
@@ -869,8 +1184,10 @@ def _unexpected(args: argparse.Namespace, exc: Exception) -> str:
         import traceback
 
         traceback.print_exc()
-    return (f"internal error ({type(exc).__name__}: {exc}); this is a bug in deckcheck: please "
-            f"report it with the command that caused it ({DEBUG_ENV}=1 prints the traceback)")
+    return (
+        f"internal error ({type(exc).__name__}: {exc}); this is a bug in deckcheck: please "
+        f"report it with the command that caused it ({DEBUG_ENV}=1 prints the traceback)"
+    )
 
 
 class _Output:

@@ -32,22 +32,43 @@ from validator.decklist.text import parse_text
 from validator.model import Deck, ParseIssue
 
 __all__ = [
-    "INPUT_FORMATS", "MAX_BYTES", "MAX_LINES", "MAX_QUANTITY", "MAX_TEXT_BYTES", "DecklistError",
+    "INPUT_FORMATS",
+    "MAX_BYTES",
+    "MAX_LINES",
+    "MAX_QUANTITY",
+    "MAX_TEXT_BYTES",
+    "DecklistError",
     "NoCardLines",
-    "detect_format", "is_event_file", "json_shape", "parse_decklist", "read_limited",
+    "detect_format",
+    "is_event_file",
+    "json_shape",
+    "parse_decklist",
+    "read_limited",
 ]
 
 #: Names `--input-format` accepts; "auto" (like None) detects the format from the content.
 #: "json" reads any JSON deck, its shape detected (deckcheck's own, or a site's); "moxfield",
 #: "archidekt" and "mtgjson" force a site's shape; "csv" reads Scryfall's deck CSV and plain
 #: quantity/name CSVs.
-INPUT_FORMATS = ("auto", "text", "arena", "forge", "mtgo-dek", "cockatrice", "json",
-                 "moxfield", "archidekt", "mtgjson", "csv")
+INPUT_FORMATS = (
+    "auto",
+    "text",
+    "arena",
+    "forge",
+    "mtgo-dek",
+    "cockatrice",
+    "json",
+    "moxfield",
+    "archidekt",
+    "mtgjson",
+    "csv",
+)
 _TEXT_FORMATS = ("text", "arena", "forge")
 
 
-def parse_decklist(data: str | bytes | BinaryIO, input_format: str | None = None,
-                   filename: str | None = None) -> Deck:
+def parse_decklist(
+    data: str | bytes | BinaryIO, input_format: str | None = None, filename: str | None = None
+) -> Deck:
     """Parse a decklist in any supported format (detected unless `input_format` forces one).
 
     `data` is text, bytes, or a binary stream (an open file, `sys.stdin.buffer`), of which at
@@ -92,8 +113,10 @@ def _parse(data: str | bytes, forced: str | None, filename: str | None, size: in
             if forced or text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
                 raise
             # Chosen by the name alone (README "Decklist formats"): a text deck saved as .json.
-            raise DecklistError(f"{exc}; a .json file is read as JSON: rename it (e.g. to "
-                                ".txt) or pass --input-format text") from None
+            raise DecklistError(
+                f"{exc}; a .json file is read as JSON: rename it (e.g. to "
+                ".txt) or pass --input-format text"
+            ) from None
     if family == "csv":
         from validator.decklist.csvdeck import parse_csv
 
@@ -110,7 +133,9 @@ def _something_to_judge(deck: Deck) -> Deck:
         return deck
     raise NoCardLines(
         f"no card lines found ({deck.input_format or 'text'} input): nothing to judge; "
-        "a decklist needs at least one line naming a card, such as '4 Lightning Bolt'", deck)
+        "a decklist needs at least one line naming a card, such as '4 Lightning Bolt'",
+        deck,
+    )
 
 
 def _printable(deck: Deck) -> Deck:
@@ -118,8 +143,9 @@ def _printable(deck: Deck) -> Deck:
     names holding one are already refused on their item (`name_issue`); the deck name and the
     quoted input in issues get them written as escapes."""
     if deck.name is not None and unusable_text(deck.name):
-        deck.issues.append(ParseIssue(None, f"name: {unusable_text(deck.name)}",
-                                      printable(deck.name)))
+        deck.issues.append(
+            ParseIssue(None, f"name: {unusable_text(deck.name)}", printable(deck.name))
+        )
         deck.name = None
     for issue in deck.issues:
         issue.message = printable(issue.message)
@@ -152,5 +178,6 @@ def _format_name(input_format: str | None) -> str | None:
         return None
     if name not in INPUT_FORMATS:
         raise DecklistError(
-            f"unknown input format {input_format!r}; expected one of {', '.join(INPUT_FORMATS)}")
+            f"unknown input format {input_format!r}; expected one of {', '.join(INPUT_FORMATS)}"
+        )
     return name

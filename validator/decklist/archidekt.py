@@ -35,8 +35,9 @@ def _included(categories: Any) -> dict[str, bool]:
     return out
 
 
-def section_for(categories: list[str], included: dict[str, bool],
-                companion: bool = False) -> Section:
+def section_for(
+    categories: list[str], included: dict[str, bool], companion: bool = False
+) -> Section:
     """The section of a card with these category names (module docstring)."""
     names = [c.strip().lower() for c in categories if isinstance(c, str)]
     if names and not included.get(names[0], True) and "commander" not in names:
@@ -54,8 +55,9 @@ def read_archidekt(data: Any) -> Deck:
     cards = data.get("cards") if isinstance(data, dict) else None
     if not isinstance(cards, list):
         raise DecklistError(
-            "not an Archidekt deck: expected a \"cards\" list of {\"quantity\", \"categories\", "
-            "\"card\": {\"oracleCard\": {\"name\"}}}")
+            'not an Archidekt deck: expected a "cards" list of {"quantity", "categories", '
+            '"card": {"oracleCard": {"name"}}}'
+        )
     check_entry_count(len(cards))
     deck = Deck(input_format="archidekt")
     name = data.get("name")
@@ -75,9 +77,15 @@ def read_archidekt(data: Any) -> Deck:
         if item.get("deletedAt"):
             section = Section.IGNORED  # removed from the deck, kept in Archidekt's history
         name = oracle.get("name") or card.get("name")
-        add_entry(deck, where, section, item.get("quantity", 1), name,
-                  edition.get("editioncode"), card.get("collectorNumber"),
-                  text=dump({"quantity": item.get("quantity"), "name": name,
-                             "categories": categories}))
+        add_entry(
+            deck,
+            where,
+            section,
+            item.get("quantity", 1),
+            name,
+            edition.get("editioncode"),
+            card.get("collectorNumber"),
+            text=dump({"quantity": item.get("quantity"), "name": name, "categories": categories}),
+        )
     mark_commander_source(deck)
     return deck

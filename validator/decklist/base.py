@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from validator.errors import DeckcheckError
-
 import codecs
 from typing import Any, BinaryIO
 
+from validator.errors import DeckcheckError
 from validator.model import ParseIssue
 
 #: Inputs larger than this are refused before any parsing, and no more is ever read: the limit
@@ -66,8 +65,9 @@ def read_limited(stream: BinaryIO, limit: int = MAX_BYTES) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     if size > limit:
-        raise DecklistError(f"input is larger than the limit of {limit:,} bytes (stopped "
-                            "reading there)")
+        raise DecklistError(
+            f"input is larger than the limit of {limit:,} bytes (stopped reading there)"
+        )
     return b"".join(chunks)
 
 
@@ -77,8 +77,9 @@ def check_size(data: str | bytes, limit: int = MAX_BYTES, what: str = "") -> int
     if isinstance(data, str):
         if len(data) > limit:
             # Every character is at least one UTF-8 byte: too large without encoding it all.
-            raise DecklistError(f"input is {len(data):,} characters; the limit{what} is "
-                                f"{limit:,} bytes")
+            raise DecklistError(
+                f"input is {len(data):,} characters; the limit{what} is {limit:,} bytes"
+            )
         if data.isascii():
             return len(data)  # its own UTF-8 (the common case): as many bytes as characters
         try:
@@ -96,9 +97,7 @@ def check_size(data: str | bytes, limit: int = MAX_BYTES, what: str = "") -> int
 
 def check_entry_count(count: int) -> None:
     if count > MAX_LINES:
-        raise DecklistError(
-            f"input has {count:,} card entries; the limit is {MAX_LINES:,}"
-        )
+        raise DecklistError(f"input has {count:,} card entries; the limit is {MAX_LINES:,}")
 
 
 def decode_text(data: str | bytes) -> str:
@@ -141,23 +140,29 @@ def digits_value(digits: str) -> int | None:
     return int(significant) if len(significant) <= 9 else None
 
 
-def quantity_issue(value: int | None, written: str, line: int | None, text: str | None,
-                   where: str = "") -> ParseIssue | None:
+def quantity_issue(
+    value: int | None, written: str, line: int | None, text: str | None, where: str = ""
+) -> ParseIssue | None:
     """The issue for a quantity outside 1..MAX_QUANTITY (None = too many digits), else None."""
     if value is not None and value < 1:
-        return ParseIssue(line, f"{where}quantity must be at least 1, not {written}", text,
-                          "bad-quantity")
+        return ParseIssue(
+            line, f"{where}quantity must be at least 1, not {written}", text, "bad-quantity"
+        )
     if value is None or value > MAX_QUANTITY:
         if len(written) > 24:
             written = written[:20] + "..."
-        return ParseIssue(line, f"{where}quantity {written} is more than the limit of "
-                                f"{MAX_QUANTITY:,}", text, "quantity-too-large")
+        return ParseIssue(
+            line,
+            f"{where}quantity {written} is more than the limit of {MAX_QUANTITY:,}",
+            text,
+            "quantity-too-large",
+        )
     return None
 
 
 def clip(text: str, limit: int = 300) -> str:
     """Shorten a runaway input line before it is copied into entries, issues and reports."""
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def unusable_text(text: str) -> str | None:
@@ -170,8 +175,10 @@ def unusable_text(text: str) -> str | None:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            return (f"is not valid Unicode (lone surrogate U+{ord(text[exc.start]):04X} at "
-                    f"character {exc.start + 1})")
+            return (
+                f"is not valid Unicode (lone surrogate U+{ord(text[exc.start]):04X} at "
+                f"character {exc.start + 1})"
+            )
     return None
 
 
@@ -182,12 +189,15 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def name_issue(name: str, line: int | None, text: str | None,
-               where: str = "") -> ParseIssue | None:
+def name_issue(name: str, line: int | None, text: str | None, where: str = "") -> ParseIssue | None:
     unusable = unusable_text(name)
     if unusable is not None:
         return ParseIssue(line, f"{where}card name {unusable}", text)
     if len(name) > MAX_NAME_CHARS:
-        return ParseIssue(line, f"{where}card name is {len(name):,} characters long; no card "
-                                f"name is longer than {MAX_NAME_CHARS}", text)
+        return ParseIssue(
+            line,
+            f"{where}card name is {len(name):,} characters long; no card "
+            f"name is longer than {MAX_NAME_CHARS}",
+            text,
+        )
     return None

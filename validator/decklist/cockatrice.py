@@ -7,12 +7,19 @@ from validator.decklist.dek import read_card, unexpected_children, unknown_eleme
 from validator.decklist.xmlsafe import Element, read_xml
 from validator.model import Deck, ParseIssue, Section
 
-_ZONES = {"main": Section.MAIN, "side": Section.SIDEBOARD, "tokens": Section.IGNORED,
-          "maybe": Section.IGNORED, "maybeboard": Section.IGNORED}
+_ZONES = {
+    "main": Section.MAIN,
+    "side": Section.SIDEBOARD,
+    "tokens": Section.IGNORED,
+    "maybe": Section.IGNORED,
+    "maybeboard": Section.IGNORED,
+}
 #: Zones that are read but not counted, with why (the report says what was skipped).
-_SKIPPED_ZONES = {"tokens": "tokens are not part of the deck",
-                  "maybe": "maybeboard cards are not part of the deck",
-                  "maybeboard": "maybeboard cards are not part of the deck"}
+_SKIPPED_ZONES = {
+    "tokens": "tokens are not part of the deck",
+    "maybe": "maybeboard cards are not part of the deck",
+    "maybeboard": "maybeboard cards are not part of the deck",
+}
 #: Cockatrice elements beside the zones that hold no deck card (the banner card is a picture).
 _METADATA = frozenset({"deckname", "comments", "bannerCard", "tags", "tag"})
 
@@ -35,8 +42,10 @@ def parse_cockatrice(data: str | bytes) -> Deck:
     return deck
 
 
-_EXPECTED = ('a Cockatrice deck lists cards as <card number=... name=.../> inside '
-             '<zone name="main"> or <zone name="side">')
+_EXPECTED = (
+    "a Cockatrice deck lists cards as <card number=... name=.../> inside "
+    '<zone name="main"> or <zone name="side">'
+)
 
 
 def _read_zone(deck: Deck, zone: Element) -> None:
@@ -45,24 +54,41 @@ def _read_zone(deck: Deck, zone: Element) -> None:
     section = _ZONES.get(key)
     if section is None:
         section = Section.IGNORED
-        deck.issues.append(ParseIssue(
-            zone.line, f"unknown zone {clip(zone_name, 40)!r}; its cards are not counted",
-            f'<zone name="{clip(zone_name, 40)}">'))
+        deck.issues.append(
+            ParseIssue(
+                zone.line,
+                f"unknown zone {clip(zone_name, 40)!r}; its cards are not counted",
+                f'<zone name="{clip(zone_name, 40)}">',
+            )
+        )
     start = len(deck.entries)
     for card in zone.children:
         if card.tag == "card":
             unexpected_children(deck, card, "<card>")
             attrs = card.attrs
-            read_card(deck, card, attrs.get("number"), attrs.get("name"), section,
-                      attrs.get("setShortName"), attrs.get("collectorNumber"))
+            read_card(
+                deck,
+                card,
+                attrs.get("number"),
+                attrs.get("name"),
+                section,
+                attrs.get("setShortName"),
+                attrs.get("collectorNumber"),
+            )
         else:
             unknown_element(deck, card, _EXPECTED)
     skipped = deck.entries[start:]
     if key in _SKIPPED_ZONES and skipped:
         names = list(dict.fromkeys(e.name for e in skipped))
-        shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10
-                                         else "")
-        deck.issues.append(ParseIssue(
-            zone.line, f"skipped the {key} zone ({sum(e.quantity for e in skipped):,} card(s): "
-            f"{shown}): {_SKIPPED_ZONES[key]}", f'<zone name="{clip(zone_name, 40)}">',
-            "skipped-cards"))
+        shown = ", ".join(names[:10]) + (
+            f" and {len(names) - 10:,} more" if len(names) > 10 else ""
+        )
+        deck.issues.append(
+            ParseIssue(
+                zone.line,
+                f"skipped the {key} zone ({sum(e.quantity for e in skipped):,} card(s): "
+                f"{shown}): {_SKIPPED_ZONES[key]}",
+                f'<zone name="{clip(zone_name, 40)}">',
+                "skipped-cards",
+            )
+        )

@@ -21,7 +21,7 @@ import io
 import re
 
 from validator.decklist.archidekt import section_for
-from validator.decklist.base import DecklistError, MAX_LINES, clip
+from validator.decklist.base import MAX_LINES, DecklistError, clip
 from validator.decklist.detect import (
     CSV_COLLECTOR,
     CSV_NAME,
@@ -35,16 +35,31 @@ from validator.model import Deck, ParseIssue, Section
 
 #: Section cell (lower-cased) -> section.
 SECTIONS: dict[str, Section] = {
-    "": Section.MAIN, "main": Section.MAIN, "mainboard": Section.MAIN, "main deck": Section.MAIN,
-    "maindeck": Section.MAIN, "deck": Section.MAIN, "nonlands": Section.MAIN,
-    "lands": Section.MAIN, "spells": Section.MAIN, "creatures": Section.MAIN,
-    "sideboard": Section.SIDEBOARD, "side": Section.SIDEBOARD, "outside": Section.SIDEBOARD,
-    "commander": Section.COMMANDER, "commanders": Section.COMMANDER,
-    "companion": Section.COMPANION, "companions": Section.COMPANION,
-    "maybeboard": Section.IGNORED, "maybe": Section.IGNORED, "considering": Section.IGNORED,
+    "": Section.MAIN,
+    "main": Section.MAIN,
+    "mainboard": Section.MAIN,
+    "main deck": Section.MAIN,
+    "maindeck": Section.MAIN,
+    "deck": Section.MAIN,
+    "nonlands": Section.MAIN,
+    "lands": Section.MAIN,
+    "spells": Section.MAIN,
+    "creatures": Section.MAIN,
+    "sideboard": Section.SIDEBOARD,
+    "side": Section.SIDEBOARD,
+    "outside": Section.SIDEBOARD,
+    "commander": Section.COMMANDER,
+    "commanders": Section.COMMANDER,
+    "companion": Section.COMPANION,
+    "companions": Section.COMPANION,
+    "maybeboard": Section.IGNORED,
+    "maybe": Section.IGNORED,
+    "considering": Section.IGNORED,
     "tokens": Section.IGNORED,
-    "attractions": Section.ATTRACTION, "attraction": Section.ATTRACTION,  # CR 717.2a
-    "stickers": Section.STICKER, "sticker": Section.STICKER,  # CR 123.2a
+    "attractions": Section.ATTRACTION,
+    "attraction": Section.ATTRACTION,  # CR 717.2a
+    "stickers": Section.STICKER,
+    "sticker": Section.STICKER,  # CR 123.2a
 }
 
 
@@ -86,12 +101,18 @@ def parse_csv(text: str) -> Deck:
     keys = [csv_header_key(c) for c in header]
     quantity, name = _column(keys, CSV_QUANTITY), _column(keys, CSV_NAME)
     if quantity is None or name is None:
-        missing = " and ".join(what for what, col in (("a quantity column (count, quantity, "
-                                                       "qty)", quantity),
-                                                      ("a name column (name, card, card name)",
-                                                       name)) if col is None)
-        raise DecklistError(f"the CSV header {clip(lines[0], 120)!r} lacks {missing}; a CSV "
-                            "deck needs both in its first row")
+        missing = " and ".join(
+            what
+            for what, col in (
+                ("a quantity column (count, quantity, qty)", quantity),
+                ("a name column (name, card, card name)", name),
+            )
+            if col is None
+        )
+        raise DecklistError(
+            f"the CSV header {clip(lines[0], 120)!r} lacks {missing}; a CSV "
+            "deck needs both in its first row"
+        )
     section_col = _column(keys, CSV_SECTION)
     # A category column holds the user's categories, not sections (module docstring).
     categories = section_col is not None and keys[section_col] == "category"
@@ -110,7 +131,7 @@ def parse_csv(text: str) -> Deck:
             continue
         raw = clip(",".join(row))
 
-        def cell(index: int | None) -> str | None:
+        def cell(index: int | None, row: list[str] = row) -> str | None:
             return row[index].strip() if index is not None and index < len(row) else None
 
         section = Section.MAIN
@@ -124,19 +145,39 @@ def parse_csv(text: str) -> Deck:
                 # Archidekt's categories, as its JSON reader reads them ("Commander,Creature").
                 section = section_for(key.split(","), {})
             else:
-                deck.issues.append(ParseIssue(
-                    line, f"unknown section {clip(written, 60)!r}; its card is read as main "
-                    "deck", raw, "unknown-section"))
+                deck.issues.append(
+                    ParseIssue(
+                        line,
+                        f"unknown section {clip(written, 60)!r}; its card is read as main deck",
+                        raw,
+                        "unknown-section",
+                    )
+                )
         count = cell(quantity)
         if count is not None and count and not (count.isascii() and count.isdigit()):
             written_count = _X_QUANTITY.fullmatch(count)
             if written_count is None:
-                deck.issues.append(ParseIssue(
-                    line, f"quantity {clip(count, 20)!r} is not a number of copies; write it as a "
-                    "whole number in digits (4, or 4x as in a text list)", raw, "bad-quantity"))
+                deck.issues.append(
+                    ParseIssue(
+                        line,
+                        f"quantity {clip(count, 20)!r} is not a number of copies; write it as a "
+                        "whole number in digits (4, or 4x as in a text list)",
+                        raw,
+                        "bad-quantity",
+                    )
+                )
                 continue
             count = written_count.group(1)  # `4x`, as a text list writes it (text.py)
-        add_entry(deck, "", section, count, cell(name), cell(set_col),
-                  cell(number_col), text=raw, line=line)
+        add_entry(
+            deck,
+            "",
+            section,
+            count,
+            cell(name),
+            cell(set_col),
+            cell(number_col),
+            text=raw,
+            line=line,
+        )
     mark_commander_source(deck)
     return deck

@@ -34,13 +34,21 @@ def parse_dek(data: str | bytes) -> Deck:
     for element in root.children:
         if element.tag == "Cards":
             unexpected_children(deck, element, "<Cards>")
-            read_card(deck, element, element.attrs.get("Quantity"), element.attrs.get("Name"),
-                      _section(deck, element))
+            read_card(
+                deck,
+                element,
+                element.attrs.get("Quantity"),
+                element.attrs.get("Name"),
+                _section(deck, element),
+            )
         elif element.tag in _DEK_METADATA:
             unexpected_children(deck, element, f"<{element.tag}>")
         else:
-            unknown_element(deck, element, "an MTGO .dek lists cards as <Cards Quantity=... "
-                                           "Sideboard=... Name=.../>")
+            unknown_element(
+                deck,
+                element,
+                "an MTGO .dek lists cards as <Cards Quantity=... Sideboard=... Name=.../>",
+            )
     return deck
 
 
@@ -64,9 +72,14 @@ def unknown_element(deck: Deck, element: Element, expected: str) -> None:
     would otherwise be dropped silently (a fail-closed reader)."""
     name = carried_name(element)
     holds = f" naming {clip(printable(name), 80)!r}" if name else ""
-    deck.issues.append(ParseIssue(
-        element.line, f"unknown element <{clip(element.tag, 40)}>{holds} is not read, so a card "
-        f"in it would not be counted; {expected}", clip(element.source or describe(element))))
+    deck.issues.append(
+        ParseIssue(
+            element.line,
+            f"unknown element <{clip(element.tag, 40)}>{holds} is not read, so a card "
+            f"in it would not be counted; {expected}",
+            clip(element.source or describe(element)),
+        )
+    )
 
 
 def unexpected_children(deck: Deck, element: Element, where: str) -> None:
@@ -76,8 +89,10 @@ def unexpected_children(deck: Deck, element: Element, where: str) -> None:
 
 
 #: Root element -> (what the file is, its --input-format name).
-_ROOTS = {"Deck": ("an MTGO .dek deck", "mtgo-dek"),
-          "cockatrice_deck": ("a Cockatrice deck", "cockatrice")}
+_ROOTS = {
+    "Deck": ("an MTGO .dek deck", "mtgo-dek"),
+    "cockatrice_deck": ("a Cockatrice deck", "cockatrice"),
+}
 
 
 def wrong_root(tag: str, reading: str = "mtgo-dek") -> str:
@@ -87,10 +102,14 @@ def wrong_root(tag: str, reading: str = "mtgo-dek") -> str:
     known = _ROOTS.get(tag)
     if known is not None and known[1] != reading:
         wanted = next(what for what, name in _ROOTS.values() if name == reading)
-        return (f"this is {known[0]} (XML root element <{tag}>), not {wanted}: use "
-                f"--input-format {known[1]} (or auto)")
-    return (f"XML root element is <{clip(tag, 40)}>, neither an MTGO .dek <Deck> nor a "
-            "Cockatrice <cockatrice_deck>")
+        return (
+            f"this is {known[0]} (XML root element <{tag}>), not {wanted}: use "
+            f"--input-format {known[1]} (or auto)"
+        )
+    return (
+        f"XML root element is <{clip(tag, 40)}>, neither an MTGO .dek <Deck> nor a "
+        "Cockatrice <cockatrice_deck>"
+    )
 
 
 def _section(deck: Deck, element: Element) -> Section | None:
@@ -99,15 +118,25 @@ def _section(deck: Deck, element: Element) -> Section | None:
         return Section.SIDEBOARD
     if flag in ("false", "0", ""):
         return Section.MAIN
-    deck.issues.append(ParseIssue(
-        element.line, f"Sideboard={clip(flag, 40)!r} is neither true nor false",
-        clip(element.source or describe(element))))
+    deck.issues.append(
+        ParseIssue(
+            element.line,
+            f"Sideboard={clip(flag, 40)!r} is neither true nor false",
+            clip(element.source or describe(element)),
+        )
+    )
     return None
 
 
-def read_card(deck: Deck, element: Element, quantity: str | None, name: str | None,
-              section: Section | None, set_code: str | None = None,
-              collector: str | None = None) -> None:
+def read_card(
+    deck: Deck,
+    element: Element,
+    quantity: str | None,
+    name: str | None,
+    section: Section | None,
+    set_code: str | None = None,
+    collector: str | None = None,
+) -> None:
     """Append one XML card element as an entry, or as an issue when it cannot be read."""
     if section is None:
         return
@@ -117,12 +146,21 @@ def read_card(deck: Deck, element: Element, quantity: str | None, name: str | No
         value = digits_value(written)
         issue = quantity_issue(value, written, element.line, text)
     elif _NEGATIVE.fullmatch(written):
-        value, issue = None, ParseIssue(element.line, "quantity must be at least 1", text,
-                                        "bad-quantity")
+        value, issue = (
+            None,
+            ParseIssue(element.line, "quantity must be at least 1", text, "bad-quantity"),
+        )
     else:
-        value, issue = None, ParseIssue(
-            element.line, f"quantity {written!r} is not a whole number" if written
-            else "card element without a quantity", text)
+        value, issue = (
+            None,
+            ParseIssue(
+                element.line,
+                f"quantity {written!r} is not a whole number"
+                if written
+                else "card element without a quantity",
+                text,
+            ),
+        )
     if issue is not None:
         deck.issues.append(issue)
         return
@@ -134,5 +172,8 @@ def read_card(deck: Deck, element: Element, quantity: str | None, name: str | No
     if too_long is not None:
         deck.issues.append(too_long)
         return
-    deck.entries.append(DeckEntry(value or 0, name, section, element.line,
-                                  set_code or None, collector or None, text))
+    deck.entries.append(
+        DeckEntry(
+            value or 0, name, section, element.line, set_code or None, collector or None, text
+        )
+    )

@@ -12,8 +12,13 @@ from validator.decklist.base import DecklistError
 
 _ROOT_TAG = re.compile(r"<([A-Za-z_][\w.:-]*)")
 _XML_FAMILIES = {"deck": "mtgo-dek", "cockatrice_deck": "cockatrice"}
-_EXTENSIONS = {".dek": "mtgo-dek", ".cod": "cockatrice", ".json": "json", ".dck": "forge",
-               ".csv": "csv"}
+_EXTENSIONS = {
+    ".dek": "mtgo-dek",
+    ".cod": "cockatrice",
+    ".json": "json",
+    ".dck": "forge",
+    ".csv": "csv",
+}
 
 #: CSV header names (lower-cased, "_" and "-" read as spaces) for the two columns a CSV deck
 #: needs, and the optional ones.
@@ -25,16 +30,33 @@ CSV_COLLECTOR = ("collector number", "collectornumber", "number", "cn", "card nu
 
 #: JSON deck shapes, in the order they are tried (README "Decklist formats").
 JSON_SHAPES = {
-    "moxfield": "Moxfield deck (\"mainboard\"/\"commanders\"... objects, or \"boards\")",
-    "archidekt": "Archidekt deck (\"cards\" with \"card\".\"oracleCard\", \"categories\")",
-    "mtgjson": "MTGJSON deck file (\"data\" with \"mainBoard\", \"sideBoard\", \"commander\")",
-    "json": "deckcheck JSON deck (\"main\", \"sideboard\", \"commanders\", \"companion\")",
+    "moxfield": 'Moxfield deck ("mainboard"/"commanders"... objects, or "boards")',
+    "archidekt": 'Archidekt deck ("cards" with "card"."oracleCard", "categories")',
+    "mtgjson": 'MTGJSON deck file ("data" with "mainBoard", "sideBoard", "commander")',
+    "json": 'deckcheck JSON deck ("main", "sideboard", "commanders", "companion")',
 }
-_MOXFIELD_BOARDS = ("mainboard", "sideboard", "commanders", "companions", "signatureSpells",
-                    "attractions", "stickers", "maybeboard")
+_MOXFIELD_BOARDS = (
+    "mainboard",
+    "sideboard",
+    "commanders",
+    "companions",
+    "signatureSpells",
+    "attractions",
+    "stickers",
+    "maybeboard",
+)
 #: Keys of deckcheck's own JSON deck that hold cards.
-DECKCHECK_JSON_SECTIONS = ("main", "mainboard", "sideboard", "commanders", "commander",
-                           "companion", "maybeboard", "attractions", "stickers")
+DECKCHECK_JSON_SECTIONS = (
+    "main",
+    "mainboard",
+    "sideboard",
+    "commanders",
+    "commander",
+    "companion",
+    "maybeboard",
+    "attractions",
+    "stickers",
+)
 
 
 def is_event_file(obj: Any) -> bool:
@@ -54,48 +76,66 @@ def json_shape(obj: Any) -> str:
     """
     if is_event_file(obj):
         raise DecklistError(
-            "this JSON is a tournament event file (\"Decks\": a list of decks), not one deck; "
+            'this JSON is a tournament event file ("Decks": a list of decks), not one deck; '
             "`deckcheck validate FILE` reads it as one deck per player (in Python: "
-            "validator.event.run.collect and run_event)")
+            "validator.event.run.collect and run_event)"
+        )
     if isinstance(obj, dict):
         if isinstance(obj.get("boards"), dict) or any(
-                _moxfield_board(obj.get(key)) for key in _MOXFIELD_BOARDS):
+            _moxfield_board(obj.get(key)) for key in _MOXFIELD_BOARDS
+        ):
             return "moxfield"
         cards = obj.get("cards")
         if isinstance(cards, list) and (
-                any(isinstance(c, dict) and isinstance(c.get("card"), dict) for c in cards[:50])
-                or _archidekt_categories(obj.get("categories"))):
+            any(isinstance(c, dict) and isinstance(c.get("card"), dict) for c in cards[:50])
+            or _archidekt_categories(obj.get("categories"))
+        ):
             return "archidekt"
         data = obj.get("data")
         if (isinstance(data, dict) and "mainBoard" in data) or "mainBoard" in obj:
             return "mtgjson"
         if any(key in obj for key in DECKCHECK_JSON_SECTIONS):
             return "json"
-    got = f"an object with keys {', '.join(sorted(map(str, obj))[:8])}" if isinstance(obj, dict) \
-        and obj else f"a JSON {_JSON_TYPES.get(type(obj), 'value')}"
+    got = (
+        f"an object with keys {', '.join(sorted(map(str, obj))[:8])}"
+        if isinstance(obj, dict) and obj
+        else f"a JSON {_JSON_TYPES.get(type(obj), 'value')}"
+    )
     if isinstance(obj, dict) and not obj:
         got = "an empty object"
     raise DecklistError(
         f"this JSON is not a deck deckcheck can read (it is {got}); tried: "
-        + "; ".join(JSON_SHAPES.values()) + ". Force one with --input-format")
+        + "; ".join(JSON_SHAPES.values())
+        + ". Force one with --input-format"
+    )
 
 
 #: What a parsed JSON value is called in messages (JSON's words, not Python's).
-_JSON_TYPES = {type(None): "null", bool: "true/false", int: "number", float: "number",
-               str: "string", list: "list"}
+_JSON_TYPES = {
+    type(None): "null",
+    bool: "true/false",
+    int: "number",
+    float: "number",
+    str: "string",
+    list: "list",
+}
 
 
 def _moxfield_board(value: Any) -> bool:
     """A v2 Moxfield board: an object of entries, each an object with "card" or "quantity"."""
     if not isinstance(value, dict) or not value:
         return False
-    return all(isinstance(e, dict) and ("card" in e or "quantity" in e)
-               for e in list(value.values())[:20])
+    return all(
+        isinstance(e, dict) and ("card" in e or "quantity" in e) for e in list(value.values())[:20]
+    )
 
 
 def _archidekt_categories(categories: Any) -> bool:
-    return isinstance(categories, list) and bool(categories) and all(
-        isinstance(c, dict) and "includedInDeck" in c for c in categories[:5])
+    return (
+        isinstance(categories, list)
+        and bool(categories)
+        and all(isinstance(c, dict) and "includedInDeck" in c for c in categories[:5])
+    )
 
 
 def csv_header_key(cell: str) -> str:
@@ -111,8 +151,9 @@ def looks_like_csv(first_line: str) -> bool:
     # "4 Thalia, Guardian of Thraben") is told apart without reading it as CSV. With quotes
     # the headers may be split ('"Q"ty' is the cell "Qty"): the cells decide.
     lowered = first_line.lower()
-    if '"' not in first_line and not (any(head in lowered for head in CSV_QUANTITY)
-                                      and any(head in lowered for head in CSV_NAME)):
+    if '"' not in first_line and not (
+        any(head in lowered for head in CSV_QUANTITY) and any(head in lowered for head in CSV_NAME)
+    ):
         return False
     dialect = ";" if first_line.count(";") > first_line.count(",") else ","
     if "\t" in first_line and "," not in first_line:
@@ -145,8 +186,9 @@ def sniff(data: str | bytes, filename: str | None = None) -> str:
         # An unknown root: the .dek parser names both expected roots in its error.
         return "cockatrice" if extension == ".cod" else "mtgo-dek"
     # "[" opens a JSON list only before a value; "[metadata]" is a Forge section header.
-    if head.startswith("{") or (head.startswith("[")
-                                and head[1:].lstrip()[:1] in tuple('{["]-0123456789')):
+    if head.startswith("{") or (
+        head.startswith("[") and head[1:].lstrip()[:1] in tuple('{["]-0123456789')
+    ):
         return "json"
     end = head.find("\n")
     first_line = head if end < 0 else head[:end]  # not split(): that copies the rest too
@@ -162,7 +204,7 @@ def _head(data: str | bytes) -> str:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return data[:8192].decode("utf-16", errors="ignore").lstrip("\ufeff \t\r\n")
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     return data.lstrip(b" \t\r\n")[:4096].decode("utf-8", errors="ignore")
 
 

@@ -43,9 +43,17 @@ def _quantity(value: Any) -> tuple[int | None, str] | str:
     return "quantity must be a positive whole number"
 
 
-def add_entry(deck: Deck, where: str, section: Section, quantity: Any, name: Any,
-              set_code: Any = None, collector: Any = None, text: str | None = None,
-              line: int | None = None) -> None:
+def add_entry(
+    deck: Deck,
+    where: str,
+    section: Section,
+    quantity: Any,
+    name: Any,
+    set_code: Any = None,
+    collector: Any = None,
+    text: str | None = None,
+    line: int | None = None,
+) -> None:
     """Append the entry, or a ParseIssue saying what is wrong with it (prefixed by `where`)."""
     prefix = f"{where}: " if where else ""
     parsed = _quantity(quantity)
@@ -74,8 +82,18 @@ def add_entry(deck: Deck, where: str, section: Section, quantity: Any, name: Any
         printing.append(written_extra[:20] or None)
     assert value is not None
     # An entry without a line (JSON) keeps its path, which problems name (`DeckEntry.where`).
-    deck.entries.append(DeckEntry(value, name, section, line, printing[0], printing[1], text,
-                                  where if line is None and where else None))
+    deck.entries.append(
+        DeckEntry(
+            value,
+            name,
+            section,
+            line,
+            printing[0],
+            printing[1],
+            text,
+            where if line is None and where else None,
+        )
+    )
 
 
 def mark_commander_source(deck: Deck) -> Deck:

@@ -33,9 +33,11 @@ from validator.decklist.entry import mark_commander_source
 from validator.model import Deck, DeckEntry, ParseIssue, Section
 
 _SECTION_KEYS = {
-    "main": Section.MAIN, "mainboard": Section.MAIN,
+    "main": Section.MAIN,
+    "mainboard": Section.MAIN,
     "sideboard": Section.SIDEBOARD,
-    "commanders": Section.COMMANDER, "commander": Section.COMMANDER,
+    "commanders": Section.COMMANDER,
+    "commander": Section.COMMANDER,
     "companion": Section.COMPANION,
     "maybeboard": Section.IGNORED,
     "attractions": Section.ATTRACTION,  # CR 717.2a
@@ -43,10 +45,25 @@ _SECTION_KEYS = {
 }
 # Descriptive keys a program may add; any other key is noted (info), since a misspelt section
 # ("sidebaord") would otherwise drop its cards without a word.
-_INFO_KEYS = frozenset({
-    "name", "format", "description", "author", "source", "url", "id", "version", "$schema",
-    "comment", "comments", "notes", "date", "player", "as_of",
-})
+_INFO_KEYS = frozenset(
+    {
+        "name",
+        "format",
+        "description",
+        "author",
+        "source",
+        "url",
+        "id",
+        "version",
+        "$schema",
+        "comment",
+        "comments",
+        "notes",
+        "date",
+        "player",
+        "as_of",
+    }
+)
 
 
 def load_json(text: str) -> Any:
@@ -55,12 +72,16 @@ def load_json(text: str) -> Any:
 
     containers = text.count("{") + text.count("[")  # brackets in strings count too: fine
     if containers > MAX_JSON_CONTAINERS:
-        raise DecklistError(f"JSON opens {containers:,} objects and lists; the limit is "
-                            f"{MAX_JSON_CONTAINERS:,} (a deck's card objects hold a few dozen)")
+        raise DecklistError(
+            f"JSON opens {containers:,} objects and lists; the limit is "
+            f"{MAX_JSON_CONTAINERS:,} (a deck's card objects hold a few dozen)"
+        )
     values = text.count(",")
     if values > MAX_JSON_VALUES:
-        raise DecklistError(f"JSON holds {values:,} values (commas); the limit is "
-                            f"{MAX_JSON_VALUES:,} (a deck's card objects hold a few hundred)")
+        raise DecklistError(
+            f"JSON holds {values:,} values (commas); the limit is "
+            f"{MAX_JSON_VALUES:,} (a deck's card objects hold a few hundred)"
+        )
     try:
         return json.loads(text.lstrip("\ufeff \t\r\n"))
     except RecursionError:
@@ -98,19 +119,26 @@ def read_deckcheck_json(data: Any) -> Deck:
     """deckcheck's own JSON deck (module docstring)."""
     if not isinstance(data, dict):
         raise DecklistError(
-            f"a JSON deck must be an object with \"main\", \"sideboard\"...; got a "
-            f"{type(data).__name__}")
+            f'a JSON deck must be an object with "main", "sideboard"...; got a '
+            f"{type(data).__name__}"
+        )
     deck = Deck(input_format="json")
     _read_name(deck, data.get("name"))
     _read_as_of(deck, data.get("as_of"))
-    sections = [(key, _SECTION_KEYS[key], value) for key, value in data.items()
-                if key in _SECTION_KEYS]
+    sections = [
+        (key, _SECTION_KEYS[key], value) for key, value in data.items() if key in _SECTION_KEYS
+    ]
     check_entry_count(sum(len(v) if isinstance(v, list) else 1 for _, _, v in sections))
     for key in data:
         if key not in _SECTION_KEYS and key not in _INFO_KEYS:
-            deck.issues.append(ParseIssue(None, f"{clip(printable(key), 100)}: not a field of "
-                                                "deckcheck's JSON deck, ignored", _dump(key),
-                                          "ignored-field"))
+            deck.issues.append(
+                ParseIssue(
+                    None,
+                    f"{clip(printable(key), 100)}: not a field of deckcheck's JSON deck, ignored",
+                    _dump(key),
+                    "ignored-field",
+                )
+            )
     for key, section, value in sections:
         _read_section(deck, key, section, value)
     mark_commander_source(deck)
@@ -118,7 +146,7 @@ def read_deckcheck_json(data: Any) -> Deck:
 
 
 def _read_as_of(deck: Deck, value: Any) -> None:
-    """"as_of": the date to judge the deck at (README "Legality as of a date"); the string is
+    """ "as_of": the date to judge the deck at (README "Legality as of a date"); the string is
     read when the deck is validated, so a bad date is an error there, not a silent default.
     Anything but a date string (a number, "", a list) is refused here the same way: no
     verdict can be given, neither as of that date nor, silently, as of today (exit 2)."""
@@ -127,8 +155,10 @@ def _read_as_of(deck: Deck, value: Any) -> None:
     elif value is not None:
         from validator.dates import AS_OF_FORMS
 
-        raise DecklistError(f"as_of {_dump(value)} is not a date: write it as a string, "
-                            f"{AS_OF_FORMS}, or leave it out to judge by current legality")
+        raise DecklistError(
+            f"as_of {_dump(value)} is not a date: write it as a string, "
+            f"{AS_OF_FORMS}, or leave it out to judge by current legality"
+        )
 
 
 def _read_name(deck: Deck, name: Any) -> None:
@@ -148,8 +178,7 @@ def _read_section(deck: Deck, key: str, section: Section, value: Any) -> None:
         if key in ("companion", "commander", "commanders"):
             _read_item(deck, key, section, value)
         else:
-            deck.issues.append(ParseIssue(None, f"{key}: expected a list of cards",
-                                          _dump(value)))
+            deck.issues.append(ParseIssue(None, f"{key}: expected a list of cards", _dump(value)))
         return
     for index, item in enumerate(value):
         _read_item(deck, f"{key}[{index}]", section, item)
@@ -167,12 +196,16 @@ def _read_item(deck: Deck, path: str, section: Section, item: Any) -> None:
         return
     quantity, name, set_code, collector = fields
     if not _is_int(quantity) or quantity < 1:
-        deck.issues.append(ParseIssue(
-            None, f"{path}: quantity must be a positive whole number", text, "bad-quantity"))
+        deck.issues.append(
+            ParseIssue(
+                None, f"{path}: quantity must be a positive whole number", text, "bad-quantity"
+            )
+        )
         return
     value = int(quantity)
-    issue = quantity_issue(value, str(value) if value < 10**24 else "(huge)", None, text,
-                           where=f"{path}: ")
+    issue = quantity_issue(
+        value, str(value) if value < 10**24 else "(huge)", None, text, where=f"{path}: "
+    )
     if issue is not None:
         deck.issues.append(issue)
         return
@@ -193,8 +226,11 @@ def _read_item(deck: Deck, path: str, section: Section, item: Any) -> None:
             deck.issues.append(ParseIssue(None, f"{path}: {label} {unusable_text(written)}", text))
             return
         printing.append(written or None)
-    deck.entries.append(DeckEntry(value, " ".join(name.split()), section, None,
-                                  printing[0], printing[1], text, path))
+    deck.entries.append(
+        DeckEntry(
+            value, " ".join(name.split()), section, None, printing[0], printing[1], text, path
+        )
+    )
 
 
 def _item_fields(item: Any) -> tuple[Any, Any, Any, Any] | str:
@@ -208,12 +244,12 @@ def _item_fields(item: Any) -> tuple[Any, Any, Any, Any] | str:
         return padded[0], padded[1], padded[2], padded[3]
     if isinstance(item, dict):
         if "name" not in item:
-            return "card without a \"name\""
+            return 'card without a "name"'
         quantity = item.get("quantity", item.get("count", 1))
         set_code = item.get("set", item.get("set_code"))
         collector = item.get("collector_number", item.get("number"))
         return quantity, item["name"], set_code, collector
-    return "expected a card name, [quantity, name] or an object with \"name\""
+    return 'expected a card name, [quantity, name] or an object with "name"'
 
 
 def _is_int(value: Any) -> bool:

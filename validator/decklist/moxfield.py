@@ -58,13 +58,14 @@ def _card_name(entry: dict[str, Any]) -> str | None:
 def read_moxfield(data: Any) -> Deck:
     """A Deck from Moxfield's deck JSON (either shape)."""
     if not isinstance(data, dict):
-        raise DecklistError("a Moxfield deck is a JSON object with \"boards\" or \"mainboard\"")
+        raise DecklistError('a Moxfield deck is a JSON object with "boards" or "mainboard"')
     boards = _boards(data)
     v2 = not isinstance(data.get("boards"), dict)
     if not boards:
         raise DecklistError(
-            "not a Moxfield deck: expected a \"boards\" object or board objects such as "
-            "\"mainboard\" (each mapping cards to {\"quantity\", \"card\": {\"name\"}})")
+            'not a Moxfield deck: expected a "boards" object or board objects such as '
+            '"mainboard" (each mapping cards to {"quantity", "card": {"name"}})'
+        )
     deck = Deck(input_format="moxfield")
     name = data.get("name")
     if isinstance(name, str) and name.strip():
@@ -78,8 +79,9 @@ def read_moxfield(data: Any) -> Deck:
         section = BOARDS.get(board, Section.IGNORED)
         if not isinstance(entries, dict):
             if entries is not None:
-                deck.issues.append(ParseIssue(None, f"{board}: expected an object of cards",
-                                              dump(entries)))
+                deck.issues.append(
+                    ParseIssue(None, f"{board}: expected an object of cards", dump(entries))
+                )
             continue
         for key, entry in entries.items():
             where = f"{board}[{key!r}]"
@@ -91,13 +93,21 @@ def read_moxfield(data: Any) -> Deck:
             if name is None and v2 and isinstance(key, str):
                 name = key  # v2 boards are keyed by card name
             entry_section = section
-            if (section is Section.SIDEBOARD and entry.get("isCompanion")
-                    and _card_name(entry) in companions - {None}):
+            if (
+                section is Section.SIDEBOARD
+                and entry.get("isCompanion")
+                and _card_name(entry) in companions - {None}
+            ):
                 entry_section = Section.IGNORED  # the companion, listed again in the sideboard
-            add_entry(deck, where, entry_section, entry.get("quantity", 1), name,
-                      card.get("set"), card.get("cn"),
-                      text=dump({"quantity": entry.get("quantity"), "name": name,
-                                 "board": board}))
+            add_entry(
+                deck,
+                where,
+                entry_section,
+                entry.get("quantity", 1),
+                name,
+                card.get("set"),
+                card.get("cn"),
+                text=dump({"quantity": entry.get("quantity"), "name": name, "board": board}),
+            )
     mark_commander_source(deck)
     return deck
-

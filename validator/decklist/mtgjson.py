@@ -27,7 +27,7 @@ def read_mtgjson(document: Any) -> Deck:
     if not isinstance(data, dict) and isinstance(document, dict) and "mainBoard" in document:
         data = document
     if not isinstance(data, dict):
-        raise DecklistError("not an MTGJSON deck file: expected \"data\" with \"mainBoard\"")
+        raise DecklistError('not an MTGJSON deck file: expected "data" with "mainBoard"')
     deck = Deck(input_format="mtgjson")
     name = data.get("name")
     if isinstance(name, str) and name.strip():
@@ -40,8 +40,9 @@ def read_mtgjson(document: Any) -> Deck:
         if value is None:
             continue
         if not isinstance(value, list):
-            deck.issues.append(ParseIssue(None, f"data.{key}: expected a list of cards",
-                                          dump(value)))
+            deck.issues.append(
+                ParseIssue(None, f"data.{key}: expected a list of cards", dump(value))
+            )
             continue
         boards.append((key, section, value))
     check_entry_count(sum(len(v) for _, _, v in boards))
@@ -51,8 +52,15 @@ def read_mtgjson(document: Any) -> Deck:
             if not isinstance(card, dict):
                 add_entry(deck, where, section, None, None, text=dump(card))
                 continue
-            add_entry(deck, where, section, card.get("count", 1), card.get("name"),
-                      card.get("setCode"), card.get("number"),
-                      text=dump({"count": card.get("count"), "name": card.get("name")}))
+            add_entry(
+                deck,
+                where,
+                section,
+                card.get("count", 1),
+                card.get("name"),
+                card.get("setCode"),
+                card.get("number"),
+                text=dump({"count": card.get("count"), "name": card.get("name")}),
+            )
     mark_commander_source(deck)
     return deck

@@ -18,8 +18,17 @@ from validator.decklist.base import (
     name_issue,
     quantity_issue,
 )
-from validator.model import (COMMANDER, COMPANION, IGNORED, MAIN, SIDEBOARD, Deck, DeckEntry,
-                             ParseIssue, Section)
+from validator.model import (
+    COMMANDER,
+    COMPANION,
+    IGNORED,
+    MAIN,
+    SIDEBOARD,
+    Deck,
+    DeckEntry,
+    ParseIssue,
+    Section,
+)
 
 _MAIN, _SIDE, _CMDR, _COMP, _IGN = MAIN, SIDEBOARD, COMMANDER, COMPANION, IGNORED
 # Sections of one or two cards that Arena lists before the deck (a blank line ends them).
@@ -27,29 +36,66 @@ _LEAD = (_CMDR, _COMP)
 
 # Header words, compared lower-cased without a trailing ":" or "(count)".
 _HEADERS: dict[str, Section] = {
-    "deck": _MAIN, "main": _MAIN, "mainboard": _MAIN, "main board": _MAIN,
-    "maindeck": _MAIN, "main deck": _MAIN,
-    "sideboard": _SIDE, "side board": _SIDE,
-    "commander": _CMDR, "commanders": _CMDR,
-    "companion": _COMP, "companions": _COMP,
-    "maybeboard": _IGN, "maybe board": _IGN, "maybe": _IGN, "considering": _IGN,
+    "deck": _MAIN,
+    "main": _MAIN,
+    "mainboard": _MAIN,
+    "main board": _MAIN,
+    "maindeck": _MAIN,
+    "main deck": _MAIN,
+    "sideboard": _SIDE,
+    "side board": _SIDE,
+    "commander": _CMDR,
+    "commanders": _CMDR,
+    "companion": _COMP,
+    "companions": _COMP,
+    "maybeboard": _IGN,
+    "maybe board": _IGN,
+    "maybe": _IGN,
+    "considering": _IGN,
     "tokens": _IGN,
     # Supplementary decks, listed apart from the deck (CR 717.2a, 123.2a).
-    "attractions": Section.ATTRACTION, "attraction deck": Section.ATTRACTION,
-    "stickers": Section.STICKER, "sticker sheets": Section.STICKER,
+    "attractions": Section.ATTRACTION,
+    "attraction deck": Section.ATTRACTION,
+    "stickers": Section.STICKER,
+    "sticker sheets": Section.STICKER,
 }
 # Headers only Arena-style exports write ("Sideboard" alone is common to every format).
 _ARENA_HEADERS = frozenset({"deck", "commander", "companion", "about"})
 # Card-type group headers (TappedOut, MTGGoldfish, Moxfield "by type"): they sort, not section.
-_GROUP_HEADERS = frozenset({
-    "creature", "creatures", "land", "lands", "instant", "instants", "sorcery", "sorceries",
-    "artifact", "artifacts", "enchantment", "enchantments", "planeswalker", "planeswalkers",
-    "battle", "battles", "spells", "other spells", "noncreature spells",
-})
+_GROUP_HEADERS = frozenset(
+    {
+        "creature",
+        "creatures",
+        "land",
+        "lands",
+        "instant",
+        "instants",
+        "sorcery",
+        "sorceries",
+        "artifact",
+        "artifacts",
+        "enchantment",
+        "enchantments",
+        "planeswalker",
+        "planeswalkers",
+        "battle",
+        "battles",
+        "spells",
+        "other spells",
+        "noncreature spells",
+    }
+)
 # Forge .dck sections beyond main/sideboard/commander: not part of a 60/100-card deck.
-_FORGE_EXTRA = frozenset({
-    "avatar", "planes", "schemes", "conspiracy", "dungeon", "contraptions",
-})
+_FORGE_EXTRA = frozenset(
+    {
+        "avatar",
+        "planes",
+        "schemes",
+        "conspiracy",
+        "dungeon",
+        "contraptions",
+    }
+)
 # Forge's [Attractions] is the Attraction deck (CR 717.2a): read as its own section.
 _FORGE_SECTIONS = _FORGE_EXTRA | {"metadata", "main", "sideboard", "commander", "attractions"}
 
@@ -61,7 +107,8 @@ _SET_CODE = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*", re.ASCII)
 # Monster)" keeps its parentheses. The lazy name group only stops at " (", so this is linear.
 _PRINTING = re.compile(
     r"(.+?) \(((?=[0-9]*[A-Za-z])[A-Za-z0-9]{2,6})\)"
-    r"(?: ((?=[^ ]*[0-9])[0-9A-Za-z★☆†.-]{1,12}))?")
+    r"(?: ((?=[^ ]*[0-9])[0-9A-Za-z★☆†.-]{1,12}))?"
+)
 _TAIL_CHARS = re.compile(r"[(\[*|<^]")
 # Trailing tokens that mark a printing, never part of a name (Moxfield, MTGGoldfish).
 _MARKERS = frozenset({"*F*", "*E*", "*CMDR*", "(F)"})
@@ -94,7 +141,7 @@ def parse_text(text: str, input_format: str | None = None) -> Deck:
 
 
 def header_key(line: str) -> str:
-    """"Sideboard (15):" -> "sideboard": the lookup key for a possible header line."""
+    """ "Sideboard (15):" -> "sideboard": the lookup key for a possible header line."""
     key = line.rstrip(":").rstrip()
     if key.endswith(")"):
         head, sep, count = key[:-1].rpartition("(")
@@ -156,12 +203,12 @@ def _strip_markers(tail: _Tail) -> list[str]:
             if start <= 0:
                 break
             if end == "]":
-                categories.append(name[start + 1:-1])
+                categories.append(name[start + 1 : -1])
             name = name[:start].rstrip()
             continue
         space = name.rfind(" ")
-        if space > 0 and name[space + 1:].upper() in _MARKERS:
-            if name[space + 1:].upper() == "*CMDR*":
+        if space > 0 and name[space + 1 :].upper() in _MARKERS:
+            if name[space + 1 :].upper() == "*CMDR*":
                 tail.section, tail.source = _CMDR, "cmdr-marker"
             name = name[:space]
             continue
@@ -226,8 +273,9 @@ _Plain = "tuple[int, str, str | None, str | None, str] | str"
 _LINES: dict[str, _Plain] = {}
 #: The other clean card lines: (the text kept for reports, whether it starts with "SB:", then
 #: its reading; one flat tuple).
-_CardLine = tuple[str, bool, int, str, "str | None", "str | None", "Section | None",
-                  "str | None", bool]
+_CardLine = tuple[
+    str, bool, int, str, "str | None", "str | None", "Section | None", "str | None", bool
+]
 _MARKED_LINES: dict[str, _CardLine] = {}
 _LINES_MAX = 50_000
 _CACHED_LINE_CHARS = 200
@@ -262,8 +310,12 @@ def _read_clean(line: str) -> _Reading | None:
         quantity = int(digits)
     else:
         first, second = line[:1], line[1:2]
-        if (not first or "0" <= first <= "9" or (first == "-" and second.isdigit())
-                or (first in "xX" and second in ("", " "))):
+        if (
+            not first
+            or "0" <= first <= "9"
+            or (first == "-" and second.isdigit())
+            or (first in "xX" and second in ("", " "))
+        ):
             return None
         quantity, rest = 1, line
     if len(rest) > _MAX_LINE_CHARS:
@@ -271,8 +323,15 @@ def _read_clean(line: str) -> _Reading | None:
     tail = split_tail(rest)
     if tail.error or not tail.name or name_issue(tail.name, None, None) is not None:
         return None
-    return (quantity, tail.name, tail.set_code, tail.collector, tail.section, tail.source,
-            "|" in rest)
+    return (
+        quantity,
+        tail.name,
+        tail.set_code,
+        tail.collector,
+        tail.section,
+        tail.source,
+        "|" in rest,
+    )
 
 
 class _Reader:
@@ -351,10 +410,12 @@ class _Reader:
         self.seen_card_line = True
         section = self.section
         lines = zip(range(start + 1, end + 1), hits[start:end], raws[start:end])
-        added = [DeckEntry(1, value, section, number, None, None, raw)
-                 if value.__class__ is str  # "1 NAME": the name, the line is the text
-                 else DeckEntry(value[0], value[1], section, number, *value[2:])
-                 for number, value, raw in lines]
+        added = [
+            DeckEntry(1, value, section, number, None, None, raw)
+            if value.__class__ is str  # "1 NAME": the name, the line is the text
+            else DeckEntry(value[0], value[1], section, number, *value[2:])
+            for number, value, raw in lines
+        ]
         self.deck.entries += added
         if section is _MAIN:
             self.unmarked += added
@@ -441,16 +502,22 @@ class _Reader:
         elif key in _FORGE_EXTRA:
             self._enter(_IGN)
         elif not self._header(word, bare=False):
-            self.deck.issues.append(ParseIssue(
-                number, f"unknown section [{word}]; its cards stay in the current section",
-                clip(raw.rstrip())))
+            self.deck.issues.append(
+                ParseIssue(
+                    number,
+                    f"unknown section [{word}]; its cards stay in the current section",
+                    clip(raw.rstrip()),
+                )
+            )
 
     def _metadata(self, number: int, raw: str, line: str) -> None:
         key, sep, value = line.partition("=")
         if not sep:
-            self.deck.issues.append(ParseIssue(
-                number, "expected 'key=value' in the [metadata] section",
-                clip(raw.rstrip())))
+            self.deck.issues.append(
+                ParseIssue(
+                    number, "expected 'key=value' in the [metadata] section", clip(raw.rstrip())
+                )
+            )
         elif key.strip().lower() == "name" and value.strip():
             self.deck.name = clip(value.strip(), 200)
 
@@ -458,9 +525,11 @@ class _Reader:
         if line[:5].lower() == "name " and len(line) > 5:
             self.deck.name = clip(line[5:], 200)
         else:
-            self.deck.issues.append(ParseIssue(
-                number, "expected 'Name <deck name>' in the About section",
-                clip(raw.rstrip())))
+            self.deck.issues.append(
+                ParseIssue(
+                    number, "expected 'Name <deck name>' in the About section", clip(raw.rstrip())
+                )
+            )
 
     # --- card lines -------------------------------------------------------------------
 
@@ -483,8 +552,12 @@ class _Reader:
         if rest is None:
             return None
         if len(rest) > _MAX_LINE_CHARS:
-            self._issue(number, raw, f"line is {len(line):,} characters long; a card line "
-                                     f"has at most {_MAX_LINE_CHARS:,}")
+            self._issue(
+                number,
+                raw,
+                f"line is {len(line):,} characters long; a card line "
+                f"has at most {_MAX_LINE_CHARS:,}",
+            )
             return None
         tail = split_tail(rest)
         if tail.error or not tail.name:
@@ -494,8 +567,17 @@ class _Reader:
         if too_long is not None:
             self.deck.issues.append(too_long)
             return None
-        return (raw, sb, quantity, tail.name, tail.set_code, tail.collector, tail.section,
-                tail.source, "|" in rest)
+        return (
+            raw,
+            sb,
+            quantity,
+            tail.name,
+            tail.set_code,
+            tail.collector,
+            tail.section,
+            tail.source,
+            "|" in rest,
+        )
 
     def _new_block(self) -> None:
         """A card line after a blank line: a new block (`_blank_line_sideboard`)."""
@@ -526,8 +608,9 @@ class _Reader:
                 return self._issue(number, raw, "a quantity needs a card name after it")
             return self._issue(number, raw, "cannot read the quantity at the start of the line")
         if first == "-" and line[1:2].isdigit():
-            self.deck.issues.append(ParseIssue(
-                number, "quantity must be at least 1", raw, "bad-quantity"))
+            self.deck.issues.append(
+                ParseIssue(number, "quantity must be at least 1", raw, "bad-quantity")
+            )
             return 0, None
         if first in "xX" and line[1:2] in ("", " "):
             return self._issue(number, raw, "missing quantity before 'x'")

@@ -67,9 +67,10 @@ class _TreeBuilder(ContentHandler):
 
 def read_xml(data: str | bytes) -> Element:
     """Parse XML safely; DecklistError for malformed XML or entity/DTD tricks."""
+    from xml.sax import SAXException
+
     import defusedxml.sax
     from defusedxml import DefusedXmlException
-    from xml.sax import SAXException
 
     raw = _to_bytes(data)
     builder = _TreeBuilder()
@@ -94,7 +95,8 @@ def read_xml(data: str | bytes) -> Element:
         # an unknown name is a LookupError, a multi-byte one (UTF-32) a ValueError.
         raise DecklistError(
             f"the XML declares encoding {_declared_encoding(raw)!r}, which deckcheck cannot "
-            f"read ({exc}); save the deck file as UTF-8") from None
+            f"read ({exc}); save the deck file as UTF-8"
+        ) from None
     if builder.root is None:
         raise DecklistError("malformed XML: no root element")
     _attach_source_lines(builder.root, raw)
@@ -116,7 +118,7 @@ def _to_bytes(data: str | bytes) -> bytes:
     text = data.lstrip("\ufeff")
     match = _XML_DECLARATION.match(text)
     if match:
-        text = text[match.end():]
+        text = text[match.end() :]
     return text.encode("utf-8")
 
 

@@ -24,7 +24,19 @@ from validator.event.judge import DeckResult, RunOptions
 from validator.event.pool import EventTerminated, processes_for, run_jobs, start_method
 from validator.event.run import EventResult, run_event, use_index
 
-__all__ = ["DeckJob", "DeckResult", "EventInputs", "EventResult", "EventTerminated",
-           "RunOptions", "Skipped",
-           "collect", "report_clash", "run_event", "run_jobs", "use_index",
-           "processes_for", "start_method"]
+__all__ = [
+    "DeckJob",
+    "DeckResult",
+    "EventInputs",
+    "EventResult",
+    "EventTerminated",
+    "RunOptions",
+    "Skipped",
+    "collect",
+    "report_clash",
+    "run_event",
+    "run_jobs",
+    "use_index",
+    "processes_for",
+    "start_method",
+]

@@ -10,17 +10,19 @@ import io
 import json
 import os
 import stat
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from validator.report import escape_controls
 
 #: Extensions a decklist file may have (plus none at all); anything else found while walking a
 #: directory is skipped as "not a decklist" (images, archives, documents, scripts...).
-DECK_EXTENSIONS = frozenset({".txt", ".dek", ".cod", ".dck", ".dec", ".deck", ".json", ".csv",
-                             ".mwdeck", ""})
+DECK_EXTENSIONS = frozenset(
+    {".txt", ".dek", ".cod", ".dck", ".dec", ".deck", ".json", ".csv", ".mwdeck", ""}
+)
 MANIFEST_COLUMNS = ("file", "player", "format", "commander", "as_of")
 #: An event file holds many decks: it may be this large (each deck in it still meets the
 #: per-decklist limits, since each is parsed on its own).
@@ -28,6 +30,7 @@ EVENT_MAX_BYTES = 64 * 1024 * 1024
 
 
 # ---------------------------------------------------------------------------- jobs
+
 
 @dataclass
 class DeckJob:
@@ -51,7 +54,10 @@ class DeckJob:
 
     def __post_init__(self) -> None:
         self.source, self.player, self.error = (
-            shown(self.source), shown(self.player), shown(self.error))
+            shown(self.source),
+            shown(self.player),
+            shown(self.error),
+        )
 
 
 @dataclass
@@ -112,11 +118,19 @@ def _not_regular(st: os.stat_result) -> str | None:
     reading a FIFO would wait for a writer forever, a device (/dev/zero) never ends."""
     if stat.S_ISREG(st.st_mode):
         return None
-    what = ("a directory" if stat.S_ISDIR(st.st_mode) else
-            "a named pipe" if stat.S_ISFIFO(st.st_mode) else
-            "a character device" if stat.S_ISCHR(st.st_mode) else
-            "a block device" if stat.S_ISBLK(st.st_mode) else
-            "a socket" if stat.S_ISSOCK(st.st_mode) else "a special file")
+    what = (
+        "a directory"
+        if stat.S_ISDIR(st.st_mode)
+        else "a named pipe"
+        if stat.S_ISFIFO(st.st_mode)
+        else "a character device"
+        if stat.S_ISCHR(st.st_mode)
+        else "a block device"
+        if stat.S_ISBLK(st.st_mode)
+        else "a socket"
+        if stat.S_ISSOCK(st.st_mode)
+        else "a special file"
+    )
     return f"not a regular file ({what})"
 
 
@@ -197,8 +211,14 @@ def _read_stream(fd: int, limit: int) -> bytes:
 
 
 class _Collector:
-    def __init__(self, *, formats: Mapping[str, Any] | None, default_as_of: str | None,
-                 read_stdin: Callable[[], bytes] | None, max_bytes: int):
+    def __init__(
+        self,
+        *,
+        formats: Mapping[str, Any] | None,
+        default_as_of: str | None,
+        read_stdin: Callable[[], bytes] | None,
+        max_bytes: int,
+    ):
         self.formats = formats
         self.event_dates = default_as_of == "event"
         self.out = EventInputs()
@@ -235,8 +255,9 @@ class _Collector:
             return _read_stream(fd, limit)
 
     @contextmanager
-    def _expecting_jobs(self, source: str, nothing: Callable[[list["Skipped"]], str],
-                        root: str | None = None) -> Iterator[None]:
+    def _expecting_jobs(
+        self, source: str, nothing: Callable[[list[Skipped]], str], root: str | None = None
+    ) -> Iterator[None]:
         """Read an input (under `root`, when given, for the ids); when it gave nothing to
         judge (only skips, or nothing at all), an error on `source`: `nothing(skips)`."""
         before, skipped_before = len(self.out.jobs), len(self.out.skipped)
@@ -254,8 +275,10 @@ class _Collector:
     def argument(self, arg: str) -> None:
         def nothing(skipped: list[Skipped]) -> str:
             why = "; ".join(f"{s.source}: {s.reason}" for s in skipped[:3])
-            return ("nothing to judge in this input (expected a decklist, an event file, a "
-                    "manifest or a directory of decklists)" + (f"; skipped {why}" if why else ""))
+            return (
+                "nothing to judge in this input (expected a decklist, an event file, a "
+                "manifest or a directory of decklists)" + (f"; skipped {why}" if why else "")
+            )
 
         with self._expecting_jobs(arg, nothing):
             self._argument(arg)
@@ -279,8 +302,13 @@ class _Collector:
             self.file(path, arg, explicit=True)
             return
         name, sep, fmt = arg.rpartition(":")
-        if sep and name and fmt and not fmt.startswith(("\\", "/")) and (
-                Path(name).exists() or glob.has_magic(name)):
+        if (
+            sep
+            and name
+            and fmt
+            and not fmt.startswith(("\\", "/"))
+            and (Path(name).exists() or glob.has_magic(name))
+        ):
             for source, p in self._expand(name):
                 if p.is_dir():
                     self.directory(p, fmt)
@@ -321,12 +349,15 @@ class _Collector:
     def directory(self, root: Path, fmt: str | None = None, prefix: str | None = None) -> None:
         """Every decklist under `root`, named by its path relative to `root` (after `prefix`,
         the directory as a manifest names it)."""
+
         def nothing(skipped: list[Skipped]) -> str:
             return "no decklist files in this directory" + (
-                f" ({len(skipped)} file(s) skipped as not decklists)" if skipped else "")
+                f" ({len(skipped)} file(s) skipped as not decklists)" if skipped else ""
+            )
 
-        with self._expecting_jobs(prefix or str(root), nothing,
-                                  str(root) if prefix is None else None):
+        with self._expecting_jobs(
+            prefix or str(root), nothing, str(root) if prefix is None else None
+        ):
             self._walk(root, {"format": fmt} if fmt else {}, prefix)
 
     def _walk(self, root: Path, row: dict[str, Any], prefix: str | None) -> None:
@@ -363,8 +394,9 @@ class _Collector:
                 continue
             self.file(path, source, explicit=False, row=row)
 
-    def file(self, path: Path, source: str, *, explicit: bool,
-             row: Mapping[str, Any] | None = None) -> None:
+    def file(
+        self, path: Path, source: str, *, explicit: bool, row: Mapping[str, Any] | None = None
+    ) -> None:
         row = dict(row or {})
         # A pipe the user named can be read only once: as far as an event file may go (the
         # decklist limit still applies below); a regular file is read again if it is one.
@@ -372,8 +404,11 @@ class _Collector:
         try:
             data = self.read(path, EVENT_MAX_BYTES if once else self.max_bytes, streams=explicit)
         except NotRegularFile as exc:
-            self.error(source, f"{exc}: give a decklist file, or - to read standard input",
-                       **_job_fields(row))
+            self.error(
+                source,
+                f"{exc}: give a decklist file, or - to read standard input",
+                **_job_fields(row),
+            )
             return
         except OSError as exc:
             why = exc.strerror or str(exc)
@@ -396,8 +431,9 @@ class _Collector:
                 self.error(source, f"cannot read: {exc.strerror or exc}", **_job_fields(row))
                 return
             if len(data) > EVENT_MAX_BYTES:
-                self.error(source, f"event file larger than {EVENT_MAX_BYTES:,} bytes",
-                           **_job_fields(row))
+                self.error(
+                    source, f"event file larger than {EVENT_MAX_BYTES:,} bytes", **_job_fields(row)
+                )
                 return
         elif len(data) > self.max_bytes:
             from validator.decklist import DecklistError, read_limited
@@ -409,8 +445,15 @@ class _Collector:
                 return
         self.content(data, source, path.name, explicit=explicit, row=row)
 
-    def content(self, data: bytes, source: str, filename: str | None, *, explicit: bool,
-                row: Mapping[str, Any]) -> None:
+    def content(
+        self,
+        data: bytes,
+        source: str,
+        filename: str | None,
+        *,
+        explicit: bool,
+        row: Mapping[str, Any],
+    ) -> None:
         """A decklist, or an event file (one job per player), or JSON that is neither."""
         head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         if head in (b"{", b"["):
@@ -427,13 +470,15 @@ class _Collector:
                 return
             if kind == "neither":
                 if explicit:  # the detector's message: the shapes it tried, how to force one
-                    self.error(source, f"neither a decklist nor an event file: {why}",
-                               **_job_fields(row))
+                    self.error(
+                        source, f"neither a decklist nor an event file: {why}", **_job_fields(row)
+                    )
                 else:
                     self.skip(source, "JSON that is neither a decklist nor an event file")
                 return
-        self.out.jobs.append(DeckJob(source=source, data=data, filename=filename,
-                                     root=self.root, **_job_fields(row)))
+        self.out.jobs.append(
+            DeckJob(source=source, data=data, filename=filename, root=self.root, **_job_fields(row))
+        )
 
     def manifest(self, path: Path, source: str, data: bytes) -> None:
         from validator.decklist import DecklistError, decode_text
@@ -444,10 +489,13 @@ class _Collector:
         except DecklistError as exc:
             self.error(source, f"manifest: {exc}")
             return
+
         def nothing(skipped: list[Skipped]) -> str:
-            return ("no decklist to judge in this manifest (expected rows whose `file` names a "
-                    "decklist, a directory or an event file"
-                    + (f"; {len(skipped)} skipped, --verbose lists them)" if skipped else ")"))
+            return (
+                "no decklist to judge in this manifest (expected rows whose `file` names a "
+                "decklist, a directory or an event file"
+                + (f"; {len(skipped)} skipped, --verbose lists them)" if skipped else ")")
+            )
 
         with self._expecting_jobs(source, nothing, str(base)):
             self._rows(path, base, text)
@@ -457,12 +505,15 @@ class _Collector:
 
         lines = text.splitlines()
         skipped = _header_index(lines)  # still counted in the row numbers the messages give
-        reader = csv.DictReader(io.StringIO("\n".join(lines[skipped:])),
-                                delimiter=sniff_delimiter(lines[skipped] if lines else ""))
+        reader = csv.DictReader(
+            io.StringIO("\n".join(lines[skipped:])),
+            delimiter=sniff_delimiter(lines[skipped] if lines else ""),
+        )
         columns = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
         for n, raw in enumerate(reader, start=2 + skipped):
-            row = {key: _as_text(raw.get(columns[key])) for key in MANIFEST_COLUMNS
-                   if key in columns}
+            row = {
+                key: _as_text(raw.get(columns[key])) for key in MANIFEST_COLUMNS if key in columns
+            }
             file = row.pop("file", None)
             where = f"{path.name} line {n}"
             row["listed_in"] = where
@@ -472,8 +523,9 @@ class _Collector:
             target = Path(file) if Path(file).is_absolute() else base / file
             name = Path(file).as_posix()
             if row.get("commander"):
-                row["commanders"] = tuple(c.strip() for c in row.pop("commander").split(";")
-                                          if c.strip())
+                row["commanders"] = tuple(
+                    c.strip() for c in row.pop("commander").split(";") if c.strip()
+                )
             if target.is_dir():
                 self.directory(target, row.get("format"), prefix=name)
             elif target.exists():
@@ -483,8 +535,9 @@ class _Collector:
 
     def event_file(self, obj: dict, source: str, row: Mapping[str, Any]) -> None:
         tournament = obj.get("Tournament") if isinstance(obj.get("Tournament"), dict) else {}
-        own_format = _event_format_key(tournament.get("Formats") or tournament.get("Format"),
-                                       self.formats)
+        own_format = _event_format_key(
+            tournament.get("Formats") or tournament.get("Format"), self.formats
+        )
         named = _format_from_event_name(tournament.get("Name"), self.formats)
         # The event's name decides where the label is missing ("Premodern Challenge 32" has no
         # Formats) or coarser than the name: MTGO labels its Duel Commander events "Commander",
@@ -499,14 +552,21 @@ class _Collector:
         for i, d in enumerate(decks):
             if not isinstance(d, dict):  # the detector looks at the first few only
                 if not want_player:
-                    self.error(source, f"deck {i + 1} of this event file is not an object with "
-                               "Player, Mainboard and Sideboard", deck_index=i, **_job_fields(row))
+                    self.error(
+                        source,
+                        f"deck {i + 1} of this event file is not an object with "
+                        "Player, Mainboard and Sideboard",
+                        deck_index=i,
+                        **_job_fields(row),
+                    )
                 continue
             player = _as_text(d.get("Player")) or _as_text(d.get("player"))
             if want_player and player != want_player:
                 continue
-            deck = {"main": _cards(d.get("Mainboard", d.get("cards"))),
-                    "sideboard": _cards(d.get("Sideboard"))}
+            deck = {
+                "main": _cards(d.get("Mainboard", d.get("cards"))),
+                "sideboard": _cards(d.get("Sideboard")),
+            }
             if _as_text(d.get("name")):
                 deck["name"] = d["name"]
             # python-mtg's `commander` list (a name or a list): the deck's commanders, passed
@@ -516,23 +576,40 @@ class _Collector:
                 deck["commanders"] = leaders
             fields = _job_fields(row)
             fields["player"] = player
-            fields["format"] = (row.get("format") or own_format
-                                or _event_format_key(d.get("format"), self.formats))
+            fields["format"] = (
+                row.get("format") or own_format or _event_format_key(d.get("format"), self.formats)
+            )
             if not fields.get("as_of") and self.event_dates:
-                fields["as_of"] = (_as_text(d.get("Date")) or _as_text(d.get("date")) or
-                                   _as_text(tournament.get("Date")) or "")[:10] or None
+                fields["as_of"] = (
+                    _as_text(d.get("Date"))
+                    or _as_text(d.get("date"))
+                    or _as_text(tournament.get("Date"))
+                    or ""
+                )[:10] or None
             players[player or ""] = players.get(player or "", 0) + 1
             # ASCII: a lone surrogate in a name ("\ud800") stays an escape that the JSON
             # parser reports on its item; as UTF-8 it could not be encoded at all.
-            self.out.jobs.append(DeckJob(
-                source=source, data=json.dumps(deck).encode("ascii"), filename="event.json",
-                deck_index=i, root=self.root, **fields))
+            self.out.jobs.append(
+                DeckJob(
+                    source=source,
+                    data=json.dumps(deck).encode("ascii"),
+                    filename="event.json",
+                    deck_index=i,
+                    root=self.root,
+                    **fields,
+                )
+            )
         if want_player and not players:
-            self.error(source, f"no deck of player {want_player!r} in this event file",
-                       **_job_fields(row))
+            self.error(
+                source, f"no deck of player {want_player!r} in this event file", **_job_fields(row)
+            )
         elif not decks:
-            self.error(source, "no decks in this event file (its \"Decks\" list is empty; "
-                               "expected one deck per player)", **_job_fields(row))
+            self.error(
+                source,
+                'no decks in this event file (its "Decks" list is empty; '
+                "expected one deck per player)",
+                **_job_fields(row),
+            )
 
 
 def _job_fields(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -590,9 +667,13 @@ def _manifest_header(data: bytes) -> bool:
     return "file" in columns and not is_deck
 
 
-def collect(inputs: Sequence[str], *, formats: Mapping[str, Any] | None = None,
-            default_as_of: str | None = None, read_stdin: Callable[[], bytes] | None = None,
-            ) -> EventInputs:
+def collect(
+    inputs: Sequence[str],
+    *,
+    formats: Mapping[str, Any] | None = None,
+    default_as_of: str | None = None,
+    read_stdin: Callable[[], bytes] | None = None,
+) -> EventInputs:
     """Turn command-line inputs into deck jobs, in input order. `default_as_of="event"` judges
     each event-file deck as of its own date. Nothing here raises for a bad input: it becomes a
     job with an `error`, or a skip."""
@@ -600,8 +681,9 @@ def collect(inputs: Sequence[str], *, formats: Mapping[str, Any] | None = None,
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [os.fspath(inputs)]  # one path, not its characters
-    collector = _Collector(formats=formats, default_as_of=default_as_of,
-                           read_stdin=read_stdin, max_bytes=MAX_BYTES)
+    collector = _Collector(
+        formats=formats, default_as_of=default_as_of, read_stdin=read_stdin, max_bytes=MAX_BYTES
+    )
     for arg in inputs:
         collector.argument(arg)
     _tell_roots_apart(collector.out)
@@ -629,8 +711,10 @@ def report_clash(inputs: EventInputs, path: Path) -> str | None:
         except ValueError:  # another drive
             continue
         if rel.parts[0] != os.pardir and not any(p.startswith(".") for p in rel.parts):
-            return (f"it is in the input directory {escape_controls(shown(directory))}, whose walk would "
-                    "read the report as a decklist")
+            return (
+                f"it is in the input directory {escape_controls(shown(directory))}, whose walk would "
+                "read the report as a decklist"
+            )
     return None
 
 

@@ -3,8 +3,9 @@ validator/event/pool.py judges a batch, here or in worker processes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from validator.errors import DeckcheckError
 from validator.event.inputs import DeckJob, shown
@@ -30,7 +31,6 @@ class DeckResult:
         if self.report is None:
             return "unreadable"
         return "legal" if self.report.legal else "illegal"
-
 
 
 @dataclass
@@ -63,8 +63,11 @@ def _offending(report: Report, deck: Any) -> list[list[str]]:
             for c in p.cards:
                 wanted.add(fold_name(c))
                 wanted.update(fold_name(part) for part in c.split(" // "))
-            lines = [f"{e.quantity} {e.name} ({e.section.value})" for e in deck.entries
-                     if fold_name(e.name) in wanted]
+            lines = [
+                f"{e.quantity} {e.name} ({e.section.value})"
+                for e in deck.entries
+                if fold_name(e.name) in wanted
+            ]
         out.append(lines)
     return out
 
@@ -76,20 +79,24 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
 
     wanted = job.format or options.default_format
     # Reported as given when it names no format (FILE:FORMAT, a manifest): printable.
-    result = DeckResult(id=job.source, source=job.source, player=job.player,
-                        format=shown(wanted))
+    result = DeckResult(id=job.source, source=job.source, player=job.player, format=shown(wanted))
     if job.error is not None:
         result.error = job.error
         return result
     if result.format is None:
         try:  # an input that is no decklist (malformed JSON...) says so: a format won't help
-            parse_decklist(job.data or b"", input_format=options.input_format,
-                           filename=job.filename)
+            parse_decklist(
+                job.data or b"", input_format=options.input_format, filename=job.filename
+            )
         except DeckcheckError as exc:
             result.error = shown(str(exc))
             return result
-        why = ("this event file names none (neither its Tournament's Formats or Name, nor the "
-               "deck's format); " if job.deck_index is not None else "")
+        why = (
+            "this event file names none (neither its Tournament's Formats or Name, nor the "
+            "deck's format); "
+            if job.deck_index is not None
+            else ""
+        )
         result.error = f"no format: {why}give --format, FILE:FORMAT or a manifest format column"
         return result
     try:
@@ -98,8 +105,9 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
         fmt = get_format(wanted, options.formats)
         result.format = fmt.key
         try:
-            deck = parse_decklist(job.data or b"", input_format=options.input_format,
-                                  filename=job.filename)
+            deck = parse_decklist(
+                job.data or b"", input_format=options.input_format, filename=job.filename
+            )
         except NoCardLines as exc:
             if job.deck_index is None:
                 raise
@@ -115,9 +123,17 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
             # manifest's commander cell on a deck of another format is a slip in the sheet:
             # the deck is judged without it, and its report says so.
             commanders, bracket = (), None
-        report = validate(deck, fmt, cards=cards, commanders=commanders,
-                          rules=options.rules, bracket=bracket, source=job.source,
-                          as_of=as_of, history=history)
+        report = validate(
+            deck,
+            fmt,
+            cards=cards,
+            commanders=commanders,
+            rules=options.rules,
+            bracket=bracket,
+            source=job.source,
+            as_of=as_of,
+            history=history,
+        )
         if job.commanders and not fmt.is_commander:
             report.problems.append(_commander_ignored(job.commanders, fmt))
     except DeckcheckError as exc:
@@ -153,10 +169,14 @@ def _commander_ignored(names: Sequence[str], fmt: Any) -> Any:
 
     # CR 903.3: a commander belongs to the Commander variants; other formats have none.
     return Problem(
-        "commander-ignored", f"the manifest names a commander ({', '.join(names)}) for this "
+        "commander-ignored",
+        f"the manifest names a commander ({', '.join(names)}) for this "
         f"{fmt.name} deck; {fmt.name} has no commander, so the deck was judged without it: "
-        "remove the commander from the row, or set its format", "CR 903.3", WARNING,
-        cards=tuple(names))
+        "remove the commander from the row, or set its format",
+        "CR 903.3",
+        WARNING,
+        cards=tuple(names),
+    )
 
 
 def _ids(results: list[DeckResult], jobs: list[DeckJob]) -> None:

@@ -54,8 +54,10 @@ def start_method() -> str:
         if wanted not in available:
             from validator.errors import UsageError
 
-            raise UsageError(f"{START_METHOD_ENV}={wanted!r}: this platform starts processes "
-                             f"with one of {', '.join(available)}")
+            raise UsageError(
+                f"{START_METHOD_ENV}={wanted!r}: this platform starts processes "
+                f"with one of {', '.join(available)}"
+            )
         return wanted
     return "fork" if "fork" in available else "spawn"
 
@@ -67,8 +69,15 @@ def processes_for(jobs: int | None, decks: int) -> int:
     return max(1, min(wanted, decks // MIN_DECKS_PER_PROCESS or 1))
 
 
-def run_jobs(jobs: list[DeckJob], cards: Any, options: RunOptions, *, processes: int = 1,
-             history: Any = None, db: str | None = None) -> list[DeckResult]:
+def run_jobs(
+    jobs: list[DeckJob],
+    cards: Any,
+    options: RunOptions,
+    *,
+    processes: int = 1,
+    history: Any = None,
+    db: str | None = None,
+) -> list[DeckResult]:
     """Judge every job, in input order; with processes > 1 in a process pool (forked from this
     process, so the card index loaded here is shared, not reloaded or pickled)."""
     if processes <= 1 or len(jobs) < 2:
@@ -84,8 +93,14 @@ class EventTerminated(KeyboardInterrupt):
     workers are stopped with the run instead of outliving it."""
 
 
-def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: int,
-              history: Any, db: str | None) -> list[DeckResult]:
+def _run_pool(
+    jobs: list[DeckJob],
+    cards: Any,
+    options: RunOptions,
+    processes: int,
+    history: Any,
+    db: str | None,
+) -> list[DeckResult]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -93,12 +108,16 @@ def _run_pool(jobs: list[DeckJob], cards: Any, options: RunOptions, processes: i
     method = start_method()
     if method == "fork":
         _WORKER.update(cards=cards, options=options, history=history)
-        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=in_child)
+        pool = ProcessPoolExecutor(
+            processes, mp_context=multiprocessing.get_context("fork"), initializer=in_child
+        )
     else:  # each worker loads the index from the database (nothing large is pickled)
-        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context(method),
-                                   initializer=_init_spawned,
-                                   initargs=(db, options, history is not None))
+        pool = ProcessPoolExecutor(
+            processes,
+            mp_context=multiprocessing.get_context(method),
+            initializer=_init_spawned,
+            initargs=(db, options, history is not None),
+        )
     # SIGTERM (a service manager, `timeout`, `kill`) would end this process alone and leave
     # the workers running: while they run it is raised as EventTerminated, as Ctrl-C is.
     try:

@@ -12,16 +12,35 @@ from typing import Any
 
 from validator.event.judge import DeckResult
 from validator.event.run import EventResult
+from validator.history.provenance import (
+    as_of_label,
+    prov_card_data_date,
+    provenance_line,
+    synced_shown,
+)
 from validator.model import Severity
-from validator.history.provenance import as_of_label, prov_card_data_date, provenance_line, synced_shown
 from validator.report import SCHEMA, escape_controls, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
 DATE_NOTES = frozenset({"legality-date-uncertain"})
 
-CSV_FIELDS = ("id", "player", "format", "verdict", "code", "severity", "citation", "cards",
-              "lines", "message", "source", "as_of", "deckcheck", "card_data_synced_at",
-              "scryfall_updated_at")
+CSV_FIELDS = (
+    "id",
+    "player",
+    "format",
+    "verdict",
+    "code",
+    "severity",
+    "citation",
+    "cards",
+    "lines",
+    "message",
+    "source",
+    "as_of",
+    "deckcheck",
+    "card_data_synced_at",
+    "scryfall_updated_at",
+)
 
 
 def _as_of(r: DeckResult, prov: dict[str, Any]) -> str:
@@ -41,6 +60,7 @@ def _as_of(r: DeckResult, prov: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------------- text
 
+
 def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
     """One line per deck (verdict and first problem), the skips, the per-format summary and
     the provenance."""
@@ -53,27 +73,37 @@ def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
         else:
             errors = r.report.errors
             first = errors[0].message + shown_lines(errors[0]) if errors else ""
-        out.append(f"{r.id:<{width}}  {r.format or '-':<10} {r.verdict.upper() if r.verdict != 'legal' else 'legal':<10}  {first}")
+        out.append(
+            f"{r.id:<{width}}  {r.format or '-':<10} {r.verdict.upper() if r.verdict != 'legal' else 'legal':<10}  {first}"
+        )
     for s in result.skipped if verbose else ():
         out.append(f"skipped {s.source}: {s.reason}")
     summary = result.summary()
     if result.skipped and not verbose:
-        out.append(f"({len(result.skipped)} file(s) skipped as not decklists; --verbose lists them)")
+        out.append(
+            f"({len(result.skipped)} file(s) skipped as not decklists; --verbose lists them)"
+        )
     out.append("")
     out.append(f"{'format':<16} {'decks':>6} {'legal':>6} {'illegal':>8} {'unreadable':>11}")
     for fmt, c in summary["per_format"].items():
-        out.append(f"{fmt:<16} {c['decks']:>6} {c['legal']:>6} {c['illegal']:>8} "
-                   f"{c['unreadable']:>11}")
-    out.append(f"{'total':<16} {summary['decks']:>6} {summary['legal']:>6} "
-               f"{summary['illegal']:>8} {summary['unreadable']:>11}")
+        out.append(
+            f"{fmt:<16} {c['decks']:>6} {c['legal']:>6} {c['illegal']:>8} {c['unreadable']:>11}"
+        )
+    out.append(
+        f"{'total':<16} {summary['decks']:>6} {summary['legal']:>6} "
+        f"{summary['illegal']:>8} {summary['unreadable']:>11}"
+    )
     judged = summary["legal"] + summary["illegal"]
-    out.append(f"{summary['legal']} of {judged} decks legal"
-               + (f"; {summary['unreadable']} input(s) unreadable" if summary["unreadable"] else ""))
+    out.append(
+        f"{summary['legal']} of {judged} decks legal"
+        + (f"; {summary['unreadable']} input(s) unreadable" if summary["unreadable"] else "")
+    )
     out.append(provenance_line(result.provenance))
     return "\n".join(escape_controls(line) for line in out)
 
 
 # ---------------------------------------------------------------------------- JSON
+
 
 def event_dict(result: EventResult) -> dict[str, Any]:
     """Every input accounted for: judged decks in `reports`, inputs that could not be judged
@@ -83,9 +113,17 @@ def event_dict(result: EventResult) -> dict[str, Any]:
         "provenance": result.provenance,
         "summary": result.summary(),
         "reports": [r.report.to_dict() for r in result.results if r.report is not None],
-        "unreadable": [{"id": r.id, "source": r.source, "player": r.player,
-                        "format": r.format, "error": r.error}
-                       for r in result.results if r.report is None],
+        "unreadable": [
+            {
+                "id": r.id,
+                "source": r.source,
+                "player": r.player,
+                "format": r.format,
+                "error": r.error,
+            }
+            for r in result.results
+            if r.report is None
+        ],
         "skipped": [{"source": s.source, "reason": s.reason} for s in result.skipped],
     }
 
@@ -96,28 +134,56 @@ def render_event_json(result: EventResult) -> str:
 
 # ---------------------------------------------------------------------------- CSV
 
+
 def csv_rows(result: EventResult) -> list[dict[str, Any]]:
     """One row per problem, plus one row per legal deck and one per unreadable input: a
     spreadsheet filter on `verdict` / `severity` answers "who must fix what"."""
     prov = result.provenance
-    common = {"deckcheck": prov["deckcheck"],
-              "card_data_synced_at": prov["card_data"]["synced_at"] or "",
-              "scryfall_updated_at": prov["card_data"]["scryfall_updated_at"] or ""}
+    common = {
+        "deckcheck": prov["deckcheck"],
+        "card_data_synced_at": prov["card_data"]["synced_at"] or "",
+        "scryfall_updated_at": prov["card_data"]["scryfall_updated_at"] or "",
+    }
     rows = []
     for r in result.results:
-        base = dict(common, id=r.id, player=r.player or "", format=r.format or "",
-                    verdict=r.verdict, source=r.source, as_of=_as_of(r, prov))
+        base = dict(
+            common,
+            id=r.id,
+            player=r.player or "",
+            format=r.format or "",
+            verdict=r.verdict,
+            source=r.source,
+            as_of=_as_of(r, prov),
+        )
         if r.report is None:
-            rows.append(dict(base, code="unreadable", severity="error", citation="deckcheck:input",
-                             cards="", lines="", message=r.error))
+            rows.append(
+                dict(
+                    base,
+                    code="unreadable",
+                    severity="error",
+                    citation="deckcheck:input",
+                    cards="",
+                    lines="",
+                    message=r.error,
+                )
+            )
             continue
         for p in r.report.sorted_problems():
-            rows.append(dict(base, code=p.code, severity=p.severity.value,
-                             citation=p.citation or "", cards="; ".join(p.cards),
-                             lines=" ".join(map(str, p.lines)), message=p.message))
+            rows.append(
+                dict(
+                    base,
+                    code=p.code,
+                    severity=p.severity.value,
+                    citation=p.citation or "",
+                    cards="; ".join(p.cards),
+                    lines=" ".join(map(str, p.lines)),
+                    message=p.message,
+                )
+            )
         if r.report.legal:
-            rows.append(dict(base, code="", severity="", citation="", cards="", lines="",
-                             message="legal"))
+            rows.append(
+                dict(base, code="", severity="", citation="", cards="", lines="", message="legal")
+            )
     return rows
 
 
@@ -184,25 +250,35 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
     data = prov["card_data"]
     synced = synced_shown(prov)
     when = prov["legality_as_of"] or "unknown"
-    when = ("each deck's date" if when == "per deck"
-            else as_of_label(when, prov.get("legality_as_of_precision")))
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-           f"<h1>{_e(title)}</h1>",
-           f'<p class="prov">deckcheck {_e(prov["deckcheck"])} &middot; card data synced '
-           f'{_e(synced)} UTC &middot; Scryfall updated_at '
-           f'{_e(data["scryfall_updated_at"] or "unknown")} &middot; legality as of '
-           f'{_e(when)} ({_e(prov["legality_basis"])})</p>',
-           "<h2>Summary</h2>",
-           "<table><thead><tr><th>format</th><th>decks</th><th>legal</th><th>illegal</th>"
-           "<th>unreadable</th></tr></thead><tbody>"]
+    when = (
+        "each deck's date"
+        if when == "per deck"
+        else as_of_label(when, prov.get("legality_as_of_precision"))
+    )
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="prov">deckcheck {_e(prov["deckcheck"])} &middot; card data synced '
+        f"{_e(synced)} UTC &middot; Scryfall updated_at "
+        f"{_e(data['scryfall_updated_at'] or 'unknown')} &middot; legality as of "
+        f"{_e(when)} ({_e(prov['legality_basis'])})</p>",
+        "<h2>Summary</h2>",
+        "<table><thead><tr><th>format</th><th>decks</th><th>legal</th><th>illegal</th>"
+        "<th>unreadable</th></tr></thead><tbody>",
+    ]
     for fmt, c in summary["per_format"].items():
-        out.append(f"<tr><td>{_e(fmt)}</td><td class=n>{c['decks']}</td><td class=n>{c['legal']}"
-                   f"</td><td class=n>{c['illegal']}</td><td class=n>{c['unreadable']}</td></tr>")
-    out.append(f"<tr class=total><td>total</td><td class=n>{summary['decks']}</td><td class=n>"
-               f"{summary['legal']}</td><td class=n>{summary['illegal']}</td><td class=n>"
-               f"{summary['unreadable']}</td></tr></tbody></table>")
+        out.append(
+            f"<tr><td>{_e(fmt)}</td><td class=n>{c['decks']}</td><td class=n>{c['legal']}"
+            f"</td><td class=n>{c['illegal']}</td><td class=n>{c['unreadable']}</td></tr>"
+        )
+    out.append(
+        f"<tr class=total><td>total</td><td class=n>{summary['decks']}</td><td class=n>"
+        f"{summary['legal']}</td><td class=n>{summary['illegal']}</td><td class=n>"
+        f"{summary['unreadable']}</td></tr></tbody></table>"
+    )
     if summary["skipped"]:
         out.append(f"<p class=meta>{summary['skipped']} file(s) skipped as not decklists.</p>")
 
@@ -227,9 +303,11 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         for p, lines in zip(report.sorted_problems(), r.offending or [[]] * len(report.problems)):
             if p.severity == Severity.INFO and p.code not in DATE_NOTES:
                 continue
-            out.append(f'<li><span class="sev-{p.severity.value}">{_e(p.severity.value)}</span> '
-                       f'{_e(p.message)} <span class="cite">[{_e(p.citation)}; {_e(p.code)}]'
-                       f"</span>")
+            out.append(
+                f'<li><span class="sev-{p.severity.value}">{_e(p.severity.value)}</span> '
+                f'{_e(p.message)} <span class="cite">[{_e(p.citation)}; {_e(p.code)}]'
+                f"</span>"
+            )
             for line in lines[:12]:
                 out.append(f'<div class="lines">{_e(line)}</div>')
             if len(lines) > 12:
@@ -237,23 +315,35 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
             out.append("</li>")
         out.append("</ul></section>")
 
-    noted = sorted((r for r in result.results if r.verdict == "legal" and any(
-        p.code in DATE_NOTES for p in r.report.problems)), key=by_player)
+    noted = sorted(
+        (
+            r
+            for r in result.results
+            if r.verdict == "legal" and any(p.code in DATE_NOTES for p in r.report.problems)
+        ),
+        key=by_player,
+    )
     if noted:
-        out.append(f"<h2>Legal decks with a legality date to check ({len(noted)})</h2>"
-                   "<table><thead><tr><th>deck</th><th>player</th><th>note</th></tr></thead>"
-                   "<tbody>")
+        out.append(
+            f"<h2>Legal decks with a legality date to check ({len(noted)})</h2>"
+            "<table><thead><tr><th>deck</th><th>player</th><th>note</th></tr></thead>"
+            "<tbody>"
+        )
         for r in noted:
             for p in r.report.problems:
                 if p.code in DATE_NOTES:
-                    out.append(f"<tr><td>{_e(r.id)}</td><td>{_e(r.player)}</td>"
-                               f"<td>{_e(p.message)}</td></tr>")
+                    out.append(
+                        f"<tr><td>{_e(r.id)}</td><td>{_e(r.player)}</td>"
+                        f"<td>{_e(p.message)}</td></tr>"
+                    )
         out.append("</tbody></table>")
 
     unreadable = [r for r in result.results if r.verdict == "unreadable"]
     if unreadable:
-        out.append(f"<h2>Unreadable inputs ({len(unreadable)})</h2><table><thead><tr>"
-                   "<th>input</th><th>player</th><th>reason</th></tr></thead><tbody>")
+        out.append(
+            f"<h2>Unreadable inputs ({len(unreadable)})</h2><table><thead><tr>"
+            "<th>input</th><th>player</th><th>reason</th></tr></thead><tbody>"
+        )
         for r in sorted(unreadable, key=by_player):
             out.append(f"<tr><td>{_e(r.id)}</td><td>{_e(r.player)}</td><td>{_e(r.error)}</td></tr>")
         out.append("</tbody></table>")
@@ -317,7 +407,9 @@ def _temporary_beside(path: Any) -> tuple[int, str]:
     itself would be): its descriptor and name."""
     import secrets
 
-    tmp = os.path.join(os.path.dirname(path) or ".",
-                       f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
-    return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                   0o666), tmp
+    tmp = os.path.join(
+        os.path.dirname(path) or ".", f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp"
+    )
+    return os.open(
+        tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666
+    ), tmp

@@ -5,8 +5,9 @@ with the run's provenance."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 # run_jobs is called through its module, so that a patch of validator.event.pool.run_jobs
 # (the tests' spy on the process count) takes effect here.
@@ -38,13 +39,13 @@ class EventResult:
         totals = {"decks": 0, "legal": 0, "illegal": 0, "unreadable": 0}
         for r in self.results:
             key = r.format or "(no format)"
-            row = per_format.setdefault(key, {"decks": 0, "legal": 0, "illegal": 0,
-                                              "unreadable": 0})
+            row = per_format.setdefault(
+                key, {"decks": 0, "legal": 0, "illegal": 0, "unreadable": 0}
+            )
             for target in (row, totals):
                 target["decks"] += 1
                 target[r.verdict] += 1
-        return dict(totals, skipped=len(self.skipped),
-                    per_format=dict(sorted(per_format.items())))
+        return dict(totals, skipped=len(self.skipped), per_format=dict(sorted(per_format.items())))
 
 
 def _event_inputs(inputs: Any, options: RunOptions) -> EventInputs:
@@ -56,18 +57,21 @@ def _event_inputs(inputs: Any, options: RunOptions) -> EventInputs:
         return inputs
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
-    if isinstance(inputs, (list, tuple)) and all(isinstance(i, (str, os.PathLike))
-                                                 for i in inputs):
+    if isinstance(inputs, (list, tuple)) and all(isinstance(i, (str, os.PathLike)) for i in inputs):
         names = [os.fspath(i) for i in inputs]
         if any(n == "-" or n.startswith("-:") for n in names):
             # "-" is the CLI's standard input; a library caller passes the text itself.
-            raise UsageError("run_event(inputs=...): '-' (standard input) is the CLI's; read "
-                             "the decklist yourself and pass validator.validate(text, format) "
-                             "its text, or collect(inputs, read_stdin=...) with a reader")
+            raise UsageError(
+                "run_event(inputs=...): '-' (standard input) is the CLI's; read "
+                "the decklist yourself and pass validator.validate(text, format) "
+                "its text, or collect(inputs, read_stdin=...) with a reader"
+            )
         return collect(names, formats=options.formats, default_as_of=options.as_of)
-    raise UsageError(f"run_event(inputs=...): got {type(inputs).__name__}; pass what "
-                     "validator.event.run.collect(...) returns, or a list of input strings "
-                     "(paths, directories, FILE:FORMAT, manifests, event files)")
+    raise UsageError(
+        f"run_event(inputs=...): got {type(inputs).__name__}; pass what "
+        "validator.event.run.collect(...) returns, or a list of input strings "
+        "(paths, directories, FILE:FORMAT, manifests, event files)"
+    )
 
 
 def use_index(decks: int) -> bool:
@@ -75,9 +79,14 @@ def use_index(decks: int) -> bool:
     return INDEX_LOAD_S + decks * WARM_DECK_S < decks * DB_DECK_S
 
 
-def run_event(inputs: EventInputs | Sequence[str] | str | os.PathLike, *, db: str | None = None,
-              options: RunOptions | None = None, jobs: int | None = 1,
-              cards: Any = None) -> EventResult:
+def run_event(
+    inputs: EventInputs | Sequence[str] | str | os.PathLike,
+    *,
+    db: str | None = None,
+    options: RunOptions | None = None,
+    jobs: int | None = 1,
+    cards: Any = None,
+) -> EventResult:
     """Validate a collected event with one card source: the database for a few decks, one
     in-memory index for many (decided by `use_index`), in `pool.processes_for(jobs)` processes.
     `inputs` is what `collect` returns, or the input strings themselves (paths, directories,
@@ -91,8 +100,11 @@ def run_event(inputs: EventInputs | Sequence[str] | str | os.PathLike, *, db: st
     database = open_db(db)  # checked now: no usable database stops the run before any deck
     try:
         history = None
-        wants_history = bool(options.as_of) or any(j.as_of for j in to_judge) or any(
-            b'"as_of"' in (j.data or b"") for j in to_judge)
+        wants_history = (
+            bool(options.as_of)
+            or any(j.as_of for j in to_judge)
+            or any(b'"as_of"' in (j.data or b"") for j in to_judge)
+        )
         if wants_history:
             from validator.history.legality import history_for
 
@@ -112,8 +124,9 @@ def run_event(inputs: EventInputs | Sequence[str] | str | os.PathLike, *, db: st
             # A forked child must not use the parent's open connections (SQLite forbids
             # carrying one across fork): close them; both processes reopen on demand.
             database.close()
-        results = pool.run_jobs(inputs.jobs, cards, options, processes=processes,
-                                   history=history, db=db)
+        results = pool.run_jobs(
+            inputs.jobs, cards, options, processes=processes, history=history, db=db
+        )
         prov = provenance(database, options.as_of if options.as_of != "event" else None)
         dates = {r.report.as_of for r in results if r.report is not None}
         # The precision belongs to one date: said again below only when every deck has it.

@@ -16,9 +16,10 @@ any other change or release window.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import date, timedelta
-from typing import Any, Iterable
+from typing import Any
 
 from validator.history.legality import Change, LegalityHistory
 from validator.model import Card, Problem, ResolvedDeck, Severity
@@ -48,8 +49,10 @@ class AsOfCards:
         return {k: [self._overlay(c) for c in v] for k, v in self.inner.lookup(names).items()}
 
     def lookup_folded(self, folded_names: Iterable[str]) -> dict[str, list[Card]]:
-        return {k: [self._overlay(c) for c in v]
-                for k, v in self.inner.lookup_folded(folded_names).items()}
+        return {
+            k: [self._overlay(c) for c in v]
+            for k, v in self.inner.lookup_folded(folded_names).items()
+        }
 
     @property
     def database(self) -> Any:
@@ -85,8 +88,11 @@ class AsOfCards:
             # The earliest change after the date decides: its old status is what held then.
             if change.on > self.as_of and change.format not in undone:
                 undone.add(change.format)
-                out[change.format] = (_more_permissive(change.old, change.new)
-                                      if change.after <= self.as_of else change.old)
+                out[change.format] = (
+                    _more_permissive(change.old, change.new)
+                    if change.after <= self.as_of
+                    else change.old
+                )
         return out
 
     def _overlay(self, card: Card) -> Card:
@@ -98,8 +104,9 @@ class AsOfCards:
         return found
 
 
-def released_in_window(history: LegalityHistory, card: Card,
-                       as_of: date) -> tuple[date, date] | None:
+def released_in_window(
+    history: LegalityHistory, card: Card, as_of: date
+) -> tuple[date, date] | None:
     """The card's release window (after, first) when `as_of` is inside it (after <= as_of <
     first): the snapshots say only that the card came out in between, so a deck of that date
     playing it is judged as if it had (else None)."""
@@ -132,8 +139,15 @@ def _status(key: str | None) -> str:
     return (key or "not legal").replace("_", " ")
 
 
-def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of: date,
-                   problems: list[Problem], *, month_only: bool = False) -> list[Problem]:
+def as_of_problems(
+    deck: ResolvedDeck,
+    fmt: Any,
+    history: LegalityHistory,
+    as_of: date,
+    problems: list[Problem],
+    *,
+    month_only: bool = False,
+) -> list[Problem]:
     """`problems` with the as-of findings: `unreleased-card` errors (replacing the card-pool
     problem of the same card) for cards released after the date, a warning for a card whose
     release window holds the date (judged as released), notes for changes near the date, and
@@ -156,9 +170,11 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
         """Where the deck's date is against a window, and what it was judged by: one wording
         for a release and a change, so the notes read alike."""
         if month_only:
-            return (f"the deck's date is known only to the month ({month}) and it was judged "
-                    f"as of the month's last day, {as_of.isoformat()}: {verdict}; check the "
-                    "event's exact date")
+            return (
+                f"the deck's date is known only to the month ({month}) and it was judged "
+                f"as of the month's last day, {as_of.isoformat()}: {verdict}; check the "
+                "event's exact date"
+            )
         where = "inside that window" if window_start <= as_of < window_end else "close to it"
         return f"the deck's date {as_of.isoformat()} is {where}: {verdict}"
 
@@ -173,56 +189,87 @@ def as_of_problems(deck: ResolvedDeck, fmt: Any, history: LegalityHistory, as_of
             if as_of < after:  # before its release window: it did not exist yet
                 late.add(card.name)
                 if history.gap_released(card):
-                    message = (f"{card.name} is not in deckcheck's legality history up to "
-                               f"{after.isoformat()} (released since, or renamed since; this "
-                               f"card database first saw it on {first.isoformat()}), after "
-                               f"{as_of.isoformat()}: it was not legal on that date")
+                    message = (
+                        f"{card.name} is not in deckcheck's legality history up to "
+                        f"{after.isoformat()} (released since, or renamed since; this "
+                        f"card database first saw it on {first.isoformat()}), after "
+                        f"{as_of.isoformat()}: it was not legal on that date"
+                    )
                 else:
-                    message = (f"{card.name} was released between {after.isoformat()} and "
-                               f"{first.isoformat()} (first seen on {first.isoformat()}), "
-                               f"after {as_of.isoformat()}: it was not legal on that date")
-                unreleased.append(Problem("unreleased-card", message, cite,
-                                          cards=(card.name,), lines=lines))
+                    message = (
+                        f"{card.name} was released between {after.isoformat()} and "
+                        f"{first.isoformat()} (first seen on {first.isoformat()}), "
+                        f"after {as_of.isoformat()}: it was not legal on that date"
+                    )
+                unreleased.append(
+                    Problem("unreleased-card", message, cite, cards=(card.name,), lines=lines)
+                )
                 continue
             # The deck's date (or month) meets the window the card was released in: a deck of
             # that date playing it is evidence it was out, so it is judged as released.
             released = (after, first)
-            seen = (f"not in deckcheck's legality history up to {after.isoformat()}, first "
-                    f"seen by this card database on {first.isoformat()}"
-                    if history.gap_released(card) else
-                    f"first seen between {after.isoformat()} and {first.isoformat()}")
-            notes.append(Problem(
-                "legality-date-uncertain",
-                f"{card.name}: {seen}; "
-                + judged(after, first, f"judged as released ({status})")
-                + "; check the set's release date", cite, Severity.WARNING,
-                cards=(card.name,), lines=lines))
-        near = [c for c in _near(history.card_changes(card), fmt.legality, first_day, as_of)
-                if released is None or not _is_release(c, released)]
+            seen = (
+                f"not in deckcheck's legality history up to {after.isoformat()}, first "
+                f"seen by this card database on {first.isoformat()}"
+                if history.gap_released(card)
+                else f"first seen between {after.isoformat()} and {first.isoformat()}"
+            )
+            notes.append(
+                Problem(
+                    "legality-date-uncertain",
+                    f"{card.name}: {seen}; "
+                    + judged(after, first, f"judged as released ({status})")
+                    + "; check the set's release date",
+                    cite,
+                    Severity.WARNING,
+                    cards=(card.name,),
+                    lines=lines,
+                )
+            )
+        near = [
+            c
+            for c in _near(history.card_changes(card), fmt.legality, first_day, as_of)
+            if released is None or not _is_release(c, released)
+        ]
         for change in near:
             # Inside the window the verdict is the more permissive status's (AsOfCards): a
             # guess either way, so a warning; close to it, a note.
             inside = change.after <= as_of < change.on
-            notes.append(Problem(
-                "legality-date-uncertain",
-                f"{card.name}: {_status(change.old)} -> {_status(change.new)} in {fmt.name}, "
-                f"changed between {change.after.isoformat()} and {change.on.isoformat()}; "
-                + judged(change.after, change.on, f"judged as {status}"
-                         + (" (the more permissive status: a deck of that date playing the "
-                            "card is evidence for it)" if inside and change.old != change.new
-                            else ""))
-                + ("" if month_only else "; check the announcement's effective date"),
-                cite, Severity.WARNING if inside else Severity.INFO, cards=(card.name,),
-                lines=lines))
-    kept = [p for p in problems
-            if not (p.code in _POOL_CODES and p.cards and set(p.cards) <= late)]
-    return (kept + unreleased + notes + _unknown_history(fmt, history, as_of, cite)
-            + _unknown_restrictions(fmt, history, as_of, cite)
-            + _after_card_data(fmt, history, as_of, cite))
+            notes.append(
+                Problem(
+                    "legality-date-uncertain",
+                    f"{card.name}: {_status(change.old)} -> {_status(change.new)} in {fmt.name}, "
+                    f"changed between {change.after.isoformat()} and {change.on.isoformat()}; "
+                    + judged(
+                        change.after,
+                        change.on,
+                        f"judged as {status}"
+                        + (
+                            " (the more permissive status: a deck of that date playing the "
+                            "card is evidence for it)"
+                            if inside and change.old != change.new
+                            else ""
+                        ),
+                    )
+                    + ("" if month_only else "; check the announcement's effective date"),
+                    cite,
+                    Severity.WARNING if inside else Severity.INFO,
+                    cards=(card.name,),
+                    lines=lines,
+                )
+            )
+    kept = [p for p in problems if not (p.code in _POOL_CODES and p.cards and set(p.cards) <= late)]
+    return (
+        kept
+        + unreleased
+        + notes
+        + _unknown_history(fmt, history, as_of, cite)
+        + _unknown_restrictions(fmt, history, as_of, cite)
+        + _after_card_data(fmt, history, as_of, cite)
+    )
 
 
-def _unknown_history(fmt: Any, history: LegalityHistory, as_of: date,
-                     cite: str) -> list[Problem]:
+def _unknown_history(fmt: Any, history: LegalityHistory, as_of: date, cite: str) -> list[Problem]:
     """A warning when the format's changes between `as_of` and the card data are not all
     known (its legalities are not in the shipped history, and the database's change log
     begins later): those cards were judged on the card data's legality, which a ban or unban
@@ -231,46 +278,66 @@ def _unknown_history(fmt: Any, history: LegalityHistory, as_of: date,
     if since is None:
         return []
     shipped = ", ".join(history.shipped.formats)
-    return [Problem(
-        "legality-history-missing", f"deckcheck has no record of {fmt.name} bans and unbans "
-        f"before {since.isoformat()} (its history covers {shipped}; for other formats, the "
-        f"syncs of this card database since its first): the deck was judged by {fmt.name}'s "
-        f"legality on {since.isoformat()}, so check by hand for a change between "
-        f"{as_of.isoformat()} and then", cite, Severity.WARNING)]
+    return [
+        Problem(
+            "legality-history-missing",
+            f"deckcheck has no record of {fmt.name} bans and unbans "
+            f"before {since.isoformat()} (its history covers {shipped}; for other formats, the "
+            f"syncs of this card database since its first): the deck was judged by {fmt.name}'s "
+            f"legality on {since.isoformat()}, so check by hand for a change between "
+            f"{as_of.isoformat()} and then",
+            cite,
+            Severity.WARNING,
+        )
+    ]
 
 
-def _unknown_restrictions(fmt: Any, history: LegalityHistory, as_of: date,
-                          cite: str) -> list[Problem]:
+def _unknown_restrictions(
+    fmt: Any, history: LegalityHistory, as_of: date, cite: str
+) -> list[Problem]:
     """A warning when the format's restricted list as of `as_of` is not known: the shipped
     history's source records Vintage's only from 2016-06-05, so an earlier date is judged by
     that day's list (scripts/build_legality_history.py RESTRICTIONS_FROM)."""
     since = history.restrictions_unknown_before(fmt.legality, as_of)
     if since is None:
         return []
-    return [Problem(
-        "legality-history-missing", f"deckcheck does not know {fmt.name}'s restricted list "
-        f"before {since.isoformat()}: the deck was judged by the list of {since.isoformat()}, "
-        f"so check by hand for a card restricted or unrestricted between {as_of.isoformat()} "
-        "and then", cite, Severity.WARNING)]
+    return [
+        Problem(
+            "legality-history-missing",
+            f"deckcheck does not know {fmt.name}'s restricted list "
+            f"before {since.isoformat()}: the deck was judged by the list of {since.isoformat()}, "
+            f"so check by hand for a card restricted or unrestricted between {as_of.isoformat()} "
+            "and then",
+            cite,
+            Severity.WARNING,
+        )
+    ]
 
 
-def _after_card_data(fmt: Any, history: LegalityHistory, as_of: date,
-                     cite: str) -> list[Problem]:
+def _after_card_data(fmt: Any, history: LegalityHistory, as_of: date, cite: str) -> list[Problem]:
     """A warning when `as_of` is later than the card data's date (an upcoming event, a deck
     of this month checked against older data): a ban or unban announced since is not known."""
     newest = history.card_data_date
     if newest is None or as_of <= newest:
         return []
-    return [Problem(
-        "legality-history-missing", f"{as_of.isoformat()} is after the card data's date "
-        f"({newest.isoformat()}): a {fmt.name} ban or unban announced since is not known; run "
-        "`deckcheck sync` for newer card data, or check the announcements by hand", cite,
-        Severity.WARNING)]
+    return [
+        Problem(
+            "legality-history-missing",
+            f"{as_of.isoformat()} is after the card data's date "
+            f"({newest.isoformat()}): a {fmt.name} ban or unban announced since is not known; run "
+            "`deckcheck sync` for newer card data, or check the announcements by hand",
+            cite,
+            Severity.WARNING,
+        )
+    ]
 
 
 def _near(changes: list[Change], fmt_key: str, first: date, last: date) -> list[Change]:
     """The changes in `fmt_key` whose window [after, on], widened by NEAR_DAYS, meets the
     deck's dates [first, last] (one day, or a month known only as a month)."""
     near = timedelta(days=NEAR_DAYS)
-    return [c for c in changes
-            if c.format == fmt_key and c.after - near <= last and first <= c.on + near]
+    return [
+        c
+        for c in changes
+        if c.format == fmt_key and c.after - near <= last and first <= c.on + near
+    ]

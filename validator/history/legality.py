@@ -18,16 +18,16 @@ from __future__ import annotations
 import gzip
 import json
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Iterable
+from typing import Any
 
-from validator.errors import DeckcheckError
-from validator.dates import AsOfError, parse_date
 from validator.cards.names import fold_name
+from validator.dates import AsOfError, parse_date
+from validator.errors import DeckcheckError
 from validator.history.provenance import card_data_date as _data_date
 from validator.history.provenance import card_data_sync
 from validator.resources import resource_path
@@ -61,10 +61,17 @@ class Change:
     def to_dict(self) -> dict[str, Any]:
         """The fields of `deckcheck changes --json` (schema deckcheck.changes/1), plus the
         window the change took effect in, its kind and its source."""
-        return {"changed_at": self.on.isoformat(), "oracle_id": self.oracle_id,
-                "name": self.name, "format": self.format,
-                "old_status": self.old, "new_status": self.new,
-                "after": self.after.isoformat(), "kind": self.kind, "source": self.source}
+        return {
+            "changed_at": self.on.isoformat(),
+            "oracle_id": self.oracle_id,
+            "name": self.name,
+            "format": self.format,
+            "old_status": self.old,
+            "new_status": self.new,
+            "after": self.after.isoformat(),
+            "kind": self.kind,
+            "source": self.source,
+        }
 
 
 class _ShippedChanges(Mapping[str, tuple[Change, ...]]):
@@ -96,9 +103,18 @@ class _ShippedChanges(Mapping[str, tuple[Change, ...]]):
             for i in range(1, len(row), 2):
                 fmt_i, win_i, kind_i, old_i, new_i = self._events[row[i]]
                 after, on = self._windows[win_i]
-                out.append(Change(on, after, self._formats[fmt_i], self._names[row[i + 1]],
-                                  self._statuses[old_i], self._statuses[new_i],
-                                  self._kinds[kind_i], "shipped"))
+                out.append(
+                    Change(
+                        on,
+                        after,
+                        self._formats[fmt_i],
+                        self._names[row[i + 1]],
+                        self._statuses[old_i],
+                        self._statuses[new_i],
+                        self._kinds[kind_i],
+                        "shipped",
+                    )
+                )
             found = self._decoded[key] = tuple(out)
         return found
 
@@ -116,8 +132,7 @@ class _FirstSeen(Mapping[str, date]):
     """Folded name -> first-seen date, by binary search in the file's sorted keys (no table
     of 38,000 entries built at load)."""
 
-    def __init__(self, keys: list[str], seen: list[int], dates: list[str],
-                 after: list[str | None]):
+    def __init__(self, keys: list[str], seen: list[int], dates: list[str], after: list[str | None]):
         self._keys, self._seen = keys, seen
         self._dates = [date.fromisoformat(d) for d in dates]
         self._after = [date.fromisoformat(d) if d else None for d in after]
@@ -193,25 +208,33 @@ def shipped_history() -> ShippedHistory:
     with gzip.open(resource_path("data", HISTORY_FILE), "rb") as f:
         raw = json.loads(f.read())
     if raw.get("schema") != HISTORY_SCHEMA:
-        raise DeckcheckError(f"{HISTORY_FILE}: schema {raw.get('schema')!r}, expected "
-                             f"{HISTORY_SCHEMA!r}; rebuild it with scripts/build_legality_history.py")
+        raise DeckcheckError(
+            f"{HISTORY_FILE}: schema {raw.get('schema')!r}, expected "
+            f"{HISTORY_SCHEMA!r}; rebuild it with scripts/build_legality_history.py"
+        )
     keys = raw["keys"]
     return ShippedHistory(
-        start=date.fromisoformat(raw["start"]), end=date.fromisoformat(raw["end"]),
+        start=date.fromisoformat(raw["start"]),
+        end=date.fromisoformat(raw["end"]),
         changes=_ShippedChanges(raw, keys),
-        first_seen=_FirstSeen(keys, raw["first_seen"], raw["first_seen_dates"],
-                              raw["first_seen_after"]),
+        first_seen=_FirstSeen(
+            keys, raw["first_seen"], raw["first_seen_dates"], raw["first_seen_after"]
+        ),
         formats=tuple(raw["formats"]),
-        restrictions_from=MappingProxyType({f: date.fromisoformat(d) for f, d
-                                            in raw["restrictions_from"].items()}),
-        end_status=_EndStatus(keys, raw["end_status"], raw["end_statuses"], raw["formats"]))
+        restrictions_from=MappingProxyType(
+            {f: date.fromisoformat(d) for f, d in raw["restrictions_from"].items()}
+        ),
+        end_status=_EndStatus(keys, raw["end_status"], raw["end_statuses"], raw["formats"]),
+    )
 
 
 def check_history_start(as_of: date, start: date, what: str = "as-of date") -> None:
     """Raise AsOfError for a date before the legality history begins (nothing to undo from)."""
     if as_of < start:
-        raise AsOfError(f"{what} {as_of.isoformat()} is before the legality history begins "
-                        f"({start.isoformat()}); use a date on or after it")
+        raise AsOfError(
+            f"{what} {as_of.isoformat()} is before the legality history begins "
+            f"({start.isoformat()}); use a date on or after it"
+        )
 
 
 def _as_date(value: date | datetime | str) -> date:
@@ -250,9 +273,14 @@ class LegalityHistory:
     syncs on one day (a ban, then its unban) are read in the order they happened.
     """
 
-    def __init__(self, db_changes: Iterable[dict[str, Any]] = (),
-                 card_data_date: date | None = None, sync_dates: Iterable[date] = (),
-                 log_start: date | None = None, first_data_date: date | None = None):
+    def __init__(
+        self,
+        db_changes: Iterable[dict[str, Any]] = (),
+        card_data_date: date | None = None,
+        sync_dates: Iterable[date] = (),
+        log_start: date | None = None,
+        first_data_date: date | None = None,
+    ):
         self.shipped = shipped_history()
         self.card_data_date = card_data_date
         #: The database's first sync: its change log holds every change since (None: unknown).
@@ -266,8 +294,11 @@ class LegalityHistory:
         self._by_oracle: dict[str, list[Change]] = {}
         self._db: list[Change] = []
         syncs = sorted(set(sync_dates))
-        rows = [(_as_date(row["changed_at"]), row) for row in db_changes
-                if row.get("format") not in (None, "*") and row.get("new_status") is not None]
+        rows = [
+            (_as_date(row["changed_at"]), row)
+            for row in db_changes
+            if row.get("format") not in (None, "*") and row.get("new_status") is not None
+        ]
         # Oldest first, and within a day in the log's own order (its ids): the store gives the
         # log newest first, and a stable sort by date alone kept a same-day ban and unban
         # newest first, so the unban's old status ("banned") was taken for the first sync's.
@@ -276,8 +307,17 @@ class LegalityHistory:
         for on, row in rows:
             before = bisect_left(syncs, on)  # the last sync before this one: the window's start
             old, new = row.get("old_status") or "not_legal", row["new_status"]
-            change = Change(on, syncs[before - 1] if before else on, row["format"], row["name"],
-                            old, new, _db_kind(old, new), "database", row.get("oracle_id"))
+            change = Change(
+                on,
+                syncs[before - 1] if before else on,
+                row["format"],
+                row["name"],
+                old,
+                new,
+                _db_kind(old, new),
+                "database",
+                row.get("oracle_id"),
+            )
             self._db.append(change)
             self._by_oracle.setdefault(row["oracle_id"], []).append(change)
         # Per oracle id: an event asks about the same few thousand cards again and again.
@@ -341,8 +381,12 @@ class LegalityHistory:
                 break
         if self.card_data_date is not None:
             shipped = tuple(c for c in shipped if c.on <= self.card_data_date)
-        return sorted(shipped + self.gap_changes(card, shipped)
-                      + tuple(self._by_oracle.get(card.oracle_id, ())), key=lambda c: c.on)
+        return sorted(
+            shipped
+            + self.gap_changes(card, shipped)
+            + tuple(self._by_oracle.get(card.oracle_id, ())),
+            key=lambda c: c.on,
+        )
 
     def first_sync_status(self, card: Any, fmt_key: str) -> str:
         """The card's status in `fmt_key` at the database's first sync: its current one with
@@ -384,17 +428,35 @@ class LegalityHistory:
         out = []
         for fmt in self.shipped.formats:
             then, now = end.get(fmt), self.first_sync_status(card, fmt)
-            if then is None or then == now or (
-                    then == "not_legal_or_banned" and now in ("banned", "not_legal")):
+            if (
+                then is None
+                or then == now
+                or (then == "not_legal_or_banned" and now in ("banned", "not_legal"))
+            ):
                 continue
             if then == "not_legal_or_banned":
                 last = [c for c in shipped if c.format == fmt]
                 seen = self.first_seen(card)
                 old_card = seen is not None and (self.gap_end - seen).days > RELEASE_DAYS
-                then = "banned" if (last and last[-1].new == "banned") or (
-                    fmt in ("legacy", "vintage") and old_card) else "not_legal"
-            out.append(Change(self.gap_end, self.shipped.end, fmt, card.name, then, now,
-                              _db_kind(then, now), "gap", card.oracle_id))
+                then = (
+                    "banned"
+                    if (last and last[-1].new == "banned")
+                    or (fmt in ("legacy", "vintage") and old_card)
+                    else "not_legal"
+                )
+            out.append(
+                Change(
+                    self.gap_end,
+                    self.shipped.end,
+                    fmt,
+                    card.name,
+                    then,
+                    now,
+                    _db_kind(then, now),
+                    "gap",
+                    card.oracle_id,
+                )
+            )
         return tuple(out)
 
     def gap_released(self, card: Any) -> bool:
@@ -420,8 +482,12 @@ class LegalityHistory:
             found = self.shipped.first_seen.window(name)
             if found is not None:
                 break
-        if (found is None and self.gap_end is not None and self._end_status(card) is None
-                and self._legal_at_first_sync(card)):
+        if (
+            found is None
+            and self.gap_end is not None
+            and self._end_status(card) is None
+            and self._legal_at_first_sync(card)
+        ):
             # Not in the shipped history under any of its names, but in the database's first
             # sync after its end: released (or renamed) in between. Only a card legal at
             # least in Vintage: the source leaves out on purpose the cards legal nowhere
@@ -434,10 +500,16 @@ class LegalityHistory:
         """Bans, unbans, restrictions and rotations (both sources) on or after `since`."""
         out: list[Change] = []
         for changes in self.shipped.changes.values():
-            out += [c for c in changes if (format is None or c.format == format)
-                    and (since is None or c.on >= since)]
-        out += [c for c in self._db if (format is None or c.format == format)
-                and (since is None or c.on >= since)]
+            out += [
+                c
+                for c in changes
+                if (format is None or c.format == format) and (since is None or c.on >= since)
+            ]
+        out += [
+            c
+            for c in self._db
+            if (format is None or c.format == format) and (since is None or c.on >= since)
+        ]
         return sorted(out, key=lambda c: (c.on, c.format, c.name))
 
 
@@ -459,12 +531,15 @@ def history_for(db: Any) -> LegalityHistory:
             first_data = _data_date(first)
         changes, log_start = _dated_by_card_data(db, changes, log_start)
         # The first sync starts the first change's window (it logs no change itself).
-        syncs = sorted({_as_date(c["changed_at"]) for c in changes} | ({log_start} if first else set()))
+        syncs = sorted(
+            {_as_date(c["changed_at"]) for c in changes} | ({log_start} if first else set())
+        )
     return LegalityHistory(changes, card_data_date, syncs, log_start, first_data)
 
 
-def _dated_by_card_data(db: Any, changes: list[dict[str, Any]],
-                        log_start: date | None) -> tuple[list[dict[str, Any]], date | None]:
+def _dated_by_card_data(
+    db: Any, changes: list[dict[str, Any]], log_start: date | None
+) -> tuple[list[dict[str, Any]], date | None]:
     """The change log with each change dated by the card data of the sync that recorded it
     (`provenance.card_data_date`), and the first sync's card data date: a change found by
     syncing a file of 2026-08-22 happened by 2026-08-22, whenever the file was imported. As
@@ -478,6 +553,8 @@ def _dated_by_card_data(db: Any, changes: list[dict[str, Any]],
     if not runs or any(d is None for d in dates) or dates != sorted(dates):
         return changes, log_start
     by_id = {run.get("id"): day for run, day in zip(runs, dates)}
-    dated = [dict(c, changed_at=by_id[c.get("sync_id")]) if c.get("sync_id") in by_id else c
-             for c in changes]
+    dated = [
+        dict(c, changed_at=by_id[c.get("sync_id")]) if c.get("sync_id") in by_id else c
+        for c in changes
+    ]
     return dated, dates[0]

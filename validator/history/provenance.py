@@ -58,9 +58,13 @@ def card_data_date(sync: dict[str, Any] | None) -> date | None:
 def prov_card_data_date(prov: dict[str, Any]) -> date | None:
     """`card_data_date` of a provenance block's card data (its `card_data` fields)."""
     data = prov.get("card_data") or {}
-    return card_data_date({"updated_at": data.get("scryfall_updated_at"),
-                           "source_uri": data.get("source"),
-                           "finished_at": data.get("synced_at")})
+    return card_data_date(
+        {
+            "updated_at": data.get("scryfall_updated_at"),
+            "source_uri": data.get("source"),
+            "finished_at": data.get("synced_at"),
+        }
+    )
 
 
 def card_data_sync(db: Any, *, first: bool = False) -> dict[str, Any] | None:
@@ -133,8 +137,12 @@ def provenance_line(prov: dict[str, Any]) -> str:
         source = f"only the month {when[:7]} is known; {source}"
     if prov.get("undated_decks_basis") == "card data":  # a per-deck run, some undated
         source += "; decks without a date: current card data"
-    basis = (f"as of {when} ({source})"
-             if prov["legality_basis"] == "history"
-             else f"current card data ({prov['legality_as_of'] or 'unknown date'})")
-    return (f"deckcheck {prov['deckcheck']}; card data synced {synced}, Scryfall updated_at "
-            f"{updated}; legality {basis}")
+    basis = (
+        f"as of {when} ({source})"
+        if prov["legality_basis"] == "history"
+        else f"current card data ({prov['legality_as_of'] or 'unknown date'})"
+    )
+    return (
+        f"deckcheck {prov['deckcheck']}; card data synced {synced}, Scryfall updated_at "
+        f"{updated}; legality {basis}"
+    )

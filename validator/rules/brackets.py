@@ -21,8 +21,12 @@ _PLAYED = (Section.MAIN, Section.COMMANDER, Section.COMPANION)
 
 def game_changers(deck: ResolvedDeck) -> list[str]:
     """Names of the Game Changers in the deck, one per copy, in list order."""
-    return [e.card.name for e in deck.cards_in(*_PLAYED) if e.card.game_changer
-            for _ in range(e.quantity)]
+    return [
+        e.card.name
+        for e in deck.cards_in(*_PLAYED)
+        if e.card.game_changer
+        for _ in range(e.quantity)
+    ]
 
 
 def _game_changer_lines(deck: ResolvedDeck) -> tuple[int, ...]:
@@ -53,16 +57,26 @@ def bracket_problems(deck: ResolvedDeck, requested: int | None = None) -> list[P
     floor, names = bracket_floor(deck)
     if requested is not None and requested < floor:
         allowed = GAME_CHANGERS_ALLOWED[requested] or 0
-        return [Problem(
-            "bracket-exceeded",
-            f"Bracket {requested} allows {_WORDS.get(allowed, str(allowed))} Game Changers; this "
-            f"list has {len(names)}: {', '.join(names)}. Lowest bracket this list allows is "
-            f"{floor}.",
-            CITATION, Severity.ERROR, cards=tuple(dict.fromkeys(names)),
-            lines=_game_changer_lines(deck))]
-    return [Problem(
-        "bracket",
-        f"{_summary(len(names), names)}: lowest bracket this list allows is {floor}. Brackets are "
-        "about intent; only the Game Changer count is checked.",
-        CITATION, Severity.INFO, cards=tuple(dict.fromkeys(names)),
-        lines=_game_changer_lines(deck))]
+        return [
+            Problem(
+                "bracket-exceeded",
+                f"Bracket {requested} allows {_WORDS.get(allowed, str(allowed))} Game Changers; this "
+                f"list has {len(names)}: {', '.join(names)}. Lowest bracket this list allows is "
+                f"{floor}.",
+                CITATION,
+                Severity.ERROR,
+                cards=tuple(dict.fromkeys(names)),
+                lines=_game_changer_lines(deck),
+            )
+        ]
+    return [
+        Problem(
+            "bracket",
+            f"{_summary(len(names), names)}: lowest bracket this list allows is {floor}. Brackets are "
+            "about intent; only the Game Changer count is checked.",
+            CITATION,
+            Severity.INFO,
+            cards=tuple(dict.fromkeys(names)),
+            lines=_game_changer_lines(deck),
+        )
+    ]

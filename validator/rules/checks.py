@@ -8,11 +8,23 @@ conditions in `companion`.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
+from validator.model import (
+    COMMANDER,
+    COMPANION,
+    ERROR,
+    INFO,
+    MAIN,
+    SIDEBOARD,
+    Card,
+    Problem,
+    ResolvedDeck,
+    ResolvedEntry,
+    distinct_cards,
+    entry_lines,
+)
 from validator.rules.formats import FormatRules
-from validator.model import (COMMANDER, COMPANION, ERROR, INFO, MAIN, SIDEBOARD, Card, Problem, ResolvedDeck,
-                    ResolvedEntry, distinct_cards, entry_lines)
 
 Check = Callable[[ResolvedDeck, FormatRules], list[Problem]]
 
@@ -51,19 +63,35 @@ def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         # has its unknown-card problem, so it should not also make the deck "99 cards".
         unresolved_sections += (SIDEBOARD,)
     size = deck.count(*sections) + sum(
-        e.quantity for e in deck.unresolved if e.section in unresolved_sections)
+        e.quantity for e in deck.unresolved if e.section in unresolved_sections
+    )
     cite = fmt.cite("deck_size")
     what = "deck including the commander" if fmt.is_commander else "main deck"
     if fmt.max_deck is not None and fmt.max_deck == fmt.min_deck and size != fmt.min_deck:
         code = "deck-too-small" if size < fmt.min_deck else "deck-too-large"
-        return [Problem(code, f"{fmt.name} decks have exactly {fmt.min_deck} cards; this {what} "
-                              f"has {size}", cite)]
+        return [
+            Problem(
+                code,
+                f"{fmt.name} decks have exactly {fmt.min_deck} cards; this {what} has {size}",
+                cite,
+            )
+        ]
     if size < fmt.min_deck:
-        return [Problem("deck-too-small", f"the {what} has {size} cards; {fmt.name} needs at least "
-                                          f"{fmt.min_deck}", cite)]
+        return [
+            Problem(
+                "deck-too-small",
+                f"the {what} has {size} cards; {fmt.name} needs at least {fmt.min_deck}",
+                cite,
+            )
+        ]
     if fmt.max_deck is not None and size > fmt.max_deck:
-        return [Problem("deck-too-large", f"the {what} has {size} cards; {fmt.name} allows at most "
-                                          f"{fmt.max_deck}", cite)]
+        return [
+            Problem(
+                "deck-too-large",
+                f"the {what} has {size} cards; {fmt.name} allows at most {fmt.max_deck}",
+                cite,
+            )
+        ]
     return []
 
 
@@ -74,13 +102,25 @@ def check_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     cite = fmt.cite("sideboard")
     if fmt.sideboard_max == 0 and size:
         names = tuple(sorted({e.card.name for e in entries}))
-        return [Problem("sideboard-not-allowed",
-                        f"{fmt.name} decks have no sideboard, but {size} card(s) are listed there: "
-                        + ", ".join(names), cite, cards=names, lines=entry_lines(entries))]
+        return [
+            Problem(
+                "sideboard-not-allowed",
+                f"{fmt.name} decks have no sideboard, but {size} card(s) are listed there: "
+                + ", ".join(names),
+                cite,
+                cards=names,
+                lines=entry_lines(entries),
+            )
+        ]
     if size > fmt.sideboard_max:
-        return [Problem("sideboard-too-large",
-                        f"the sideboard has {size} cards; at most {fmt.sideboard_max} are allowed",
-                        cite, lines=entry_lines(entries))]
+        return [
+            Problem(
+                "sideboard-too-large",
+                f"the sideboard has {size} cards; at most {fmt.sideboard_max} are allowed",
+                cite,
+                lines=entry_lines(entries),
+            )
+        ]
     return []
 
 
@@ -125,8 +165,12 @@ def _copy_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[Resolved
     if fmt.copy_limit == 1:
         entries = deck_and_sideboard(deck, fmt)
         if len({e.card.oracle_id for e in entries}) == len(entries):
-            return [[e] for e in entries if e.entry.quantity != 1
-                    or (e.card.copy_limit is not None and e.card.copy_limit < 1)]
+            return [
+                [e]
+                for e in entries
+                if e.entry.quantity != 1
+                or (e.card.copy_limit is not None and e.card.copy_limit < 1)
+            ]
     return _deck_groups(deck, fmt).values()
 
 
@@ -137,8 +181,11 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     cite = fmt.cite("copies")
     for entries in _copy_groups(deck, fmt):
         card = entries[0].card
-        if len(entries) == 1 and entries[0].entry.quantity == 1 and (
-                card.copy_limit is None or card.copy_limit >= 1):
+        if (
+            len(entries) == 1
+            and entries[0].entry.quantity == 1
+            and (card.copy_limit is None or card.copy_limit >= 1)
+        ):
             continue  # one copy: within every limit (formats allow at least 1, formats.py)
         limit = copy_limit(card, fmt)
         if limit is None:
@@ -151,10 +198,15 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
             if as_commander > 1:
                 # CR 903.5b: the Commander section lists the card twice: two copies of it in a
                 # singleton deck, not one commander.
-                message = (f"{card.name} is listed {as_commander} times in the Commander "
-                           f"section: {message} (a Commander deck is singleton, CR 903.5b)")
-            problems.append(Problem("too-many-copies", message, cite, cards=(card.name,),
-                                    lines=entry_lines(entries)))
+                message = (
+                    f"{card.name} is listed {as_commander} times in the Commander "
+                    f"section: {message} (a Commander deck is singleton, CR 903.5b)"
+                )
+            problems.append(
+                Problem(
+                    "too-many-copies", message, cite, cards=(card.name,), lines=entry_lines(entries)
+                )
+            )
     return problems
 
 
@@ -171,8 +223,9 @@ def _pool_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[Resolved
     else:
         return _deck_groups(deck, fmt).values()
     key = fmt.legality
-    return _by_card([e for e in entries
-                     if e.card.legalities.get(key, "not_legal") != "legal"]).values()
+    return _by_card(
+        [e for e in entries if e.card.legalities.get(key, "not_legal") != "legal"]
+    ).values()
 
 
 def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
@@ -192,16 +245,30 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         total = sum(e.quantity for e in group)
         lines = entry_lines(group)
         if status == "banned":
-            problems.append(Problem("banned", f"{card.name} is banned in {fmt.name}", cite,
-                                    cards=(card.name,), lines=lines))
+            problems.append(
+                Problem(
+                    "banned",
+                    f"{card.name} is banned in {fmt.name}",
+                    cite,
+                    cards=(card.name,),
+                    lines=lines,
+                )
+            )
         elif status == "restricted":
             if fmt.restricted_means == "banned-as-commander":
                 continue  # legal in the deck; `commander` checks it is not the commander
             if total > fmt.restricted_limit:
-                problems.append(Problem(
-                    "restricted", f"{card.name} is restricted in {fmt.name}: at most "
-                                  f"{fmt.restricted_limit} copy over main deck and sideboard, "
-                                  f"this deck has {total}", cite, cards=(card.name,), lines=lines))
+                problems.append(
+                    Problem(
+                        "restricted",
+                        f"{card.name} is restricted in {fmt.name}: at most "
+                        f"{fmt.restricted_limit} copy over main deck and sideboard, "
+                        f"this deck has {total}",
+                        cite,
+                        cards=(card.name,),
+                        lines=lines,
+                    )
+                )
         elif status == "not_legal":
             if fmt.commander_rarity and all(e.section is COMMANDER for e in group):
                 # Pauper Commander: the legality key speaks of the 99 (cards printed at
@@ -209,40 +276,69 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
                 # commander's own rule is its printed rarity (format rules), which the
                 # commander checks decide (`commander_rarity`). A ban still applies (above).
                 continue
-            problems.append(Problem("not-legal", f"{card.name} is not legal in {fmt.name}", cite,
-                                    cards=(card.name,), lines=lines))
+            problems.append(
+                Problem(
+                    "not-legal",
+                    f"{card.name} is not legal in {fmt.name}",
+                    cite,
+                    cards=(card.name,),
+                    lines=lines,
+                )
+            )
         else:
             # A status Scryfall added later ("suspended"...): unknown means "not known to be
             # allowed", so it fails closed, an error naming the status (issue 11).
-            problems.append(Problem(
-                "unknown-legality", f"{card.name} has legality {status[:40]!r} in {fmt.name}, "
-                                    "which deckcheck does not know, so it is not known to be "
-                                    "allowed: the deck is not judged legal; check the card by "
-                                    "hand (or update deckcheck)", cite,
-                ERROR, cards=(card.name,), lines=lines))
+            problems.append(
+                Problem(
+                    "unknown-legality",
+                    f"{card.name} has legality {status[:40]!r} in {fmt.name}, "
+                    "which deckcheck does not know, so it is not known to be "
+                    "allowed: the deck is not judged legal; check the card by "
+                    "hand (or update deckcheck)",
+                    cite,
+                    ERROR,
+                    cards=(card.name,),
+                    lines=lines,
+                )
+            )
     return problems
 
 
-def _misfiled(entries: list[ResolvedEntry], belongs: Callable[[Card], bool], code: str,
-              what: str, rule: str) -> tuple[list[ResolvedEntry], list[Problem]]:
+def _misfiled(
+    entries: list[ResolvedEntry], belongs: Callable[[Card], bool], code: str, what: str, rule: str
+) -> tuple[list[ResolvedEntry], list[Problem]]:
     """Entries of a supplementary section whose card is not of its kind: each an error."""
     wrong = [e for e in entries if not belongs(e.card)]
-    problems = [Problem(code, f"{e.card.name} is listed with the {what} but is not one; move it "
-                              "to the deck or sideboard", rule, cards=(e.card.name,),
-                        lines=entry_lines([e]))
-                for e in distinct_cards(wrong)]
+    problems = [
+        Problem(
+            code,
+            f"{e.card.name} is listed with the {what} but is not one; move it "
+            "to the deck or sideboard",
+            rule,
+            cards=(e.card.name,),
+            lines=entry_lines([e]),
+        )
+        for e in distinct_cards(wrong)
+    ]
     return [e for e in entries if belongs(e.card)], problems
 
 
-def _supplementary(entries: list[ResolvedEntry], *, listed: str, need: str, rule: str,
-                   size_code: str, invalid_code: str, minimum: int = 10) -> list[Problem]:
+def _supplementary(
+    entries: list[ResolvedEntry],
+    *,
+    listed: str,
+    need: str,
+    rule: str,
+    size_code: str,
+    invalid_code: str,
+    minimum: int = 10,
+) -> list[Problem]:
     """A separate supplementary deck (Attractions, sticker sheets): reported apart from the
     deck (`listed`), and an error (`need`) when it is short of `minimum` or holds the same one
     twice."""
     total = sum(e.quantity for e in entries)
     groups = _by_card(entries)
-    problems = [Problem(size_code, f"{total} {listed}", rule, INFO,
-                        lines=entry_lines(entries))]
+    problems = [Problem(size_code, f"{total} {listed}", rule, INFO, lines=entry_lines(entries))]
     repeated = sorted(g[0].card.name for g in groups.values() if sum(e.quantity for e in g) > 1)
     if len(groups) < minimum or repeated:
         why = []
@@ -250,8 +346,15 @@ def _supplementary(entries: list[ResolvedEntry], *, listed: str, need: str, rule
             why.append(f"this list has {len(groups)} different")
         if repeated:
             why.append("listed more than once: " + ", ".join(repeated))
-        problems.append(Problem(invalid_code, f"{need}; {'; '.join(why)}", rule + "a",
-                                cards=tuple(repeated), lines=entry_lines(entries)))
+        problems.append(
+            Problem(
+                invalid_code,
+                f"{need}; {'; '.join(why)}",
+                rule + "a",
+                cards=tuple(repeated),
+                lines=entry_lines(entries),
+            )
+        )
     return problems
 
 
@@ -261,15 +364,26 @@ def check_sticker_sheets(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     same sheet twice, is an error."""
     if not deck.sticker_sheets:
         return []
-    sheets, problems = _misfiled(deck.sticker_sheets, lambda c: c.is_sticker_sheet,
-                                 "not-a-sticker-sheet", "sticker sheets", "CR 123.2")
+    sheets, problems = _misfiled(
+        deck.sticker_sheets,
+        lambda c: c.is_sticker_sheet,
+        "not-a-sticker-sheet",
+        "sticker sheets",
+        "CR 123.2",
+    )
     if sheets:
-        problems = _supplementary(
-            sheets, listed="sticker sheet(s) listed; sticker sheets are not cards and are not "
-                           "counted in the deck or sideboard",
-            need="playing with stickers needs at least 10 sticker sheets, each unique",
-            rule="CR 123.2", size_code="sticker-sheets",
-            invalid_code="sticker-sheets-invalid") + problems
+        problems = (
+            _supplementary(
+                sheets,
+                listed="sticker sheet(s) listed; sticker sheets are not cards and are not "
+                "counted in the deck or sideboard",
+                need="playing with stickers needs at least 10 sticker sheets, each unique",
+                rule="CR 123.2",
+                size_code="sticker-sheets",
+                invalid_code="sticker-sheets-invalid",
+            )
+            + problems
+        )
     return problems
 
 
@@ -279,29 +393,50 @@ def check_attractions(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     different English names (717.2a). Its cards must be legal in the format too."""
     if not deck.attractions:
         return []
-    attractions, problems = _misfiled(deck.attractions, lambda c: c.is_attraction,
-                                      "not-an-attraction", "Attraction deck", "CR 717.2")
+    attractions, problems = _misfiled(
+        deck.attractions,
+        lambda c: c.is_attraction,
+        "not-an-attraction",
+        "Attraction deck",
+        "CR 717.2",
+    )
     if not attractions:
         return problems
-    problems = _supplementary(
-        attractions, listed="Attraction card(s) listed as the Attraction deck; Attraction cards "
-                            "are not part of the deck and do not count toward its size",
-        need="an Attraction deck needs at least 10 Attraction cards with different English "
-             "names", rule="CR 717.2", size_code="attraction-deck",
-        invalid_code="attraction-deck-invalid") + problems
+    problems = (
+        _supplementary(
+            attractions,
+            listed="Attraction card(s) listed as the Attraction deck; Attraction cards "
+            "are not part of the deck and do not count toward its size",
+            need="an Attraction deck needs at least 10 Attraction cards with different English "
+            "names",
+            rule="CR 717.2",
+            size_code="attraction-deck",
+            invalid_code="attraction-deck-invalid",
+        )
+        + problems
+    )
     for group in _by_card(attractions).values():
         card = group[0].card
         status = card.legality(fmt.legality)
         if status in ("banned", "not_legal"):
             word = "banned" if status == "banned" else "not legal"
-            problems.append(Problem("banned" if status == "banned" else "not-legal",
-                                    f"{card.name} (Attraction deck) is {word} in {fmt.name}",
-                                    fmt.cite("card_pool"), cards=(card.name,),
-                                    lines=entry_lines(group)))
+            problems.append(
+                Problem(
+                    "banned" if status == "banned" else "not-legal",
+                    f"{card.name} (Attraction deck) is {word} in {fmt.name}",
+                    fmt.cite("card_pool"),
+                    cards=(card.name,),
+                    lines=entry_lines(group),
+                )
+            )
     return problems
 
 
 GENERIC_CHECKS: tuple[Check, ...] = (
-    check_deck_size, check_sideboard, check_copies, check_card_pool, check_sticker_sheets,
+    check_deck_size,
+    check_sideboard,
+    check_copies,
+    check_card_pool,
+    check_sticker_sheets,
     check_attractions,
 )

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from validator.errors import DeckcheckError
-
 import functools
 import re
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
+from validator.errors import DeckcheckError
 from validator.resources import resource_path
 
 KINDS = ("constructed", "commander", "oathbreaker")
@@ -67,14 +67,31 @@ class FormatRules:
 
 #: The documented keys of a format table (data/formats.toml's header) and what each must be.
 #: A house formats file is checked against this before any deck is judged by it.
-_STR, _INT, _BOOL, _NAMES = "a string", "a whole number (0 or more)", "true or false", \
-    "a list of strings"
+_STR, _INT, _BOOL, _NAMES = (
+    "a string",
+    "a whole number (0 or more)",
+    "true or false",
+    "a list of strings",
+)
 KEY_TYPES: dict[str, str] = {
-    "name": _STR, "legality": _STR, "kind": _STR, "min_deck": _INT, "max_deck": _INT,
-    "sideboard_max": _INT, "copy_limit": _INT, "restricted_limit": _INT, "companions": _BOOL,
-    "commander_types": _NAMES, "colorless_basics": _BOOL, "restricted_means": _STR,
-    "banned_as_commander": _NAMES, "banned_as_companion": _NAMES, "commander_rarity": _STR,
-    "legendary_commander": _BOOL, "brackets": _BOOL, "citations": "a table of strings",
+    "name": _STR,
+    "legality": _STR,
+    "kind": _STR,
+    "min_deck": _INT,
+    "max_deck": _INT,
+    "sideboard_max": _INT,
+    "copy_limit": _INT,
+    "restricted_limit": _INT,
+    "companions": _BOOL,
+    "commander_types": _NAMES,
+    "colorless_basics": _BOOL,
+    "restricted_means": _STR,
+    "banned_as_commander": _NAMES,
+    "banned_as_companion": _NAMES,
+    "commander_rarity": _STR,
+    "legendary_commander": _BOOL,
+    "brackets": _BOOL,
+    "citations": "a table of strings",
     "url": _STR,
 }
 #: Keys whose value is one of a few words.
@@ -85,8 +102,17 @@ KEY_CHOICES: dict[str, tuple[str, ...]] = {
 }
 #: The checks that look up a citation (`FormatRules.cite`); a check that cites the format's
 #: data adds its name here, so that a misspelt citation key is an error, not silently unused.
-CITATION_KEYS = ("deck_size", "sideboard", "copies", "card_pool", "commander", "companion",
-                 "color_identity", "colorless_basics", "banned_as_commander")
+CITATION_KEYS = (
+    "deck_size",
+    "sideboard",
+    "copies",
+    "card_pool",
+    "commander",
+    "companion",
+    "color_identity",
+    "colorless_basics",
+    "banned_as_commander",
+)
 
 
 def format_key(name: str) -> str:
@@ -121,23 +147,27 @@ def _check_table(table: Mapping[str, Any], where: str) -> None:
     for key, value in table.items():
         if key not in KEY_TYPES:
             close = _closest(key, KEY_TYPES)
-            hint = (f"did you mean {close[0]}?" if close
-                    else f"the keys are {', '.join(KEY_TYPES)}")
+            hint = f"did you mean {close[0]}?" if close else f"the keys are {', '.join(KEY_TYPES)}"
             raise FormatError(f"{where}: unknown key {key}; {hint}")
         expected = KEY_TYPES[key]
         if not _type_ok(value, expected):
             raise FormatError(f"{where}: {key} must be {expected}, not {value!r}")
         if key in KEY_CHOICES and value not in KEY_CHOICES[key]:
-            raise FormatError(f"{where}: {key} must be one of {', '.join(KEY_CHOICES[key])}, "
-                              f"not {value!r}")
+            raise FormatError(
+                f"{where}: {key} must be one of {', '.join(KEY_CHOICES[key])}, not {value!r}"
+            )
         if key == "citations":
             for check in value:
                 if check not in CITATION_KEYS:
-                    raise FormatError(f"{where}: citations.{check} is not a check that cites; "
-                                      f"the checks are {', '.join(CITATION_KEYS)}")
+                    raise FormatError(
+                        f"{where}: citations.{check} is not a check that cites; "
+                        f"the checks are {', '.join(CITATION_KEYS)}"
+                    )
 
 
-def _build(key: str, table: Mapping[str, Any], defaults: Mapping[str, Any], source: str) -> FormatRules:
+def _build(
+    key: str, table: Mapping[str, Any], defaults: Mapping[str, Any], source: str
+) -> FormatRules:
     where = f"{source}: format [{key}]"
     _check_table(table, where)
     merged: dict[str, Any] = {**defaults, **table}
@@ -148,8 +178,10 @@ def _build(key: str, table: Mapping[str, Any], defaults: Mapping[str, Any], sour
     if merged.get("copy_limit", 1) < 1:
         raise FormatError(f"{where}: copy_limit must be 1 or more, not {merged['copy_limit']}")
     if merged.get("max_deck") is not None and merged["max_deck"] < merged.get("min_deck", 0):
-        raise FormatError(f"{where}: max_deck ({merged['max_deck']}) is smaller than min_deck "
-                          f"({merged.get('min_deck')})")
+        raise FormatError(
+            f"{where}: max_deck ({merged['max_deck']}) is smaller than min_deck "
+            f"({merged.get('min_deck')})"
+        )
     for name in ("banned_as_commander", "banned_as_companion"):
         merged[name] = frozenset(merged.get(name, ()))
     merged["commander_types"] = tuple(merged.get("commander_types", ()))
@@ -163,8 +195,10 @@ def _read(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise FormatError(f"cannot read formats file {path}: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # TOML is UTF-8 text
-        raise FormatError(f"{path}: not valid TOML ({exc}); a formats file is UTF-8 TOML with "
-                          "one [table] per format") from exc
+        raise FormatError(
+            f"{path}: not valid TOML ({exc}); a formats file is UTF-8 TOML with "
+            "one [table] per format"
+        ) from exc
 
 
 def _tables(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -182,8 +216,10 @@ def _tables(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str
         if not key:
             raise FormatError(f"{source}: [{name}] is not a format name")
         if key in tables:
-            raise FormatError(f"{source}: [{written[key]}] and [{name}] name the same format "
-                              "(case, hyphens and underscores do not matter); keep one")
+            raise FormatError(
+                f"{source}: [{written[key]}] and [{name}] name the same format "
+                "(case, hyphens and underscores do not matter); keep one"
+            )
         tables[key], written[key] = table, name
     return defaults, tables
 
@@ -206,20 +242,29 @@ def load_formats(extra_file: str | Path | None = None) -> dict[str, FormatRules]
     if extra_file:
         path = Path(extra_file)
         if path.is_dir():
-            raise FormatError(f"--formats-file {path} is a directory; give a TOML file with "
-                              "one [table] per format (keys as in data/formats.toml)")
+            raise FormatError(
+                f"--formats-file {path} is a directory; give a TOML file with "
+                "one [table] per format (keys as in data/formats.toml)"
+            )
         extra_defaults, tables = _tables(_read(path), str(path))
-        merged_defaults = {**defaults, **extra_defaults,
-                           "citations": {**defaults.get("citations", {}),
-                                         **extra_defaults.get("citations", {})}}
+        merged_defaults = {
+            **defaults,
+            **extra_defaults,
+            "citations": {**defaults.get("citations", {}), **extra_defaults.get("citations", {})},
+        }
         for key, table in tables.items():
             formats[key] = _build(key, table, merged_defaults, str(path))
     return formats
 
 
 #: Other names players use for a format, by format_key.
-ALIASES = {"edh": "commander", "duelcommander": "duel", "pdh": "paupercommander",
-           "historicbrawl": "brawl", "oldschool9394": "oldschool"}
+ALIASES = {
+    "edh": "commander",
+    "duelcommander": "duel",
+    "pdh": "paupercommander",
+    "historicbrawl": "brawl",
+    "oldschool9394": "oldschool",
+}
 
 
 def get_format(name: str, formats: Mapping[str, FormatRules] | None = None) -> FormatRules:
@@ -232,6 +277,8 @@ def get_format(name: str, formats: Mapping[str, FormatRules] | None = None) -> F
     if key not in formats:
         close = _closest(key, formats)
         hint = f"did you mean {close[0]}? " if close else ""
-        raise FormatError(f"unknown format {name!r}; {hint}known formats: "
-                          f"{', '.join(sorted(formats))} (`deckcheck formats` lists them)")
+        raise FormatError(
+            f"unknown format {name!r}; {hint}known formats: "
+            f"{', '.join(sorted(formats))} (`deckcheck formats` lists them)"
+        )
     return formats[key]

@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 from operator import attrgetter
 
+from validator.cards.names import lookup_key
 from validator.decklist.base import NOTE_CODES, unusable_text
+from validator.model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from validator.store.index import CardIndex
 from validator.store.source import CardSource, choose
-from validator.model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
-from validator.cards.names import lookup_key
 
 
 class _Suggester:
-    """"Did you mean" for one card source's name list: the names processed once, grouped by
+    """ "Did you mean" for one card source's name list: the names processed once, grouped by
     length, and every answer cached (decks repeat the same unknown names).
 
     fuzz.ratio is 100 * (1 - indel distance / (len(a) + len(b))), and the indel distance is at
@@ -41,8 +41,12 @@ class _Suggester:
     def _candidates(self, length: int) -> tuple[list[int], list[str]]:
         found = self.candidates.get(length)
         if found is None:
-            ids = sorted(i for n, group in self.by_length.items()
-                         if 5 * abs(length - n) <= length + n for i in group)
+            ids = sorted(
+                i
+                for n, group in self.by_length.items()
+                if 5 * abs(length - n) <= length + n
+                for i in group
+            )
             found = self.candidates[length] = (ids, [self.processed[i] for i in ids])
         return found
 
@@ -58,8 +62,9 @@ class _Suggester:
                 # 100 against it; nothing is close to such a name.
                 return []
             ids, choices = self._candidates(len(query))
-            matches = process.extract(query, choices, scorer=fuzz.ratio, processor=None,
-                                      limit=limit, score_cutoff=80)
+            matches = process.extract(
+                query, choices, scorer=fuzz.ratio, processor=None, limit=limit, score_cutoff=80
+            )
             answer = [self.names[ids[index]] for _, _, index in matches]
             if len(self.answers) >= self.MAX_CACHED:
                 self.answers.clear()
@@ -72,8 +77,9 @@ _SUGGESTERS: dict[int, _Suggester] = {}
 _MAX_SOURCES = 8
 
 
-def suggestions(name: str, source: CardSource, limit: int = 3, *,
-                short_names: bool = False) -> list[str]:
+def suggestions(
+    name: str, source: CardSource, limit: int = 3, *, short_names: bool = False
+) -> list[str]:
     """Names close to an unknown one, for "did you mean".
 
     Plain edit-distance ratio on whole names: a typo ("Lightnig Bolt") or a missing
@@ -96,9 +102,12 @@ def suggestions(name: str, source: CardSource, limit: int = 3, *,
         query = utils.default_process(name)
         if query:
             start = query + " "
-            more = [n for n, folded in zip(names, suggester.processed)
-                    if folded.startswith(start) and n not in found]
-            found += sorted(more, key=lambda n: _short_name_rank(n, name))[:limit - len(found)]
+            more = [
+                n
+                for n, folded in zip(names, suggester.processed)
+                if folded.startswith(start) and n not in found
+            ]
+            found += sorted(more, key=lambda n: _short_name_rank(n, name))[: limit - len(found)]
     return found
 
 
@@ -107,7 +116,7 @@ def _short_name_rank(full: str, short: str) -> tuple[int, int, str]:
     or "Name the/of ..." (what a first name stands for), then any other name it starts, a
     possessive ("Krenko's Command") last; then shorter names first, then by name. The same
     order from any card source, whatever order its names come in."""
-    rest = full[len(short):].lstrip() if full.lower().startswith(short.lower()) else full
+    rest = full[len(short) :].lstrip() if full.lower().startswith(short.lower()) else full
     if rest.startswith(","):
         rank = 0
     elif rest.split(" ", 1)[0].lower() in ("the", "of"):
@@ -135,11 +144,15 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     problems, so every input line is accounted for."""
     resolved = ResolvedDeck(deck=deck)
     for issue in deck.issues:
-        resolved.problems.append(Problem(
-            code=issue.code, message=f"line {issue.line}: {issue.message}" if issue.line else issue.message,
-            citation="deckcheck:input",
-            severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
-            lines=(issue.line,) if issue.line else ()))
+        resolved.problems.append(
+            Problem(
+                code=issue.code,
+                message=f"line {issue.line}: {issue.message}" if issue.line else issue.message,
+                citation="deckcheck:input",
+                severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
+                lines=(issue.line,) if issue.line else (),
+            )
+        )
     # A name written the same way resolves to the same card for the same source: an index
     # keeps the names that gave one card of a deck (`_remember`), so most lines of a deck are
     # one dict hit. Only the other names are folded and looked up, in one batch (one query
@@ -162,8 +175,13 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
         found = {}
     else:
         # can_look_up, its common case (ASCII, no NUL) inlined: a call per line otherwise.
-        found = source.lookup_folded({f for n, f in folded_names.items()
-                                      if (n.isascii() and "\x00" not in n) or can_look_up(n)})
+        found = source.lookup_folded(
+            {
+                f
+                for n, f in folded_names.items()
+                if (n.isascii() and "\x00" not in n) or can_look_up(n)
+            }
+        )
     suggested = 0
     entries = resolved.entries
     for entry, card in zip(wanted, hits):
@@ -177,14 +195,23 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             # Most lines: one card that is no meld result (CR 712.4b), sticker sheet (123.2)
             # or Attraction (717.2), in no supplementary section: the last branch below, with
             # the facts those properties read tested inline.
-            if not (card.meld_from or card.layout == "meld" or card.type_line == "Stickers"
-                    or "Attraction" in card.subtypes or entry.section in supplementary):
+            if not (
+                card.meld_from
+                or card.layout == "meld"
+                or card.type_line == "Stickers"
+                or "Attraction" in card.subtypes
+                or entry.section in supplementary
+            ):
                 entries.append(ResolvedEntry(entry, card))
                 _remember(known, entry.name, card)
                 continue
         cards = candidates if len(candidates) == 1 else choose(folded, candidates)
-        if (not cards and entry.set_code and entry.collector_number
-                and can_look_up(entry.set_code + entry.collector_number)):
+        if (
+            not cards
+            and entry.set_code
+            and entry.collector_number
+            and can_look_up(entry.set_code + entry.collector_number)
+        ):
             hit = source.printing(entry.set_code, entry.collector_number)
             if hit:
                 card = source.card_by_id(hit[0])
@@ -208,11 +235,16 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
         elif cards:
             resolved.unresolved.append(entry)
             names = sorted({c.name for c in cards})
-            resolved.problems.append(Problem(
-                code="ambiguous-card",
-                message=f"{_path(entry)}{entry.name!r} could be any of: {'; '.join(names)}; "
-                        "write the full name",
-                citation="deckcheck:input", cards=tuple(names), lines=_lines(entry)))
+            resolved.problems.append(
+                Problem(
+                    code="ambiguous-card",
+                    message=f"{_path(entry)}{entry.name!r} could be any of: {'; '.join(names)}; "
+                    "write the full name",
+                    citation="deckcheck:input",
+                    cards=tuple(names),
+                    lines=_lines(entry),
+                )
+            )
         else:
             resolved.unresolved.append(entry)
             hint, reordered = [], ""
@@ -224,9 +256,15 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             message = f"{where}unknown card {entry.name!r}{reordered}"
             if hint:
                 message += f"; did you mean {' or '.join(repr(h) for h in hint)}?"
-            resolved.problems.append(Problem(
-                code="unknown-card", message=message, citation="deckcheck:input",
-                cards=(entry.name,), lines=_lines(entry)))
+            resolved.problems.append(
+                Problem(
+                    code="unknown-card",
+                    message=message,
+                    citation="deckcheck:input",
+                    cards=(entry.name,),
+                    lines=_lines(entry),
+                )
+            )
     return resolved
 
 
@@ -252,8 +290,10 @@ def _quantity_after_name(name: str, source: CardSource) -> str:
     if len(cards) != 1 or not cards[0].is_deck_card:
         return ""
     card = cards[0]
-    return (f"; if {int(hit.group(2))} is the number of copies, write it first: "
-            f"'{int(hit.group(2))} {card.name}'")
+    return (
+        f"; if {int(hit.group(2))} is the number of copies, write it first: "
+        f"'{int(hit.group(2))} {card.name}'"
+    )
 
 
 def _remember(known: dict[str, Card], name: str, card: Card) -> None:
@@ -264,8 +304,7 @@ def _remember(known: dict[str, Card], name: str, card: Card) -> None:
     known[name] = card
 
 
-def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
-                        where: str = "") -> Problem:
+def meld_result_problem(card: Card, lines: tuple[int, ...] = (), where: str = "") -> Problem:
     """CR 712.4b / 712.1: the back face of a meld pair is not a card; name the two cards that
     meld into it."""
     if card.meld_from:
@@ -273,9 +312,13 @@ def meld_result_problem(card: Card, lines: tuple[int, ...] = (),
         how = f"it exists only when {parts} meld; list those two cards instead"
     else:  # a database synced before meld parts were recorded
         how = "it exists only when its two meld cards meld; list those instead"
-    return Problem("meld-result", f"{where}{card.name} is the back face of a meld pair, not a "
-                   f"card: {how} (CR 712.4b)", "CR 712.4b",
-                   cards=(card.name, *card.meld_from), lines=lines)
+    return Problem(
+        "meld-result",
+        f"{where}{card.name} is the back face of a meld pair, not a card: {how} (CR 712.4b)",
+        "CR 712.4b",
+        cards=(card.name, *card.meld_from),
+        lines=lines,
+    )
 
 
 def can_look_up(text: str) -> bool:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 from urllib.parse import quote
 
 import orjson
@@ -29,21 +30,45 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 import validator
+from validator.report import card_facts, check_formats_dict
 from validator.rules.formats import get_format
 from validator.rules.resolve import suggestions
-from validator.report import card_facts, check_formats_dict
 
 # The routes call bodies.read_deck_request through its module, so that a patch of it (a
 # test counting the bodies the framework's route reads) takes effect here.
 from validator.service import bodies, problems
-from validator.service.bodies import (INLINE_MAX_BYTES, INLINE_MAX_LINES, INLINE_MAX_RULE_CHARS,
-                                      QUERY_OPTIONS, _LIST_FIELDS, _SCALAR_FIELDS, check_as_of)
-from validator.service.bodylimit import (DECKLIST_MAX_BYTES, BodyLimitMiddleware, BodyTooLarge, MAX_BODY_BYTES,
-                        too_large_detail)
-from validator.service.cards import ORACLE_BULK, CardHolder, Snapshot, iso, snapshot_card, snapshot_provenance
+from validator.service.bodies import (
+    _LIST_FIELDS,
+    _SCALAR_FIELDS,
+    INLINE_MAX_BYTES,
+    INLINE_MAX_LINES,
+    INLINE_MAX_RULE_CHARS,
+    QUERY_OPTIONS,
+    check_as_of,
+)
+from validator.service.bodylimit import (
+    DECKLIST_MAX_BYTES,
+    MAX_BODY_BYTES,
+    BodyLimitMiddleware,
+    BodyTooLarge,
+    too_large_detail,
+)
+from validator.service.cards import (
+    ORACLE_BULK,
+    CardHolder,
+    Snapshot,
+    iso,
+    snapshot_card,
+    snapshot_provenance,
+)
 from validator.service.fastpath import ValidateFastPath
-from validator.service.models import (MAX_CARD_NAME, _ONE_FORMAT_OPTIONS, CheckFormatsRequest,
-                                      DeckRequest, ValidateRequest)
+from validator.service.models import (
+    _ONE_FORMAT_OPTIONS,
+    MAX_CARD_NAME,
+    CheckFormatsRequest,
+    DeckRequest,
+    ValidateRequest,
+)
 from validator.service.problems import ProblemError
 
 STATIC = Path(__file__).parent / "static"
@@ -63,13 +88,14 @@ class ServiceConfig:
         return json.dumps(asdict(self))
 
     @classmethod
-    def from_env(cls, value: str) -> "ServiceConfig":
+    def from_env(cls, value: str) -> ServiceConfig:
         data = json.loads(value)
         data["cors_origins"] = tuple(data.get("cors_origins") or ())
         return cls(**data)
 
 
 # ---------------------------------------------------------------------------- OpenAPI
+
 
 class ProblemDoc(BaseModel):
     """An RFC 9457 problem (`application/problem+json`); `errors` only on 422."""
@@ -84,19 +110,29 @@ class ProblemDoc(BaseModel):
 
 
 def _problems_doc(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    described = {400: "unknown format, malformed body, unreadable decklist or house rule",
-                 404: "no card by that name (`suggestions` lists close names)",
-                 413: f"body over {MAX_BODY_BYTES:,} bytes (a decklist: at most "
-                      f"{DECKLIST_MAX_BYTES:,})", 415: "content type not accepted",
-                 422: "a field of the wrong type or value", 503: "card data not loaded yet"}
+    described = {
+        400: "unknown format, malformed body, unreadable decklist or house rule",
+        404: "no card by that name (`suggestions` lists close names)",
+        413: f"body over {MAX_BODY_BYTES:,} bytes (a decklist: at most {DECKLIST_MAX_BYTES:,})",
+        415: "content type not accepted",
+        422: "a field of the wrong type or value",
+        503: "card data not loaded yet",
+    }
     schema = ProblemDoc.model_json_schema()
-    return {status: {"description": described[status],
-                     "content": {problems.MEDIA_TYPE: {"schema": schema}}} for status in statuses}
+    return {
+        status: {
+            "description": described[status],
+            "content": {problems.MEDIA_TYPE: {"schema": schema}},
+        }
+        for status in statuses
+    }
 
 
-_REPORT_DOC = {"description": "the deckcheck.report/1 object `deckcheck validate --json` "
-                              "prints (README \"JSON report\"); an illegal deck is a 200 too",
-               "content": {"application/json": {"schema": {"type": "object"}}}}
+_REPORT_DOC = {
+    "description": "the deckcheck.report/1 object `deckcheck validate --json` "
+    'prints (README "JSON report"); an illegal deck is a 200 too',
+    "content": {"application/json": {"schema": {"type": "object"}}},
+}
 
 
 def _query_doc(model: type[BaseModel]) -> list[dict[str, Any]]:
@@ -104,21 +140,36 @@ def _query_doc(model: type[BaseModel]) -> list[dict[str, Any]]:
     option the model has, lists as repeated keys (`?commander=A&commander=B`)."""
     props = model.model_json_schema()["properties"]
     # check-formats refuses the options of one format (bad-input): not offered
-    offered = [name for name in props
-               if not (model is CheckFormatsRequest and name in _ONE_FORMAT_OPTIONS)]
+    offered = [
+        name for name in props if not (model is CheckFormatsRequest and name in _ONE_FORMAT_OPTIONS)
+    ]
     params = []
     for name in _SCALAR_FIELDS:
         if name in offered:
             schema = {k: v for k, v in props[name].items() if k not in ("title", "description")}
-            params.append({"name": name, "in": "query", "required": False, "schema": schema,
-                           "description": f"text/plain body only: {props[name].get('description', name)}"})
+            params.append(
+                {
+                    "name": name,
+                    "in": "query",
+                    "required": False,
+                    "schema": schema,
+                    "description": f"text/plain body only: {props[name].get('description', name)}",
+                }
+            )
     for name, (plural, single) in _LIST_FIELDS.items():
         if name in offered:
-            params.append({"name": single, "in": "query", "required": False,
-                           "schema": {"type": "array", "items": {"type": "string"}},
-                           "style": "form", "explode": True,
-                           "description": f"text/plain body only: {props[name].get('description')} "
-                                          f"(repeat the key for each; `{plural}` is taken too)"})
+            params.append(
+                {
+                    "name": single,
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "array", "items": {"type": "string"}},
+                    "style": "form",
+                    "explode": True,
+                    "description": f"text/plain body only: {props[name].get('description')} "
+                    f"(repeat the key for each; `{plural}` is taken too)",
+                }
+            )
     return params
 
 
@@ -126,26 +177,43 @@ def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
     """OpenAPI for a body read by hand: JSON, a multipart upload, a URL-encoded form, or
     text/plain (its options as query parameters)."""
     schema = model.model_json_schema()
-    form = {"type": "object", "properties": {
-        "file": {"type": "string", "format": "binary", "description": "the decklist file"},
-        **{k: v for k, v in schema["properties"].items() if k != "decklist"}}}
-    return {"parameters": _query_doc(model), "requestBody": {"required": True, "content": {
-        "application/json": {"schema": schema},
-        "multipart/form-data": {"schema": form},
-        # an HTML form's default: the decklist in a `decklist` field, each value percent-encoded
-        "application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
-            k: v for k, v in schema["properties"].items()}}},
-        "text/plain": {"schema": {"type": "string", "description":
-                                  "the decklist; options as query parameters (?format=modern)"}},
-    }}}
+    form = {
+        "type": "object",
+        "properties": {
+            "file": {"type": "string", "format": "binary", "description": "the decklist file"},
+            **{k: v for k, v in schema["properties"].items() if k != "decklist"},
+        },
+    }
+    return {
+        "parameters": _query_doc(model),
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": schema},
+                "multipart/form-data": {"schema": form},
+                # an HTML form's default: the decklist in a `decklist` field, each value percent-encoded
+                "application/x-www-form-urlencoded": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {k: v for k, v in schema["properties"].items()},
+                    }
+                },
+                "text/plain": {
+                    "schema": {
+                        "type": "string",
+                        "description": "the decklist; options as query parameters (?format=modern)",
+                    }
+                },
+            },
+        },
+    }
 
 
 # ---------------------------------------------------------------------------- answers
 
+
 def _json(data: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(data), status_code=status, media_type="application/json")
-
-
 
 
 async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> Any:
@@ -153,8 +221,11 @@ async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> A
     rules), in the threadpool for a larger one."""
     newline = "\n" if isinstance(content, str) else b"\n"
     rule_chars = sum(len(rule) for rule in getattr(options, "rules", ()))
-    if (len(content) <= INLINE_MAX_BYTES and content.count(newline) < INLINE_MAX_LINES  # type: ignore[arg-type]
-            and rule_chars <= INLINE_MAX_RULE_CHARS):
+    if (
+        len(content) <= INLINE_MAX_BYTES
+        and content.count(newline) < INLINE_MAX_LINES  # type: ignore[arg-type]
+        and rule_chars <= INLINE_MAX_RULE_CHARS
+    ):
         return fn(options, content)
     return await run_in_threadpool(fn, options, content)
 
@@ -176,8 +247,9 @@ def _capped(entry: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def check_formats_answer(reports: list[Any], source: str | None,
-                         provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+def check_formats_answer(
+    reports: list[Any], source: str | None, provenance: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """What `deckcheck check-formats --json` prints (`legal_in`, per format its errors, the
     `provenance`), plus `reports`: the deckcheck.report/1 object of every format; each
     format's problems capped at MAX_PROBLEMS_PER_FORMAT (README "check-formats over HTTP")."""
@@ -212,60 +284,83 @@ class Service:
         return {"as_of": options.as_of, "history": snap.history}
 
     def _deck(self, options: DeckRequest, content: str | bytes) -> Any:
-        return validator.parse_decklist(content, input_format=options.input_format,
-                                        filename=options.filename)
+        return validator.parse_decklist(
+            content, input_format=options.input_format, filename=options.filename
+        )
 
     def validate(self, options: ValidateRequest, content: str | bytes) -> dict[str, Any]:
         snap = self.snapshot()  # this request's data, start to finish, even across a swap
         if options.bracket is not None or options.commanders:  # in the request's words
             try:  # api.check_bracket's rule (CR 903.3), worded with the request's fields
                 validator.api.check_bracket(
-                    get_format(options.format, self.formats), options.bracket,
-                    options.commanders, spelled=("`bracket`", "`commanders`"),
-                    instead='send "format": "commander"')
+                    get_format(options.format, self.formats),
+                    options.bracket,
+                    options.commanders,
+                    spelled=("`bracket`", "`commanders`"),
+                    instead='send "format": "commander"',
+                )
             except validator.UsageError as exc:
                 raise ProblemError("bad-input", str(exc)) from None
         extra = self._options(options, snap)
         deck = self._deck(options, content)
-        report = validator.validate(deck, options.format, cards=snap.index,
-                                    commanders=options.commanders, rules=options.rules,
-                                    bracket=options.bracket, formats=self.formats,
-                                    source=options.filename, **extra)
+        report = validator.validate(
+            deck,
+            options.format,
+            cards=snap.index,
+            commanders=options.commanders,
+            rules=options.rules,
+            bracket=options.bracket,
+            formats=self.formats,
+            source=options.filename,
+            **extra,
+        )
         # As `deckcheck validate --json`: the report and where its verdict came from.
         return dict(report.to_dict(), provenance=self._provenance(snap, options, deck))
 
     @staticmethod
     def _provenance(snap: Snapshot, options: DeckRequest, deck: Any) -> dict[str, Any]:
-        return snapshot_provenance(snap, options.as_of if options.as_of is not None
-                                   else deck.as_of)
+        return snapshot_provenance(snap, options.as_of if options.as_of is not None else deck.as_of)
 
     def check_formats(self, options: CheckFormatsRequest, content: str | bytes) -> dict[str, Any]:
         if any(getattr(options, name) not in (None, []) for name in _ONE_FORMAT_OPTIONS):
-            raise ProblemError("bad-input", "`rules` and `bracket` apply to one format: "
-                               "use POST /v1/validate")
+            raise ProblemError(
+                "bad-input", "`rules` and `bracket` apply to one format: use POST /v1/validate"
+            )
         snap = self.snapshot()
         extra = self._options(options, snap)
         deck = self._deck(options, content)
-        reports = validator.check_formats(deck, cards=snap.index, formats=self.formats,
-                                          commanders=options.commanders,
-                                          source=options.filename, **extra)
-        return check_formats_answer(reports, options.filename,
-                                    self._provenance(snap, options, deck))
+        reports = validator.check_formats(
+            deck,
+            cards=snap.index,
+            formats=self.formats,
+            commanders=options.commanders,
+            source=options.filename,
+            **extra,
+        )
+        return check_formats_answer(
+            reports, options.filename, self._provenance(snap, options, deck)
+        )
 
     def card(self, name: str) -> dict[str, Any]:
         snap = self.snapshot()
         if len(name) > MAX_CARD_NAME:
             # Named (cut short) and placed like any other 404: the path is too long to echo.
             shown = name[:MAX_CARD_NAME] + "…"
-            raise ProblemError("unknown-card", f"no card has a name of {len(name)} characters "
-                               f"(the longest are under {MAX_CARD_NAME})", name=shown,
-                               suggestions=[], instance=f"/v1/cards/{quote(shown)}")
+            raise ProblemError(
+                "unknown-card",
+                f"no card has a name of {len(name)} characters "
+                f"(the longest are under {MAX_CARD_NAME})",
+                name=shown,
+                suggestions=[],
+                instance=f"/v1/cards/{quote(shown)}",
+            )
         card = snapshot_card(snap, name)  # the snapshot validation uses, never newer data
         if card is None:
             hint = suggestions(name, snap.index, short_names=True)  # as `deckcheck card`
             did = f"; did you mean {' or '.join(hint)}?" if hint else ""
-            raise ProblemError("unknown-card", f"no card named {name!r}{did}", name=name,
-                               suggestions=hint)
+            raise ProblemError(
+                "unknown-card", f"no card named {name!r}{did}", name=name, suggestions=hint
+            )
         return card_facts(card, snap.formats)
 
     def health(self) -> dict[str, Any]:
@@ -282,23 +377,33 @@ class Service:
         except Exception as exc:  # noqa: BLE001 - any driver error: the database is unusable
             raise validator.DatabaseError(f"the card database cannot be read: {exc}") from exc
         if not readable:
-            raise validator.DatabaseError("the card database holds no sync any more "
-                                          "(emptied or replaced by an unsynced file)")
+            raise validator.DatabaseError(
+                "the card database holds no sync any more (emptied or replaced by an unsynced file)"
+            )
         sync = snap.sync or {}
-        return {"status": "ok", "version": validator.__version__, "cards": snap.card_count,
-                # Scryfall's updated_at of the bulk file loaded, else (a `sync --from` file:
-                # Scryfall's time unknown) when that sync finished: never null once synced.
-                # `scryfall_updated_at` is Scryfall's alone (null when unknown), as `deckcheck
-                # info`'s updated_at and a report's provenance.card_data.scryfall_updated_at.
-                "updated_at": snap.updated_at,
-                "scryfall_updated_at": iso(sync.get("updated_at")),
-                "sync": {"id": sync.get("id"), "sha256": sync.get("sha256"),
-                         "finished_at": iso(sync.get("finished_at"))},
-                "loaded_at": dt.datetime.fromtimestamp(snap.loaded_at, dt.timezone.utc).isoformat(),
-                "load_seconds": round(snap.load_seconds, 3), "swaps": self.holder.swaps}
+        return {
+            "status": "ok",
+            "version": validator.__version__,
+            "cards": snap.card_count,
+            # Scryfall's updated_at of the bulk file loaded, else (a `sync --from` file:
+            # Scryfall's time unknown) when that sync finished: never null once synced.
+            # `scryfall_updated_at` is Scryfall's alone (null when unknown), as `deckcheck
+            # info`'s updated_at and a report's provenance.card_data.scryfall_updated_at.
+            "updated_at": snap.updated_at,
+            "scryfall_updated_at": iso(sync.get("updated_at")),
+            "sync": {
+                "id": sync.get("id"),
+                "sha256": sync.get("sha256"),
+                "finished_at": iso(sync.get("finished_at")),
+            },
+            "loaded_at": dt.datetime.fromtimestamp(snap.loaded_at, dt.UTC).isoformat(),
+            "load_seconds": round(snap.load_seconds, 3),
+            "swaps": self.holder.swaps,
+        }
 
 
 # ---------------------------------------------------------------------------- the app
+
 
 def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None = None) -> FastAPI:
     """The ASGI app. The card index is loaded once per worker at start-up (lifespan): the
@@ -316,18 +421,27 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
         finally:
             service.holder.stop()
 
-    app = FastAPI(title="deckcheck", version=validator.__version__, lifespan=lifespan,
-                  description="Magic: The Gathering deck legality: the `deckcheck validate "
-                              "--json` report over HTTP. Errors are RFC 9457 problem details.",
-                  # /docs would load Swagger UI from a CDN: nothing served may need the network.
-                  docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="deckcheck",
+        version=validator.__version__,
+        lifespan=lifespan,
+        description="Magic: The Gathering deck legality: the `deckcheck validate "
+        "--json` report over HTTP. Errors are RFC 9457 problem details.",
+        # /docs would load Swagger UI from a CDN: nothing served may need the network.
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.service = service
     problems.install(app)
 
     @app.exception_handler(BodyTooLarge)
     async def _too_large(request: Request, exc: BodyTooLarge) -> Response:
-        return problems.problem_response("body-too-large", too_large_detail(MAX_BODY_BYTES),
-                                         request.url.path, headers={"connection": "close"})
+        return problems.problem_response(
+            "body-too-large",
+            too_large_detail(MAX_BODY_BYTES),
+            request.url.path,
+            headers={"connection": "close"},
+        )
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)
 
@@ -336,46 +450,68 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
 
     # Outside the body limit (it enforces the same limit itself), inside CORS (its answers
     # get the CORS headers too): JSON validate requests skip the framework's per-request layers.
-    app.add_middleware(ValidateFastPath, model=ValidateRequest, answer=validate_answer,
-                       query_options=QUERY_OPTIONS)
+    app.add_middleware(
+        ValidateFastPath, model=ValidateRequest, answer=validate_answer, query_options=QUERY_OPTIONS
+    )
     if config.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
-                           allow_methods=["GET", "POST"], allow_headers=["Content-Type"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(config.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type"],
+        )
 
-    @app.post("/v1/validate", openapi_extra=_body_doc(ValidateRequest),
-              responses={200: _REPORT_DOC, **_problems_doc(400, 413, 415, 422, 503)},
-              summary="Validate a deck against one format: the deckcheck.report/1 object")
+    @app.post(
+        "/v1/validate",
+        openapi_extra=_body_doc(ValidateRequest),
+        responses={200: _REPORT_DOC, **_problems_doc(400, 413, 415, 422, 503)},
+        summary="Validate a deck against one format: the deckcheck.report/1 object",
+    )
     async def post_validate(request: Request) -> Response:
         options, content = await bodies.read_deck_request(request, ValidateRequest)
         return _json(await judge(service.validate, options, content))
 
-    @app.post("/v1/check-formats", openapi_extra=_body_doc(CheckFormatsRequest),
-              responses=_problems_doc(400, 413, 415, 422, 503),
-              summary="Validate a deck against every format")
+    @app.post(
+        "/v1/check-formats",
+        openapi_extra=_body_doc(CheckFormatsRequest),
+        responses=_problems_doc(400, 413, 415, 422, 503),
+        summary="Validate a deck against every format",
+    )
     async def post_check_formats(request: Request) -> Response:
         options, content = await bodies.read_deck_request(request, CheckFormatsRequest)
         return _json(await run_in_threadpool(service.check_formats, options, content))
 
-    @app.get("/v1/formats", summary="The formats and their deck rules (as `deckcheck formats --json`)")
+    @app.get(
+        "/v1/formats", summary="The formats and their deck rules (as `deckcheck formats --json`)"
+    )
     async def get_formats() -> Response:
         return _json({k: f.to_dict() for k, f in service.formats.items()})
 
-    @app.get("/v1/cards/{name:path}", summary="A card as the validator sees it",
-             responses=_problems_doc(404, 503))
+    @app.get(
+        "/v1/cards/{name:path}",
+        summary="A card as the validator sees it",
+        responses=_problems_doc(404, 503),
+    )
     async def get_card(name: str) -> Response:
         return _json(await run_in_threadpool(service.card, name))
 
     # HEAD answers too (load balancers probe with it), kept out of the schema: one documented
     # operation, not two with the same id.
     @app.head("/healthz", include_in_schema=False)
-    @app.get("/healthz", summary="Ready: card count, the sync's updated_at, version",
-             responses=_problems_doc(503))
+    @app.get(
+        "/healthz",
+        summary="Ready: card count, the sync's updated_at, version",
+        responses=_problems_doc(503),
+    )
     async def healthz() -> Response:
         return _json(await run_in_threadpool(service.health))
 
     # The page checks a decklist's size before sending it, against the library's own limit.
-    page_html = (STATIC / "index.html").read_text(encoding="utf-8").replace(
-        "{{MAX_BYTES}}", str(DECKLIST_MAX_BYTES))
+    page_html = (
+        (STATIC / "index.html")
+        .read_text(encoding="utf-8")
+        .replace("{{MAX_BYTES}}", str(DECKLIST_MAX_BYTES))
+    )
 
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page() -> Response:
@@ -383,7 +519,8 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
         # Every asset is local (venues are often offline): the page may load nothing else.
         response.headers["content-security-policy"] = (
             "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
-            "frame-ancestors 'none'")
+            "frame-ancestors 'none'"
+        )
         response.headers["x-content-type-options"] = "nosniff"
         return response
 
@@ -408,8 +545,11 @@ def _document_errors_only_as_answered(app: FastAPI) -> None:
                     if default is not None:
                         del responses["422"]
             components = schema.get("components", {}).get("schemas", {})
-            if "HTTPValidationError" in components and "#/components/schemas/HTTPValidationError" \
-                    not in json.dumps(schema.get("paths")):
+            if (
+                "HTTPValidationError" in components
+                and "#/components/schemas/HTTPValidationError"
+                not in json.dumps(schema.get("paths"))
+            ):
                 components.pop("HTTPValidationError", None)
                 components.pop("ValidationError", None)
             app.openapi_schema = schema

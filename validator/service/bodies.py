@@ -8,7 +8,8 @@ import codecs
 import datetime as dt
 import inspect
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 from fastapi import Request
@@ -17,8 +18,9 @@ from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from validator.service.bodylimit import BodyTooLarge, MAX_BODY_BYTES
-from validator.service.fastpath import declared_charset, is_json, is_utf8 as _is_utf8, media_type
+from validator.service.bodylimit import MAX_BODY_BYTES, BodyTooLarge
+from validator.service.fastpath import declared_charset, is_json, media_type
+from validator.service.fastpath import is_utf8 as _is_utf8
 from validator.service.problems import ProblemError
 
 _LIST_FIELDS = {"commanders": ("commanders", "commander"), "rules": ("rules", "rule")}
@@ -70,12 +72,17 @@ def check_as_of(value: dt.date | str | None) -> None:
             return
     except AsOfError:
         pass
-    raise ProblemError("bad-as-of", f"as_of is not a date: write it as {AS_OF_FORMS}; "
-                       "or leave as_of out (or send null) to judge by current legality")
+    raise ProblemError(
+        "bad-as-of",
+        f"as_of is not a date: write it as {AS_OF_FORMS}; "
+        "or leave as_of out (or send null) to judge by current legality",
+    )
 
 
-_NAME_A_CHARSET = ("send the body as UTF-8 (charset=utf-8) or name a known charset "
-                   "(e.g. charset=iso-8859-1, windows-1252, utf-16)")
+_NAME_A_CHARSET = (
+    "send the body as UTF-8 (charset=utf-8) or name a known charset "
+    "(e.g. charset=iso-8859-1, windows-1252, utf-16)"
+)
 
 
 def check_charset(charset: str) -> None:
@@ -83,12 +90,15 @@ def check_charset(charset: str) -> None:
     try:
         info = codecs.lookup(charset)
     except LookupError:
-        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} is not known: "
-                           f"{_NAME_A_CHARSET}") from None
+        raise ProblemError(
+            "unsupported-media-type", f"charset {charset[:40]!r} is not known: {_NAME_A_CHARSET}"
+        ) from None
     # rot13, base64, bz2, zlib, hex, uu, quopri, undefined...: Python codecs, no text encodings
     if not getattr(info, "_is_text_encoding", True):
-        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} is no text "
-                           f"encoding: {_NAME_A_CHARSET}")
+        raise ProblemError(
+            "unsupported-media-type",
+            f"charset {charset[:40]!r} is no text encoding: {_NAME_A_CHARSET}",
+        )
 
 
 def _decode(raw: bytes, charset: str, invalid: Callable[[int], str]) -> str:
@@ -99,29 +109,41 @@ def _decode(raw: bytes, charset: str, invalid: Callable[[int], str]) -> str:
     except UnicodeDecodeError as exc:
         raise ProblemError("malformed-body", invalid(exc.start)) from None
     except (UnicodeError, LookupError, ValueError, TypeError):  # a codec that refuses to decode
-        raise ProblemError("unsupported-media-type", f"charset {charset[:40]!r} cannot decode "
-                           f"a body: {_NAME_A_CHARSET}") from None
+        raise ProblemError(
+            "unsupported-media-type",
+            f"charset {charset[:40]!r} cannot decode a body: {_NAME_A_CHARSET}",
+        ) from None
 
 
 def decode_declared(raw: bytes, charset: str) -> str:
     """A body in its declared (not UTF-8) charset, as text: an unknown charset is a 415, bytes
     the charset cannot decode a 400 naming it."""
     check_charset(charset)
-    return _decode(raw, charset, lambda start: (
-        f"the body is not valid {charset} (byte {start}), the charset its Content-Type "
-        "declares: send it in that charset, or as UTF-8"))
+    return _decode(
+        raw,
+        charset,
+        lambda start: (
+            f"the body is not valid {charset} (byte {start}), the charset its Content-Type "
+            "declares: send it in that charset, or as UTF-8"
+        ),
+    )
 
 
-NOT_UTF8 = ("the body is not UTF-8: send it as UTF-8, or declare its charset in the "
-            "Content-Type (e.g. text/plain; charset=utf-16)")
+NOT_UTF8 = (
+    "the body is not UTF-8: send it as UTF-8, or declare its charset in the "
+    "Content-Type (e.g. text/plain; charset=utf-16)"
+)
 
 
 def refuse_encoded(encoding: str | None) -> None:
     """A compressed body would be read as a decklist's bytes and fail as "not valid UTF-8":
     say what is wrong instead (a decklist is small; nothing here decompresses)."""
     if encoding and encoding.strip().lower() != "identity":
-        raise ProblemError("unsupported-media-type", f"Content-Encoding {encoding.strip()[:40]!r} "
-                           "is not accepted: send the body uncompressed")
+        raise ProblemError(
+            "unsupported-media-type",
+            f"Content-Encoding {encoding.strip()[:40]!r} "
+            "is not accepted: send the body uncompressed",
+        )
 
 
 #: The query parameters a text/plain body takes its options from (`_fields_from`).
@@ -134,8 +156,11 @@ _FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")  # RE
 #: A `decklist` text field as large as the body limit allows (Starlette's own default, 1 MB,
 #: would refuse a decklist the library takes when its limit is higher); older Starlette
 #: versions have no such limit.
-_PART_LIMIT = ({"max_part_size": MAX_BODY_BYTES}
-               if "max_part_size" in inspect.signature(Request.form).parameters else {})
+_PART_LIMIT = (
+    {"max_part_size": MAX_BODY_BYTES}
+    if "max_part_size" in inspect.signature(Request.form).parameters
+    else {}
+)
 
 
 _URLENCODED = "application/x-www-form-urlencoded"
@@ -149,26 +174,34 @@ def refuse_no_form(raw: bytes, form: Any) -> None:
     to send, not as a form missing its `decklist` field."""
     text = raw.lstrip()
     if text[:1] in (b"{", b"["):
-        raise ProblemError("malformed-body", "the body is JSON but its Content-Type is "
-                           "application/x-www-form-urlencoded (what curl -d sends without -H): "
-                           "send it with Content-Type: application/json (curl -H "
-                           "'content-type: application/json' -d ...)")
+        raise ProblemError(
+            "malformed-body",
+            "the body is JSON but its Content-Type is "
+            "application/x-www-form-urlencoded (what curl -d sends without -H): "
+            "send it with Content-Type: application/json (curl -H "
+            "'content-type: application/json' -d ...)",
+        )
     if text and b"=" not in text:
-        raise ProblemError("malformed-body", "the body is not a form (name=value&...) though "
-                           "its Content-Type is application/x-www-form-urlencoded (what curl "
-                           "-d sends without -H; curl -d @file also drops the line breaks): "
-                           "send the decklist as text/plain with the options in the query "
-                           "string (curl -H 'content-type: text/plain' --data-binary @deck.txt "
-                           "'...?format=modern'), or percent-encode a form (curl "
-                           "--data-urlencode decklist@deck.txt -d format=modern)")
-    cut = [key for key in form.keys() if key not in _FORM_KEYS
-           and any(c.isspace() for c in key)]
+        raise ProblemError(
+            "malformed-body",
+            "the body is not a form (name=value&...) though "
+            "its Content-Type is application/x-www-form-urlencoded (what curl "
+            "-d sends without -H; curl -d @file also drops the line breaks): "
+            "send the decklist as text/plain with the options in the query "
+            "string (curl -H 'content-type: text/plain' --data-binary @deck.txt "
+            "'...?format=modern'), or percent-encode a form (curl "
+            "--data-urlencode decklist@deck.txt -d format=modern)",
+        )
+    cut = [key for key in form.keys() if key not in _FORM_KEYS and any(c.isspace() for c in key)]
     if cut:
-        raise ProblemError("malformed-body", "the form's values are not percent-encoded: a "
-                           "`&` in the decklist (as in Minsc & Boo) cut it, leaving a field "
-                           "named like a decklist line: percent-encode each value (curl --data-urlencode "
-                           "decklist@deck.txt -d format=modern), or send the decklist as "
-                           "text/plain with the options in the query string")
+        raise ProblemError(
+            "malformed-body",
+            "the form's values are not percent-encoded: a "
+            "`&` in the decklist (as in Minsc & Boo) cut it, leaving a field "
+            "named like a decklist line: percent-encode each value (curl --data-urlencode "
+            "decklist@deck.txt -d format=modern), or send the decklist as "
+            "text/plain with the options in the query string",
+        )
 
 
 #: A form has a handful of fields (the decklist and the options: at most 4 commanders and 20
@@ -195,9 +228,14 @@ def _unquote_plus(raw: bytes, charset: str | None = None) -> str:
         raw = _PERCENT.sub(lambda m: bytes((int(m.group(1), 16),)), raw)
     if _is_utf8(charset):
         return raw.decode("utf-8", "replace")
-    return _decode(raw, charset, lambda start: (  # type: ignore[arg-type]
-        f"the form is not valid {charset}, the charset its Content-Type declares (a name or "
-        f"value's byte {start}, percent-decoded): send it in that charset, or as UTF-8"))
+    return _decode(
+        raw,
+        charset,
+        lambda start: (  # type: ignore[arg-type]
+            f"the form is not valid {charset}, the charset its Content-Type declares (a name or "
+            f"value's byte {start}, percent-decoded): send it in that charset, or as UTF-8"
+        ),
+    )
 
 
 def parse_urlencoded(raw: bytes, charset: str | None = None) -> FormData:
@@ -208,9 +246,12 @@ def parse_urlencoded(raw: bytes, charset: str | None = None) -> FormData:
     fields: list[tuple[str, str]] = []
     for match in re.finditer(rb"[^&]+", raw):
         if len(fields) == MAX_FORM_FIELDS:
-            raise ProblemError("malformed-body", f"the form has more than {MAX_FORM_FIELDS} "
-                               "fields: send the decklist in one `decklist` field and each "
-                               "option once (commander and rule may repeat)")
+            raise ProblemError(
+                "malformed-body",
+                f"the form has more than {MAX_FORM_FIELDS} "
+                "fields: send the decklist in one `decklist` field and each "
+                "option once (commander and rule may repeat)",
+            )
         name, _, value = match.group().partition(b"=")
         fields.append((_unquote_plus(name, charset), _unquote_plus(value, charset)))
     return FormData(fields)
@@ -246,18 +287,24 @@ async def read_urlencoded(request: Request, charset: str | None = None) -> FormD
     if len(raw) > URLENCODED_MAX_BYTES:
         raise _urlencoded_too_large(len(raw))
     raw, charset = form_bytes(raw, charset)
-    form = (parse_urlencoded(raw, charset) if len(raw) <= INLINE_MAX_BYTES
-            else await run_in_threadpool(parse_urlencoded, raw, charset))
+    form = (
+        parse_urlencoded(raw, charset)
+        if len(raw) <= INLINE_MAX_BYTES
+        else await run_in_threadpool(parse_urlencoded, raw, charset)
+    )
     refuse_no_form(raw, form)
     return form
 
 
 def _urlencoded_too_large(size: int) -> ProblemError:
-    return ProblemError("body-too-large", f"a URL-encoded form is at most "
-                        f"{URLENCODED_MAX_BYTES:,} bytes (this one is {size:,}; a 5,000-line "
-                        "decklist percent-encoded is ~300 KB): send a larger decklist as "
-                        "multipart/form-data (a `file` field) or JSON, which take up to "
-                        f"{MAX_BODY_BYTES:,} bytes")
+    return ProblemError(
+        "body-too-large",
+        f"a URL-encoded form is at most "
+        f"{URLENCODED_MAX_BYTES:,} bytes (this one is {size:,}; a 5,000-line "
+        "decklist percent-encoded is ~300 KB): send a larger decklist as "
+        "multipart/form-data (a `file` field) or JSON, which take up to "
+        f"{MAX_BODY_BYTES:,} bytes",
+    )
 
 
 def refuse_incomplete_multipart(raw: bytes, content_type: str) -> None:
@@ -274,20 +321,26 @@ def refuse_incomplete_multipart(raw: bytes, content_type: str) -> None:
     if not boundary:
         return  # the form parser refuses it (malformed-body, no boundary)
     if b"--" + boundary.strip(b'"') + b"--" not in raw:
-        raise ProblemError("malformed-body", "the multipart body is incomplete: it ends "
-                           f"without its closing boundary (--{boundary.decode('latin-1')[:70]}--),"
-                           " so it was cut short: send the whole body again")
+        raise ProblemError(
+            "malformed-body",
+            "the multipart body is incomplete: it ends "
+            f"without its closing boundary (--{boundary.decode('latin-1')[:70]}--),"
+            " so it was cut short: send the whole body again",
+        )
 
 
 def refuse_unsupported(media: str) -> None:
     """A body of no accepted type (no Content-Type at all, as `requests.post(url, data=text)`
     sends, or application/octet-stream) is a 415 saying what to send, whatever the query."""
     if not (is_json(media) or media in _FORM_TYPES or media == "text/plain"):
-        raise ProblemError("unsupported-media-type", f"content type {media or '(none)'!r} is not "
-                           "accepted; send application/json (the options in the JSON object), "
-                           "multipart/form-data (a `file` field, the options as form fields) or "
-                           "text/plain (the decklist as the body, the options in the query "
-                           "string: ?format=modern)")
+        raise ProblemError(
+            "unsupported-media-type",
+            f"content type {media or '(none)'!r} is not "
+            "accepted; send application/json (the options in the JSON object), "
+            "multipart/form-data (a `file` field, the options as form fields) or "
+            "text/plain (the decklist as the body, the options in the query "
+            "string: ?format=modern)",
+        )
 
 
 def refuse_query_beside_body(request: Request, media: str) -> None:
@@ -300,13 +353,18 @@ def refuse_query_beside_body(request: Request, media: str) -> None:
     named = sorted(QUERY_OPTIONS.intersection(request.query_params.keys()))
     if named:
         it = "them" if len(named) > 1 else "it"
-        raise ProblemError("bad-input", f"option{'s' if len(named) > 1 else ''} "
-                           f"{', '.join(named)} in the query string beside a JSON or form "
-                           f"body: put {it} in the body (only a text/plain body takes its "
-                           "options from the query string)")
+        raise ProblemError(
+            "bad-input",
+            f"option{'s' if len(named) > 1 else ''} "
+            f"{', '.join(named)} in the query string beside a JSON or form "
+            f"body: put {it} in the body (only a text/plain body takes its "
+            "options from the query string)",
+        )
 
 
-async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[BaseModel, str | bytes]:
+async def read_deck_request(
+    request: Request, model: type[BaseModel]
+) -> tuple[BaseModel, str | bytes]:
     """The options and the decklist (text, or a file's raw bytes: .dek files may be UTF-16)."""
     media = media_type(request.headers.get("content-type", ""))
     refuse_encoded(request.headers.get("content-encoding"))
@@ -318,19 +376,22 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
         if not _is_utf8(charset):
             raw = decode_declared(raw, charset)  # type: ignore[arg-type]
         if isinstance(raw, bytes) and raw.startswith(codecs.BOM_UTF8):
-            raw = raw[len(codecs.BOM_UTF8):]  # RFC 8259 8.1: a parser may ignore a BOM
+            raw = raw[len(codecs.BOM_UTF8) :]  # RFC 8259 8.1: a parser may ignore a BOM
         elif isinstance(raw, str):
             raw = raw.removeprefix("\ufeff")
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             if isinstance(raw, bytes) and not _utf8(raw):
-                raise ProblemError("malformed-body", NOT_UTF8.replace("text/plain",
-                                   "application/json")) from None
+                raise ProblemError(
+                    "malformed-body", NOT_UTF8.replace("text/plain", "application/json")
+                ) from None
             raise ProblemError("malformed-body", f"the body is not valid JSON: {exc}") from None
         if not isinstance(data, dict):
-            raise ProblemError("malformed-body", "the body must be a JSON object "
-                               '({"decklist": "...", "format": "modern"})')
+            raise ProblemError(
+                "malformed-body",
+                'the body must be a JSON object ({"decklist": "...", "format": "modern"})',
+            )
         options = _checked(model, data)
         return options, options.decklist  # type: ignore[attr-defined]
     if media in _FORM_TYPES:
@@ -339,32 +400,49 @@ async def read_deck_request(request: Request, model: type[BaseModel]) -> tuple[B
         else:
             # Read whole first (the body limit bounds it; form() then parses the bytes read):
             # a body cut short is told apart from a form lacking its `file` field.
-            refuse_incomplete_multipart(await request.body(),
-                                        request.headers.get("content-type", ""))
+            refuse_incomplete_multipart(
+                await request.body(), request.headers.get("content-type", "")
+            )
             try:
                 form = await request.form(max_files=1, max_fields=MAX_FORM_FIELDS, **_PART_LIMIT)
             except BodyTooLarge:
                 raise
             except Exception as exc:  # noqa: BLE001 - python-multipart/Starlette parse errors
-                raise ProblemError("malformed-body", f"the form could not be read: "
-                                   f"{getattr(exc, 'detail', None) or exc}") from None
+                raise ProblemError(
+                    "malformed-body",
+                    f"the form could not be read: {getattr(exc, 'detail', None) or exc}",
+                ) from None
         upload = form.get("file")
         data = _fields_from(form, model)
         if upload is not None and form.get("decklist") is not None:
             # Which one to judge? Neither is dropped in silence.
-            raise RequestValidationError([{"type": "value_error", "loc": ("body", field),
-                                           "msg": "send either a `file` or a `decklist` field, "
-                                                  "not both", "input": None}
-                                          for field in ("file", "decklist")])
+            raise RequestValidationError(
+                [
+                    {
+                        "type": "value_error",
+                        "loc": ("body", field),
+                        "msg": "send either a `file` or a `decklist` field, not both",
+                        "input": None,
+                    }
+                    for field in ("file", "decklist")
+                ]
+            )
         if upload is not None and not isinstance(upload, str):
             content: str | bytes = await upload.read()
             data.setdefault("filename", upload.filename or None)
         elif isinstance(form.get("decklist"), str):
             content = form.get("decklist")  # type: ignore[assignment]
         else:
-            raise RequestValidationError([{"type": "missing", "loc": ("body", "file"),
-                                           "msg": "a `file` field (or a `decklist` text field) "
-                                                  "is required", "input": None}])
+            raise RequestValidationError(
+                [
+                    {
+                        "type": "missing",
+                        "loc": ("body", "file"),
+                        "msg": "a `file` field (or a `decklist` text field) is required",
+                        "input": None,
+                    }
+                ]
+            )
         options = _checked(model, {**data, "decklist": ""})
         return options, content
     # text/plain (refuse_unsupported let nothing else through)
@@ -387,8 +465,11 @@ def _query_hint(error: dict[str, Any]) -> dict[str, Any]:
     if error.get("type") != "missing" or not error.get("loc"):
         return error
     name = error["loc"][-1]
-    return {**error, "msg": f"{error.get('msg', 'Field required')}: pass ?{name}=NAME in the "
-                            "query string (the body is the decklist)"}
+    return {
+        **error,
+        "msg": f"{error.get('msg', 'Field required')}: pass ?{name}=NAME in the "
+        "query string (the body is the decklist)",
+    }
 
 
 #: A decklist up to this length (characters of a JSON field, or bytes of an upload) is judged

@@ -8,8 +8,10 @@ Either way the client gets a 413 problem and the server holds at most limit + on
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+from validator.decklist import MAX_BYTES as DECKLIST_MAX_BYTES
 from validator.service.problems import MEDIA_TYPE, problem_body
 
 Scope = dict[str, Any]
@@ -18,7 +20,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-from validator.decklist import MAX_BYTES as DECKLIST_MAX_BYTES
 
 #: What a request may add around a decklist of the library's limit (`MAX_BYTES`): the
 #: options, a form's framing, and JSON's escapes (each newline and quote of a list sent as a
@@ -35,9 +36,11 @@ class BodyTooLarge(Exception):
 
 def too_large_detail(max_bytes: int) -> str:
     """The 413 problem's detail, whichever layer refuses the body."""
-    return (f"the request body is over {max_bytes:,} bytes; the limit of a decklist is "
-            f"{DECKLIST_MAX_BYTES:,} bytes (the body may add {max_bytes - DECKLIST_MAX_BYTES:,} "
-            "for the options and the JSON or form around it)")
+    return (
+        f"the request body is over {max_bytes:,} bytes; the limit of a decklist is "
+        f"{DECKLIST_MAX_BYTES:,} bytes (the body may add {max_bytes - DECKLIST_MAX_BYTES:,} "
+        "for the options and the JSON or form around it)"
+    )
 
 
 class BodyLimitMiddleware:
@@ -77,12 +80,21 @@ class BodyLimitMiddleware:
                 await self._refuse(scope, send)
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
-        body = json.dumps(problem_body("body-too-large", too_large_detail(self.max_bytes),
-                                       scope.get("path"))).encode()
+        body = json.dumps(
+            problem_body("body-too-large", too_large_detail(self.max_bytes), scope.get("path"))
+        ).encode()
         # Connection: close - the rest of the body is never read.
-        await send({"type": "http.response.start", "status": 413, "headers": [
-            (b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", MEDIA_TYPE.encode()),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 

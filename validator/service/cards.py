@@ -12,20 +12,21 @@ and none fails during it. Nothing here writes to the database.
 from __future__ import annotations
 
 import gc
-import os
 import logging
+import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from validator import CardDB, CardIndex
 from validator.api import legality_history
-from validator.store.database import DatabaseError
+from validator.cards.names import lookup_key
 from validator.errors import DeckcheckError
 from validator.model import Card
-from validator.cards.names import lookup_key
+from validator.store.database import DatabaseError
 from validator.store.source import choose
 
 log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's own log
@@ -125,8 +126,14 @@ def load_snapshot(db_url: str | None) -> Snapshot:
     # ~0.3 s, a latency spike for whichever request triggers it. Frozen objects are skipped by
     # the collector (and still freed by reference counting when a swap drops them).
     gc.freeze()
-    return Snapshot(index=index, db=db, sync=record, history=history, formats=formats,
-                    load_seconds=time.perf_counter() - started)
+    return Snapshot(
+        index=index,
+        db=db,
+        sync=record,
+        history=history,
+        formats=formats,
+        load_seconds=time.perf_counter() - started,
+    )
 
 
 #: SQLite's files beside a WAL-mode database, found by name (`cards.sqlite3-wal`).
@@ -162,8 +169,13 @@ def sidecar_identities(db_url: str | None) -> dict[str, tuple[int, int] | None]:
 class CardHolder:
     """The current snapshot of one worker, and the poller that replaces it."""
 
-    def __init__(self, db_url: str | None, *, poll_seconds: float = 5.0,
-                 loader: Callable[[str | None], Snapshot] = load_snapshot) -> None:
+    def __init__(
+        self,
+        db_url: str | None,
+        *,
+        poll_seconds: float = 5.0,
+        loader: Callable[[str | None], Snapshot] = load_snapshot,
+    ) -> None:
         self.db_url, self.poll_seconds, self._loader = db_url, poll_seconds, loader
         self._current: Snapshot | None = None
         self._stop = threading.Event()
@@ -195,11 +207,16 @@ class CardHolder:
 
     def load(self) -> Snapshot:
         """The start-up load (blocking: the worker accepts no request before it is done)."""
-        self._file = file_identity(self.db_url)  # before opening: a swap during it is seen next poll
+        self._file = file_identity(
+            self.db_url
+        )  # before opening: a swap during it is seen next poll
         self._current = self._loader(self.db_url)
         self._sidecars = sidecar_identities(self.db_url)
-        log.info("card index ready: %d cards in %.2f s", self._current.card_count,
-                 self._current.load_seconds)
+        log.info(
+            "card index ready: %d cards in %.2f s",
+            self._current.card_count,
+            self._current.load_seconds,
+        )
         return self._current
 
     def refresh(self) -> bool:
@@ -226,9 +243,11 @@ class CardHolder:
         if file is None and self._file is not None:
             # The served file is gone from its path (the open connections still read it, but
             # nothing started now could): the operator has to know.
-            raise DatabaseError(f"the card database file {db_file(self.db_url)} "
-                                "is gone (put a card database back there, or run `deckcheck "
-                                "sync`)")
+            raise DatabaseError(
+                f"the card database file {db_file(self.db_url)} "
+                "is gone (put a card database back there, or run `deckcheck "
+                "sync`)"
+            )
         if file is not None and self._file is not None and file != self._file:
             new = self._reopen(old, file)
         else:
@@ -239,8 +258,12 @@ class CardHolder:
             new = self._loader(self.db_url)
         self._current = new  # the swap: one reference assignment
         self.swaps += 1
-        log.info("new card data (sync %s): %d cards loaded in %.2f s, swapped in",
-                 new.updated_at, new.card_count, new.load_seconds)
+        log.info(
+            "new card data (sync %s): %d cards loaded in %.2f s, swapped in",
+            new.updated_at,
+            new.card_count,
+            new.load_seconds,
+        )
         # Requests still holding `old` finish on it; its database is closed later.
         self._retired.append((time.monotonic(), old))
         return True
@@ -318,8 +341,13 @@ class CardHolder:
             return
         self._logged = key
         if isinstance(exc, DeckcheckError):
-            log.error("the card database cannot be used: %s; still serving the loaded card "
-                      "data, /healthz answers 503 until it can", exc)
+            log.error(
+                "the card database cannot be used: %s; still serving the loaded card "
+                "data, /healthz answers 503 until it can",
+                exc,
+            )
         else:
-            log.exception("checking the card database for a new sync failed; "
-                          "still serving the loaded card data")
+            log.exception(
+                "checking the card database for a new sync failed; "
+                "still serving the loaded card data"
+            )

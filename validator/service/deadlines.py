@@ -22,7 +22,9 @@ import asyncio
 from typing import Any
 
 HEAD_SECONDS = 10.0  # a request head is under 8 KB: seconds even on a poor phone connection
-BODY_SECONDS = 20.0  # the body (at most the body limit, ~5 MB; a decklist is ~10 KB) after the head deadline
+BODY_SECONDS = (
+    20.0  # the body (at most the body limit, ~5 MB; a decklist is ~10 KB) after the head deadline
+)
 
 
 class RequestDeadlines:
@@ -42,7 +44,7 @@ class RequestDeadlines:
 
     def data_received(self, data: bytes) -> None:
         cycle = self.cycle  # type: ignore[attr-defined]
-        if (cycle is not None and cycle.response_complete and cycle is not self._armed_after):
+        if cycle is not None and cycle.response_complete and cycle is not self._armed_after:
             # The first bytes of the next request on a kept-alive connection: its head has
             # HEAD_SECONDS from now, not what is left of a timer set when the connection
             # opened (which, having seen a request complete, closed nothing and let the next
@@ -61,7 +63,8 @@ class RequestDeadlines:
     def _arm(self) -> None:
         self._armed_after = self.cycle  # type: ignore[attr-defined]
         self._deadline = self.loop.call_later(  # type: ignore[attr-defined]
-            self.head_seconds, self._head_due, self.cycle)  # type: ignore[attr-defined]
+            self.head_seconds, self._head_due, self.cycle
+        )  # type: ignore[attr-defined]
 
     def _head_due(self, before: Any) -> None:
         self._deadline = None
@@ -70,7 +73,8 @@ class RequestDeadlines:
             self._close()
         elif cycle.more_body and not cycle.response_complete:
             self._deadline = self.loop.call_later(  # type: ignore[attr-defined]
-                self.body_seconds, self._body_due, cycle)
+                self.body_seconds, self._body_due, cycle
+            )
 
     def _body_due(self, cycle: Any) -> None:
         self._deadline = None
@@ -95,6 +99,7 @@ try:
 except ImportError:  # no httptools (not CPython): uvicorn's "auto" picks h11 too
     HttpToolsProtocol = None
 else:
+
     class DeadlinedHttpToolsProtocol(RequestDeadlines, HttpToolsProtocol):  # type: ignore[misc]
         pass
 

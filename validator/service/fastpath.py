@@ -20,7 +20,8 @@ OpenAPI document and the multipart and text/plain bodies are unchanged.
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import orjson
 from pydantic import BaseModel
@@ -34,8 +35,9 @@ PATH = "/v1/validate"
 
 def is_json(media: str) -> bool:
     """`application/json` or any `application/...+json` (the media type, lower case)."""
-    return media == "application/json" or (media.startswith("application/")
-                                           and media.endswith("+json"))
+    return media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    )
 
 
 def media_type(value: str) -> str:
@@ -66,32 +68,40 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
 def _route_path(scope: Scope) -> str:
     """The path the app routes on: without the `--root-path` prefix uvicorn puts in front."""
     path, root = scope.get("path", ""), scope.get("root_path", "")
-    return path[len(root):] if root and path.startswith(root) else path
+    return path[len(root) :] if root and path.startswith(root) else path
 
 
 class ValidateFastPath:
     """`app` with POST /v1/validate JSON bodies answered by `answer(model(**body))`."""
 
-    def __init__(self, app: ASGIApp, *, model: type[BaseModel],
-                 answer: Callable[[Any], Awaitable[dict[str, Any]]],
-                 max_bytes: int = MAX_BODY_BYTES,
-                 query_options: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        model: type[BaseModel],
+        answer: Callable[[Any], Awaitable[dict[str, Any]]],
+        max_bytes: int = MAX_BODY_BYTES,
+        query_options: frozenset[str] = frozenset(),
+    ) -> None:
         self.app, self.model, self.answer, self.max_bytes = app, model, answer, max_bytes
         #: query parameters the app refuses beside a JSON body (the text/plain body's options)
         self.query_options = query_options
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         content_type = (_header(scope, b"content-type") or b"").decode("latin-1")
-        if (scope["type"] != "http" or scope.get("method") != "POST"
-                or _route_path(scope) != PATH
-                or not is_json(media_type(content_type))
-                # a body in another declared charset is decoded (or refused) by the app, even
-                # when its bytes happen to read as UTF-8: both paths read it the same way
-                or not is_utf8(declared_charset(content_type))
-                # refused by the app (415 / 400): a compressed body, an option in the query
-                # beside it (any other query parameter, `?_=...`, is no concern of the answer)
-                or _header(scope, b"content-encoding") is not None
-                or self._option_in_query(scope.get("query_string", b""))):
+        if (
+            scope["type"] != "http"
+            or scope.get("method") != "POST"
+            or _route_path(scope) != PATH
+            or not is_json(media_type(content_type))
+            # a body in another declared charset is decoded (or refused) by the app, even
+            # when its bytes happen to read as UTF-8: both paths read it the same way
+            or not is_utf8(declared_charset(content_type))
+            # refused by the app (415 / 400): a compressed body, an option in the query
+            # beside it (any other query parameter, `?_=...`, is no concern of the answer)
+            or _header(scope, b"content-encoding") is not None
+            or self._option_in_query(scope.get("query_string", b""))
+        ):
             await self.app(scope, receive, send)
             return
         read: list[Message] = []  # every message taken from `receive`, to replay if need be
@@ -117,8 +127,16 @@ class ValidateFastPath:
             else:
                 await problem(scope, receive, send)
             return
-        await send({"type": "http.response.start", "status": 200, "headers": [
-            (b"content-length", b"%d" % len(answer)), (b"content-type", b"application/json")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-length", b"%d" % len(answer)),
+                    (b"content-type", b"application/json"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": answer})
 
     def _option_in_query(self, query: bytes) -> bool:
@@ -142,8 +160,11 @@ class ValidateFastPath:
                 return None
             if not message.get("more_body", False):
                 break
-        return read[0].get("body", b"") if len(read) == 1 else b"".join(
-            m.get("body", b"") for m in read)
+        return (
+            read[0].get("body", b"")
+            if len(read) == 1
+            else b"".join(m.get("body", b"") for m in read)
+        )
 
     def _options(self, body: bytes) -> BaseModel | None:
         """The request's options, or None (or an exception) when the body is not a JSON

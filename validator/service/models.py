@@ -22,19 +22,25 @@ class DeckRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     decklist: str = Field(description="the decklist as pasted or exported (any supported format)")
-    filename: str | None = Field(None, max_length=255,
-                                 description="the file's name: helps detection, becomes `source`")
-    input_format: str | None = Field(None, max_length=32,
-                                     description="force a decklist format (default: detected)")
-    commanders: list[str] = Field(default_factory=list, max_length=4,
-                                  description="designate commanders (partners: two names)")
-    rules: list[str] = Field(default_factory=list, max_length=20,
-                             description="house rules in companion English")
+    filename: str | None = Field(
+        None, max_length=255, description="the file's name: helps detection, becomes `source`"
+    )
+    input_format: str | None = Field(
+        None, max_length=32, description="force a decklist format (default: detected)"
+    )
+    commanders: list[str] = Field(
+        default_factory=list, max_length=4, description="designate commanders (partners: two names)"
+    )
+    rules: list[str] = Field(
+        default_factory=list, max_length=20, description="house rules in companion English"
+    )
     bracket: int | None = Field(None, ge=1, le=5, description="Commander Brackets: check bracket N")
     as_of: dt.date | str | None = Field(
-        None, description="legality as of this date (YYYY-MM-DD), or of a month (YYYY-MM, for "
-                          "a deck known only to its month: judged as of the month's last day, "
-                          "and the report's `as_of_precision` is \"month\")")
+        None,
+        description="legality as of this date (YYYY-MM-DD), or of a month (YYYY-MM, for "
+        "a deck known only to its month: judged as of the month's last day, "
+        'and the report\'s `as_of_precision` is "month")',
+    )
 
     @field_validator("commanders")
     @classmethod
@@ -43,11 +49,14 @@ class DeckRequest(BaseModel):
         echoed back in errors, so a 200 KB one would be answered with 200 KB)."""
         for name in names:
             if not name.strip():
-                raise ValueError("a commander name is empty: give the card's name, or leave "
-                                 "the commander out")
+                raise ValueError(
+                    "a commander name is empty: give the card's name, or leave the commander out"
+                )
             if len(name) > MAX_CARD_NAME:
-                raise ValueError(f"a commander name of {len(name)} characters is no card name "
-                                 f"(the longest are under {MAX_CARD_NAME})")
+                raise ValueError(
+                    f"a commander name of {len(name)} characters is no card name "
+                    f"(the longest are under {MAX_CARD_NAME})"
+                )
         return names
 
     @field_validator("rules")
@@ -57,9 +66,11 @@ class DeckRequest(BaseModel):
         is under 200 characters): a longer one is refused before the grammar reads it."""
         for rule in rules:
             if len(rule) > MAX_RULE_CHARS:
-                raise ValueError(f"a house rule of {len(rule):,} characters: a rule is one "
-                                 f"sentence of at most {MAX_RULE_CHARS:,} characters (companion "
-                                 "conditions are under 200)")
+                raise ValueError(
+                    f"a house rule of {len(rule):,} characters: a rule is one "
+                    f"sentence of at most {MAX_RULE_CHARS:,} characters (companion "
+                    "conditions are under 200)"
+                )
         return rules
 
     @field_validator("input_format")
@@ -70,8 +81,10 @@ class DeckRequest(BaseModel):
         from validator.decklist import INPUT_FORMATS
 
         if value is not None and value.strip().lower() not in INPUT_FORMATS:
-            raise ValueError(f"unknown input format {value!r}: use one of "
-                             f"{', '.join(INPUT_FORMATS)} (or leave it out: detected)")
+            raise ValueError(
+                f"unknown input format {value!r}: use one of "
+                f"{', '.join(INPUT_FORMATS)} (or leave it out: detected)"
+            )
         return value
 
     @field_validator("bracket", mode="before")
@@ -91,6 +104,7 @@ class DeckRequest(BaseModel):
 
             raise ValueError(f"not a date: write it as a string, {AS_OF_FORMS}")
         return value
+
 
 class ValidateRequest(DeckRequest):
     format: str = Field(max_length=64, description="format key (see GET /v1/formats)")

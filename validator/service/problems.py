@@ -49,8 +49,9 @@ _LIBRARY_CODES = {"bad-format": "unknown-format"}
 
 
 #: The detail of every `database-unavailable` answer (the cause is in the server's log).
-DATABASE_UNAVAILABLE = ("the card database cannot be read right now; retry later (the cause "
-                        "is logged on the server)")
+DATABASE_UNAVAILABLE = (
+    "the card database cannot be read right now; retry later (the cause is logged on the server)"
+)
 
 
 class ProblemError(Exception):
@@ -61,19 +62,32 @@ class ProblemError(Exception):
         self.code, self.detail, self.extra = code, detail, extra
 
 
-def problem_body(code: str, detail: str, instance: str | None = None, **extra: Any) -> dict[str, Any]:
+def problem_body(
+    code: str, detail: str, instance: str | None = None, **extra: Any
+) -> dict[str, Any]:
     # A library error code the table does not list yet (they are stable too) is a 400.
     status, title = PROBLEM_TYPES.get(code, PROBLEM_TYPES["bad-input"])
-    body: dict[str, Any] = {"type": TYPE_PREFIX + code, "title": title, "status": status,
-                            "detail": detail, "code": code}
+    body: dict[str, Any] = {
+        "type": TYPE_PREFIX + code,
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
     if instance and len(instance) <= 256:  # a request path is echoed back only when short
         body["instance"] = instance
     body.update(extra)
     return body
 
 
-def problem_response(code: str, detail: str, instance: str | None = None, *,
-                     headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+def problem_response(
+    code: str,
+    detail: str,
+    instance: str | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
     body = problem_body(code, detail, instance, **extra)
     return JSONResponse(body, status_code=body["status"], media_type=MEDIA_TYPE, headers=headers)
 
@@ -105,12 +119,23 @@ def error_response(exc: BaseException, instance: str | None) -> JSONResponse | N
 
 def _field_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
     """Pydantic's errors without the submitted values (they can be a megabyte of decklist)."""
-    return [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
-             "message": e.get("msg", "")} for e in exc.errors()]
+    return [
+        {
+            "field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
+            "message": e.get("msg", ""),
+        }
+        for e in exc.errors()
+    ]
 
 
-_HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 413: "body-too-large",
-               415: "unsupported-media-type", 400: "malformed-body", 422: "invalid-field"}
+_HTTP_CODES = {
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "body-too-large",
+    415: "unsupported-media-type",
+    400: "malformed-body",
+    422: "invalid-field",
+}
 
 
 def install(app: FastAPI) -> None:
@@ -127,8 +152,9 @@ def install(app: FastAPI) -> None:
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = _field_errors(exc)
         where = "; ".join(f"{e['field'] or 'body'}: {e['message']}" for e in errors[:5])
-        return problem_response("invalid-field", where or "invalid request", request.url.path,
-                                errors=errors)
+        return problem_response(
+            "invalid-field", where or "invalid request", request.url.path, errors=errors
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -137,20 +163,27 @@ def install(app: FastAPI) -> None:
             body = {"type": "about:blank", "title": str(exc.detail), "status": exc.status_code}
             return JSONResponse(body, status_code=exc.status_code, media_type=MEDIA_TYPE)
         detail = exc.detail if isinstance(exc.detail, str) else PROBLEM_TYPES[code][1]
-        return problem_response(code, detail, request.url.path, headers=getattr(exc, "headers", None))
+        return problem_response(
+            code, detail, request.url.path, headers=getattr(exc, "headers", None)
+        )
 
     @app.exception_handler(ClientDisconnect)
     async def _gone(request: Request, exc: ClientDisconnect) -> JSONResponse:
         # The client closed the connection before sending its whole body: not a server error
         # (no traceback, one line); the answer goes nowhere (uvicorn drops it).
-        log.info("client went away before sending its whole body: %s %s", request.method,
-                 request.url.path)
-        return problem_response("malformed-body", "the request body ended early",
-                                request.url.path)
+        log.info(
+            "client went away before sending its whole body: %s %s",
+            request.method,
+            request.url.path,
+        )
+        return problem_response("malformed-body", "the request body ended early", request.url.path)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         # Logged with its traceback on the server; the client gets no internals.
         log.exception("unexpected error answering %s %s", request.method, request.url.path)
-        return problem_response("internal-error", "the server failed to answer; the error is "
-                                "logged on the server", request.url.path)
+        return problem_response(
+            "internal-error",
+            "the server failed to answer; the error is logged on the server",
+            request.url.path,
+        )

@@ -19,7 +19,8 @@ import signal
 import socket
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from validator import CardDB, DatabaseError, DeckcheckError, load_formats
 from validator.service.cards import ORACLE_BULK
@@ -46,8 +47,11 @@ def bounds() -> dict[str, Any]:
     connections, idle keep-alive, and (deadlines.py) the time to send a request head and body."""
     from validator.service.deadlines import http_protocol
 
-    return dict(limit_concurrency=LIMIT_CONCURRENCY, timeout_keep_alive=KEEP_ALIVE_SECONDS,
-                http=http_protocol())
+    return dict(
+        limit_concurrency=LIMIT_CONCURRENCY,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        http=http_protocol(),
+    )
 
 
 #: The modules of the `serve` extra (pyproject.toml), by the module name each is imported as;
@@ -73,7 +77,9 @@ def require_serve_extra() -> None:
             raise DeckcheckError(
                 f"deckcheck serve needs the serve extra, which is not installed ({problem}): "
                 "pip install 'deckcheck[serve]', or pip install '.[serve]' in a clone of "
-                "deckcheck", code="usage") from problem
+                "deckcheck",
+                code="usage",
+            ) from problem
 
 
 def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
@@ -86,16 +92,20 @@ def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
     except DeckcheckError:
         raise
     except Exception as exc:  # noqa: BLE001 - a driver error: not a readable card database
-        raise DatabaseError(f"{cards.url} is not a readable deckcheck card database ({exc}); "
-                            "run `deckcheck sync` to build one") from exc
+        raise DatabaseError(
+            f"{cards.url} is not a readable deckcheck card database ({exc}); "
+            "run `deckcheck sync` to build one"
+        ) from exc
     finally:
         cards.close()
     if record is None:
-        raise DatabaseError(f"the card database {cards.url} has never been synced; run "
-                            "`deckcheck sync` (or `deckcheck sync --from FILE`) first")
+        raise DatabaseError(
+            f"the card database {cards.url} has never been synced; run "
+            "`deckcheck sync` (or `deckcheck sync --from FILE`) first"
+        )
 
 
-def preloaded_holder(config: "ServiceConfig") -> "CardHolder":
+def preloaded_holder(config: ServiceConfig) -> CardHolder:
     from validator.service.cards import CardHolder
 
     holder = CardHolder(config.db, poll_seconds=config.poll_seconds)
@@ -104,8 +114,10 @@ def preloaded_holder(config: "ServiceConfig") -> "CardHolder":
     except DeckcheckError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure here means the data is unusable
-        raise DatabaseError(f"cannot load the card data from {config.db or 'the default database'}: "
-                            f"{exc}; run `deckcheck sync` to rebuild it") from exc
+        raise DatabaseError(
+            f"cannot load the card data from {config.db or 'the default database'}: "
+            f"{exc}; run `deckcheck sync` to rebuild it"
+        ) from exc
     return holder
 
 
@@ -125,8 +137,11 @@ def listen(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
     except OSError as exc:
         if sock is not None:
             sock.close()
-        raise DeckcheckError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
-                             "another --port or --host", code="usage") from exc
+        raise DeckcheckError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
+            "another --port or --host",
+            code="usage",
+        ) from exc
     sock.set_inheritable(True)
     return sock
 
@@ -158,10 +173,19 @@ def listen_group(host: str, port: int, count: int) -> list[socket.socket]:
     return group
 
 
-def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 1,
-          db: str | None = None, cors_origins: Sequence[str] = (),
-          formats_file: str | None = None, poll_seconds: float = 5.0,
-          access_log: bool = False, root_path: str = "", log_level: str = "info") -> None:
+def serve(
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    workers: int = 1,
+    db: str | None = None,
+    cors_origins: Sequence[str] = (),
+    formats_file: str | None = None,
+    poll_seconds: float = 5.0,
+    access_log: bool = False,
+    root_path: str = "",
+    log_level: str = "info",
+) -> None:
     """Serve until interrupted. Each worker answers from an in-memory card index and polls
     the database every `poll_seconds` for a new sync."""
     import uvicorn
@@ -169,17 +193,32 @@ def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 
     from validator.service.app import CONFIG_ENV, ServiceConfig, create_app
 
     check_ready_to_serve(db, formats_file)
-    config = ServiceConfig(db=db, poll_seconds=poll_seconds, cors_origins=tuple(cors_origins),
-                           formats_file=str(formats_file) if formats_file else None)
-    common: dict[str, Any] = dict(access_log=access_log, root_path=root_path, log_level=log_level,
-                                  server_header=False, timeout_graceful_shutdown=10,
-                                  **bounds())
+    config = ServiceConfig(
+        db=db,
+        poll_seconds=poll_seconds,
+        cors_origins=tuple(cors_origins),
+        formats_file=str(formats_file) if formats_file else None,
+    )
+    common: dict[str, Any] = dict(
+        access_log=access_log,
+        root_path=root_path,
+        log_level=log_level,
+        server_header=False,
+        timeout_graceful_shutdown=10,
+        **bounds(),
+    )
     if workers > 1 and not hasattr(os, "fork"):
         # Each worker process imports the app by name and reads its configuration from the
         # environment it inherits; each loads its own index.
         os.environ[CONFIG_ENV] = config.to_env()
-        uvicorn.run("validator.service.app:app_from_env", factory=True, workers=workers,
-                    host=host, port=port, **common)
+        uvicorn.run(
+            "validator.service.app:app_from_env",
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            **common,
+        )
         return
     started = time.perf_counter()
     holder = preloaded_holder(config)
@@ -187,16 +226,21 @@ def serve(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 
     uv_config = uvicorn.Config(app, host=host, port=port, **common)  # configures logging
     sockets = listen_group(host, port, workers)
     # The bound port: with --port 0 the OS picked it, and this line is where it is said.
-    log.info("card data loaded in %.2f s; listening on http://%s:%d", time.perf_counter() - started,
-             host if ":" not in host else f"[{host}]", sockets[0].getsockname()[1])
+    log.info(
+        "card data loaded in %.2f s; listening on http://%s:%d",
+        time.perf_counter() - started,
+        host if ":" not in host else f"[{host}]",
+        sockets[0].getsockname()[1],
+    )
     if workers <= 1:
         uvicorn.Server(uv_config).run(sockets=sockets)
         return
     _run_forked(uv_config, sockets, holder, workers)
 
 
-def _run_forked(uv_config: Any, sockets: list[socket.socket], holder: "CardHolder",
-                workers: int) -> None:
+def _run_forked(
+    uv_config: Any, sockets: list[socket.socket], holder: CardHolder, workers: int
+) -> None:
     """Fork `workers` uvicorn servers, worker N on socket N of `sockets` (or all on the one
     shared socket); replace any that dies (on the same socket: connections the kernel queued
     on it meanwhile wait for the new worker, as the supervisor keeps every socket open); on
@@ -251,8 +295,12 @@ def _run_forked(uv_config: Any, sockets: list[socket.socket], holder: "CardHolde
                 continue
             number = children.pop(pid, None)
             if number is not None and not stopping:
-                log.warning("worker %d (pid %d) exited (%s); starting another", number, pid,
-                            os.waitstatus_to_exitcode(status))
+                log.warning(
+                    "worker %d (pid %d) exited (%s); starting another",
+                    number,
+                    pid,
+                    os.waitstatus_to_exitcode(status),
+                )
                 time.sleep(0.5)  # no busy loop if workers die at once
                 start(number)
     finally:

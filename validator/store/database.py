@@ -7,32 +7,60 @@ else only reads.
 
 from __future__ import annotations
 
-from validator.errors import DeckcheckError
-
 import json
 import operator
 import os
 import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from sqlalchemy import (
-    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String,
-    Table, Text, create_engine, delete, event, func, insert, inspect, select,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    inspect,
+    select,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
+from validator.cards.compact import (
+    SCHEMA_VERSION,
+    IndexData,
+    SyncStamp,
+    decode_card,
+    encode_card,
+    legality_text,
+)
 from validator.cards.facts import lookup_names
-from validator.cards.compact import (SCHEMA_VERSION, IndexData, SyncStamp, decode_card, encode_card,
-                      legality_text)
-from validator.store.location import ENV_DB, database_url, default_db_path  # noqa: F401 - re-exported
-from validator.store.location import read_only_uri, sqlite_file
-from validator.model import Card
 from validator.cards.names import fold_name, lookup_key
+from validator.errors import DeckcheckError
+from validator.model import Card
+from validator.store.location import (  # noqa: F401 - re-exported
+    ENV_DB,
+    database_url,
+    default_db_path,
+    read_only_uri,
+    sqlite_file,
+)
 
 # Schema version 2 (`compact.SCHEMA_VERSION`, issue 12): a card's facts are one compact blob
 # (`cards.data`) and its legalities one of a few hundred `legality_sets` (version 1 had a
@@ -54,7 +82,7 @@ _DRIVER_HINTS = {"postgresql": "pip install 'deckcheck[postgres]'"}
 def shown_location(url: str) -> str:
     """The database as a user named it: a SQLite file's path, or the URL without its password."""
     if url.startswith("sqlite:///"):
-        return url[len("sqlite:///"):]
+        return url[len("sqlite:///") :]
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:  # an unparseable URL is shown as given
@@ -76,52 +104,74 @@ def database_error(url: str, exc: BaseException) -> DatabaseError:
     detail = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
     if isinstance(exc, ImportError):
         install = _DRIVER_HINTS.get(dialect, f"install the Python driver for {scheme}")
-        return DatabaseError(f"cannot open {where}: the {scheme} database driver "
-                             f"({exc.name or detail}) is not installed; {install}, or use a "
-                             "SQLite file path as --db")
+        return DatabaseError(
+            f"cannot open {where}: the {scheme} database driver "
+            f"({exc.name or detail}) is not installed; {install}, or use a "
+            "SQLite file path as --db"
+        )
     if isinstance(exc, NoSuchModuleError):
-        return DatabaseError(f"cannot open {where}: unknown database URL scheme {scheme!r}; use "
-                             "a SQLite file path or a SQLAlchemy URL such as "
-                             "postgresql+psycopg://user@host/deckcheck")
+        return DatabaseError(
+            f"cannot open {where}: unknown database URL scheme {scheme!r}; use "
+            "a SQLite file path or a SQLAlchemy URL such as "
+            "postgresql+psycopg://user@host/deckcheck"
+        )
     if isinstance(exc, ArgumentError):
-        return DatabaseError(f"cannot open {where}: not a database URL ({detail}); use a SQLite "
-                             "file path or a SQLAlchemy URL such as "
-                             "postgresql+psycopg://user@host/deckcheck")
+        return DatabaseError(
+            f"cannot open {where}: not a database URL ({detail}); use a SQLite "
+            "file path or a SQLAlchemy URL such as "
+            "postgresql+psycopg://user@host/deckcheck"
+        )
     if url.startswith("sqlite:///"):
         path = Path(where)
         if path.is_dir():
-            return DatabaseError(f"{where} is a directory; --db takes the card database file "
-                                 f"(e.g. {path / 'cards.sqlite3'})")
+            return DatabaseError(
+                f"{where} is a directory; --db takes the card database file "
+                f"(e.g. {path / 'cards.sqlite3'})"
+            )
         if "file is not a database" in detail or "malformed" in detail:
-            return DatabaseError(f"{where} is not a card database ({detail}); pass the file "
-                                 f"`deckcheck sync` made (--db or ${ENV_DB}), or give a new path "
-                                 f"and {_SYNC_HINT}")
-        if ("unable to open" in detail or "readonly" in detail) and path.exists() \
-                and not os.access(path.parent, os.W_OK):
+            return DatabaseError(
+                f"{where} is not a card database ({detail}); pass the file "
+                f"`deckcheck sync` made (--db or ${ENV_DB}), or give a new path "
+                f"and {_SYNC_HINT}"
+            )
+        if (
+            ("unable to open" in detail or "readonly" in detail)
+            and path.exists()
+            and not os.access(path.parent, os.W_OK)
+        ):
             # A WAL database (what the sync writes) is read through a shared-memory file SQLite
             # makes beside it. On a read-only file system it is opened immutable instead
             # (`location.read_only_uri`), unless a -wal file beside it holds changes; a
             # directory this user cannot write to may be written by a sync meanwhile.
             wal = Path(f"{path}-wal")
-            why = (f"a -wal file beside it ({wal.name}) holds changes not yet in the file: copy "
-                   "the database again when no process has it open (SQLite then folds the -wal "
-                   "in and removes it), or copy it with its -wal to a writable directory"
-                   if wal.exists() and wal.stat().st_size else
-                   "SQLite needs to write a -shm file beside a synced (WAL) database; copy the "
-                   "file to a writable directory, make this one writable, or put it on a "
-                   "read-only file system (read as is)")
-            return DatabaseError(f"cannot open the card database {where} ({detail}): its "
-                                 f"directory {path.parent} is read-only, and {why}")
+            why = (
+                f"a -wal file beside it ({wal.name}) holds changes not yet in the file: copy "
+                "the database again when no process has it open (SQLite then folds the -wal "
+                "in and removes it), or copy it with its -wal to a writable directory"
+                if wal.exists() and wal.stat().st_size
+                else "SQLite needs to write a -shm file beside a synced (WAL) database; copy the "
+                "file to a writable directory, make this one writable, or put it on a "
+                "read-only file system (read as is)"
+            )
+            return DatabaseError(
+                f"cannot open the card database {where} ({detail}): its "
+                f"directory {path.parent} is read-only, and {why}"
+            )
     if "no such table" in detail or ("relation" in detail and "does not exist" in detail):
-        return DatabaseError(f"{where} is not a deckcheck card database ({detail}); {_SYNC_HINT}, "
-                             "or pass the right --db")
-    return DatabaseError(f"cannot open the card database {where} ({detail}); check --db "
-                         f"(or ${ENV_DB}) and that the database is reachable")
+        return DatabaseError(
+            f"{where} is not a deckcheck card database ({detail}); {_SYNC_HINT}, "
+            "or pass the right --db"
+        )
+    return DatabaseError(
+        f"cannot open the card database {where} ({detail}); check --db "
+        f"(or ${ENV_DB}) and that the database is reachable"
+    )
 
 
 # The tables are SQLAlchemy Core `Table`s, each named by a small class (`CardRow.__table__`,
 # `MetaRow.value`...): no ORM is used, and not importing it saves every sync and every
 # SQLAlchemy reader a tenth of a second.
+
 
 class Base:
     """What the tables belong to: `Base.metadata.create_all(...)`."""
@@ -147,9 +197,11 @@ class LegalitySetRow:
     __tablename__ = "legality_sets"
 
 
-_table(LegalitySetRow,
-       Column("id", Integer, primary_key=True, autoincrement=False),
-       Column("statuses", Text, nullable=False))
+_table(
+    LegalitySetRow,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("statuses", Text, nullable=False),
+)
 
 
 class CardRow:
@@ -161,12 +213,14 @@ class CardRow:
     __tablename__ = "cards"
 
 
-_table(CardRow,
-       Column("oracle_id", String(36), primary_key=True),
-       Column("name", String(300), nullable=False),
-       Column("is_deck_card", Boolean, nullable=False),
-       Column("legalities", Integer, ForeignKey("legality_sets.id"), nullable=False),
-       Column("data", LargeBinary, nullable=False))
+_table(
+    CardRow,
+    Column("oracle_id", String(36), primary_key=True),
+    Column("name", String(300), nullable=False),
+    Column("is_deck_card", Boolean, nullable=False),
+    Column("legalities", Integer, ForeignKey("legality_sets.id"), nullable=False),
+    Column("data", LargeBinary, nullable=False),
+)
 
 
 class NameRow:
@@ -175,14 +229,17 @@ class NameRow:
     __tablename__ = "card_names"
 
 
-_table(NameRow,
-       Column("folded", String(300), primary_key=True),
-       Column("oracle_id", String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"),
-              primary_key=True),
-       Column("kind", String(10), nullable=False),
-       # SQLite: the rows live in the primary key's b-tree (no rowid table beside it): a third
-       # less to write at sync time, and a name look-up reads one b-tree.
-       sqlite_with_rowid=False)
+_table(
+    NameRow,
+    Column("folded", String(300), primary_key=True),
+    Column(
+        "oracle_id", String(36), ForeignKey("cards.oracle_id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("kind", String(10), nullable=False),
+    # SQLite: the rows live in the primary key's b-tree (no rowid table beside it): a third
+    # less to write at sync time, and a name look-up reads one b-tree.
+    sqlite_with_rowid=False,
+)
 
 
 class PrintingRow:
@@ -191,13 +248,15 @@ class PrintingRow:
     __tablename__ = "printings"
 
 
-_table(PrintingRow,
-       Column("set_code", String(10), primary_key=True),
-       Column("collector_number", String(20), primary_key=True),
-       Column("oracle_id", String(36), nullable=False, index=True),
-       Column("rarity", String(20), nullable=False),
-       Column("printed_name", String(300), nullable=True),
-       Column("flavor_name", String(300), nullable=True))
+_table(
+    PrintingRow,
+    Column("set_code", String(10), primary_key=True),
+    Column("collector_number", String(20), primary_key=True),
+    Column("oracle_id", String(36), nullable=False, index=True),
+    Column("rarity", String(20), nullable=False),
+    Column("printed_name", String(300), nullable=True),
+    Column("flavor_name", String(300), nullable=True),
+)
 
 
 class SyncRun:
@@ -206,16 +265,18 @@ class SyncRun:
     __tablename__ = "sync_runs"
 
 
-_table(SyncRun,
-       Column("id", Integer, primary_key=True, autoincrement=True),
-       Column("bulk_type", String(40), nullable=False),
-       Column("source_uri", Text, nullable=False),
-       Column("updated_at", String(40), nullable=True),
-       Column("finished_at", DateTime(timezone=True), nullable=False),
-       Column("card_count", Integer, nullable=False),
-       Column("duration_s", Float, nullable=False),
-       Column("sha256", String(64), nullable=True),
-       Column("size_bytes", Integer, nullable=True))
+_table(
+    SyncRun,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("bulk_type", String(40), nullable=False),
+    Column("source_uri", Text, nullable=False),
+    Column("updated_at", String(40), nullable=True),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    Column("card_count", Integer, nullable=False),
+    Column("duration_s", Float, nullable=False),
+    Column("sha256", String(64), nullable=True),
+    Column("size_bytes", Integer, nullable=True),
+)
 
 
 class LegalityChange:
@@ -224,24 +285,24 @@ class LegalityChange:
     __tablename__ = "legality_changes"
 
 
-_table(LegalityChange,
-       Column("id", Integer, primary_key=True, autoincrement=True),
-       Column("sync_id", Integer, nullable=False, index=True),
-       Column("changed_at", DateTime(timezone=True), nullable=False),
-       Column("oracle_id", String(36), nullable=False),
-       Column("name", String(300), nullable=False),
-       Column("format", String(40), nullable=False),
-       Column("old_status", String(20), nullable=True),
-       Column("new_status", String(20), nullable=True))
+_table(
+    LegalityChange,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("sync_id", Integer, nullable=False, index=True),
+    Column("changed_at", DateTime(timezone=True), nullable=False),
+    Column("oracle_id", String(36), nullable=False),
+    Column("name", String(300), nullable=False),
+    Column("format", String(40), nullable=False),
+    Column("old_status", String(20), nullable=True),
+    Column("new_status", String(20), nullable=True),
+)
 
 
 class MetaRow:
     __tablename__ = "meta"
 
 
-_table(MetaRow,
-       Column("key", String(40), primary_key=True),
-       Column("value", Text, nullable=False))
+_table(MetaRow, Column("key", String(40), primary_key=True), Column("value", Text, nullable=False))
 
 
 #: SQLite checks card_names on every delete from cards (foreign key): without an index on the
@@ -267,11 +328,12 @@ def make_engine(url: str, *, create_dirs: bool = False, read_only_uri: str | Non
     """The engine for `url`; with `read_only_uri` (`location.read_only_uri`), a SQLite file on
     a read-only file system, opened through that URI."""
     if url.startswith("sqlite:///") and create_dirs:
-        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+        Path(url[len("sqlite:///") :]).parent.mkdir(parents=True, exist_ok=True)
     options: dict[str, Any] = {}
     if read_only_uri is not None:
-        options["creator"] = lambda: sqlite3.connect(read_only_uri, uri=True,
-                                                     check_same_thread=False)
+        options["creator"] = lambda: sqlite3.connect(
+            read_only_uri, uri=True, check_same_thread=False
+        )
     try:
         engine = create_engine(url, **options)
     except (ImportError, SQLAlchemyError) as exc:  # no driver, unknown scheme, malformed URL
@@ -296,8 +358,9 @@ def require_card_data(engine: Engine, url: str) -> None:
             if schema.has_table(CardRow.__tablename__):
                 found = conn.execute(select(CardRow.__table__.c.oracle_id).limit(1)).first()
                 if found is not None and schema.has_table(MetaRow.__tablename__):
-                    version = conn.execute(select(MetaRow.value).where(
-                        MetaRow.key == "schema_version")).scalar()
+                    version = conn.execute(
+                        select(MetaRow.value).where(MetaRow.key == "schema_version")
+                    ).scalar()
             elif schema.get_table_names():
                 return  # someone else's database: CardDB.check says so
     except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
@@ -305,7 +368,8 @@ def require_card_data(engine: Engine, url: str) -> None:
     if found is None:
         raise DatabaseError(
             f"no card data in {shown_location(url)}: run `deckcheck sync` "
-            "(or `deckcheck sync --from FILE` with a Scryfall bulk file)")
+            "(or `deckcheck sync --from FILE` with a Scryfall bulk file)"
+        )
     if version is not None:  # written by a deckcheck with another card table layout?
         check_schema_version(version, shown_location(url))
 
@@ -368,12 +432,15 @@ def sync_lock(conn: Connection, timeout: float, *, poll: float = 0.2) -> None:
     deadline = time.monotonic() + timeout
     while not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({SYNC_LOCK_KEY})").scalar():
         if time.monotonic() >= deadline:
-            raise LockTimeout(f"another sync is running on {conn.engine.url.render_as_string()} "
-                              f"(waited {timeout:.0f} s)")
+            raise LockTimeout(
+                f"another sync is running on {conn.engine.url.render_as_string()} "
+                f"(waited {timeout:.0f} s)"
+            )
         time.sleep(poll)
 
 
 # ---------------------------------------------------------------------------- rows <-> cards
+
 
 def _legality_sets(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
     """id -> statuses of the legality sets `ids`, each parsed once."""
@@ -381,12 +448,18 @@ def _legality_sets(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, 
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    return {i: json.loads(statuses)
-            for i, statuses in conn.execute(select(t.c.id, t.c.statuses).where(t.c.id.in_(wanted)))}
+    return {
+        i: json.loads(statuses)
+        for i, statuses in conn.execute(select(t.c.id, t.c.statuses).where(t.c.id.in_(wanted)))
+    }
 
 
-_CARD_READ = (CardRow.__table__.c.oracle_id, CardRow.__table__.c.name,
-              CardRow.__table__.c.legalities, CardRow.__table__.c.data)
+_CARD_READ = (
+    CardRow.__table__.c.oracle_id,
+    CardRow.__table__.c.name,
+    CardRow.__table__.c.legalities,
+    CardRow.__table__.c.data,
+)
 
 
 def _decode_rows(conn: Connection, rows: Sequence[Any]) -> list[Card]:
@@ -404,13 +477,16 @@ def check_schema_version(found: str, where: str) -> None:
         raise DatabaseError(
             f"{where} was written by an older deckcheck (card database schema version "
             f"{found}, this deckcheck reads {SCHEMA_VERSION}): run `deckcheck sync` (or "
-            "`deckcheck sync --from FILE`) to upgrade it")
+            "`deckcheck sync --from FILE`) to upgrade it"
+        )
     raise DatabaseError(
         f"{where} has card database schema version {found}, this deckcheck reads "
-        f"{SCHEMA_VERSION}: use the deckcheck that wrote it, or sync into a new --db path")
+        f"{SCHEMA_VERSION}: use the deckcheck that wrote it, or sync into a new --db path"
+    )
 
 
 # ---------------------------------------------------------------------------- reading
+
 
 @dataclass(frozen=True)
 class DbInfo:
@@ -438,20 +514,21 @@ class CardDB:
                 if path.is_dir():
                     raise database_error(self.url, IsADirectoryError(str(path)))
             file = sqlite_file(self.url)
-            engine = make_engine(self.url,
-                                 read_only_uri=read_only_uri(file) if file is not None else None)
+            engine = make_engine(
+                self.url, read_only_uri=read_only_uri(file) if file is not None else None
+            )
         self.engine = engine
         self._all_names: list[str] | None = None
 
     @property
-    def database(self) -> "CardDB":
+    def database(self) -> CardDB:
         """The database itself (`CardSource.database`): its sync record and change log."""
         return self
 
     def close(self) -> None:
         self.engine.dispose()
 
-    def __enter__(self) -> "CardDB":
+    def __enter__(self) -> CardDB:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -500,22 +577,27 @@ class CardDB:
             rows.extend(conn.execute(select(*_CARD_READ).where(cards_t.c.oracle_id.in_(chunk))))
         return {card.oracle_id: card for card in _decode_rows(conn, rows)}
 
-    def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
+    def lookup(
+        self, names: Iterable[str], *, deck_cards_only: bool = True
+    ) -> dict[str, list[Card]]:
         """Cards for each name (folded), in one query for the whole deck. A name may match
         more than one card (a face name shared by two cards); the caller decides."""
         return self.lookup_folded({lookup_key(n) for n in names}, deck_cards_only=deck_cards_only)
 
-    def lookup_folded(self, folded: Iterable[str], *,
-                      deck_cards_only: bool = True) -> dict[str, list[Card]]:
+    def lookup_folded(
+        self, folded: Iterable[str], *, deck_cards_only: bool = True
+    ) -> dict[str, list[Card]]:
         """`lookup` for names already folded (`names.fold_name`). Names and cards are read in
         one snapshot."""
         names_t, cards_t = NameRow.__table__, CardRow.__table__
         hits: dict[str, list[str]] = {}
         with self._snapshot() as conn:
             for chunk in _chunks(sorted(set(folded)), 500):
-                q = (select(names_t.c.folded, names_t.c.oracle_id, names_t.c.kind)
-                     .join(cards_t, cards_t.c.oracle_id == names_t.c.oracle_id)
-                     .where(names_t.c.folded.in_(chunk)))
+                q = (
+                    select(names_t.c.folded, names_t.c.oracle_id, names_t.c.kind)
+                    .join(cards_t, cards_t.c.oracle_id == names_t.c.oracle_id)
+                    .where(names_t.c.folded.in_(chunk))
+                )
                 if deck_cards_only:
                     q = q.where(cards_t.c.is_deck_card.is_(True))
                 for f, oid, _kind in conn.execute(q):
@@ -534,7 +616,9 @@ class CardDB:
 
         folded = lookup_key(name)
         for deck_cards_only in (True, False):
-            found = choose(folded, self.lookup([name], deck_cards_only=deck_cards_only).get(folded, []))
+            found = choose(
+                folded, self.lookup([name], deck_cards_only=deck_cards_only).get(folded, [])
+            )
             if found:
                 return found[0]
         return None
@@ -551,13 +635,19 @@ class CardDB:
         in one snapshot (see `compact.IndexData`)."""
         cards_t, names_t, sets_t = CardRow.__table__, NameRow.__table__, LegalitySetRow.__table__
         with self._snapshot() as conn:
-            last = conn.execute(select(SyncRun.id, SyncRun.bulk_type, SyncRun.updated_at,
-                                       SyncRun.finished_at)
-                                .order_by(SyncRun.id.desc()).limit(1)).first()
+            last = conn.execute(
+                select(SyncRun.id, SyncRun.bulk_type, SyncRun.updated_at, SyncRun.finished_at)
+                .order_by(SyncRun.id.desc())
+                .limit(1)
+            ).first()
             stamp = SyncStamp(last[0], last[1], last[2], str(last[3])) if last else None
             texts = dict(conn.execute(select(sets_t.c.id, sets_t.c.statuses)).all())
-            rows = [(oid, name, texts[sid], data) for oid, name, sid, data in conn.execute(
-                select(*_CARD_READ).where(cards_t.c.is_deck_card.is_(True)))]
+            rows = [
+                (oid, name, texts[sid], data)
+                for oid, name, sid, data in conn.execute(
+                    select(*_CARD_READ).where(cards_t.c.is_deck_card.is_(True))
+                )
+            ]
             names = [tuple(r) for r in conn.execute(select(names_t.c.folded, names_t.c.oracle_id))]
         return IndexData(sync=stamp, rows=rows, names=names)
 
@@ -567,8 +657,10 @@ class CardDB:
             cards_t = CardRow.__table__
             with self._connect() as conn:
                 self._all_names = [
-                    r[0] for r in conn.execute(
-                        select(cards_t.c.name).where(cards_t.c.is_deck_card.is_(True)))
+                    r[0]
+                    for r in conn.execute(
+                        select(cards_t.c.name).where(cards_t.c.is_deck_card.is_(True))
+                    )
                 ]
         return self._all_names
 
@@ -577,8 +669,9 @@ class CardDB:
         t = PrintingRow.__table__
         with self._connect() as conn:
             row = conn.execute(
-                select(t.c.oracle_id, t.c.rarity)
-                .where(t.c.set_code == set_code.lower(), t.c.collector_number == collector_number)
+                select(t.c.oracle_id, t.c.rarity).where(
+                    t.c.set_code == set_code.lower(), t.c.collector_number == collector_number
+                )
             ).first()
         return (row[0], row[1]) if row else None
 
@@ -588,7 +681,9 @@ class CardDB:
         with self._snapshot() as conn:  # "none synced" and the rarities from one snapshot
             if conn.execute(select(t.c.set_code).limit(1)).first() is None:
                 return None
-            return {r[0] for r in conn.execute(select(t.c.rarity).where(t.c.oracle_id == oracle_id))}
+            return {
+                r[0] for r in conn.execute(select(t.c.rarity).where(t.c.oracle_id == oracle_id))
+            }
 
     def has_printings(self) -> bool:
         t = PrintingRow.__table__
@@ -602,13 +697,21 @@ class CardDB:
 
     def info(self) -> DbInfo:
         with self._connect() as conn:
+
             def count(model: type) -> int:
                 return conn.execute(select(func.count()).select_from(model.__table__)).scalar_one()
+
             try:
                 last = conn.execute(select(SyncRun.__table__).order_by(SyncRun.id.desc())).first()
                 formats = sorted(known_formats(conn))
-                return DbInfo(self.url, count(CardRow), count(NameRow), count(PrintingRow),
-                              formats, dict(last._mapping) if last else None)
+                return DbInfo(
+                    self.url,
+                    count(CardRow),
+                    count(NameRow),
+                    count(PrintingRow),
+                    formats,
+                    dict(last._mapping) if last else None,
+                )
             except Exception as exc:  # noqa: BLE001 - tables missing or not ours: not our database
                 raise database_error(self.url, exc) from exc
 
@@ -622,8 +725,10 @@ class CardDB:
     def syncs(self, bulk_type: str) -> list[dict[str, Any]]:
         """Every sync of `bulk_type`, oldest first (the change log's `sync_id`s)."""
         with self._connect() as conn:
-            return [dict(r._mapping) for r in conn.execute(
-                self._sync_query(bulk_type, SyncRun.id.asc()))]
+            return [
+                dict(r._mapping)
+                for r in conn.execute(self._sync_query(bulk_type, SyncRun.id.asc()))
+            ]
 
     def _sync_run(self, bulk_type: str, order: Any) -> dict[str, Any] | None:
         with self._connect() as conn:
@@ -645,7 +750,7 @@ class CardDB:
 
 def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
     for i in range(0, len(items), size):
-        yield items[i:i + size]
+        yield items[i : i + size]
 
 
 def _all_cards(conn: Connection) -> list[tuple[list[str], Card]]:
@@ -659,6 +764,7 @@ def _all_cards(conn: Connection) -> list[tuple[list[str], Card]]:
 
 
 # ---------------------------------------------------------------------------- writing
+
 
 def create_schema(bind: Engine | Connection) -> bool:
     """Create the tables. Given a connection, inside its transaction: a sync creates the schema
@@ -681,8 +787,9 @@ def create_schema(bind: Engine | Connection) -> bool:
 def _upgrade_and_check(conn: Connection, *, migrate: bool) -> bool:
     found = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).first()
     if found is None:
-        conn.execute(insert(MetaRow.__table__), [{"key": "schema_version",
-                                                  "value": str(SCHEMA_VERSION)}])
+        conn.execute(
+            insert(MetaRow.__table__), [{"key": "schema_version", "value": str(SCHEMA_VERSION)}]
+        )
     elif found[0] != str(SCHEMA_VERSION):
         if found[0] == "1" and migrate:
             _migrate_from_v1(conn)
@@ -706,7 +813,8 @@ def _migrate_from_v1(conn: Connection) -> None:
     statuses: dict[str, dict[str, str]] = {}
     if schema.has_table("legalities"):
         for oid, fmt, status in conn.exec_driver_sql(
-                "SELECT oracle_id, format, status FROM legalities"):
+            "SELECT oracle_id, format, status FROM legalities"
+        ):
             statuses.setdefault(oid, {})[fmt] = status
     # The last sync's legality keys, which the change log compares against: version 1 kept
     # them in `meta.formats` too, but a database without that row had them only as the
@@ -724,13 +832,21 @@ def _migrate_from_v1(conn: Connection) -> None:
         legal = legality_text(statuses.get(oid, {}))
         if legal not in set_ids:
             set_ids[legal] = len(set_ids) + 1
-        card_rows.append({"oracle_id": oid, "name": name, "is_deck_card": bool(deck),
-                          "legalities": set_ids[legal], "data": b""})
+        card_rows.append(
+            {
+                "oracle_id": oid,
+                "name": name,
+                "is_deck_card": bool(deck),
+                "legalities": set_ids[legal],
+                "data": b"",
+            }
+        )
     if set_ids:
-        conn.execute(insert(LegalitySetRow.__table__),
-                     [{"id": i, "statuses": t} for t, i in set_ids.items()])
+        conn.execute(
+            insert(LegalitySetRow.__table__), [{"id": i, "statuses": t} for t, i in set_ids.items()]
+        )
     for i in range(0, len(card_rows), 5000):
-        conn.execute(insert(CardRow.__table__), card_rows[i:i + 5000])
+        conn.execute(insert(CardRow.__table__), card_rows[i : i + 5000])
     _set_meta(conn, "schema_version", str(SCHEMA_VERSION))
 
 
@@ -759,8 +875,9 @@ class CardBatch:
     legalities: list[Any] | None = None
 
 
-def card_batches(cards: Iterable[Card], *, for_changes: bool,
-                 batch_size: int = 2000) -> Iterator[CardBatch]:
+def card_batches(
+    cards: Iterable[Card], *, for_changes: bool, batch_size: int = 2000
+) -> Iterator[CardBatch]:
     """Group cards into `CardBatch`es, each oracle card once.
 
     Each card's facts are encoded once (`compact.encode_card`): that blob is the card's one
@@ -796,8 +913,9 @@ def card_batches(cards: Iterable[Card], *, for_changes: bool,
         name_rows = []
         for c in batch:
             oid = c.oracle_id
-            card_rows.append((oid, c.name, c.is_deck_card, legality(c.legalities, formats),
-                              encode_card(c)))
+            card_rows.append(
+                (oid, c.name, c.is_deck_card, legality(c.legalities, formats), encode_card(c))
+            )
             name_rows.extend([(folded, oid, kind) for folded, kind in lookup_names(c)])
         return CardBatch(
             ids=[c.oracle_id for c in batch],
@@ -829,10 +947,16 @@ def card_batches(cards: Iterable[Card], *, for_changes: bool,
 #: (attribute, max length or None, nullable) of every text fact of a card: what the columns
 #: of schema version 1 held (PostgreSQL refused longer values); kept as the limits of sane
 #: card data.
-_TEXT_COLUMNS = [("oracle_id", 36, False), ("name", 300, False), ("layout", 40, False),
-                 ("mana_cost", 200, False), ("type_line", 300, False),
-                 ("color_identity", 5, False), ("partner", 60, True),
-                 ("partner_with", 300, True)]
+_TEXT_COLUMNS = [
+    ("oracle_id", 36, False),
+    ("name", 300, False),
+    ("layout", 40, False),
+    ("mana_cost", 200, False),
+    ("type_line", 300, False),
+    ("color_identity", 5, False),
+    ("partner", 60, True),
+    ("partner_with", 300, True),
+]
 _TEXT_VALUES = operator.attrgetter(*(c for c, _, _ in _TEXT_COLUMNS))
 # The change log's columns hold a format key and a status (PostgreSQL refuses longer values).
 _FORMAT_MAX = LegalityChange.__table__.c.format.type.length
@@ -879,8 +1003,10 @@ def card_problem(card: Card, checked: dict[int, Any] | None = None) -> str | Non
         if type(fmt) is not str or len(fmt) > _FORMAT_MAX or "\x00" in fmt:
             return f"legality key {fmt!r} is not a format name (text, at most {_FORMAT_MAX} characters)"
         if type(status) is not str or len(status) > _STATUS_MAX or "\x00" in status:
-            return (f"legality of {fmt} is {status!r}, not a status "
-                    f"(text, at most {_STATUS_MAX} characters)")
+            return (
+                f"legality of {fmt} is {status!r}, not a status "
+                f"(text, at most {_STATUS_MAX} characters)"
+            )
         _CHECKED_LEGALITIES.add((fmt, status))
     return None
 
@@ -891,18 +1017,38 @@ def _texts_fine(values: tuple[Any, ...]) -> bool:
     `_text_problem` says what is wrong). Spelled out for `_TEXT_COLUMNS`, in its order:
     tests/store/test_db.py tries a bad value of each column on both, so they stay in step."""
     oracle_id, name, layout, mana_cost, type_line, color_identity, partner, partner_with = values
-    return (type(oracle_id) is str and type(name) is str and type(layout) is str
-            and type(mana_cost) is str and type(type_line) is str
-            and type(color_identity) is str
-            and len(oracle_id) <= 36 and len(name) <= 300 and len(layout) <= 40
-            and len(mana_cost) <= 200 and len(type_line) <= 300 and len(color_identity) <= 5
-            and (partner is None or (type(partner) is str and len(partner) <= 60
-                                     and "\x00" not in partner))
-            and (partner_with is None or (type(partner_with) is str and len(partner_with) <= 300
-                                          and "\x00" not in partner_with))
-            and "\x00" not in oracle_id and "\x00" not in name and "\x00" not in layout
-            and "\x00" not in mana_cost and "\x00" not in type_line
-            and "\x00" not in color_identity)
+    return (
+        type(oracle_id) is str
+        and type(name) is str
+        and type(layout) is str
+        and type(mana_cost) is str
+        and type(type_line) is str
+        and type(color_identity) is str
+        and len(oracle_id) <= 36
+        and len(name) <= 300
+        and len(layout) <= 40
+        and len(mana_cost) <= 200
+        and len(type_line) <= 300
+        and len(color_identity) <= 5
+        and (
+            partner is None
+            or (type(partner) is str and len(partner) <= 60 and "\x00" not in partner)
+        )
+        and (
+            partner_with is None
+            or (
+                type(partner_with) is str
+                and len(partner_with) <= 300
+                and "\x00" not in partner_with
+            )
+        )
+        and "\x00" not in oracle_id
+        and "\x00" not in name
+        and "\x00" not in layout
+        and "\x00" not in mana_cost
+        and "\x00" not in type_line
+        and "\x00" not in color_identity
+    )
 
 
 def _text_problem(values: tuple[Any, ...]) -> str | None:
@@ -934,15 +1080,17 @@ def has_cards(conn: Connection) -> bool:
     return conn.execute(select(t.c.oracle_id).limit(1)).first() is not None
 
 
-def write_cards(conn: Connection, cards: Iterable[Card], *, batch_size: int = 2000,
-                now: datetime | None = None) -> WriteResult:
+def write_cards(
+    conn: Connection, cards: Iterable[Card], *, batch_size: int = 2000, now: datetime | None = None
+) -> WriteResult:
     """Replace the card tables with `cards` inside the caller's transaction."""
     batches = card_batches(cards, for_changes=has_cards(conn), batch_size=batch_size)
     return write_batches(conn, batches, now=now)
 
 
-def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
-                  now: datetime | None = None) -> WriteResult:
+def write_batches(
+    conn: Connection, batches: Iterable[CardBatch], *, now: datetime | None = None
+) -> WriteResult:
     """Replace the card tables with the cards of `batches` inside the caller's transaction.
 
     When the database has cards, each batch first reads the old rows of its cards (name,
@@ -960,7 +1108,7 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     a change. On SQLite rows go to the driver's executemany as plain tuples; other databases
     get SQLAlchemy Core's bulk insert.
     """
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     cards_t, names_t, sets_t = CardRow.__table__, NameRow.__table__, LegalitySetRow.__table__
     had_cards = has_cards(conn)
     old_formats = known_formats(conn) if had_cards else set()
@@ -971,8 +1119,12 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     names: list[tuple[str, str, str]] = []  # the `card_names` rows to insert
     old_names: dict[str, str] = {}
     if had_cards:
-        old_names = dict(rows.select(lambda: select(cards_t.c.oracle_id, cards_t.c.name),
-                                     "SELECT oracle_id, name FROM cards"))
+        old_names = dict(
+            rows.select(
+                lambda: select(cards_t.c.oracle_id, cards_t.c.name),
+                "SELECT oracle_id, name FROM cards",
+            )
+        )
     # legality set id -> its text (a few hundred rows)
     set_texts: dict[int, str] = dict(conn.execute(select(sets_t.c.id, sets_t.c.statuses)).all())
     set_ids = {t: i for i, t in set_texts.items()}  # a text held twice: either id serves
@@ -986,14 +1138,17 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
         found: dict[str, tuple[str, str, bytes]] = {}
         for chunk in _chunks(held, 500):
             for oid, name, sid, data in rows.select(
-                    lambda: old_cols.where(cards_t.c.oracle_id.in_(chunk)),
-                    "SELECT oracle_id, name, legalities, data FROM cards WHERE oracle_id IN "
-                    f"({', '.join('?' * len(chunk))})", chunk):
+                lambda chunk=chunk: old_cols.where(cards_t.c.oracle_id.in_(chunk)),
+                "SELECT oracle_id, name, legalities, data FROM cards WHERE oracle_id IN "
+                f"({', '.join('?' * len(chunk))})",
+                chunk,
+            ):
                 found[oid] = (name, set_texts[sid], bytes(data))
         return found
 
-    def record_changes(batch: CardBatch, old: dict[str, tuple[str, str, bytes]],
-                       same: set[str]) -> None:
+    def record_changes(
+        batch: CardBatch, old: dict[str, tuple[str, str, bytes]], same: set[str]
+    ) -> None:
         """The legality changes of the batch's cards; `same`: cards whose row is unchanged."""
         if batch.legalities is None:
             raise ValueError("card batches for a database that has cards need legalities")
@@ -1013,8 +1168,16 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
             for fmt in sorted(old_formats & legalities.keys()):
                 before, after = before_all.get(fmt, "not_legal"), legalities[fmt]
                 if after != before:
-                    changes.append({"changed_at": now, "oracle_id": oid, "name": name,
-                                    "format": fmt, "old_status": before, "new_status": after})
+                    changes.append(
+                        {
+                            "changed_at": now,
+                            "oracle_id": oid,
+                            "name": name,
+                            "format": fmt,
+                            "old_status": before,
+                            "new_status": after,
+                        }
+                    )
 
     def delete_cards(ids: list[str]) -> None:
         for chunk in _chunks(ids, 500):
@@ -1039,8 +1202,10 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
             new_sets.append((next_set, text))
             next_set += 1
         rows.insert(sets_t, new_sets)
-        rows.insert(cards_t, [(oid, name, deck, set_ids[text], data)
-                              for oid, name, deck, text, data in card_rows])
+        rows.insert(
+            cards_t,
+            [(oid, name, deck, set_ids[text], data) for oid, name, deck, text, data in card_rows],
+        )
         names.extend(name_rows)
     # In key order, after the cards: SQLite appends to the name table's b-tree instead of
     # inserting all over it (the rows live in the primary key's b-tree, see `NameRow`).
@@ -1049,8 +1214,16 @@ def write_batches(conn: Connection, batches: Iterable[CardBatch], *,
     removed = sorted(old_names.keys() - seen)  # cards the new data no longer holds
     delete_cards(removed)
     for oid in removed:
-        changes.append({"changed_at": now, "oracle_id": oid, "name": old_names[oid],
-                        "format": "*", "old_status": "removed", "new_status": None})
+        changes.append(
+            {
+                "changed_at": now,
+                "oracle_id": oid,
+                "name": old_names[oid],
+                "format": "*",
+                "old_status": "removed",
+                "new_status": None,
+            }
+        )
     if set_texts:  # legality sets no card holds any more
         conn.execute(delete(sets_t).where(sets_t.c.id.not_in(select(cards_t.c.legalities))))
     _set_meta(conn, "formats", json.dumps(sorted(new_formats)))
@@ -1082,8 +1255,9 @@ class _RowWriter:
         self.conn = conn
         self.sqlite = conn.dialect.name == "sqlite"
 
-    def select(self, query: Callable[[], Any], sql: str,
-               params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def select(
+        self, query: Callable[[], Any], sql: str, params: Sequence[Any] = ()
+    ) -> list[tuple[Any, ...]]:
         """The rows of the Core select `query()` makes; on SQLite of `sql`, the same statement
         in SQLite's words (the Core statement is then not even built)."""
         if self.sqlite:
@@ -1097,13 +1271,16 @@ class _RowWriter:
         if self.sqlite:
             self.conn.exec_driver_sql(
                 f"INSERT INTO {table.name} ({', '.join(cols)}) "
-                f"VALUES ({', '.join('?' * len(cols))})", rows)
+                f"VALUES ({', '.join('?' * len(cols))})",
+                rows,
+            )
         else:
             self.conn.execute(insert(table), [dict(zip(cols, r)) for r in rows])
 
 
-def write_printings(conn: Connection, printings: Iterable[dict[str, Any]], *,
-                    batch_size: int = 5000) -> int:
+def write_printings(
+    conn: Connection, printings: Iterable[dict[str, Any]], *, batch_size: int = 5000
+) -> int:
     """Replace the printings table inside the caller's transaction; returns the row count.
     Printings of cards the database does not hold (tokens, art cards) are skipped."""
     t = PrintingRow.__table__
@@ -1142,9 +1319,10 @@ def refresh_aliases(conn: Connection) -> int:
     # Printings of cards the oracle data no longer holds keep their rows, but get no alias
     # (card_names references cards).
     for oid, printed, flavor in conn.execute(
-            select(t.c.oracle_id, t.c.printed_name, t.c.flavor_name)
-            .join(cards_t, cards_t.c.oracle_id == t.c.oracle_id)
-            .where((t.c.printed_name.is_not(None)) | (t.c.flavor_name.is_not(None)))):
+        select(t.c.oracle_id, t.c.printed_name, t.c.flavor_name)
+        .join(cards_t, cards_t.c.oracle_id == t.c.oracle_id)
+        .where((t.c.printed_name.is_not(None)) | (t.c.flavor_name.is_not(None)))
+    ):
         for alias in (printed, flavor):
             for part in (alias or "").split(" // "):
                 key = (fold_name(part), oid)
@@ -1152,5 +1330,5 @@ def refresh_aliases(conn: Connection) -> int:
                     existing.add(key)
                     rows.append({"folded": key[0], "oracle_id": oid, "kind": "alias"})
     for i in range(0, len(rows), 5000):
-        conn.execute(insert(names_t), rows[i:i + 5000])
+        conn.execute(insert(names_t), rows[i : i + 5000])
     return len(rows)

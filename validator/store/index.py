@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from validator.cards.compact import IndexData, LegalityInterner, SyncStamp, decode_card
 from validator.cards.names import lookup_key
@@ -43,7 +43,7 @@ class CardIndex:
         return self._printings
 
     @classmethod
-    def from_db(cls, db) -> "CardIndex":  # db: CardDB or store_sqlite.SqliteCards
+    def from_db(cls, db) -> CardIndex:  # db: CardDB or store_sqlite.SqliteCards
         """The index of every deck card of `db`, read in one snapshot."""
         data: IndexData = db.index_data()
         index = cls(printings=db)

@@ -31,7 +31,7 @@ def database_url(db: str | os.PathLike[str] | None = None) -> str:
 def sqlite_file(url: str) -> Path | None:
     """The file of a plain `sqlite:///PATH` URL (no query options), else None."""
     if url.startswith(SQLITE_PREFIX) and "?" not in url:
-        return Path(url[len(SQLITE_PREFIX):])
+        return Path(url[len(SQLITE_PREFIX) :])
     return None
 
 

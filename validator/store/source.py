@@ -8,7 +8,8 @@ of decks or the web service).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from validator.cards.names import fold_name
 from validator.model import Card

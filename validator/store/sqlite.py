@@ -17,15 +17,15 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
-
+from typing import Any
 
 from validator.cards.compact import SCHEMA_VERSION, IndexData, SyncStamp, decode_card
-from validator.store.location import database_url, read_only_uri, sqlite_file
-from validator.model import Card
 from validator.cards.names import lookup_key
+from validator.model import Card
+from validator.store.location import database_url, read_only_uri, sqlite_file
 
 _CHUNK = 500  # names / ids per IN (...) list, as `db.CardDB` does
 
@@ -52,7 +52,7 @@ def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
 
 def _chunks(items: list[str], size: int = _CHUNK) -> Iterator[list[str]]:
     for i in range(0, len(items), size):
-        yield items[i:i + size]
+        yield items[i : i + size]
 
 
 def _marks(n: int) -> str:
@@ -81,8 +81,9 @@ class SqliteCards:
             # connection per thread (sqlite3 connections are not shared between threads).
             # On a read-only file system a synced (WAL) file opens as immutable (`read_only_uri`).
             uri = read_only_uri(self.path)
-            conn = sqlite3.connect(uri or self.path, isolation_level=None,
-                                   check_same_thread=False, uri=uri is not None)
+            conn = sqlite3.connect(
+                uri or self.path, isolation_level=None, check_same_thread=False, uri=uri is not None
+            )
             conn.execute("PRAGMA query_only=1")  # a reader never writes
             self._local.conn = conn
             with self._lock:
@@ -120,7 +121,7 @@ class SqliteCards:
         return self._full_db
 
     @property
-    def database(self) -> "SqliteCards":
+    def database(self) -> SqliteCards:
         """The database itself (`CardSource.database`): its sync record and change log."""
         return self
 
@@ -134,7 +135,7 @@ class SqliteCards:
             self._full_db.close()
             self._full_db = None
 
-    def __enter__(self) -> "SqliteCards":
+    def __enter__(self) -> SqliteCards:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -150,22 +151,27 @@ class SqliteCards:
         """Whether the file holds cards in the layout this reader reads."""
         with self._snapshot() as conn:
             found = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
-            version = found and conn.execute(
-                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+            ).fetchone()
+            version = (
+                found
+                and conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            )
             if not version or version[0] != str(SCHEMA_VERSION):
                 return False
             return conn.execute("SELECT 1 FROM cards LIMIT 1").fetchone() is not None
 
     def _decode(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[Card]:
         """`Card`s of (oracle_id, name, legality set id, data) rows, as `db._decode_rows`."""
-        loads = json.loads  # the stdlib: a handful of rows on the cold path (orjson costs an import)
+        loads = (
+            json.loads
+        )  # the stdlib: a handful of rows on the cold path (orjson costs an import)
         wanted = sorted({r[2] for r in rows})
         sets: dict[int, dict[str, str]] = {}
         for chunk in _chunks(wanted):
             for i, statuses in conn.execute(
-                    f"SELECT id, statuses FROM legality_sets WHERE id IN ({_marks(len(chunk))})",
-                    chunk):
+                f"SELECT id, statuses FROM legality_sets WHERE id IN ({_marks(len(chunk))})", chunk
+            ):
                 sets[i] = loads(statuses)
         return [decode_card(oid, name, data, sets[sid], loads) for oid, name, sid, data in rows]
 
@@ -173,25 +179,33 @@ class SqliteCards:
         ids = list(set(oracle_ids))
         rows: list[tuple[Any, ...]] = []
         for chunk in _chunks(ids):
-            rows += conn.execute("SELECT oracle_id, name, legalities, data FROM cards "
-                                 f"WHERE oracle_id IN ({_marks(len(chunk))})", chunk).fetchall()
+            rows += conn.execute(
+                "SELECT oracle_id, name, legalities, data FROM cards "
+                f"WHERE oracle_id IN ({_marks(len(chunk))})",
+                chunk,
+            ).fetchall()
         return {card.oracle_id: card for card in self._decode(conn, rows)}
 
-    def lookup(self, names: Iterable[str], *, deck_cards_only: bool = True) -> dict[str, list[Card]]:
+    def lookup(
+        self, names: Iterable[str], *, deck_cards_only: bool = True
+    ) -> dict[str, list[Card]]:
         """Cards for each name (folded); see `db.CardDB.lookup`."""
         return self.lookup_folded({lookup_key(n) for n in names}, deck_cards_only=deck_cards_only)
 
-    def lookup_folded(self, folded: Iterable[str], *,
-                      deck_cards_only: bool = True) -> dict[str, list[Card]]:
+    def lookup_folded(
+        self, folded: Iterable[str], *, deck_cards_only: bool = True
+    ) -> dict[str, list[Card]]:
         """`lookup` for names already folded; names and cards read in one snapshot."""
         hits: dict[str, list[str]] = {}
         deck_only = " AND cards.is_deck_card IS 1" if deck_cards_only else ""
         with self._snapshot() as conn:
             for chunk in _chunks(sorted(set(folded))):
                 for f, oid in conn.execute(
-                        "SELECT card_names.folded, card_names.oracle_id FROM card_names "
-                        "JOIN cards ON cards.oracle_id = card_names.oracle_id "
-                        f"WHERE card_names.folded IN ({_marks(len(chunk))}){deck_only}", chunk):
+                    "SELECT card_names.folded, card_names.oracle_id FROM card_names "
+                    "JOIN cards ON cards.oracle_id = card_names.oracle_id "
+                    f"WHERE card_names.folded IN ({_marks(len(chunk))}){deck_only}",
+                    chunk,
+                ):
                     hits.setdefault(f, []).append(oid)
             cards = self._cards(conn, (o for ids in hits.values() for o in ids))
         return {f: [cards[o] for o in ids if o in cards] for f, ids in hits.items()}
@@ -207,8 +221,10 @@ class SqliteCards:
 
         folded = lookup_key(name)
         for deck_cards_only in (True, False):
-            found = choose(folded, self.lookup_folded([folded], deck_cards_only=deck_cards_only)
-                           .get(folded, []))
+            found = choose(
+                folded,
+                self.lookup_folded([folded], deck_cards_only=deck_cards_only).get(folded, []),
+            )
             if found:
                 return found[0]
         return None
@@ -217,8 +233,9 @@ class SqliteCards:
         """Every deck card's Oracle name, in table order as `CardDB.all_names` (suggestions)."""
         if self._all_names is None:
             with self._snapshot() as conn:
-                self._all_names = [r[0] for r in conn.execute(
-                    "SELECT name FROM cards WHERE is_deck_card IS 1")]
+                self._all_names = [
+                    r[0] for r in conn.execute("SELECT name FROM cards WHERE is_deck_card IS 1")
+                ]
         return self._all_names
 
     def all_cards(self) -> Iterator[tuple[list[str], Card]]:
@@ -230,12 +247,18 @@ class SqliteCards:
     def index_data(self) -> IndexData:
         """What `CardIndex` is built from, in one snapshot (see `db.CardDB.index_data`)."""
         with self._snapshot() as conn:
-            last = conn.execute("SELECT id, bulk_type, updated_at, finished_at FROM sync_runs "
-                                "ORDER BY id DESC LIMIT 1").fetchone()
+            last = conn.execute(
+                "SELECT id, bulk_type, updated_at, finished_at FROM sync_runs "
+                "ORDER BY id DESC LIMIT 1"
+            ).fetchone()
             stamp = SyncStamp(*last) if last else None
             texts = dict(conn.execute("SELECT id, statuses FROM legality_sets").fetchall())
-            rows = [(oid, name, texts[sid], data) for oid, name, sid, data in conn.execute(
-                "SELECT oracle_id, name, legalities, data FROM cards WHERE is_deck_card IS 1")]
+            rows = [
+                (oid, name, texts[sid], data)
+                for oid, name, sid, data in conn.execute(
+                    "SELECT oracle_id, name, legalities, data FROM cards WHERE is_deck_card IS 1"
+                )
+            ]
             names = conn.execute("SELECT folded, oracle_id FROM card_names").fetchall()
         return IndexData(sync=stamp, rows=rows, names=names)
 
@@ -243,8 +266,9 @@ class SqliteCards:
         names: dict[str, list[str]] = {}
         for folded, oid in conn.execute("SELECT folded, oracle_id FROM card_names"):
             names.setdefault(oid, []).append(folded)
-        rows = conn.execute("SELECT oracle_id, name, legalities, data FROM cards "
-                            "WHERE is_deck_card IS 1").fetchall()
+        rows = conn.execute(
+            "SELECT oracle_id, name, legalities, data FROM cards WHERE is_deck_card IS 1"
+        ).fetchall()
         return [(names.get(card.oracle_id, []), card) for card in self._decode(conn, rows)]
 
     # -------------------------------------------------------------- printings, formats
@@ -252,9 +276,11 @@ class SqliteCards:
     def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
         """(oracle_id, rarity) of a printing, when printings were synced."""
         with self._snapshot() as conn:
-            row = conn.execute("SELECT oracle_id, rarity FROM printings WHERE set_code = ? "
-                               "AND collector_number = ? LIMIT 1",
-                               (set_code.lower(), collector_number)).fetchone()
+            row = conn.execute(
+                "SELECT oracle_id, rarity FROM printings WHERE set_code = ? "
+                "AND collector_number = ? LIMIT 1",
+                (set_code.lower(), collector_number),
+            ).fetchone()
         return (row[0], row[1]) if row else None
 
     def rarities(self, oracle_id: str) -> set[str] | None:
@@ -262,8 +288,12 @@ class SqliteCards:
         with self._snapshot() as conn:
             if conn.execute("SELECT 1 FROM printings LIMIT 1").fetchone() is None:
                 return None
-            return {r[0] for r in conn.execute("SELECT rarity FROM printings WHERE oracle_id = ?",
-                                               (oracle_id,))}
+            return {
+                r[0]
+                for r in conn.execute(
+                    "SELECT rarity FROM printings WHERE oracle_id = ?", (oracle_id,)
+                )
+            }
 
     def has_printings(self) -> bool:
         with self._snapshot() as conn:
@@ -300,8 +330,10 @@ class SqliteCards:
 
     def _sync_runs(self, bulk_type: str, order: str, limit: str = "") -> list[dict[str, Any]]:
         with self._snapshot() as conn:
-            cur = conn.execute("SELECT * FROM sync_runs WHERE bulk_type = ? "
-                               f"ORDER BY id {order}{limit}", (bulk_type,))
+            cur = conn.execute(
+                f"SELECT * FROM sync_runs WHERE bulk_type = ? ORDER BY id {order}{limit}",
+                (bulk_type,),
+            )
             keys = [d[0] for d in cur.description]
             rows = [dict(zip(keys, row)) for row in cur]
         for row in rows:
@@ -311,8 +343,10 @@ class SqliteCards:
     def changes(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The change log, newest first, as `CardDB.changes` gives it, read without
         SQLAlchemy: every as-of run reads it (importing SQLAlchemy cost a cold CLI ~0.3 s)."""
-        sql = ("SELECT id, sync_id, changed_at, oracle_id, name, format, old_status, "
-               "new_status FROM legality_changes ORDER BY id DESC")
+        sql = (
+            "SELECT id, sync_id, changed_at, oracle_id, name, format, old_status, "
+            "new_status FROM legality_changes ORDER BY id DESC"
+        )
         with self._snapshot() as conn:
             cur = conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
             keys = [d[0] for d in cur.description]

@@ -14,20 +14,21 @@ those keys (the others are checked and skipped, never built as Python objects).
 
 from __future__ import annotations
 
-from validator.errors import DeckcheckError
-
 import gzip
 import hashlib
 import io
 import os
 import stat
 import zlib
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import IO, Any, Callable, Collection, Iterator, TypedDict
+from typing import IO, Any, TypedDict
 
 import orjson
+
+from validator.errors import DeckcheckError
 
 GZIP_MAGIC = b"\x1f\x8b"
 BLOCK = 1 << 20
@@ -77,10 +78,14 @@ class BulkStats:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def iter_bulk_file(path: Path, stats: BulkStats | None = None,
-                   on_read: Callable[[int], None] | None = None, *,
-                   name: str | None = None,
-                   keys: Collection[str] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+def iter_bulk_file(
+    path: Path,
+    stats: BulkStats | None = None,
+    on_read: Callable[[int], None] | None = None,
+    *,
+    name: str | None = None,
+    keys: Collection[str] | None = None,
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield (position, card object) for every object in a bulk file.
 
     `position` names where the object came from ("line 12", "item 12") so errors can point at
@@ -97,8 +102,11 @@ def iter_bulk_file(path: Path, stats: BulkStats | None = None,
         head = raw.read(2)  # read, not peeked: a pipe cannot seek back
         stats.gzip = head == GZIP_MAGIC
         gzip_file, gzip_errors = _gzip()
-        stream: Any = (gzip_file(fileobj=_Prepend(head, raw), mode="rb")  # type: ignore[arg-type]
-                       if stats.gzip else _Prepend(head, raw))
+        stream: Any = (
+            gzip_file(fileobj=_Prepend(head, raw), mode="rb")  # type: ignore[arg-type]
+            if stats.gzip
+            else _Prepend(head, raw)
+        )
         try:
             first, skipped_lines = _skip_leading_space(stream, name)
             if first[:1] == b"[":
@@ -143,8 +151,10 @@ def _open(path: Path, name: str) -> IO[bytes]:
 
 
 #: What to do with something that is not a bulk file on disk or in a pipe.
-NOT_A_FILE = ("save the bulk file first (or pipe it in: `curl ... | deckcheck sync --from "
-              "/dev/stdin`), then sync --from FILE")
+NOT_A_FILE = (
+    "save the bulk file first (or pipe it in: `curl ... | deckcheck sync --from "
+    "/dev/stdin`), then sync --from FILE"
+)
 
 
 #: What the standard library's gzip reader raises on a truncated or corrupt stream.
@@ -182,7 +192,7 @@ class _Prepend:
     def readinto(self, buffer: Any) -> int:  # what a gzip reader calls
         if self.head:
             data = self.read(len(buffer))
-            memoryview(buffer)[:len(data)] = data
+            memoryview(buffer)[: len(data)] = data
             return len(data)
         return self.stream.readinto(buffer)  # type: ignore[attr-defined]
 
@@ -192,8 +202,10 @@ class _Prepend:
 
 #: What a bulk file holds, for the messages that refuse one (a pretty-printed JSON document
 #: such as an event file is valid JSON but neither shape).
-CARD_OBJECTS = ("a bulk file holds Scryfall card objects (with \"name\" and \"oracle_id\"), "
-                "one per line (JSON Lines) or in one JSON array, as Scryfall's bulk data does")
+CARD_OBJECTS = (
+    'a bulk file holds Scryfall card objects (with "name" and "oracle_id"), '
+    "one per line (JSON Lines) or in one JSON array, as Scryfall's bulk data does"
+)
 
 
 #: Whitespace accepted before the first JSON value, or in a row between JSON Lines: a bulk
@@ -227,8 +239,10 @@ def _skip_leading_space(stream: IO[bytes], name: str) -> tuple[bytes, int]:
                 continue
             break
         if skipped > MAX_SPACE:
-            raise BulkFileError(f"{name}: more than {MAX_SPACE >> 20} MiB of whitespace before "
-                                f"any JSON: not a bulk file; {CARD_OBJECTS}")
+            raise BulkFileError(
+                f"{name}: more than {MAX_SPACE >> 20} MiB of whitespace before "
+                f"any JSON: not a bulk file; {CARD_OBJECTS}"
+            )
         if data and not (len(data) < 3 and _BOM.startswith(data)):
             if data[:1] == b"\xef":
                 raise BulkFileError(f"{name}: the bulk file does not start with JSON")
@@ -241,43 +255,54 @@ MAX_LINE = 16 << 20
 
 
 def _line_too_long(name: str, number: int) -> BulkFileError:
-    return BulkFileError(f"{name}, line {number}: longer than {MAX_LINE >> 20} MiB with no line "
-                         f"break (a card object is a few KB): not a bulk file; {CARD_OBJECTS}")
+    return BulkFileError(
+        f"{name}, line {number}: longer than {MAX_LINE >> 20} MiB with no line "
+        f"break (a card object is a few KB): not a bulk file; {CARD_OBJECTS}"
+    )
 
 
 def _too_much_space(name: str, number: int) -> BulkFileError:
-    return BulkFileError(f"{name}, line {number}: more than {MAX_SPACE >> 20} MiB of blank lines "
-                         f"in a row: not a bulk file; {CARD_OBJECTS}")
+    return BulkFileError(
+        f"{name}, line {number}: more than {MAX_SPACE >> 20} MiB of blank lines "
+        f"in a row: not a bulk file; {CARD_OBJECTS}"
+    )
 
 
 def _not_json(name: str, number: int, exc: Exception, line: bytes) -> BulkFileError:
     """Why orjson refused `line` (msgspec's refusals, a RecursionError too, are read again
     by orjson first: `_iter_lines_keys`)."""
     if line.strip() == b"{":
-        return BulkFileError(f"{name}, line {number}: a JSON object spread over several lines "
-                             f"(pretty-printed JSON, such as a saved Scryfall API page?), not one "
-                             f"card object per line; {CARD_OBJECTS}")
+        return BulkFileError(
+            f"{name}, line {number}: a JSON object spread over several lines "
+            f"(pretty-printed JSON, such as a saved Scryfall API page?), not one "
+            f"card object per line; {CARD_OBJECTS}"
+        )
     if "depth" in str(exc):  # orjson's "depth limit exceeded"
-        return BulkFileError(f"{name}, line {number}: JSON nested too deep to read (a Scryfall "
-                             f"card object nests about 5 levels): not a Scryfall bulk file; "
-                             f"download the bulk file again, or check what wrote this one")
-    return BulkFileError(f"{name}, line {number}: not valid JSON as one line ({exc}); "
-                         f"{CARD_OBJECTS}")
+        return BulkFileError(
+            f"{name}, line {number}: JSON nested too deep to read (a Scryfall "
+            f"card object nests about 5 levels): not a Scryfall bulk file; "
+            f"download the bulk file again, or check what wrote this one"
+        )
+    return BulkFileError(
+        f"{name}, line {number}: not valid JSON as one line ({exc}); {CARD_OBJECTS}"
+    )
 
 
 def _api_page(obj: dict[str, Any]) -> bool:
     """Whether a file's first object is a Scryfall API response (`"object": "list"` with its
     cards in "data", as /cards/search pages are), not a card."""
     return obj.get("object") == "list" or (
-        type(obj.get("data")) is list and "oracle_id" not in obj and "name" not in obj)
+        type(obj.get("data")) is list and "oracle_id" not in obj and "name" not in obj
+    )
 
 
 def _api_page_error(name: str, number: int) -> BulkFileError:
     return BulkFileError(
-        f"{name}, line {number}: the file is one JSON object with a \"data\" list (a "
+        f'{name}, line {number}: the file is one JSON object with a "data" list (a '
         f"Scryfall API page, such as a /cards/search result?), not a bulk file: sync --from "
         f"wants a Scryfall bulk file (JSON Lines or one JSON array of card objects, e.g. "
-        f"oracle_cards from https://api.scryfall.com/bulk-data)")
+        f"oracle_cards from https://api.scryfall.com/bulk-data)"
+    )
 
 
 def _refuse_api_page(name: str, number: int, line: bytes) -> None:
@@ -291,8 +316,9 @@ def _refuse_api_page(name: str, number: int, line: bytes) -> None:
         raise _api_page_error(name, number)
 
 
-def _iter_lines(first: bytes, stream: IO[bytes], name: str,
-                number: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
+def _iter_lines(
+    first: bytes, stream: IO[bytes], name: str, number: int = 0
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """JSON Lines, read in blocks and split here: much faster than readline() on a GzipFile.
     `number` is the count of lines before `first`."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
@@ -318,8 +344,10 @@ def _iter_lines(first: bytes, stream: IO[bytes], name: str,
                     continue
                 raise _not_json(name, number, exc, line) from exc
             if type(obj) is not dict:
-                raise BulkFileError(f"{name}, line {number}: expected a card object, got "
-                                    f"{type(obj).__name__}; {CARD_OBJECTS}")
+                raise BulkFileError(
+                    f"{name}, line {number}: expected a card object, got "
+                    f"{type(obj).__name__}; {CARD_OBJECTS}"
+                )
             if first_object:
                 first_object = False
                 if _api_page(obj):  # the whole object is here: no need to parse it again
@@ -354,14 +382,23 @@ def _decoder(keys: Collection[str]) -> Any:
     if found is None:
         import msgspec
 
-        shape = TypedDict("BulkObject", {  # type: ignore[misc]
-            k: msgspec.Raw if k in SHARED_VALUE_KEYS else Any for k in sorted(key)}, total=False)
+        shape = TypedDict(
+            "BulkObject",
+            {  # type: ignore[misc]
+                k: msgspec.Raw if k in SHARED_VALUE_KEYS else Any for k in sorted(key)
+            },
+            total=False,
+        )
         found = _DECODERS[key] = msgspec.json.Decoder(shape)
     return found
 
 
-def _shared_values(obj: dict[str, Any], keys: Collection[str], seen: dict[bytes, Any],
-                   loads: Callable[[bytes], Any]) -> None:
+def _shared_values(
+    obj: dict[str, Any],
+    keys: Collection[str],
+    seen: dict[bytes, Any],
+    loads: Callable[[bytes], Any],
+) -> None:
     """Replace the raw JSON of `obj`'s shared-value keys by its value, decoded once per
     distinct text (`seen`). `loads` is msgspec's, as for every other kept value."""
     for k in keys:
@@ -378,8 +415,9 @@ def _shared_values(obj: dict[str, Any], keys: Collection[str], seen: dict[bytes,
             obj[k] = value
 
 
-def _iter_lines_keys(first: bytes, stream: IO[bytes], name: str, number: int,
-                     keys: Collection[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _iter_lines_keys(
+    first: bytes, stream: IO[bytes], name: str, number: int, keys: Collection[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """`_iter_lines`, each object holding only `keys`. msgspec checks the JSON syntax of the
     skipped values too; what it refuses (not JSON, not an object, a number out of range, a
     blank line) goes through `_iter_lines`, whose messages and choices stand. Two things only
@@ -459,13 +497,16 @@ _END = frozenset({"end_map", "end_array"})
 
 
 def _too_deep(name: str, where: str) -> BulkFileError:
-    return BulkFileError(f"{name}, {where}: JSON nested more than {MAX_DEPTH} levels deep (a "
-                         f"Scryfall card object nests about 5): not a Scryfall bulk file; "
-                         f"download the bulk file again, or check what wrote this one")
+    return BulkFileError(
+        f"{name}, {where}: JSON nested more than {MAX_DEPTH} levels deep (a "
+        f"Scryfall card object nests about 5): not a Scryfall bulk file; "
+        f"download the bulk file again, or check what wrote this one"
+    )
 
 
-def _iter_array(stream: _Prepend, name: str,
-                keys: Collection[str] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+def _iter_array(
+    stream: _Prepend, name: str, keys: Collection[str] | None = None
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """The objects of one JSON array, built from ijson's parse events.
 
     Not `ijson.items`: its events carry each value's path ("item.item.item..."), which costs
@@ -514,8 +555,9 @@ def _iter_array(stream: _Prepend, name: str,
                 elif depth == 2:
                     number += 1
                     if event != "start_map":
-                        raise BulkFileError(f"{name}, item {number}: expected a card object; "
-                                            f"{CARD_OBJECTS}")
+                        raise BulkFileError(
+                            f"{name}, item {number}: expected a card object; {CARD_OBJECTS}"
+                        )
                     stack.append({})
                 continue
             if event in end:
@@ -527,8 +569,9 @@ def _iter_array(stream: _Prepend, name: str,
                 continue
             if depth == 1:  # a scalar item
                 number += 1
-                raise BulkFileError(f"{name}, item {number}: expected a card object; "
-                                    f"{CARD_OBJECTS}")
+                raise BulkFileError(
+                    f"{name}, item {number}: expected a card object; {CARD_OBJECTS}"
+                )
             top = stack[-1]
             if type(top) is list:
                 top.append(value)

@@ -21,8 +21,9 @@ class SyncError(DeckcheckError, RuntimeError):
 
     code = "sync-failed"
 
-    def __init__(self, message: str = "", *args: object, hint: str | None = None,
-                 code: str | None = None) -> None:
+    def __init__(
+        self, message: str = "", *args: object, hint: str | None = None, code: str | None = None
+    ) -> None:
         super().__init__(message, *args, code=code)
         self.hint = hint
 
@@ -36,7 +37,6 @@ class SyncBusy(SyncError):
 class SyncTerminated(KeyboardInterrupt):
     """SIGTERM arrived during a sync: raised like Ctrl-C so the same clean-up runs (the partial
     download is removed, the import transaction rolled back, the reading process stopped)."""
-
 
 
 @dataclass
@@ -53,8 +53,10 @@ class SyncResult:
 
     def summary(self) -> str:
         if self.skipped:
-            return (f"{self.bulk_type}: already up to date (updated_at {self.updated_at}); "
-                    "use --force to import again")
+            return (
+                f"{self.bulk_type}: already up to date (updated_at {self.updated_at}); "
+                "use --force to import again"
+            )
         head = f"{self.bulk_type}: {self.card_count} cards imported in {self.duration_s:.1f} s"
         if self.printing_count is not None:
             head = f"{self.bulk_type}: {self.printing_count} printings imported in {self.duration_s:.1f} s"
@@ -62,15 +64,24 @@ class SyncResult:
         return head + ("\n" + changes if changes else "")
 
 
-_CHANGE_LABELS = ("newly banned", "newly restricted", "unbanned", "unrestricted", "now legal",
-                  "no longer legal", "removed from the data")
+_CHANGE_LABELS = (
+    "newly banned",
+    "newly restricted",
+    "unbanned",
+    "unrestricted",
+    "now legal",
+    "no longer legal",
+    "removed from the data",
+)
 
 
 def summarize_changes(changes: list[dict[str, Any]], per_list: int = 8) -> str:
-    """"modern: newly banned: A, B; unbanned: C" lines, one per format (formats sorted,
+    """ "modern: newly banned: A, B; unbanned: C" lines, one per format (formats sorted,
     labels in a fixed order)."""
     labels = {
-        "banned": "newly banned", "restricted": "newly restricted", "legal": "now legal",
+        "banned": "newly banned",
+        "restricted": "newly restricted",
+        "legal": "now legal",
         "not_legal": "no longer legal",
     }
     by_format: dict[str, dict[str, list[str]]] = {}

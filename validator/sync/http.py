@@ -15,11 +15,12 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from validator import __version__
 from validator.sync.errors import SyncError, _env_number
@@ -35,8 +36,10 @@ MIN_REQUEST_INTERVAL = 0.1
 RATE_LIMIT_WAIT = 60.0
 
 #: What to do without a connection to Scryfall (issue 10: offline venues).
-OFFLINE_HINT = ("without a connection to Scryfall, import a bulk file downloaded elsewhere: "
-                "`deckcheck sync --from FILE`, or point DECKCHECK_SCRYFALL_API at a mirror")
+OFFLINE_HINT = (
+    "without a connection to Scryfall, import a bulk file downloaded elsewhere: "
+    "`deckcheck sync --from FILE`, or point DECKCHECK_SCRYFALL_API at a mirror"
+)
 
 
 #: Sent on every request, whatever session the caller passes (Scryfall rejects library-default
@@ -80,27 +83,39 @@ class DownloadLimits:
     index_max_bytes: int = DEFAULT_INDEX_MAX_BYTES
 
     @classmethod
-    def from_env(cls, min_rate_kib: float | None = None,
-                 stall_timeout: float | None = None,
-                 request_timeout: float | None = None) -> "DownloadLimits":
+    def from_env(
+        cls,
+        min_rate_kib: float | None = None,
+        stall_timeout: float | None = None,
+        request_timeout: float | None = None,
+    ) -> DownloadLimits:
         """Explicit values (the CLI's --min-rate in KiB/s, --stall-timeout and
         --request-timeout in seconds), else $DECKCHECK_SYNC_MIN_RATE (KiB/s),
         $DECKCHECK_SYNC_STALL_TIMEOUT and $DECKCHECK_SYNC_REQUEST_TIMEOUT, else defaults."""
-        rate = (min_rate_kib * 1024 if min_rate_kib is not None
-                else _env_number(ENV_MIN_RATE, DEFAULT_MIN_RATE, 1024))
-        stall = (stall_timeout if stall_timeout is not None
-                 else _env_number(ENV_STALL_TIMEOUT, DEFAULT_STALL_TIMEOUT))
-        answer = (request_timeout if request_timeout is not None
-                  else _env_number(ENV_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT))
+        rate = (
+            min_rate_kib * 1024
+            if min_rate_kib is not None
+            else _env_number(ENV_MIN_RATE, DEFAULT_MIN_RATE, 1024)
+        )
+        stall = (
+            stall_timeout
+            if stall_timeout is not None
+            else _env_number(ENV_STALL_TIMEOUT, DEFAULT_STALL_TIMEOUT)
+        )
+        answer = (
+            request_timeout
+            if request_timeout is not None
+            else _env_number(ENV_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
+        )
         if not (rate > 0 and stall > 0 and answer > 0):
-            raise SyncError("the minimum rate, the stall timeout and the request timeout must "
-                            "be greater than 0")
+            raise SyncError(
+                "the minimum rate, the stall timeout and the request timeout must be greater than 0"
+            )
         return cls(min_rate=rate, stall_timeout=stall, request_timeout=answer)
 
     def deadline(self, size: int | None) -> float | None:
         """Seconds a download of `size` bytes may take (None: size unknown)."""
         return None if size is None else self.stall_timeout + size / self.min_rate
-
 
 
 @dataclass
@@ -123,9 +138,14 @@ class RetryPolicy:
         return min(self.backoff * (2 ** (attempt - 1)), self.backoff_max)
 
 
-def make_session(retries: int = 5, backoff: float = 1.0, rate_limit_wait: float = RATE_LIMIT_WAIT,
-                 *, min_interval: float = MIN_REQUEST_INTERVAL,
-                 sleep: Callable[[float], None] | None = None):
+def make_session(
+    retries: int = 5,
+    backoff: float = 1.0,
+    rate_limit_wait: float = RATE_LIMIT_WAIT,
+    *,
+    min_interval: float = MIN_REQUEST_INTERVAL,
+    sleep: Callable[[float], None] | None = None,
+):
     """A requests session with Scryfall's required headers and a `RetryPolicy`: connection
     errors, timeouts and 5xx are retried with exponential backoff; a 429 waits for Retry-After
     when present, else the RATE_LIMIT_WAIT Scryfall asks for.
@@ -141,8 +161,12 @@ def make_session(retries: int = 5, backoff: float = 1.0, rate_limit_wait: float 
     session.mount("https://", adapter)
     session.mount("http://", adapter)
     session.deckcheck_policy = RetryPolicy(  # type: ignore[attr-defined]
-        attempts=retries + 1, backoff=backoff, rate_limit_wait=rate_limit_wait,
-        min_interval=min_interval, sleep=sleep)
+        attempts=retries + 1,
+        backoff=backoff,
+        rate_limit_wait=rate_limit_wait,
+        min_interval=min_interval,
+        sleep=sleep,
+    )
     return session
 
 
@@ -194,10 +218,10 @@ class _Watchdog:
         self._closed = False
 
     @classmethod
-    def current(cls) -> "_Watchdog | None":
+    def current(cls) -> _Watchdog | None:
         return getattr(cls._local, "current", None)
 
-    def __enter__(self) -> "_Watchdog":
+    def __enter__(self) -> _Watchdog:
         self._outer = self.current()
         self._local.current = self
         self.rearm(self.seconds)
@@ -325,7 +349,9 @@ def _watched_adapter() -> Any:
             def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
                 super().init_poolmanager(*args, **kwargs)
                 self.poolmanager.pool_classes_by_scheme = {
-                    "http": WatchedHTTPConnectionPool, "https": WatchedHTTPSConnectionPool}
+                    "http": WatchedHTTPConnectionPool,
+                    "https": WatchedHTTPSConnectionPool,
+                }
 
         _adapter_class = WatchedAdapter
     return _adapter_class()
@@ -335,7 +361,9 @@ def _deadline_error(what: str, seconds: float | None, phase: str) -> SyncError:
     return SyncError(
         f"{what}: {phase} did not arrive within {seconds or 0:g} s (the server sends too "
         f"slowly or trickles bytes); try again later, or allow longer with --request-timeout "
-        f"SECONDS (${ENV_REQUEST_TIMEOUT})", hint=OFFLINE_HINT)
+        f"SECONDS (${ENV_REQUEST_TIMEOUT})",
+        hint=OFFLINE_HINT,
+    )
 
 
 def _read_capped(resp: Any, max_bytes: int, what: str) -> bytes:
@@ -344,7 +372,8 @@ def _read_capped(resp: Any, max_bytes: int, what: str) -> bytes:
     length = resp.headers.get("Content-Length")
     too_big = SyncError(
         f"{what}: the answer is larger than {max_bytes} bytes, far more than a bulk-data "
-        f"object (about 1 KB); check that ${ENV_API} points at Scryfall's API or a mirror of it")
+        f"object (about 1 KB); check that ${ENV_API} points at Scryfall's API or a mirror of it"
+    )
     if length and length.strip().isdigit() and int(length) > max_bytes:
         raise too_big
     body = bytearray()
@@ -370,8 +399,8 @@ def _retry_after(resp: Any, policy: RetryPolicy) -> float | None:
         except (TypeError, ValueError):
             return None
         if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
-        seconds = (when - datetime.now(timezone.utc)).total_seconds()
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
     return min(max(seconds, 0.0), policy.max_retry_after)
 
 
@@ -390,9 +419,19 @@ def _describe_http_error(resp: Any, what: str) -> str:
     return f"{what}: HTTP {resp.status_code}" + (f": {detail}" if detail else "")
 
 
-def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: Any = 30.0,
-         api: bool = True, attempts: int | None = None, deadline: float | None = None,
-         max_bytes: int | None = None, watchdog: _Watchdog | None = None) -> Any:
+def _get(
+    session: Any,
+    url: str,
+    what: str,
+    *,
+    stream: bool = False,
+    timeout: Any = 30.0,
+    api: bool = True,
+    attempts: int | None = None,
+    deadline: float | None = None,
+    max_bytes: int | None = None,
+    watchdog: _Watchdog | None = None,
+) -> Any:
     """GET with our headers and retries (`attempts`, default the session policy's). Returns the
     last response (any status); raises SyncError when every attempt failed without one.
 
@@ -409,16 +448,31 @@ def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: An
         dog = watchdog or _Watchdog(deadline)
         try:
             with dog if watchdog is None else nullcontext():
-                resp = _get_once(session, url, what, dog, stream=stream or max_bytes is not None,
-                                 timeout=timeout, max_bytes=max_bytes)
+                resp = _get_once(
+                    session,
+                    url,
+                    what,
+                    dog,
+                    stream=stream or max_bytes is not None,
+                    timeout=timeout,
+                    max_bytes=max_bytes,
+                )
         except _Retry as retry:
             exc = retry.__cause__
             if attempt == policy.attempts:
-                raise SyncError(f"{what}: cannot reach the server after {attempt} attempts "
-                                f"({type(exc).__name__}: {exc})") from exc
+                raise SyncError(
+                    f"{what}: cannot reach the server after {attempt} attempts "
+                    f"({type(exc).__name__}: {exc})"
+                ) from exc
             wait = policy.backoff_for(attempt)
-            log.warning("%s: %s; retrying in %.0f s (attempt %d of %d)",
-                        what, type(exc).__name__, wait, attempt, policy.attempts)
+            log.warning(
+                "%s: %s; retrying in %.0f s (attempt %d of %d)",
+                what,
+                type(exc).__name__,
+                wait,
+                attempt,
+                policy.attempts,
+            )
             policy.wait(wait)
             continue
         if resp.status_code not in RETRY_STATUSES or attempt == policy.attempts:
@@ -429,8 +483,14 @@ def _get(session: Any, url: str, what: str, *, stream: bool = False, timeout: An
             log.warning("%s: rate-limited by Scryfall (HTTP 429); waiting %.0f s", what, wait)
         else:
             wait = policy.backoff_for(attempt) if after is None else after
-            log.warning("%s: HTTP %d; retrying in %.0f s (attempt %d of %d)",
-                        what, resp.status_code, wait, attempt, policy.attempts)
+            log.warning(
+                "%s: HTTP %d; retrying in %.0f s (attempt %d of %d)",
+                what,
+                resp.status_code,
+                wait,
+                attempt,
+                policy.attempts,
+            )
         resp.close()
         policy.wait(wait)
     raise AssertionError("unreachable")  # pragma: no cover
@@ -440,8 +500,16 @@ class _Retry(Exception):
     """A failed attempt worth another (its cause is the network error)."""
 
 
-def _get_once(session: Any, url: str, what: str, dog: _Watchdog, *, stream: bool,
-              timeout: Any, max_bytes: int | None) -> Any:
+def _get_once(
+    session: Any,
+    url: str,
+    what: str,
+    dog: _Watchdog,
+    *,
+    stream: bool,
+    timeout: Any,
+    max_bytes: int | None,
+) -> Any:
     """One attempt of `_get`: the answer, a SyncError, or _Retry from a network error."""
     import requests
 
@@ -461,19 +529,27 @@ def _get_once(session: Any, url: str, what: str, dog: _Watchdog, *, stream: bool
         return resp
     except SyncError:
         raise
-    except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
-            requests.exceptions.InvalidSchema) as exc:
+    except (
+        requests.exceptions.InvalidURL,
+        requests.exceptions.MissingSchema,
+        requests.exceptions.InvalidSchema,
+    ) as exc:
         raise SyncError(f"{what}: not a URL that can be downloaded ({exc})") from exc
     except Exception as exc:
         if dog.expired:  # whatever the shut-down socket made the read raise
-            phase = ("the answer's headers" if stream and max_bytes is None
-                     else "the whole answer")
+            phase = "the answer's headers" if stream and max_bytes is None else "the whole answer"
             raise _deadline_error(what, dog.seconds, phase) from exc
-        if not isinstance(exc, (requests.ConnectionError, requests.Timeout,
-                                # the body of the bulk-data index is read in this attempt: a
-                                # connection reset there is a dropped connection like any other
-                                requests.exceptions.ChunkedEncodingError,
-                                requests.exceptions.ContentDecodingError)):
+        if not isinstance(
+            exc,
+            (
+                requests.ConnectionError,
+                requests.Timeout,
+                # the body of the bulk-data index is read in this attempt: a
+                # connection reset there is a dropped connection like any other
+                requests.exceptions.ChunkedEncodingError,
+                requests.exceptions.ContentDecodingError,
+            ),
+        ):
             raise
         if _name_not_resolved(exc):
             from urllib.parse import urlsplit
@@ -481,8 +557,10 @@ def _get_once(session: Any, url: str, what: str, dog: _Watchdog, *, stream: bool
             host = urlsplit(url).hostname or url
             # No name resolution means no network (or no DNS): retrying for half a minute
             # changes nothing, and the user needs to know how to sync offline.
-            raise SyncError(f"{what}: cannot resolve the host name {host} (no network "
-                            "connection or no DNS)", hint=OFFLINE_HINT) from exc
+            raise SyncError(
+                f"{what}: cannot resolve the host name {host} (no network connection or no DNS)",
+                hint=OFFLINE_HINT,
+            ) from exc
         raise _Retry() from exc
 
 
@@ -510,25 +588,34 @@ def download_uri(descriptor: dict[str, Any], where: str) -> str:
 
     uri = descriptor.get("jsonl_download_uri") or descriptor.get("download_uri")
     if not isinstance(uri, str):
-        raise SyncError(f"{where}: the download URI is {type(uri).__name__} {uri!r:.80}, "
-                        "not a URL")
+        raise SyncError(f"{where}: the download URI is {type(uri).__name__} {uri!r:.80}, not a URL")
     parts = urlsplit(uri)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise SyncError(f"{where}: the download URI {uri!r:.200} is not an absolute "
-                        "http(s) URL")
+        raise SyncError(f"{where}: the download URI {uri!r:.200} is not an absolute http(s) URL")
     return uri
 
 
-def fetch_descriptor(session: Any, bulk_type: str, api: str | None = None,
-                     timeout: float = 30.0, limits: DownloadLimits | None = None) -> dict[str, Any]:
+def fetch_descriptor(
+    session: Any,
+    bulk_type: str,
+    api: str | None = None,
+    timeout: float = 30.0,
+    limits: DownloadLimits | None = None,
+) -> dict[str, Any]:
     """GET /bulk-data/<type> and return the bulk data object.
 
     The whole answer must arrive within `limits.request_timeout` seconds and hold at most
     `limits.index_max_bytes` bytes (it is about 1 KB)."""
     limits = limits or DownloadLimits()
     url = f"{api or api_base()}/bulk-data/{bulk_type.replace('_', '-')}"
-    resp = _get(session, url, f"GET {url}", timeout=timeout, deadline=limits.request_timeout,
-                max_bytes=limits.index_max_bytes)
+    resp = _get(
+        session,
+        url,
+        f"GET {url}",
+        timeout=timeout,
+        deadline=limits.request_timeout,
+        max_bytes=limits.index_max_bytes,
+    )
     if resp.status_code != 200:
         raise SyncError(_describe_http_error(resp, f"GET {url}"))
     try:
@@ -545,10 +632,16 @@ class _TooSlow(Exception):
     """The download fell below the minimum rate: not retried (a slow mirror stays slow)."""
 
 
-def download(session: Any, uri: str, dest: Path, expected_size: int | None = None,
-             progress: Callable[[int, int | None], None] | None = None,
-             timeout: Any = None, attempts: int | None = None,
-             limits: DownloadLimits | None = None) -> None:
+def download(
+    session: Any,
+    uri: str,
+    dest: Path,
+    expected_size: int | None = None,
+    progress: Callable[[int, int | None], None] | None = None,
+    timeout: Any = None,
+    attempts: int | None = None,
+    limits: DownloadLimits | None = None,
+) -> None:
     """Stream `uri` to `dest`. Besides `_get`'s retries, the whole download is tried again
     when the connection drops or stalls mid-body, or fewer bytes arrive than Scryfall announced.
 
@@ -566,29 +659,45 @@ def download(session: Any, uri: str, dest: Path, expected_size: int | None = Non
     for attempt in range(1, attempts + 1):
         dog = _Watchdog(limits.request_timeout)
         with dog:
-            last_error = _download_once(session, uri, dest, what, dog, expected_size, progress,
-                                        timeout, limits)
+            last_error = _download_once(
+                session, uri, dest, what, dog, expected_size, progress, timeout, limits
+            )
         if last_error is None:
             return
         if attempt < attempts:
             wait = policy.backoff_for(attempt)
-            log.warning("%s failed (%s); retrying in %.0f s (attempt %d of %d)",
-                        what, last_error, wait, attempt, attempts)
+            log.warning(
+                "%s failed (%s); retrying in %.0f s (attempt %d of %d)",
+                what,
+                last_error,
+                wait,
+                attempt,
+                attempts,
+            )
             policy.wait(wait)
     raise SyncError(f"{what} failed after {attempts} attempts: {last_error}")
 
 
-def _download_once(session: Any, uri: str, dest: Path, what: str, dog: _Watchdog,
-                   expected_size: int | None, progress: Callable[[int, int | None], None] | None,
-                   timeout: Any, limits: DownloadLimits) -> str | None:
+def _download_once(
+    session: Any,
+    uri: str,
+    dest: Path,
+    what: str,
+    dog: _Watchdog,
+    expected_size: int | None,
+    progress: Callable[[int, int | None], None] | None,
+    timeout: Any,
+    limits: DownloadLimits,
+) -> str | None:
     """One attempt of `download`, under `dog`: None when done, else why it failed (worth
     another attempt); SyncError when another attempt would not help."""
     import requests
 
     # Two tries: with three attempts, a server that accepts connections and never answers
     # ends the sync after 6 stall timeouts, not 18.
-    resp = _get(session, uri, what, stream=True, timeout=timeout, api=False, attempts=2,
-                watchdog=dog)
+    resp = _get(
+        session, uri, what, stream=True, timeout=timeout, api=False, attempts=2, watchdog=dog
+    )
     try:
         if resp.status_code != 200:
             raise SyncError(_describe_http_error(resp, what))
@@ -612,8 +721,9 @@ def _download_once(session: Any, uri: str, dest: Path, what: str, dog: _Watchdog
             raise _DeadlinePassed()
         size = dest.stat().st_size
         if expected_size and not encoded and size != expected_size:
-            return (f"got {size} bytes, Scryfall announced {expected_size}: "
-                    "the download is truncated")
+            return (
+                f"got {size} bytes, Scryfall announced {expected_size}: the download is truncated"
+            )
         return None
     except SyncError:
         raise
@@ -627,12 +737,17 @@ def _download_once(session: Any, uri: str, dest: Path, what: str, dog: _Watchdog
                 f"{what}: the data arrived slower than the minimum rate of "
                 f"{limits.min_rate / 1024:g} KiB/s (counted on the wire, after "
                 f"{limits.stall_timeout:g} s of grace); on a slow line lower --min-rate "
-                f"(or ${ENV_MIN_RATE}, KiB/s)") from None
-        if isinstance(exc, OSError) and not isinstance(exc, requests.RequestException) \
-                and not _is_network_error(exc):
+                f"(or ${ENV_MIN_RATE}, KiB/s)"
+            ) from None
+        if (
+            isinstance(exc, OSError)
+            and not isinstance(exc, requests.RequestException)
+            and not _is_network_error(exc)
+        ):
             raise SyncError(f"{what}: cannot write {dest}: {exc}") from exc
-        if not isinstance(exc, (requests.RequestException, OSError)) and \
-                not type(exc).__module__.startswith(("urllib3", "http.client")):
+        if not isinstance(exc, (requests.RequestException, OSError)) and not type(
+            exc
+        ).__module__.startswith(("urllib3", "http.client")):
             raise
         # urllib3 errors raised while streaming the body, dropped connections, stalls
         return _network_failure(exc, limits)
@@ -656,23 +771,29 @@ def _body(raw: Any, limits: DownloadLimits, size: int | None) -> Iterator[bytes]
     for piece in pieces:
         received += len(piece)
         elapsed = time.monotonic() - started
-        if elapsed > limits.stall_timeout and received < limits.min_rate * (elapsed - limits.stall_timeout):
+        if elapsed > limits.stall_timeout and received < limits.min_rate * (
+            elapsed - limits.stall_timeout
+        ):
             deadline = limits.deadline(size)
             raise _TooSlow(
                 f"{received} bytes in {elapsed:.0f} s is slower than the minimum rate of "
                 f"{limits.min_rate / 1024:g} KiB/s"
                 + (f" (this file's deadline: {deadline:.0f} s)" if deadline else "")
-                + f"; on a slow line lower --min-rate (or ${ENV_MIN_RATE}, KiB/s)")
+                + f"; on a slow line lower --min-rate (or ${ENV_MIN_RATE}, KiB/s)"
+            )
         yield piece
 
 
 def _network_failure(exc: BaseException, limits: DownloadLimits) -> str:
     if "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower():
-        return (f"the download stalled: no data for {limits.stall_timeout:g} s "
-                f"({type(exc).__name__}); --stall-timeout or ${ENV_STALL_TIMEOUT} sets the wait")
+        return (
+            f"the download stalled: no data for {limits.stall_timeout:g} s "
+            f"({type(exc).__name__}); --stall-timeout or ${ENV_STALL_TIMEOUT} sets the wait"
+        )
     return f"{type(exc).__name__}: {exc}"
 
 
 def _is_network_error(exc: OSError) -> bool:
-    return type(exc).__module__.startswith(("urllib3", "requests", "http.client", "socket")) or \
-        isinstance(exc, (ConnectionError, TimeoutError))
+    return type(exc).__module__.startswith(
+        ("urllib3", "requests", "http.client", "socket")
+    ) or isinstance(exc, (ConnectionError, TimeoutError))

@@ -12,20 +12,33 @@ from __future__ import annotations
 import gc
 import os
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from validator.sync.bulkfile import BulkFileError, BulkStats, iter_bulk_file, source_problem
 from validator.cards.facts import SCRYFALL_KEYS, CardDataError, card_from_scryfall, field_problem
-from validator.store.database import (
-    CardBatch, LegalityChange, LockTimeout, SyncRun, card_batches, card_problem,
-    count_cards, create_schema, database_url, make_write_engine, refresh_aliases,
-    shown_location, sync_lock, write_batches, write_printings,
-)
 from validator.model import Card
 from validator.signals import in_child
+from validator.store.database import (
+    CardBatch,
+    LegalityChange,
+    LockTimeout,
+    SyncRun,
+    card_batches,
+    card_problem,
+    count_cards,
+    create_schema,
+    database_url,
+    make_write_engine,
+    refresh_aliases,
+    shown_location,
+    sync_lock,
+    write_batches,
+    write_printings,
+)
+from validator.sync.bulkfile import BulkFileError, BulkStats, iter_bulk_file, source_problem
 from validator.sync.errors import SyncBusy, SyncError, SyncResult, _env_number
 
 ORACLE, DEFAULT = "oracle_cards", "default_cards"
@@ -44,9 +57,9 @@ def lock_timeout_from_env(value: float | None = None) -> float:
     return _env_number(ENV_LOCK_TIMEOUT, DEFAULT_LOCK_TIMEOUT)
 
 
-
-def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
-           name: str) -> Iterator[Card]:
+def _cards(
+    path: Path, stats: BulkStats, on_read: Callable[[int], None] | None, name: str
+) -> Iterator[Card]:
     checked: dict[int, Any] = {}  # legalities mappings found storable (see card_problem)
     for position, obj in iter_bulk_file(path, stats, on_read, name=name, keys=SCRYFALL_KEYS):
         if obj.get("object", "card") != "card":
@@ -58,8 +71,7 @@ def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             card_name = obj.get("name")
             shown = repr(card_name[:120]) if isinstance(card_name, str) else "?"
-            problem = field_problem(obj) or (f"unexpected card data "
-                                             f"({type(exc).__name__}: {exc})")
+            problem = field_problem(obj) or (f"unexpected card data ({type(exc).__name__}: {exc})")
             raise SyncError(f"{name}, {position}: card {shown}: {problem}") from exc
         # A name that is a number or an oracle_id that is an object would otherwise fail
         # later, without a line (building the name index), or in the database ("value too
@@ -75,8 +87,14 @@ def _cards(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
 PARALLEL_MIN_BYTES = 4 << 20
 
 
-def _read_batches(path: Path, name: str, for_changes: bool, conn: Any,
-                  parent_end: Any = None, parent_pid: int | None = None) -> None:
+def _read_batches(
+    path: Path,
+    name: str,
+    for_changes: bool,
+    conn: Any,
+    parent_end: Any = None,
+    parent_pid: int | None = None,
+) -> None:
     """Worker process: read the bulk file, compute card facts and rows, send `CardBatch`es.
 
     Messages: ("batch", CardBatch, bytes read so far) ..., then ("done", sha256, size), or
@@ -111,17 +129,28 @@ def _read_batches(path: Path, name: str, for_changes: bool, conn: Any,
         return  # the importing process is gone (killed, or stopped reading)
     except Exception as exc:  # noqa: BLE001 - every failure goes back to the importing process
         try:
-            conn.send(("error", str(exc) if isinstance(exc, (SyncError, BulkFileError, OSError))
-                       else f"{name}: {type(exc).__name__}: {exc}"))
+            conn.send(
+                (
+                    "error",
+                    str(exc)
+                    if isinstance(exc, (SyncError, BulkFileError, OSError))
+                    else f"{name}: {type(exc).__name__}: {exc}",
+                )
+            )
         except OSError:
             return
     finally:
         conn.close()
 
 
-def _batches_from_worker(path: Path, name: str, stats: BulkStats,
-                         on_read: Callable[[int], None] | None, *,
-                         for_changes: bool) -> Iterator[CardBatch]:
+def _batches_from_worker(
+    path: Path,
+    name: str,
+    stats: BulkStats,
+    on_read: Callable[[int], None] | None,
+    *,
+    for_changes: bool,
+) -> Iterator[CardBatch]:
     """`card_batches` of the file, built in a second process.
 
     Reading JSON and computing facts and rows take longer than writing them; on two cores the
@@ -131,9 +160,11 @@ def _batches_from_worker(path: Path, name: str, stats: BulkStats,
     import multiprocessing
 
     receiver, sender = multiprocessing.Pipe(duplex=False)
-    worker = multiprocessing.Process(target=_read_batches, daemon=True,
-                                     args=(path, name, for_changes, sender,
-                                           receiver, os.getpid()))
+    worker = multiprocessing.Process(
+        target=_read_batches,
+        daemon=True,
+        args=(path, name, for_changes, sender, receiver, os.getpid()),
+    )
     worker.start()
     sender.close()
     reported = 0
@@ -162,12 +193,23 @@ def _batches_from_worker(path: Path, name: str, stats: BulkStats,
 
 
 #: Every key of a default_cards object `_printings` reads (card faces are read whole).
-PRINTING_KEYS = frozenset({"card_faces", "oracle_id", "set", "collector_number", "lang",
-                           "printed_name", "flavor_name", "rarity"})
+PRINTING_KEYS = frozenset(
+    {
+        "card_faces",
+        "oracle_id",
+        "set",
+        "collector_number",
+        "lang",
+        "printed_name",
+        "flavor_name",
+        "rarity",
+    }
+)
 
 
-def _printings(path: Path, stats: BulkStats, on_read: Callable[[int], None] | None,
-               name: str) -> Iterator[dict[str, Any]]:
+def _printings(
+    path: Path, stats: BulkStats, on_read: Callable[[int], None] | None, name: str
+) -> Iterator[dict[str, Any]]:
     for position, obj in iter_bulk_file(path, stats, on_read, name=name, keys=PRINTING_KEYS):
         try:
             faces = obj.get("card_faces") or []
@@ -177,28 +219,48 @@ def _printings(path: Path, stats: BulkStats, on_read: Callable[[int], None] | No
             english = obj.get("lang", "en") == "en"
             # printed_name is the localized name: an alias only for English printings (a
             # default_cards file also holds printings that exist in one other language only).
-            printed = (obj.get("printed_name") or " // ".join(
-                f["printed_name"] for f in faces if f.get("printed_name"))) if english else ""
+            printed = (
+                (
+                    obj.get("printed_name")
+                    or " // ".join(f["printed_name"] for f in faces if f.get("printed_name"))
+                )
+                if english
+                else ""
+            )
             flavor = obj.get("flavor_name") or " // ".join(
-                f["flavor_name"] for f in faces if f.get("flavor_name"))
-            yield {"set_code": str(obj["set"]).lower(),
-                   "collector_number": str(obj["collector_number"]),
-                   "oracle_id": str(oracle_id), "rarity": str(obj.get("rarity") or ""),
-                   "printed_name": printed or None, "flavor_name": flavor or None}
+                f["flavor_name"] for f in faces if f.get("flavor_name")
+            )
+            yield {
+                "set_code": str(obj["set"]).lower(),
+                "collector_number": str(obj["collector_number"]),
+                "oracle_id": str(oracle_id),
+                "rarity": str(obj.get("rarity") or ""),
+                "printed_name": printed or None,
+                "flavor_name": flavor or None,
+            }
         except (TypeError, AttributeError, KeyError) as exc:
-            raise SyncError(f"{name}, {position}: unexpected printing data "
-                            f"({type(exc).__name__}: {exc})") from exc
+            raise SyncError(
+                f"{name}, {position}: unexpected printing data ({type(exc).__name__}: {exc})"
+            ) from exc
 
 
 def _sqlite_path(url: str) -> Path | None:
-    return Path(url[len("sqlite:///"):]) if url.startswith("sqlite:///") else None
+    return Path(url[len("sqlite:///") :]) if url.startswith("sqlite:///") else None
 
 
-def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
-                source: str | None = None, updated_at: str | None = None, force: bool = False,
-                progress: Callable[[int], None] | None = None,
-                name: str | None = None, allow_shrink: bool = False,
-                lock_timeout: float | None = None) -> SyncResult:
+def import_file(
+    path: Path,
+    db: str | None = None,
+    *,
+    bulk_type: str = ORACLE,
+    source: str | None = None,
+    updated_at: str | None = None,
+    force: bool = False,
+    progress: Callable[[int], None] | None = None,
+    name: str | None = None,
+    allow_shrink: bool = False,
+    lock_timeout: float | None = None,
+) -> SyncResult:
     """Import a bulk file (JSON array or JSON Lines, gzip or not) in one transaction.
 
     Any failure raises SyncError and rolls back: readers keep seeing the previous database
@@ -241,30 +303,40 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
             if upgraded and bulk_type == DEFAULT:
                 # The upgrade empties the card data that only an oracle-cards import writes
                 # again: raising rolls it back, the database stays as it was.
-                raise SyncError("the database was written by an older deckcheck (card schema "
-                                "version 1): sync the oracle cards first (`deckcheck sync`, or "
-                                "`deckcheck sync --from FILE` with an oracle-cards file) to "
-                                "upgrade it, then the printings")
-            if (updated_at and not force and not upgraded
-                    and _last_updated_at(conn, bulk_type) == updated_at):
+                raise SyncError(
+                    "the database was written by an older deckcheck (card schema "
+                    "version 1): sync the oracle cards first (`deckcheck sync`, or "
+                    "`deckcheck sync --from FILE` with an oracle-cards file) to "
+                    "upgrade it, then the printings"
+                )
+            if (
+                updated_at
+                and not force
+                and not upgraded
+                and _last_updated_at(conn, bulk_type) == updated_at
+            ):
                 # Another sync imported this very file while we downloaded it.
                 result.skipped = True
                 ok = True
                 return result
-            now = datetime.now(timezone.utc)
+            now = datetime.now(UTC)
             if bulk_type == DEFAULT:
-                result.printing_count = write_printings(conn, _printings(path, stats, progress, name))
+                result.printing_count = write_printings(
+                    conn, _printings(path, stats, progress, name)
+                )
                 if result.printing_count == 0:
                     raise SyncError(f"{name}: no printings of known cards; sync oracle cards first")
             else:
                 old_count = count_cards(conn)
                 for_changes = old_count > 0
                 if path.stat().st_size >= PARALLEL_MIN_BYTES:
-                    batches = _batches_from_worker(path, name, stats, progress,
-                                                   for_changes=for_changes)
+                    batches = _batches_from_worker(
+                        path, name, stats, progress, for_changes=for_changes
+                    )
                 else:
-                    batches = card_batches(_cards(path, stats, progress, name),
-                                           for_changes=for_changes)
+                    batches = card_batches(
+                        _cards(path, stats, progress, name), for_changes=for_changes
+                    )
                 written = write_batches(conn, batches, now=now)
                 if written.card_count == 0:
                     raise SyncError(f"{name}: the file holds no cards")
@@ -275,24 +347,36 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
                         f"{name} holds {written.card_count} cards, the database {old_count}: "
                         "refusing to replace the database with fewer than half its cards; "
                         "if that is what you want, run the sync again with --allow-shrink "
-                        "(allow_shrink=True)")
+                        "(allow_shrink=True)"
+                    )
                 result.card_count, result.changes = written.card_count, written.changes
             refresh_aliases(conn)
             result.duration_s = time.monotonic() - started
             result.sha256 = stats.sha256
-            sync_id = conn.execute(SyncRun.__table__.insert().values(
-                bulk_type=bulk_type, source_uri=result.source, updated_at=updated_at,
-                finished_at=now, card_count=result.card_count or result.printing_count or 0,
-                duration_s=result.duration_s, sha256=stats.sha256, size_bytes=stats.size,
-            )).inserted_primary_key[0]
+            sync_id = conn.execute(
+                SyncRun.__table__.insert().values(
+                    bulk_type=bulk_type,
+                    source_uri=result.source,
+                    updated_at=updated_at,
+                    finished_at=now,
+                    card_count=result.card_count or result.printing_count or 0,
+                    duration_s=result.duration_s,
+                    sha256=stats.sha256,
+                    size_bytes=stats.size,
+                )
+            ).inserted_primary_key[0]
             if result.changes:
-                conn.execute(LegalityChange.__table__.insert(),
-                             [dict(ch, sync_id=sync_id) for ch in result.changes])
+                conn.execute(
+                    LegalityChange.__table__.insert(),
+                    [dict(ch, sync_id=sync_id) for ch in result.changes],
+                )
         ok = True
     except LockTimeout as exc:
-        raise SyncBusy(f"{exc}; try again when it has finished, or wait longer with "
-                       f"--lock-timeout SECONDS (${ENV_LOCK_TIMEOUT})",
-                       hint="the other sync may still change the card database") from exc
+        raise SyncBusy(
+            f"{exc}; try again when it has finished, or wait longer with "
+            f"--lock-timeout SECONDS (${ENV_LOCK_TIMEOUT})",
+            hint="the other sync may still change the card database",
+        ) from exc
     except BulkFileError as exc:
         raise SyncError(str(exc)) from exc
     except (SQLAlchemyError, DatabaseError) as exc:
@@ -300,8 +384,10 @@ def import_file(path: Path, db: str | None = None, *, bulk_type: str = ORACLE,
         hint = ""
         if db_file is not None and not os.access(db_file.parent, os.W_OK):
             # A read-only mount or directory: the sync writes the file and a -wal beside it.
-            hint = (f"; {db_file.parent} is read-only: sync into a writable directory (a "
-                    "synced file can then be read from a read-only file system)")
+            hint = (
+                f"; {db_file.parent} is read-only: sync into a writable directory (a "
+                "synced file can then be read from a read-only file system)"
+            )
         error = SyncError(f"importing {name} into {shown_location(url)} failed: {detail}{hint}")
         error.database_failed = True  # do not probe it again for the hint (it may hang)
         raise error from exc
@@ -327,8 +413,9 @@ def _write_transaction(engine: Any, url: str, wait: float) -> Iterator[Any]:
         transaction = conn.begin()
     except OperationalError as exc:
         if "locked" in str(exc.orig).lower() or "busy" in str(exc.orig).lower():
-            raise LockTimeout(f"another sync is writing to {shown_location(url)} "
-                              f"(waited {wait:.0f} s)") from exc
+            raise LockTimeout(
+                f"another sync is writing to {shown_location(url)} (waited {wait:.0f} s)"
+            ) from exc
         raise
     with conn:
         with transaction:
@@ -337,8 +424,9 @@ def _write_transaction(engine: Any, url: str, wait: float) -> Iterator[Any]:
 
 def _last_updated_at(conn: Any, bulk_type: str) -> str | None:
     t = SyncRun.__table__
-    row = conn.execute(t.select().where(t.c.bulk_type == bulk_type)
-                       .order_by(t.c.id.desc()).limit(1)).first()
+    row = conn.execute(
+        t.select().where(t.c.bulk_type == bulk_type).order_by(t.c.id.desc()).limit(1)
+    ).first()
     return row.updated_at if row else None
 
 

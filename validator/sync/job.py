@@ -11,16 +11,27 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from validator.signals import stop_signals_as
 from validator.store.database import CardDB, count_cards, database_url
 from validator.sync.errors import SyncBusy, SyncError, SyncResult, SyncTerminated
-from validator.sync.http import DownloadLimits, download, download_uri, fetch_descriptor, make_session
+from validator.sync.http import (
+    DownloadLimits,
+    download,
+    download_uri,
+    fetch_descriptor,
+    make_session,
+)
 from validator.sync.importer import (
-    DEFAULT, ORACLE, _sqlite_path, import_file, lock_timeout_from_env,
+    DEFAULT,
+    ORACLE,
+    _sqlite_path,
+    import_file,
+    lock_timeout_from_env,
 )
 
 
@@ -32,16 +43,25 @@ def _progress(desc: str, total: int | None) -> Iterator[Callable[[int], None] | 
         return
     from tqdm import tqdm
 
-    with tqdm(total=total, desc=desc, unit="B", unit_scale=True, leave=False,
-              file=sys.stderr) as bar:
+    with tqdm(
+        total=total, desc=desc, unit="B", unit_scale=True, leave=False, file=sys.stderr
+    ) as bar:
         yield bar.update
 
 
-def sync(db: str | None = None, *, from_file: Path | str | None = None, force: bool = False,
-         printings: bool = False, api: str | None = None, session: Any = None,
-         echo: Callable[[str], None] = lambda s: None, allow_shrink: bool = False,
-         limits: DownloadLimits | None = None,
-         lock_timeout: float | None = None) -> list[SyncResult]:
+def sync(
+    db: str | None = None,
+    *,
+    from_file: Path | str | None = None,
+    force: bool = False,
+    printings: bool = False,
+    api: str | None = None,
+    session: Any = None,
+    echo: Callable[[str], None] = lambda s: None,
+    allow_shrink: bool = False,
+    limits: DownloadLimits | None = None,
+    lock_timeout: float | None = None,
+) -> list[SyncResult]:
     """Bring the card database up to date: oracle cards, then printings when asked.
 
     `from_file` imports a bulk file already on disk (oracle cards, or with `printings=True` a
@@ -66,14 +86,26 @@ def sync(db: str | None = None, *, from_file: Path | str | None = None, force: b
                 echo(f"importing {from_file}")
                 size = from_file.stat().st_size if from_file.is_file() else None
                 with _progress("import", size) as bar:
-                    return [import_file(from_file, db, bulk_type=kind, source=str(from_file),
-                                        force=force, progress=bar, allow_shrink=allow_shrink,
-                                        lock_timeout=lock_timeout)]
+                    return [
+                        import_file(
+                            from_file,
+                            db,
+                            bulk_type=kind,
+                            source=str(from_file),
+                            force=force,
+                            progress=bar,
+                            allow_shrink=allow_shrink,
+                            lock_timeout=lock_timeout,
+                        )
+                    ]
             session = session or make_session()
             results = []
             for kind in [ORACLE] + ([DEFAULT] if printings else []):
-                results.append(_sync_one(db, kind, session, api, force, echo, allow_shrink,
-                                         limits, lock_timeout))
+                results.append(
+                    _sync_one(
+                        db, kind, session, api, force, echo, allow_shrink, limits, lock_timeout
+                    )
+                )
             return results
     except SyncError as exc:
         if not isinstance(exc, SyncBusy) and not getattr(exc, "database_failed", False):
@@ -94,8 +126,9 @@ def _refuse_oracle_file_as_printings(path: Path) -> None:
             f"{path.name} is Scryfall's oracle_cards file (one printing per card), but "
             "--printings imports a default_cards file (every printing)",
             hint="import it without --printings (`deckcheck sync --from FILE`), and the "
-                 "printings from a default-cards file (`deckcheck sync --from "
-                 "default-cards-<date>.json --printings`)")
+            "printings from a default-cards file (`deckcheck sync --from "
+            "default-cards-<date>.json --printings`)",
+        )
 
 
 def _state_after_failure(db: str | None) -> str | None:
@@ -116,14 +149,24 @@ def _state_after_failure(db: str | None) -> str | None:
             engine.dispose()
     except Exception:  # noqa: BLE001 - no readable database: nothing to say about it
         return None
-    return (f"the card database is unchanged by this sync: it still holds its {count} cards"
-            if count else None)
+    return (
+        f"the card database is unchanged by this sync: it still holds its {count} cards"
+        if count
+        else None
+    )
 
 
-def _sync_one(db: str | None, kind: str, session: Any, api: str | None, force: bool,
-              echo: Callable[[str], None], allow_shrink: bool = False,
-              limits: DownloadLimits | None = None,
-              lock_timeout: float | None = None) -> SyncResult:
+def _sync_one(
+    db: str | None,
+    kind: str,
+    session: Any,
+    api: str | None,
+    force: bool,
+    echo: Callable[[str], None],
+    allow_shrink: bool = False,
+    limits: DownloadLimits | None = None,
+    lock_timeout: float | None = None,
+) -> SyncResult:
     descriptor = fetch_descriptor(session, kind, api, limits=limits)
     uri = download_uri(descriptor, f"the {kind} bulk data")
     updated_at = descriptor.get("updated_at")
@@ -140,13 +183,28 @@ def _sync_one(db: str | None, kind: str, session: Any, api: str | None, force: b
     try:
         echo(f"downloading {uri}")
         with _progress("download", expected) as bar:
-            download(session, uri, part, expected, limits=limits,
-                     progress=(lambda n, total: bar(n)) if bar else None)
+            download(
+                session,
+                uri,
+                part,
+                expected,
+                limits=limits,
+                progress=(lambda n, total: bar(n)) if bar else None,
+            )
         echo(f"importing {kind}")
         with _progress("import", part.stat().st_size) as bar:
-            return import_file(part, db, bulk_type=kind, source=uri, updated_at=updated_at,
-                               force=force, progress=bar, name=name, allow_shrink=allow_shrink,
-                               lock_timeout=lock_timeout)
+            return import_file(
+                part,
+                db,
+                bulk_type=kind,
+                source=uri,
+                updated_at=updated_at,
+                force=force,
+                progress=bar,
+                name=name,
+                allow_shrink=allow_shrink,
+                lock_timeout=lock_timeout,
+            )
     finally:
         part.unlink(missing_ok=True)
         tmpdir.rmdir()

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from validator.rules.formats import FormatRules
 from validator.model import COMMANDER, MAIN, WARNING, Problem, ResolvedDeck, entry_lines
 from validator.rules.commander.messages import _LISTED
+from validator.rules.formats import FormatRules
 
 
 def commander_section_as_deck(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
@@ -26,14 +26,23 @@ def commander_section_as_deck(deck: ResolvedDeck, fmt: FormatRules) -> list[Prob
         return []
     for e in listed:
         deck.move(e, MAIN, e.quantity)
-    deck.unresolved = [replace(e, section=MAIN) if e.section == COMMANDER else e
-                       for e in deck.unresolved]
+    deck.unresolved = [
+        replace(e, section=MAIN) if e.section == COMMANDER else e for e in deck.unresolved
+    ]
     names = list(dict.fromkeys([*(e.card.name for e in listed), *(e.name for e in unknown)]))
     count = sum(e.quantity for e in listed) + sum(e.quantity for e in unknown)
-    shown = ", ".join(names[:_LISTED]) + (f" and {len(names) - _LISTED:,} more"
-                                          if len(names) > _LISTED else "")
-    return [Problem(
-        "commander-section-ignored", f"{fmt.name} has no commander (CR 903 applies to the "
-        f"Commander variants only): the {count:,} card(s) listed as commander are counted as "
-        f"main-deck cards: {shown}", f"format:{fmt.key}", WARNING, cards=tuple(names),
-        lines=tuple(sorted({*entry_lines(listed), *(e.line for e in unknown if e.line)})))]
+    shown = ", ".join(names[:_LISTED]) + (
+        f" and {len(names) - _LISTED:,} more" if len(names) > _LISTED else ""
+    )
+    return [
+        Problem(
+            "commander-section-ignored",
+            f"{fmt.name} has no commander (CR 903 applies to the "
+            f"Commander variants only): the {count:,} card(s) listed as commander are counted as "
+            f"main-deck cards: {shown}",
+            f"format:{fmt.key}",
+            WARNING,
+            cards=tuple(names),
+            lines=tuple(sorted({*entry_lines(listed), *(e.line for e in unknown if e.line)})),
+        )
+    ]

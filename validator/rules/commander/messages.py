@@ -7,7 +7,7 @@ deck, can use it without loading the Commander rules.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from validator.model import COLOR_ORDER, Card
 
@@ -17,7 +17,7 @@ _LISTED = 10
 
 
 def identity_text(colors: Iterable[str]) -> str:
-    """"WUB" in WUBRG order, or "colorless"."""
+    """ "WUB" in WUBRG order, or "colorless"."""
     wanted = set(colors)
     return "".join(c for c in COLOR_ORDER if c in wanted) or "colorless"
 

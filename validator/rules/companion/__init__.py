@@ -26,13 +26,27 @@ evaluator apart):
 from __future__ import annotations
 
 from validator.rules.companion.checks import (
-    COMPANION_CITATION, HOUSE_RULE_CITATION, MAX_SIDEBOARD_COMPANIONS, CompanionCards,
-    companion_cards, companion_condition_problems, constructed_companion_problems,
-    house_rule_problems, shared_findings, starting_deck,
+    COMPANION_CITATION,
+    HOUSE_RULE_CITATION,
+    MAX_SIDEBOARD_COMPANIONS,
+    CompanionCards,
+    companion_cards,
+    companion_condition_problems,
+    constructed_companion_problems,
+    house_rule_problems,
+    shared_findings,
+    starting_deck,
 )
 
 __all__ = [
-    "COMPANION_CITATION", "HOUSE_RULE_CITATION", "MAX_SIDEBOARD_COMPANIONS", "CompanionCards",
-    "companion_cards", "companion_condition_problems", "constructed_companion_problems",
-    "house_rule_problems", "shared_findings", "starting_deck",
+    "COMPANION_CITATION",
+    "HOUSE_RULE_CITATION",
+    "MAX_SIDEBOARD_COMPANIONS",
+    "CompanionCards",
+    "companion_cards",
+    "companion_condition_problems",
+    "constructed_companion_problems",
+    "house_rule_problems",
+    "shared_findings",
+    "starting_deck",
 ]

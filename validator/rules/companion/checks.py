@@ -8,17 +8,18 @@ them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from validator.model import Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from validator.cards.names import fold_name
+from validator.model import Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 
 if TYPE_CHECKING:
-    from validator.rules.formats import FormatRules
     from validator.rules.companion.predicates import CardCounts, Findings, StartingDeck, TypesFn
+    from validator.rules.formats import FormatRules
 
 #: The rule the companion problems of constructed formats cite (702.139a: reveal only if the
 #: starting deck fulfils the condition).
@@ -59,20 +60,24 @@ def _distinct(entries: Iterable[ResolvedEntry]) -> tuple[ResolvedEntry, ...]:
 def companion_cards(deck: ResolvedDeck) -> CompanionCards:
     declared = _distinct(deck.cards_in(Section.COMPANION))
     names = {e.card.name for e in declared}
-    sideboard = _distinct(e for e in deck.cards_in(Section.SIDEBOARD)
-                          if e.card.companion_condition is not None and e.card.name not in names)
-    main = _distinct(e for e in deck.cards_in(Section.MAIN)
-                     if e.card.companion_condition is not None)
+    sideboard = _distinct(
+        e
+        for e in deck.cards_in(Section.SIDEBOARD)
+        if e.card.companion_condition is not None and e.card.name not in names
+    )
+    main = _distinct(
+        e for e in deck.cards_in(Section.MAIN) if e.card.companion_condition is not None
+    )
     return CompanionCards(declared, sideboard, main)
 
 
-def starting_deck(deck: ResolvedDeck, fmt: "FormatRules") -> list[tuple[Card, int]]:
+def starting_deck(deck: ResolvedDeck, fmt: FormatRules) -> list[tuple[Card, int]]:
     """CR 103.2a / 702.139b: the deck after setting the sideboard aside; in Commander formats
     the commander(s) are still in it."""
     return [(e.card, e.quantity) for e in deck.cards_in(*_starting_sections(fmt))]
 
 
-def _starting_sections(fmt: "FormatRules") -> tuple[Section, ...]:
+def _starting_sections(fmt: FormatRules) -> tuple[Section, ...]:
     return (Section.MAIN, Section.COMMANDER) if fmt.is_commander else (Section.MAIN,)
 
 
@@ -106,8 +111,9 @@ def _lines_of(names: Iterable[str], lines: Mapping[str, tuple[int, ...]]) -> tup
 #: Condition findings shared by the checks run inside `shared_findings` (None outside it):
 #: (sentence, deck-size facts, the starting deck's cards and copies, in order) -> (findings,
 #: the starting deck, kept so that the ids in the key stay its cards' own).
-_SHARED_FINDINGS: ContextVar[dict[tuple, tuple[Any, CardCounts]] | None] = \
-    ContextVar("deckcheck_companion_findings", default=None)
+_SHARED_FINDINGS: ContextVar[dict[tuple, tuple[Any, CardCounts]] | None] = ContextVar(
+    "deckcheck_companion_findings", default=None
+)
 
 
 @contextmanager
@@ -125,8 +131,9 @@ def shared_findings() -> Iterator[None]:
         _SHARED_FINDINGS.reset(token)
 
 
-def _condition_findings(predicate: Any, sentence: str, starting: CardCounts, ctx: StartingDeck,
-                        types: TypesFn | None) -> Findings:
+def _condition_findings(
+    predicate: Any, sentence: str, starting: CardCounts, ctx: StartingDeck, types: TypesFn | None
+) -> Findings:
     """`predicate.findings` for the starting deck, shared within `shared_findings`."""
     from validator.rules.companion.predicates import MAX_LISTED
 
@@ -143,10 +150,16 @@ def _condition_findings(predicate: Any, sentence: str, starting: CardCounts, ctx
     return hit[0]
 
 
-def companion_condition_problems(companion: Card, starting: CardCounts, ctx: StartingDeck,
-                                 citation: str, *, declared: bool = True,
-                                 lines: Mapping[str, tuple[int, ...]] | None = None,
-                                 types: TypesFn | None = None) -> list[Problem]:
+def companion_condition_problems(
+    companion: Card,
+    starting: CardCounts,
+    ctx: StartingDeck,
+    citation: str,
+    *,
+    declared: bool = True,
+    lines: Mapping[str, tuple[int, ...]] | None = None,
+    types: TypesFn | None = None,
+) -> list[Problem]:
     """Whether `companion`'s condition holds for the starting deck (702.139a), as problems.
 
     Declared companions get an error when the condition fails or cannot be read (not in the
@@ -168,61 +181,114 @@ def companion_condition_problems(companion: Card, starting: CardCounts, ctx: Sta
         if declared:
             # 702.139a: the companion is revealed only if the condition holds; unread, nothing
             # says it does. Fails closed, like an unknown legality (checks.check_card_pool).
-            message = (f'{name}: could not check its companion condition "{sentence}" (not in '
-                       f"the condition grammar: {exc.detail}), so the deck is not judged legal; "
-                       "check the condition by hand, or list the card in the sideboard without "
-                       "declaring it")
+            message = (
+                f'{name}: could not check its companion condition "{sentence}" (not in '
+                f"the condition grammar: {exc.detail}), so the deck is not judged legal; "
+                "check the condition by hand, or list the card in the sideboard without "
+                "declaring it"
+            )
             severity = Severity.ERROR
         else:
-            message = (f'{name}{where}: cannot check its companion condition "{sentence}" (not '
-                       f"in the condition grammar: {exc.detail})")
+            message = (
+                f'{name}{where}: cannot check its companion condition "{sentence}" (not '
+                f"in the condition grammar: {exc.detail})"
+            )
             severity = Severity.INFO
-        return [Problem("companion-condition-unsupported", message, citation, severity, (name,),
-                        _lines_of([name], lines))]
+        return [
+            Problem(
+                "companion-condition-unsupported",
+                message,
+                citation,
+                severity,
+                (name,),
+                _lines_of([name], lines),
+            )
+        ]
     offenses = _condition_findings(predicate, sentence, starting, ctx, types)
     if not offenses.total:
-        return [Problem("companion-condition-met",
-                        f'{name}{where}: companion condition met ("{sentence}")',
-                        citation, Severity.INFO, (name,), _lines_of([name], lines))]
+        return [
+            Problem(
+                "companion-condition-met",
+                f'{name}{where}: companion condition met ("{sentence}")',
+                citation,
+                Severity.INFO,
+                (name,),
+                _lines_of([name], lines),
+            )
+        ]
     cards = _involved([name], offenses)
     if declared:
-        return [Problem("companion-condition-failed",
-                        f'{name} can\'t be your companion, its condition "{sentence}" is not met: '
-                        f"{_listing(offenses)}", citation, Severity.ERROR, cards,
-                        _lines_of(cards, lines))]
-    return [Problem("companion-condition-not-met",
-                    f'{name}{where}: companion condition "{sentence}" is not met, so it can only '
-                    f"be a sideboard card: {_listing(offenses)}", citation, Severity.INFO, cards,
-                    _lines_of(cards, lines))]
+        return [
+            Problem(
+                "companion-condition-failed",
+                f'{name} can\'t be your companion, its condition "{sentence}" is not met: '
+                f"{_listing(offenses)}",
+                citation,
+                Severity.ERROR,
+                cards,
+                _lines_of(cards, lines),
+            )
+        ]
+    return [
+        Problem(
+            "companion-condition-not-met",
+            f'{name}{where}: companion condition "{sentence}" is not met, so it can only '
+            f"be a sideboard card: {_listing(offenses)}",
+            citation,
+            Severity.INFO,
+            cards,
+            _lines_of(cards, lines),
+        )
+    ]
 
 
-def _declaration_problems(declared: Sequence[ResolvedEntry], fmt: "FormatRules",
-                          lines: Mapping[str, tuple[int, ...]]) -> list[Problem]:
+def _declaration_problems(
+    declared: Sequence[ResolvedEntry], fmt: FormatRules, lines: Mapping[str, tuple[int, ...]]
+) -> list[Problem]:
     """Problems with the declaration itself: companions in the format, how many, bans."""
     problems: list[Problem] = []
     names = [e.card.name for e in declared]
     if len(declared) > 1:
-        problems.append(Problem("too-many-companions",
-                                f"{len(declared)} companions declared ({', '.join(names)}); "
-                                "a player may reveal only one", "CR 103.2b", Severity.ERROR,
-                                tuple(names), _lines_of(names, lines)))
+        problems.append(
+            Problem(
+                "too-many-companions",
+                f"{len(declared)} companions declared ({', '.join(names)}); "
+                "a player may reveal only one",
+                "CR 103.2b",
+                Severity.ERROR,
+                tuple(names),
+                _lines_of(names, lines),
+            )
+        )
     banned = {fold_name(n) for n in fmt.banned_as_companion}
     for e in declared:
         card = e.card
         if card.companion_condition is None:
-            problems.append(Problem("not-a-companion",
-                                    f"{card.name} is declared as companion but has no companion "
-                                    "ability", COMPANION_CITATION, Severity.ERROR, (card.name,),
-                                    _lines_of([card.name], lines)))
+            problems.append(
+                Problem(
+                    "not-a-companion",
+                    f"{card.name} is declared as companion but has no companion ability",
+                    COMPANION_CITATION,
+                    Severity.ERROR,
+                    (card.name,),
+                    _lines_of([card.name], lines),
+                )
+            )
         elif fold_name(card.name) in banned:
-            problems.append(Problem("banned-as-companion",
-                                    f"{card.name} is banned as a companion in {fmt.name}",
-                                    f"format:{fmt.key}", Severity.ERROR, (card.name,),
-                                    _lines_of([card.name], lines)))
+            problems.append(
+                Problem(
+                    "banned-as-companion",
+                    f"{card.name} is banned as a companion in {fmt.name}",
+                    f"format:{fmt.key}",
+                    Severity.ERROR,
+                    (card.name,),
+                    _lines_of([card.name], lines),
+                )
+            )
     return problems
 
 
-def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> list[Problem]:
+def constructed_companion_problems(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """Companion problems of a constructed deck.
 
     The companion is a sideboard card, or declared in an Arena `Companion` section. Declared
@@ -237,10 +303,17 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
 
     lines = _lines_by_name(deck, Section.COMPANION, Section.SIDEBOARD)
     if not fmt.companions:
-        return [Problem("companions-not-allowed",
-                        f"{fmt.name} does not allow a companion ({e.card.name} is declared)",
-                        f"format:{fmt.key}", Severity.ERROR, (e.card.name,),
-                        _lines_of([e.card.name], lines)) for e in slots.declared]
+        return [
+            Problem(
+                "companions-not-allowed",
+                f"{fmt.name} does not allow a companion ({e.card.name} is declared)",
+                f"format:{fmt.key}",
+                Severity.ERROR,
+                (e.card.name,),
+                _lines_of([e.card.name], lines),
+            )
+            for e in slots.declared
+        ]
     problems = _declaration_problems(slots.declared, fmt, lines)
     starting = starting_deck(deck, fmt)
     ctx = StartingDeck.for_format(fmt)
@@ -253,22 +326,30 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: "FormatRules") -> li
         checked += [(e, False) for e in slots.sideboard]
     elif slots.sideboard:
         names = tuple(e.card.name for e in slots.sideboard)
-        problems.append(Problem(
-            "companion-condition-unchecked", f"{len(names)} companion cards in the sideboard "
-            f"({', '.join(names[:MAX_LISTED])}{' ...' if len(names) > MAX_LISTED else ''}); "
-            "their conditions are checked only for a declared companion (a Companion section)",
-            COMPANION_CITATION, Severity.INFO, names, _lines_of(names, lines)))
+        problems.append(
+            Problem(
+                "companion-condition-unchecked",
+                f"{len(names)} companion cards in the sideboard "
+                f"({', '.join(names[:MAX_LISTED])}{' ...' if len(names) > MAX_LISTED else ''}); "
+                "their conditions are checked only for a declared companion (a Companion section)",
+                COMPANION_CITATION,
+                Severity.INFO,
+                names,
+                _lines_of(names, lines),
+            )
+        )
     # The starting deck's lines only when a condition is checked (not with two declared).
     starting_lines = _lines_by_name(deck, *_starting_sections(fmt)) if checked else {}
     for e, declared in checked:
         # Offenders are pointed at in the starting deck, the companion where it is listed.
         own = {**starting_lines, e.card.name: lines.get(e.card.name, ())}
-        problems += companion_condition_problems(e.card, starting, ctx, COMPANION_CITATION,
-                                                 declared=declared, lines=own, types=types)
+        problems += companion_condition_problems(
+            e.card, starting, ctx, COMPANION_CITATION, declared=declared, lines=own, types=types
+        )
     return problems
 
 
-def house_rule_problems(deck: ResolvedDeck, fmt: "FormatRules", sentence: str) -> list[Problem]:
+def house_rule_problems(deck: ResolvedDeck, fmt: FormatRules, sentence: str) -> list[Problem]:
     """Check a house rule written like a companion condition against the starting deck (main
     deck, plus the commanders in Commander formats). An unreadable sentence raises
     ConditionError (the CLI reports it as a usage error)."""
@@ -280,7 +361,13 @@ def house_rule_problems(deck: ResolvedDeck, fmt: "FormatRules", sentence: str) -
     if not offenses.total:
         return []
     cards = _involved([], offenses)
-    return [Problem("house-rule-failed",
-                    f'house rule "{_clean(sentence)}" is not met: {_listing(offenses)}',
-                    HOUSE_RULE_CITATION, Severity.ERROR, cards,
-                    _lines_of(cards, _lines_by_name(deck, *_starting_sections(fmt))))]
+    return [
+        Problem(
+            "house-rule-failed",
+            f'house rule "{_clean(sentence)}" is not met: {_listing(offenses)}',
+            HOUSE_RULE_CITATION,
+            Severity.ERROR,
+            cards,
+            _lines_of(cards, _lines_by_name(deck, *_starting_sections(fmt))),
+        )
+    ]

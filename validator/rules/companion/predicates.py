@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from validator.cards.types import DeckTypes, deck_types
 from validator.model import CARD_TYPES, PERMANENT_TYPES, Card
@@ -49,9 +50,11 @@ class StartingDeck:
     exact_size: bool = False
 
     @classmethod
-    def for_format(cls, fmt: "FormatRules") -> "StartingDeck":
-        return cls(minimum_deck_size=fmt.min_deck,
-                   exact_size=fmt.max_deck is not None and fmt.max_deck == fmt.min_deck)
+    def for_format(cls, fmt: FormatRules) -> StartingDeck:
+        return cls(
+            minimum_deck_size=fmt.min_deck,
+            exact_size=fmt.max_deck is not None and fmt.max_deck == fmt.min_deck,
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -62,6 +65,8 @@ class StartingDeck:
 #: Supertypes a kind or adjective may name (205.4a).
 _SUPERTYPES = {"basic": "Basic", "legendary": "Legendary", "snow": "Snow", "world": "World"}
 _TYPES = {t.lower(): t for t in CARD_TYPES} | {"tribal": "Kindred"}  # kindred was tribal
+
+
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
@@ -87,7 +92,7 @@ class Adjective:
     negated: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> "Adjective":
+    def parse(cls, text: str) -> Adjective:
         word = text.lower().replace("-", "")
         negated = word.startswith("non")
         return cls(word[3:] if negated else word, negated)
@@ -348,8 +353,13 @@ class Predicate:
         """Each offense in report order, its reason not yet written."""
         raise NotImplementedError
 
-    def findings(self, cards: CardCounts, ctx: StartingDeck, listed: int | None = MAX_LISTED,
-                 types: TypesFn | None = None) -> Findings:
+    def findings(
+        self,
+        cards: CardCounts,
+        ctx: StartingDeck,
+        listed: int | None = MAX_LISTED,
+        types: TypesFn | None = None,
+    ) -> Findings:
         """Every offense counted and named; the first `listed` (all with None) with reasons.
         Every card is still tested: the count and the names are exact."""
         shown: list[Offense] = []
@@ -414,8 +424,9 @@ class CardClass:
     feature: Feature | None = None
 
     def holds(self, card: Card, types: TypesFn = deck_types) -> bool:
-        return self.selection.holds(card, types) and (self.feature is None
-                                                      or self.feature.holds(card, types))
+        return self.selection.holds(card, types) and (
+            self.feature is None or self.feature.holds(card, types)
+        )
 
     def describe(self) -> str:
         noun = self.selection.noun(plural=True)
@@ -486,8 +497,12 @@ class DifferentNames(Predicate):
         noun = self.selection.noun()
         for c, q in _merged(self.selection.pick(cards, types)):
             if q > 1:
-                yield c.name, lambda q=q: (f"{q} copies of {_article(noun)} {noun}; "
-                                           "each needs a different name")
+                yield (
+                    c.name,
+                    lambda q=q: (
+                        f"{q} copies of {_article(noun)} {noun}; each needs a different name"
+                    ),
+                )
 
     def describe(self) -> str:
         return f"no two {self.selection.noun(plural=True)} may have the same name (copies count)"
@@ -524,8 +539,13 @@ class SharesCardType(Predicate):
         for card, _, own in held:
             if best not in own:
                 # Named against the most common type; the summary above lists them all.
-                yield card.name, lambda own=own: (f"{'/'.join(sorted(own)) or 'typeless'} card, "
-                                                  f"not {_article(best)} {best} card")
+                yield (
+                    card.name,
+                    lambda own=own: (
+                        f"{'/'.join(sorted(own)) or 'typeless'} card, "
+                        f"not {_article(best)} {best} card"
+                    ),
+                )
 
     def describe(self) -> str:
         return f"all {self.selection.noun(plural=True)} must share at least one card type"
@@ -548,8 +568,13 @@ class DeckSize(Predicate):
         size = sum(q for _, q in cards)
         needed = self.count + (ctx.minimum_deck_size if self.relative else 0)
         if self.relative and ctx.exact_size and self.bound != "at_most" and self.count > 0:
-            yield "", lambda: (f"the deck must have exactly {ctx.minimum_deck_size} cards, so "
-                               f"it can never have {self.count} more than the minimum")
+            yield (
+                "",
+                lambda: (
+                    f"the deck must have exactly {ctx.minimum_deck_size} cards, so "
+                    f"it can never have {self.count} more than the minimum"
+                ),
+            )
             return
         if _COMPARE[_SIZE_OPS[self.bound]][0](size, needed):
             return

@@ -8,26 +8,51 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from validator.errors import DeckcheckError
 from validator.resources import resource_path
 from validator.rules.companion.predicates import (
-    _SUPERTYPES, _TYPES, ActivatedAbility, Adjective, CardClass, ContainsNo, ContainsOnly,
-    DeckSize, DifferentNames, EachCard, Feature, Kind, KindOf, ManaValue, Parity, Predicate,
-    RepeatedManaSymbol, Selection, SharesCardType, Subtype,
+    _SUPERTYPES,
+    _TYPES,
+    ActivatedAbility,
+    Adjective,
+    CardClass,
+    ContainsNo,
+    ContainsOnly,
+    DeckSize,
+    DifferentNames,
+    EachCard,
+    Feature,
+    Kind,
+    KindOf,
+    ManaValue,
+    Parity,
+    Predicate,
+    RepeatedManaSymbol,
+    Selection,
+    SharesCardType,
+    Subtype,
 )
 
 if TYPE_CHECKING:  # imported lazily: reading no sentence must not import lark
     from lark import Lark, Tree
+
 
 class ConditionError(DeckcheckError, ValueError):
     """A sentence the companion grammar cannot read, with where reading stopped."""
 
     code = "bad-condition"
 
-    def __init__(self, message: str, sentence: str = "", position: int | None = None,
-                 expected: tuple[str, ...] = (), detail: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        sentence: str = "",
+        position: int | None = None,
+        expected: tuple[str, ...] = (),
+        detail: str = "",
+    ) -> None:
         super().__init__(message)
         self.sentence = sentence  # the condition as read (without "Companion —" / reminder)
         self.position = position  # 0-based offset into `sentence`, None for semantic errors
@@ -42,10 +67,31 @@ class ConditionError(DeckcheckError, ValueError):
 _PREFIX = re.compile(r"^\s*(?:old\s+)?companion\s*[\u2014\u2013-]\s*", re.IGNORECASE)
 _REMINDER_TAIL = re.compile(r"\s*\([^()]*\)\s*$")
 _NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
 }
 #: How error messages name the grammar's pattern terminals.
 _TERMINAL_NAMES = {
@@ -59,7 +105,7 @@ _TERMINAL_NAMES = {
 
 
 @functools.cache
-def _parser() -> "Lark":
+def _parser() -> Lark:
     """The companion grammar's LALR parser, built once (lark imported only when needed)."""
     from lark import Lark
 
@@ -116,11 +162,16 @@ def _syntax_error(sentence: str, exc: Exception) -> ConditionError:
         while start > 0 and sentence[start - 1].isalnum():  # point at the whole word
             start -= 1
         word = re.match(r"[\w'\u2019-]+|\S", sentence[start:])
-        shown = word.group(0) if word else sentence[start:start + 1]
+        shown = word.group(0) if word else sentence[start : start + 1]
         where = f'stopped at column {start + 1}, at "{shown}"'
         position = start
-    return ConditionError(f'cannot read condition "{sentence}": {where}{wanted}',
-                          sentence, position, labels, detail=where)
+    return ConditionError(
+        f'cannot read condition "{sentence}": {where}{wanted}',
+        sentence,
+        position,
+        labels,
+        detail=where,
+    )
 
 
 def parse_condition(sentence: str) -> Predicate:
@@ -150,11 +201,11 @@ def explain(sentence: str) -> str:
     return f"{_clean(sentence)}\n  reads as: {predicate.describe()}\n  predicate: {predicate!r}"
 
 
-def _tokens(tree: "Tree", kind: str) -> list[str]:
+def _tokens(tree: Tree, kind: str) -> list[str]:
     return [str(c) for c in tree.children if getattr(c, "type", None) == kind]
 
 
-def _subtrees(tree: "Tree") -> list["Tree"]:
+def _subtrees(tree: Tree) -> list[Tree]:
     return [c for c in tree.children if hasattr(c, "data")]
 
 
@@ -165,10 +216,11 @@ class _Builder:
         self.text = sentence
 
     def fail(self, message: str) -> ConditionError:
-        return ConditionError(f'cannot use condition "{self.text}": {message}', self.text,
-                              detail=message)
+        return ConditionError(
+            f'cannot use condition "{self.text}": {message}', self.text, detail=message
+        )
 
-    def sentence(self, tree: "Tree") -> Predicate:
+    def sentence(self, tree: Tree) -> Predicate:
         parts = _subtrees(tree)
         kind = tree.data
         if kind in ("each", "no_card"):
@@ -191,19 +243,19 @@ class _Builder:
             return DeckSize(str(bound), count, relative=len(parts) > 2)
         raise self.fail(f"unknown sentence shape {kind}")  # grammar and builder out of step
 
-    def selection(self, tree: "Tree") -> Selection:
+    def selection(self, tree: Tree) -> Selection:
         return Selection(tuple(Adjective.parse(w) for w in _tokens(tree, "SELECTOR")))
 
-    def card_class(self, tree: "Tree") -> CardClass:
+    def card_class(self, tree: Tree) -> CardClass:
         features = _subtrees(tree)
         return CardClass(self.selection(tree), self.feature(features[0]) if features else None)
 
-    def test(self, tree: "Tree") -> Feature:
+    def test(self, tree: Tree) -> Feature:
         if tree.data == "is_kind":
             return KindOf(tuple(self.kind(k) for k in _subtrees(_subtrees(tree)[0])))
         return self.feature(_subtrees(tree)[0])  # "has" <feature>
 
-    def kind(self, tree: "Tree") -> Kind:
+    def kind(self, tree: Tree) -> Kind:
         selectors = _tokens(tree, "SELECTOR")
         if selectors:
             return Adjective.parse(selectors[0])
@@ -214,7 +266,7 @@ class _Builder:
             return Adjective.parse(lowered)
         return Subtype(name.replace("\u2019", "'"))
 
-    def feature(self, tree: "Tree") -> Feature:
+    def feature(self, tree: Tree) -> Feature:
         kind = tree.data
         if kind == "mana_value":
             bound = _subtrees(tree)[0]
@@ -228,7 +280,6 @@ class _Builder:
         raise self.fail(f"unknown feature {kind}")
 
     @staticmethod
-    def number(tree: "Tree") -> int:
+    def number(tree: Tree) -> int:
         token = str(tree.children[0])
         return int(token) if token.isdigit() else _NUMBER_WORDS[token.lower()]
-
