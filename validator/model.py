@@ -116,10 +116,6 @@ class Card:
         return "Land" in self.types
 
     @property
-    def is_permanent(self) -> bool:
-        return bool(self.types & PERMANENT_TYPES)
-
-    @property
     def is_sticker_sheet(self) -> bool:
         """CR 123.2: sticker sheets are not cards; Scryfall types them "Stickers"."""
         return self.type_line == "Stickers"
@@ -315,8 +311,220 @@ def _with(entry: DeckEntry, quantity: int, section: Section) -> DeckEntry:
 _SCAN = 32
 #: A section list longer than this is rebuilt once rather than changed at each move.
 _LONG = 256
-#: Where a moved entry was in its old section's run (`ResolvedDeck._take` / `_put`).
-_ONLY, _FIRST, _LAST, _MIDDLE, _END = "only", "first", "last", "middle", "end"
+
+
+class _Where(enum.Enum):
+    """Where a moved entry was in its old section's run (`_SectionIndex.take` / `put`)."""
+
+    ONLY = enum.auto()  # the run's only entry
+    FIRST = enum.auto()
+    LAST = enum.auto()  # the run's last entry, or right after it
+    MIDDLE = enum.auto()
+    END = enum.auto()  # appended to the end of `entries`
+
+
+class _SectionIndex:
+    """A resolved deck's entries by section, built once per deck (every check asks, a 100-card
+    deck about 30 times) and kept right by `ResolvedDeck.move` in place, so that designation's
+    moves cost no rebuild.
+
+    Valid while `entries` is the same list of the same length (adding or removing entries
+    other than by `move` is seen, also when a `move` follows; replacing an item of `entries`
+    in place, or assigning a ResolvedEntry's `entry`, is not: sections change only through
+    `move`). `buckets`: each section's entries in listing order, never empty (a section absent
+    has none), except the `dirty` sections, whose lists `move` could not keep cheaply: rebuilt
+    together, in one pass, when next asked. `order`: the sections in listing order while each
+    is one run of `entries` (most lists: the deck, then the sideboard), else None; an ask for
+    several sections then joins their lists instead of scanning `entries`. `multi`: the answer
+    for each tuple of several sections asked; `counts`: cards by section; `groups`: `by_card`
+    answers."""
+
+    __slots__ = ("list", "length", "buckets", "dirty", "order", "multi", "counts", "groups")
+
+    def __init__(self) -> None:
+        self.list: list[ResolvedEntry] | None = None
+        self.length = -1
+        self.buckets: dict[Section, list[ResolvedEntry]] = {}
+        self.dirty: set[Section] = set()
+        self.order: list[Section] | None = None
+        self.multi: dict[tuple[Section, ...], list[ResolvedEntry] | tuple[()]] = {}
+        self.counts: dict[Section, int] = {}
+        self.groups: dict[tuple[Section, ...], dict[str, list[ResolvedEntry]]] = {}
+
+    def fresh(self, entries: list[ResolvedEntry]) -> bool:
+        """Whether the index describes `entries` (the same list, of the same length)."""
+        return entries is self.list and len(entries) == self.length
+
+    def rebuild(self, entries: list[ResolvedEntry]) -> None:
+        sections = [e.entry.section for e in entries]
+        buckets: dict = {}
+        order: list | None = []
+        start, end = 0, len(sections)
+        while start < end:
+            # Most lists hold each section in one run (the deck, then the sideboard): sliced.
+            section = sections[start]
+            stop = start + sections.count(section)
+            if (
+                sections[stop - 1] is not section
+                or sections[start:stop].count(section) != stop - start
+            ):
+                buckets, order = {}, None  # interleaved: one entry at a time
+                for e, section in zip(entries, sections):
+                    found = buckets.get(section)
+                    if found is None:
+                        buckets[section] = [e]
+                    else:
+                        found.append(e)
+                break
+            buckets[section] = entries[start:stop]
+            order.append(section)
+            start = stop
+        self.list, self.length, self.buckets, self.dirty = entries, len(entries), buckets, set()
+        self.order, self.multi, self.counts, self.groups = order, {}, {}, {}
+
+    def refresh(self, entries: list[ResolvedEntry]) -> None:
+        """Rebuild the lists of the dirty sections, in one pass."""
+        fresh: dict = {section: [] for section in self.dirty}
+        for e in entries:
+            found = fresh.get(e.entry.section)
+            if found is not None:
+                found.append(e)
+        buckets = self.buckets
+        for section, found in fresh.items():
+            if found:
+                buckets[section] = found
+        self.dirty = set()
+
+    def sections(
+        self, entries: list[ResolvedEntry], sections: tuple[Section, ...]
+    ) -> list[ResolvedEntry] | tuple[()]:
+        """The entries of `sections`, in listing order; shared: do not change it."""
+        if not self.fresh(entries):
+            self.rebuild(entries)
+        if self.dirty:
+            self.refresh(entries)
+        if len(sections) == 1:
+            return self.buckets.get(sections[0], ())
+        found = self.multi.get(sections)
+        if found is None:
+            buckets = self.buckets
+            present = [s for s in dict.fromkeys(sections) if s in buckets]
+            if len(present) == 1:
+                found = buckets[present[0]]
+            elif not present:
+                found = ()
+            elif self.order is not None:  # one run each: their lists, in the runs' order
+                found = []
+                for section in self.order:
+                    if section in sections:
+                        found += buckets[section]
+            else:  # several sections: in listing order, as they are in `entries`
+                found = [e for e in entries if e.entry.section in sections]
+            self.multi[sections] = found
+        return found
+
+    def lose(self, section: Section) -> None:
+        """Let a section's list be rebuilt when next asked (its runs are no longer known)."""
+        self.dirty.add(section)
+        self.buckets.pop(section, None)
+        self.order = None
+
+    def take(self, item: ResolvedEntry, section: Section) -> _Where | None:
+        """Drop `item` from its old section's list, saying where it was in it (designation
+        moves entries in listing order: looked for from the front), or let the list be
+        rebuilt (then None)."""
+        buckets = self.buckets
+        found = buckets.get(section)
+        if found is None or len(found) > _LONG:  # dirty already, or long (hostile): rebuilt
+            self.lose(section)
+            return None
+        if found[0] is item:
+            if len(found) == 1:
+                del buckets[section]
+                return _Where.ONLY
+            del found[0]
+            return _Where.FIRST
+        if found[-1] is item:
+            found.pop()
+            return _Where.LAST
+        for i, e in enumerate(found[:_SCAN]):
+            if e is item:
+                del found[i]
+                return _Where.MIDDLE
+        self.lose(section)
+        return None
+
+    def put(
+        self,
+        item: ResolvedEntry,
+        section: Section,
+        source: Section,
+        where: _Where | None,
+        last: bool,
+    ) -> None:
+        """Add `item` to `section`'s list where the listing has it. `where`: the item was the
+        `source` run's only entry, first or last (or right after it), inside it, appended to
+        `entries` (END), or not known (None). `last`: it is the last of `entries`."""
+        if section in self.dirty:
+            return
+        buckets = self.buckets
+        found = buckets.get(section)
+        order = self.order
+        if order is None or where is None:
+            self.order = None
+            if found is None:
+                buckets[section] = [item]
+            elif last:
+                found.append(item)
+            else:
+                self.lose(section)
+            return
+        if where is _Where.END:
+            if found is None:
+                order.append(section)
+                buckets[section] = [item]
+            else:
+                found.append(item)
+                if order[-1] != section:
+                    self.order = None
+            return
+        at = order.index(source)
+        if found is None:
+            buckets[section] = [item]
+            if where is _Where.ONLY:
+                order[at] = section
+            elif where is _Where.FIRST:
+                order.insert(at, section)
+            elif where is _Where.LAST:
+                order.insert(at + 1, section)
+            else:
+                self.order = None
+            return
+        # The item lies at the source's run, and the section's run is wholly before or after.
+        other = order.index(section)
+        if other < at:
+            found.append(item)
+        else:
+            found.insert(0, item)
+        if where is _Where.ONLY and (other == at - 1 or other == at + 1):
+            del order[at]  # joins the neighbouring run
+        elif not (
+            (where is _Where.FIRST and other == at - 1)
+            or (where is _Where.LAST and other == at + 1)
+        ):
+            self.order = None
+
+    def forget(self, source: Section, section: Section, quantity: int) -> None:
+        """Drop the answers that include either section; keep their counts right."""
+        for cache in (self.multi, self.groups):
+            if cache:
+                for key in [k for k in cache if source in k or section in k]:
+                    del cache[key]
+        counts = self.counts
+        if source in counts:
+            counts[source] -= quantity
+        if section in counts:
+            counts[section] += quantity
 
 
 @dataclass(slots=True)
@@ -355,94 +563,10 @@ class ResolvedDeck:
             not_cards=set(self.not_cards),
         )
 
-    #: Entries by section, built once per deck (every check asks, a 100-card deck about 30
-    #: times) and kept right by `move` in place, so that designation's moves cost no rebuild.
-    #: Valid while `entries` is the same list of the same length (adding or removing entries
-    #: other than by `move` is seen, also when a `move` follows; replacing an item of `entries`
-    #: in place, or assigning a ResolvedEntry's `entry`, is not: sections change only through
-    #: `move`).
-    #: `_buckets`: each section's entries in listing order, never empty (a section absent has
-    #: none), except the `_dirty` sections, whose lists `move` could not keep cheaply: rebuilt
-    #: together, in one pass, when next asked. `_order`: the sections in listing order while
-    #: each is one run of `entries` (most lists: the deck, then the sideboard), else None; an
-    #: ask for several sections then joins their lists instead of scanning `entries`.
-    #: `_multi`: the answer for each tuple of several sections asked; `_counts`: cards by
-    #: section; `_groups`: `by_card` answers.
-    _list: list | None = field(default=None, init=False, repr=False, compare=False)
-    _length: int = field(default=-1, init=False, repr=False, compare=False)
-    _buckets: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    _dirty: set = field(default_factory=set, init=False, repr=False, compare=False)
-    _order: list | None = field(default=None, init=False, repr=False, compare=False)
-    _multi: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    _counts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    _groups: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def _rebuild(self) -> None:
-        entries = self.entries
-        sections = [e.entry.section for e in entries]
-        buckets: dict = {}
-        order: list | None = []
-        start, end = 0, len(sections)
-        while start < end:
-            # Most lists hold each section in one run (the deck, then the sideboard): sliced.
-            section = sections[start]
-            stop = start + sections.count(section)
-            if (
-                sections[stop - 1] is not section
-                or sections[start:stop].count(section) != stop - start
-            ):
-                buckets, order = {}, None  # interleaved: one entry at a time
-                for e, section in zip(entries, sections):
-                    found = buckets.get(section)
-                    if found is None:
-                        buckets[section] = [e]
-                    else:
-                        found.append(e)
-                break
-            buckets[section] = entries[start:stop]
-            order.append(section)
-            start = stop
-        self._list, self._length, self._buckets, self._dirty = entries, len(entries), buckets, set()
-        self._order, self._multi, self._counts, self._groups = order, {}, {}, {}
-
-    def _refresh(self) -> None:
-        """Rebuild the lists of the dirty sections, in one pass."""
-        fresh: dict = {section: [] for section in self._dirty}
-        for e in self.entries:
-            found = fresh.get(e.entry.section)
-            if found is not None:
-                found.append(e)
-        buckets = self._buckets
-        for section, found in fresh.items():
-            if found:
-                buckets[section] = found
-        self._dirty = set()
-
-    def _sections(self, sections: tuple[Section, ...]) -> list[ResolvedEntry] | tuple[()]:
-        """The entries of `sections`, in listing order; shared: do not change it."""
-        if self.entries is not self._list or len(self.entries) != self._length:
-            self._rebuild()
-        if self._dirty:
-            self._refresh()
-        if len(sections) == 1:
-            return self._buckets.get(sections[0], ())
-        found = self._multi.get(sections)
-        if found is None:
-            buckets = self._buckets
-            present = [s for s in dict.fromkeys(sections) if s in buckets]
-            if len(present) == 1:
-                found = buckets[present[0]]
-            elif not present:
-                found = ()
-            elif self._order is not None:  # one run each: their lists, in the runs' order
-                found = []
-                for section in self._order:
-                    if section in sections:
-                        found += buckets[section]
-            else:  # several sections: in listing order, as they are in `entries`
-                found = [e for e in self.entries if e.entry.section in sections]
-            self._multi[sections] = found
-        return found
+    #: Entries by section (`_SectionIndex`), kept right by `move`.
+    _index: _SectionIndex = field(
+        default_factory=_SectionIndex, init=False, repr=False, compare=False
+    )
 
     def move(self, item: ResolvedEntry, section: Section, quantity: int = 1) -> ResolvedEntry:
         """Move `quantity` copies of `item` to `section`, splitting the entry when it has more;
@@ -453,148 +577,54 @@ class ResolvedDeck:
         after its entry, except in IGNORED, where order means nothing and appending keeps
         thousands of moves linear (a hostile list repeating every commander).
         """
-        entries = self.entries
-        kept = entries is self._list and len(entries) == self._length
+        entries, index = self.entries, self._index
+        kept = index.fresh(entries)
         if not kept:  # changed by hand since the last ask: rebuilt at the next one, whatever
-            self._list = None  # length this move leaves (a split could restore the old one)
+            index.list = None  # length this move leaves (a split could restore the old one)
         old = item.entry
         source = old.section
         if old.quantity <= quantity:
             item.entry = _with(old, old.quantity, section)
             if kept and section != source:
-                where = self._take(item, source)
-                self._put(item, section, source, where, bool(entries) and entries[-1] is item)
-                self._forget(source, section, old.quantity)
+                where = index.take(item, source)
+                index.put(item, section, source, where, bool(entries) and entries[-1] is item)
+                index.forget(source, section, old.quantity)
             return item
         item.entry = _with(old, old.quantity - quantity, source)
         moved = ResolvedEntry(_with(old, quantity, section), item.card)
         if section == IGNORED:
             entries.append(moved)
         else:
-            index = next(i for i, e in enumerate(entries) if e is item)
-            entries.insert(index + 1, moved)
+            at = next(i for i, e in enumerate(entries) if e is item)
+            entries.insert(at + 1, moved)
         if kept:
-            self._length = len(entries)
+            index.length = len(entries)
             if section == source:  # one more entry in the section, the same count
-                self._lose(section)
+                index.lose(section)
             else:
                 last = entries[-1] is moved
-                found = self._buckets.get(source)
+                found = index.buckets.get(source)
                 where = (
-                    _END
+                    _Where.END
                     if last
                     else None
                     if found is None
-                    else _LAST
+                    else _Where.LAST
                     if found[-1] is item
-                    else _MIDDLE
+                    else _Where.MIDDLE
                 )
-                self._put(moved, section, source, where, last)
-            self._forget(source, section, quantity)
+                index.put(moved, section, source, where, last)
+            index.forget(source, section, quantity)
         return moved
-
-    def _lose(self, section: Section) -> None:
-        """Let a section's list be rebuilt when next asked (its runs are no longer known)."""
-        self._dirty.add(section)
-        self._buckets.pop(section, None)
-        self._order = None
-
-    def _take(self, item: ResolvedEntry, section: Section) -> object:
-        """Drop `item` from its old section's list, saying where it was in it (designation
-        moves entries in listing order: looked for from the front), or let the list be
-        rebuilt (then None)."""
-        buckets = self._buckets
-        found = buckets.get(section)
-        if found is None or len(found) > _LONG:  # dirty already, or long (hostile): rebuilt
-            self._lose(section)
-            return None
-        if found[0] is item:
-            if len(found) == 1:
-                del buckets[section]
-                return _ONLY
-            del found[0]
-            return _FIRST
-        if found[-1] is item:
-            found.pop()
-            return _LAST
-        for i, e in enumerate(found[:_SCAN]):
-            if e is item:
-                del found[i]
-                return _MIDDLE
-        self._lose(section)
-        return None
-
-    def _put(
-        self, item: ResolvedEntry, section: Section, source: Section, where: object, last: bool
-    ) -> None:
-        """Add `item` to `section`'s list where the listing has it. `where`: the item was the
-        `source` run's only entry, first or last (or right after it), inside it, appended to
-        `entries` (_END), or not known (None). `last`: it is the last of `entries`."""
-        if section in self._dirty:
-            return
-        buckets = self._buckets
-        found = buckets.get(section)
-        order = self._order
-        if order is None or where is None:
-            self._order = None
-            if found is None:
-                buckets[section] = [item]
-            elif last:
-                found.append(item)
-            else:
-                self._lose(section)
-            return
-        if where is _END:
-            if found is None:
-                order.append(section)
-                buckets[section] = [item]
-            else:
-                found.append(item)
-                if order[-1] != section:
-                    self._order = None
-            return
-        at = order.index(source)
-        if found is None:
-            buckets[section] = [item]
-            if where is _ONLY:
-                order[at] = section
-            elif where is _FIRST:
-                order.insert(at, section)
-            elif where is _LAST:
-                order.insert(at + 1, section)
-            else:
-                self._order = None
-            return
-        # The item lies at the source's run, and the section's run is wholly before or after.
-        other = order.index(section)
-        if other < at:
-            found.append(item)
-        else:
-            found.insert(0, item)
-        if where is _ONLY and (other == at - 1 or other == at + 1):
-            del order[at]  # joins the neighbouring run
-        elif not ((where is _FIRST and other == at - 1) or (where is _LAST and other == at + 1)):
-            self._order = None
-
-    def _forget(self, source: Section, section: Section, quantity: int) -> None:
-        """Drop the answers that include either section; keep their counts right."""
-        for cache in (self._multi, self._groups):
-            if cache:
-                for key in [k for k in cache if source in k or section in k]:
-                    del cache[key]
-        counts = self._counts
-        if source in counts:
-            counts[source] -= quantity
-        if section in counts:
-            counts[section] += quantity
 
     def by_card(self, *sections: Section) -> dict[str, list[ResolvedEntry]]:
         """The entries of `sections` grouped by oracle card, in listing order (201.3b:
         interchangeable names are one name). Cached like `cards_in`: do not change it."""
-        found = self._sections(sections)  # first: it drops stale groups with stale lists
-        groups = self._groups.get(sections)
+        index = self._index
+        found = index.sections(self.entries, sections)  # first: it drops stale groups
+        groups = index.groups.get(sections)
         if groups is None:
-            groups = self._groups[sections] = {}
+            groups = index.groups[sections] = {}
             for e in found:
                 group = groups.get(e.card.oracle_id)
                 if group is None:
@@ -604,23 +634,24 @@ class ResolvedDeck:
         return groups
 
     def cards_in(self, *sections: Section) -> list[ResolvedEntry]:
-        return list(self._sections(sections))
+        return list(self._index.sections(self.entries, sections))
 
     def has(self, *sections: Section) -> bool:
         """Whether any entry is in `sections` (`cards_in` without the copy)."""
-        return bool(self._sections(sections))
+        return bool(self._index.sections(self.entries, sections))
 
     def count(self, *sections: Section) -> int:
         """How many cards `sections` hold (each section's count is kept, and summed)."""
-        if self.entries is not self._list or len(self.entries) != self._length:
-            self._rebuild()
-        counts = self._counts
+        entries, index = self.entries, self._index
+        if not index.fresh(entries):
+            index.rebuild(entries)
+        counts = index.counts
         total = 0
         for section in sections if len(sections) == 1 else dict.fromkeys(sections):
             found = counts.get(section)
             if found is None:
                 found = counts[section] = sum(
-                    [e.entry.quantity for e in self._sections((section,))]
+                    [e.entry.quantity for e in index.sections(entries, (section,))]
                 )
             total += found
         return total

@@ -61,13 +61,14 @@ def _check(deck: ResolvedDeck, rng: random.Random) -> None:
 
 def _check_runs(deck: ResolvedDeck) -> None:
     """While the sections' order is kept, it is the order of their runs in `entries`."""
-    if deck._order is not None and deck.entries is deck._list and len(deck.entries) == deck._length:
+    index = deck._index
+    if index.order is not None and index.fresh(deck.entries):
         runs = [
             s
             for i, s in enumerate(e.entry.section for e in deck.entries)
             if i == 0 or deck.entries[i - 1].entry.section != s
         ]
-        assert deck._order == runs
+        assert index.order == runs
 
 
 @pytest.mark.parametrize("seed", range(120))
@@ -121,12 +122,16 @@ def test_thousands_of_repeated_commanders_rebuild_the_lists_once(monkeypatch):
         CARDS, main=[(99, "Mountain")], sideboard=[(1, krenko)] * 3000, commanders=[krenko]
     )
     rebuilds = []
-    for name in ("_rebuild", "_refresh"):
-        original = getattr(ResolvedDeck, name)
+    index_type = type(deck._index)
+    for name in ("rebuild", "refresh"):
+        original = getattr(index_type, name)
         monkeypatch.setattr(
-            ResolvedDeck,
+            index_type,
             name,
-            lambda self, original=original, name=name: (rebuilds.append(name), original(self))[1],
+            lambda self, entries, original=original, name=name: (
+                rebuilds.append(name),
+                original(self, entries),
+            )[1],
         )
     problems = designate_commanders(deck, get_format("commander"))
     assert sum(p.code == "duplicate-listing" for p in problems) == 3000

@@ -22,11 +22,13 @@ from validator.store.database import (
     MetaRow,
     NameRow,
     PrintingRow,
+    card_batches,
     create_schema,
     database_url,
+    has_cards,
     make_engine,
     refresh_aliases,
-    write_cards,
+    write_batches,
     write_printings,
 )
 
@@ -46,6 +48,12 @@ def engine(tmp_path: Path):
     create_schema(eng)
     yield eng
     eng.dispose()
+
+
+def write_cards(conn, cards, *, batch_size=2000, now=None):
+    """Replace the card tables with `cards` inside the caller's transaction, as a sync does."""
+    batches = card_batches(cards, for_changes=has_cards(conn), batch_size=batch_size)
+    return write_batches(conn, batches, now=now)
 
 
 def write(engine, cards, **kw):

@@ -1,8 +1,8 @@
 """The card database: SQLAlchemy models, where the database lives, and card lookups.
 
 Only portable SQL: the same code runs on the default SQLite file and on any SQLAlchemy URL
-(PostgreSQL for sites that outgrow one machine). Sync writes through `write_cards`; everything
-else only reads.
+(PostgreSQL for sites that outgrow one machine). Sync writes through `write_batches` (from
+`card_batches`); everything else only reads (the read statements: store/rows.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import operator
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,6 +38,7 @@ from sqlalchemy import (
     insert,
     inspect,
     select,
+    text,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
@@ -45,8 +46,6 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from validator.cards.compact import (
     SCHEMA_VERSION,
     IndexData,
-    SyncStamp,
-    decode_card,
     encode_card,
     legality_text,
 )
@@ -54,6 +53,7 @@ from validator.cards.facts import lookup_names
 from validator.cards.names import fold_name, lookup_key
 from validator.errors import DeckcheckError
 from validator.model import Card
+from validator.store import rows as sql
 from validator.store.location import (  # noqa: F401 - re-exported
     ENV_DB,
     database_url,
@@ -444,28 +444,18 @@ def sync_lock(conn: Connection, timeout: float, *, poll: float = 0.2) -> None:
 
 def _legality_sets(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
     """id -> statuses of the legality sets `ids`, each parsed once."""
-    t = LegalitySetRow.__table__
-    wanted = sorted(set(ids))
-    if not wanted:
-        return {}
-    return {
-        i: json.loads(statuses)
-        for i, statuses in conn.execute(select(t.c.id, t.c.statuses).where(t.c.id.in_(wanted)))
-    }
-
-
-_CARD_READ = (
-    CardRow.__table__.c.oracle_id,
-    CardRow.__table__.c.name,
-    CardRow.__table__.c.legalities,
-    CardRow.__table__.c.data,
-)
+    sets: dict[int, dict[str, str]] = {}
+    for chunk in sql.chunks(sorted(set(ids))):
+        for i, statuses in conn.execute(
+            text(sql.legality_sets_by_id(len(chunk))), sql.params(chunk)
+        ):
+            sets[i] = json.loads(statuses)
+    return sets
 
 
 def _decode_rows(conn: Connection, rows: Sequence[Any]) -> list[Card]:
-    """`Card`s of (oracle_id, name, legality set id, data) rows: the compact decoding."""
-    sets = _legality_sets(conn, (r[2] for r in rows))
-    return [decode_card(oid, name, bytes(data), sets[sid]) for oid, name, sid, data in rows]
+    """`Card`s of compact rows, their legality sets read here (`rows.decode_rows`)."""
+    return sql.decode_rows(rows, _legality_sets(conn, (r[2] for r in rows)))
 
 
 def check_schema_version(found: str, where: str) -> None:
@@ -571,10 +561,9 @@ class CardDB:
         ids = list(set(oracle_ids))
         if not ids:
             return {}
-        cards_t = CardRow.__table__
         rows: list[Any] = []
-        for chunk in _chunks(ids, 500):
-            rows.extend(conn.execute(select(*_CARD_READ).where(cards_t.c.oracle_id.in_(chunk))))
+        for chunk in sql.chunks(ids):
+            rows.extend(conn.execute(text(sql.cards_by_id(len(chunk))), sql.params(chunk)))
         return {card.oracle_id: card for card in _decode_rows(conn, rows)}
 
     def lookup(
@@ -589,18 +578,11 @@ class CardDB:
     ) -> dict[str, list[Card]]:
         """`lookup` for names already folded (`names.fold_name`). Names and cards are read in
         one snapshot."""
-        names_t, cards_t = NameRow.__table__, CardRow.__table__
         hits: dict[str, list[str]] = {}
         with self._snapshot() as conn:
-            for chunk in _chunks(sorted(set(folded)), 500):
-                q = (
-                    select(names_t.c.folded, names_t.c.oracle_id, names_t.c.kind)
-                    .join(cards_t, cards_t.c.oracle_id == names_t.c.oracle_id)
-                    .where(names_t.c.folded.in_(chunk))
-                )
-                if deck_cards_only:
-                    q = q.where(cards_t.c.is_deck_card.is_(True))
-                for f, oid, _kind in conn.execute(q):
+            for chunk in sql.chunks(sorted(set(folded))):
+                query = text(sql.names_matching(len(chunk), deck_cards_only=deck_cards_only))
+                for f, oid in conn.execute(query, sql.params(chunk)):
                     hits.setdefault(f, []).append(oid)
             cards = self._cards(conn, (o for ids in hits.values() for o in ids))
         return {f: [cards[o] for o in ids if o in cards] for f, ids in hits.items()}
@@ -633,35 +615,18 @@ class CardDB:
         """What `CardIndex` is built from: every deck card's compact row (its legality set's
         text in place of the set's id) and the name table, with the sync they belong to, all
         in one snapshot (see `compact.IndexData`)."""
-        cards_t, names_t, sets_t = CardRow.__table__, NameRow.__table__, LegalitySetRow.__table__
         with self._snapshot() as conn:
-            last = conn.execute(
-                select(SyncRun.id, SyncRun.bulk_type, SyncRun.updated_at, SyncRun.finished_at)
-                .order_by(SyncRun.id.desc())
-                .limit(1)
-            ).first()
-            stamp = SyncStamp(last[0], last[1], last[2], str(last[3])) if last else None
-            texts = dict(conn.execute(select(sets_t.c.id, sets_t.c.statuses)).all())
-            rows = [
-                (oid, name, texts[sid], data)
-                for oid, name, sid, data in conn.execute(
-                    select(*_CARD_READ).where(cards_t.c.is_deck_card.is_(True))
-                )
-            ]
-            names = [tuple(r) for r in conn.execute(select(names_t.c.folded, names_t.c.oracle_id))]
+            stamp = sql.sync_stamp(conn.execute(text(sql.LAST_SYNC)).first())
+            texts = {i: t for i, t in conn.execute(text(sql.ALL_LEGALITY_SETS))}
+            rows = sql.index_rows(conn.execute(text(sql.DECK_CARDS)), texts)
+            names = [tuple(r) for r in conn.execute(text(sql.ALL_NAMES))]
         return IndexData(sync=stamp, rows=rows, names=names)
 
     def all_names(self) -> list[str]:
         """Every deck card's Oracle name (for "did you mean" suggestions)."""
         if self._all_names is None:
-            cards_t = CardRow.__table__
             with self._connect() as conn:
-                self._all_names = [
-                    r[0]
-                    for r in conn.execute(
-                        select(cards_t.c.name).where(cards_t.c.is_deck_card.is_(True))
-                    )
-                ]
+                self._all_names = [r[0] for r in conn.execute(text(sql.DECK_CARD_NAMES))]
         return self._all_names
 
     def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
@@ -748,18 +713,12 @@ class CardDB:
             return [dict(r._mapping) for r in conn.execute(q)]
 
 
-def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
 def _all_cards(conn: Connection) -> list[tuple[list[str], Card]]:
     """Every deck card with its folded names (within the caller's snapshot)."""
-    cards_t, names_t = CardRow.__table__, NameRow.__table__
     names: dict[str, list[str]] = {}
-    for folded, oid in conn.execute(select(names_t.c.folded, names_t.c.oracle_id)):
+    for folded, oid in conn.execute(text(sql.ALL_NAMES)):
         names.setdefault(oid, []).append(folded)
-    rows = conn.execute(select(*_CARD_READ).where(cards_t.c.is_deck_card.is_(True))).all()
+    rows = conn.execute(text(sql.DECK_CARDS)).all()
     return [(names.get(card.oracle_id, []), card) for card in _decode_rows(conn, rows)]
 
 
@@ -1080,14 +1039,6 @@ def has_cards(conn: Connection) -> bool:
     return conn.execute(select(t.c.oracle_id).limit(1)).first() is not None
 
 
-def write_cards(
-    conn: Connection, cards: Iterable[Card], *, batch_size: int = 2000, now: datetime | None = None
-) -> WriteResult:
-    """Replace the card tables with `cards` inside the caller's transaction."""
-    batches = card_batches(cards, for_changes=has_cards(conn), batch_size=batch_size)
-    return write_batches(conn, batches, now=now)
-
-
 def write_batches(
     conn: Connection, batches: Iterable[CardBatch], *, now: datetime | None = None
 ) -> WriteResult:
@@ -1119,30 +1070,19 @@ def write_batches(
     names: list[tuple[str, str, str]] = []  # the `card_names` rows to insert
     old_names: dict[str, str] = {}
     if had_cards:
-        old_names = dict(
-            rows.select(
-                lambda: select(cards_t.c.oracle_id, cards_t.c.name),
-                "SELECT oracle_id, name FROM cards",
-            )
-        )
+        old_names = dict(rows.select("SELECT oracle_id, name FROM cards"))
     # legality set id -> its text (a few hundred rows)
     set_texts: dict[int, str] = dict(conn.execute(select(sets_t.c.id, sets_t.c.statuses)).all())
     set_ids = {t: i for i, t in set_texts.items()}  # a text held twice: either id serves
     next_set = max(set_texts, default=0) + 1
-    old_cols = select(*_CARD_READ)
 
     def old_rows(ids: list[str]) -> dict[str, tuple[str, str, bytes]]:
         """oracle_id -> (name, legality text, data) as stored, for the `ids` the database
         holds."""
         held = [oid for oid in ids if oid in old_names]
         found: dict[str, tuple[str, str, bytes]] = {}
-        for chunk in _chunks(held, 500):
-            for oid, name, sid, data in rows.select(
-                lambda chunk=chunk: old_cols.where(cards_t.c.oracle_id.in_(chunk)),
-                "SELECT oracle_id, name, legalities, data FROM cards WHERE oracle_id IN "
-                f"({', '.join('?' * len(chunk))})",
-                chunk,
-            ):
+        for chunk in sql.chunks(held):
+            for oid, name, sid, data in rows.select(sql.cards_by_id(len(chunk)), sql.params(chunk)):
                 found[oid] = (name, set_texts[sid], bytes(data))
         return found
 
@@ -1153,12 +1093,12 @@ def write_batches(
         if batch.legalities is None:
             raise ValueError("card batches for a database that has cards need legalities")
         parsed: dict[str, dict[str, str]] = {}
-        for (oid, name, _, text, _), legalities in zip(batch.card_rows, batch.legalities):
+        for (oid, name, _, statuses, _), legalities in zip(batch.card_rows, batch.legalities):
             if oid in same:
                 continue  # the same row, so the same statuses
             row = old.get(oid)
             if row is not None:
-                if row[1] == text:
+                if row[1] == statuses:
                     continue  # the same statuses: no format changed
                 before_all = parsed.get(row[1])
                 if before_all is None:
@@ -1180,7 +1120,7 @@ def write_batches(
                     )
 
     def delete_cards(ids: list[str]) -> None:
-        for chunk in _chunks(ids, 500):
+        for chunk in sql.chunks(ids):
             for table in (names_t, cards_t):  # children first (foreign keys)
                 conn.execute(delete(table).where(table.c.oracle_id.in_(chunk)))
 
@@ -1197,9 +1137,9 @@ def write_batches(
                 card_rows = [r for r in card_rows if r[0] not in same]
                 name_rows = [r for r in name_rows if r[1] not in same]
         new_sets = []
-        for text in {r[3] for r in card_rows} - set_ids.keys():
-            set_ids[text] = next_set
-            new_sets.append((next_set, text))
+        for statuses in {r[3] for r in card_rows} - set_ids.keys():
+            set_ids[statuses] = next_set
+            new_sets.append((next_set, statuses))
             next_set += 1
         rows.insert(sets_t, new_sets)
         rows.insert(
@@ -1255,14 +1195,13 @@ class _RowWriter:
         self.conn = conn
         self.sqlite = conn.dialect.name == "sqlite"
 
-    def select(
-        self, query: Callable[[], Any], sql: str, params: Sequence[Any] = ()
-    ) -> list[tuple[Any, ...]]:
-        """The rows of the Core select `query()` makes; on SQLite of `sql`, the same statement
-        in SQLite's words (the Core statement is then not even built)."""
+    def select(self, statement: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """The rows of `statement` (named parameters, as store/rows.py writes them)."""
         if self.sqlite:
-            return self.conn.connection.driver_connection.execute(sql, params).fetchall()
-        return [tuple(r) for r in self.conn.execute(query())]
+            return self.conn.connection.driver_connection.execute(
+                statement, params or {}
+            ).fetchall()
+        return [tuple(r) for r in self.conn.execute(text(statement), params or {})]
 
     def insert(self, table: Any, rows: list[tuple[Any, ...]]) -> None:
         if not rows:

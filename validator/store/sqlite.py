@@ -1,9 +1,10 @@
 """The lean read path for a SQLite card database: the standard library's `sqlite3`, no SQLAlchemy.
 
 A cold `deckcheck validate` of one deck used to spend most of its time importing SQLAlchemy and
-building ORM classes to run three SELECTs. `SqliteCards` reads the same schema (`db` owns it;
-sync writes through SQLAlchemy) with plain SQL and returns the same `Card`s as `db.CardDB`, so
-verdicts and reports are identical. Every method that builds an answer reads in one transaction,
+building ORM classes to run three SELECTs. `SqliteCards` runs the same statements as
+`database.CardDB` (store/rows.py writes them and decodes their rows once for both; database.py
+defines the tables and sync writes them through SQLAlchemy), so verdicts and reports are
+identical. Every method that builds an answer reads in one transaction,
 one snapshot (issue 11: a sync committing meanwhile is seen wholly or not at all).
 
 `changes` and `last_sync` are read here too (every report's provenance and every as-of run ask);
@@ -22,12 +23,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from validator.cards.compact import SCHEMA_VERSION, IndexData, SyncStamp, decode_card
+from validator.cards.compact import SCHEMA_VERSION, IndexData
 from validator.cards.names import lookup_key
 from validator.model import Card
+from validator.store import rows as sql
 from validator.store.location import database_url, read_only_uri, sqlite_file
-
-_CHUNK = 500  # names / ids per IN (...) list, as `db.CardDB` does
 
 
 def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
@@ -48,15 +48,6 @@ def open_cards(db: str | os.PathLike[str] | None = None) -> Any:
     from validator.store.database import CardDB
 
     return CardDB(db)
-
-
-def _chunks(items: list[str], size: int = _CHUNK) -> Iterator[list[str]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
-def _marks(n: int) -> str:
-    return ", ".join("?" * n)
 
 
 class SqliteCards:
@@ -162,28 +153,21 @@ class SqliteCards:
             return conn.execute("SELECT 1 FROM cards LIMIT 1").fetchone() is not None
 
     def _decode(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[Card]:
-        """`Card`s of (oracle_id, name, legality set id, data) rows, as `db._decode_rows`."""
-        loads = (
-            json.loads
-        )  # the stdlib: a handful of rows on the cold path (orjson costs an import)
+        """`Card`s of compact rows (`rows.decode_rows`), their legality sets read here. The
+        standard library's json: a handful of rows on the cold path (orjson costs an import)."""
+        loads = json.loads
         wanted = sorted({r[2] for r in rows})
         sets: dict[int, dict[str, str]] = {}
-        for chunk in _chunks(wanted):
-            for i, statuses in conn.execute(
-                f"SELECT id, statuses FROM legality_sets WHERE id IN ({_marks(len(chunk))})", chunk
-            ):
+        for chunk in sql.chunks(wanted):
+            for i, statuses in conn.execute(sql.legality_sets_by_id(len(chunk)), sql.params(chunk)):
                 sets[i] = loads(statuses)
-        return [decode_card(oid, name, data, sets[sid], loads) for oid, name, sid, data in rows]
+        return sql.decode_rows(rows, sets, loads)
 
     def _cards(self, conn: sqlite3.Connection, oracle_ids: Iterable[str]) -> dict[str, Card]:
         ids = list(set(oracle_ids))
         rows: list[tuple[Any, ...]] = []
-        for chunk in _chunks(ids):
-            rows += conn.execute(
-                "SELECT oracle_id, name, legalities, data FROM cards "
-                f"WHERE oracle_id IN ({_marks(len(chunk))})",
-                chunk,
-            ).fetchall()
+        for chunk in sql.chunks(ids):
+            rows += conn.execute(sql.cards_by_id(len(chunk)), sql.params(chunk)).fetchall()
         return {card.oracle_id: card for card in self._decode(conn, rows)}
 
     def lookup(
@@ -197,15 +181,10 @@ class SqliteCards:
     ) -> dict[str, list[Card]]:
         """`lookup` for names already folded; names and cards read in one snapshot."""
         hits: dict[str, list[str]] = {}
-        deck_only = " AND cards.is_deck_card IS 1" if deck_cards_only else ""
         with self._snapshot() as conn:
-            for chunk in _chunks(sorted(set(folded))):
-                for f, oid in conn.execute(
-                    "SELECT card_names.folded, card_names.oracle_id FROM card_names "
-                    "JOIN cards ON cards.oracle_id = card_names.oracle_id "
-                    f"WHERE card_names.folded IN ({_marks(len(chunk))}){deck_only}",
-                    chunk,
-                ):
+            for chunk in sql.chunks(sorted(set(folded))):
+                query = sql.names_matching(len(chunk), deck_cards_only=deck_cards_only)
+                for f, oid in conn.execute(query, sql.params(chunk)):
                     hits.setdefault(f, []).append(oid)
             cards = self._cards(conn, (o for ids in hits.values() for o in ids))
         return {f: [cards[o] for o in ids if o in cards] for f, ids in hits.items()}
@@ -233,9 +212,7 @@ class SqliteCards:
         """Every deck card's Oracle name, in table order as `CardDB.all_names` (suggestions)."""
         if self._all_names is None:
             with self._snapshot() as conn:
-                self._all_names = [
-                    r[0] for r in conn.execute("SELECT name FROM cards WHERE is_deck_card IS 1")
-                ]
+                self._all_names = [r[0] for r in conn.execute(sql.DECK_CARD_NAMES)]
         return self._all_names
 
     def all_cards(self) -> Iterator[tuple[list[str], Card]]:
@@ -247,28 +224,17 @@ class SqliteCards:
     def index_data(self) -> IndexData:
         """What `CardIndex` is built from, in one snapshot (see `db.CardDB.index_data`)."""
         with self._snapshot() as conn:
-            last = conn.execute(
-                "SELECT id, bulk_type, updated_at, finished_at FROM sync_runs "
-                "ORDER BY id DESC LIMIT 1"
-            ).fetchone()
-            stamp = SyncStamp(*last) if last else None
-            texts = dict(conn.execute("SELECT id, statuses FROM legality_sets").fetchall())
-            rows = [
-                (oid, name, texts[sid], data)
-                for oid, name, sid, data in conn.execute(
-                    "SELECT oracle_id, name, legalities, data FROM cards WHERE is_deck_card IS 1"
-                )
-            ]
-            names = conn.execute("SELECT folded, oracle_id FROM card_names").fetchall()
+            stamp = sql.sync_stamp(conn.execute(sql.LAST_SYNC).fetchone())
+            texts = dict(conn.execute(sql.ALL_LEGALITY_SETS).fetchall())
+            rows = sql.index_rows(conn.execute(sql.DECK_CARDS), texts)
+            names = conn.execute(sql.ALL_NAMES).fetchall()
         return IndexData(sync=stamp, rows=rows, names=names)
 
     def _all_cards(self, conn: sqlite3.Connection) -> list[tuple[list[str], Card]]:
         names: dict[str, list[str]] = {}
-        for folded, oid in conn.execute("SELECT folded, oracle_id FROM card_names"):
+        for folded, oid in conn.execute(sql.ALL_NAMES):
             names.setdefault(oid, []).append(folded)
-        rows = conn.execute(
-            "SELECT oracle_id, name, legalities, data FROM cards WHERE is_deck_card IS 1"
-        ).fetchall()
+        rows = conn.execute(sql.DECK_CARDS).fetchall()
         return [(names.get(card.oracle_id, []), card) for card in self._decode(conn, rows)]
 
     # -------------------------------------------------------------- printings, formats
