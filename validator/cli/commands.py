@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from validator.errors import DeckcheckError, UsageError
+from validator.history.changes import CHANGES_SCHEMA
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
 #: Set to print the traceback of an internal error (a bug) after its one-line message.
 DEBUG_ENV = "DECKCHECK_DEBUG"
-#: Schemas of the JSON that `info --json` and `changes --json` print (README "CLI reference").
+#: The schema of the JSON `info --json` prints (`changes --json`: validator.history.changes).
 INFO_SCHEMA = "deckcheck.info/1"
-CHANGES_SCHEMA = "deckcheck.changes/1"
 #: The shells `deckcheck completion` writes a script for (shtab's).
 COMPLETION_SHELLS = ("bash", "zsh")
 
@@ -944,6 +944,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
+    from validator.history.changes import recorded_changes
+
     if args.limit is not None and args.limit < 0:
         raise UsageError(
             f"--limit {args.limit} is negative; give a number of changes, or 0 for all"
@@ -952,10 +954,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     # "not given" (which would list every change without a word).
     if args.format_name is not None or args.since is not None:
         return _changes_history(args)
-    rows = _open_cards(args.db, many=False).changes(200 if args.limit is None else args.limit)
-    # The store gives the newest N first; listed oldest first, as with --format/--since (by
-    # date, then by the log's own order within a day).
-    changes = sorted(rows, key=lambda ch: (str(ch["changed_at"]), ch.get("id") or 0))
+    changes = recorded_changes(_open_cards(args.db, many=False), args.limit)
     if args.json:
         _print_json({"schema": CHANGES_SCHEMA, "changes": changes})
         return EXIT_OK
@@ -973,10 +972,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
 
 
 def _changes_history(args: argparse.Namespace) -> int:
-    """`changes --format F --since DATE`: bans, unbans, restrictions, rotations and releases
-    from the shipped history and the database's change log, oldest first."""
+    """`changes --format F --since DATE` (validator.history.changes.format_changes)."""
     from validator.dates import parse_date
-    from validator.history.legality import history_for
+    from validator.history.changes import format_changes, with_oracle_ids
     from validator.rules.formats import get_format, load_formats
 
     if args.format_name is not None and not args.format_name.strip():  # not "every format"
@@ -993,67 +991,25 @@ def _changes_history(args: argparse.Namespace) -> int:
     key = get_format(args.format_name, load_formats(None)).legality if args.format_name else None
     since = parse_date(args.since, "--since")
     cards = _open_cards(args.db, many=False)
-    history = history_for(cards)
-    changes = history.changes(key, since)
-    if args.limit:  # the newest N, still oldest first; none given or 0: every change
-        changes = changes[-args.limit :]
+    found = format_changes(cards, key, since, args.limit)
     if args.json:
-        _print_json(
-            {
-                "schema": CHANGES_SCHEMA,
-                "changes": [c.to_dict() for c in _with_oracle_ids(changes, cards)],
-            }
-        )
+        changes = with_oracle_ids(found.changes, cards)
+        _print_json({"schema": CHANGES_SCHEMA, "changes": [c.to_dict() for c in changes]})
         return EXIT_OK
-    if not changes:
+    if not found.changes:
         print(
             "no legality changes"
             + (f" in {key}" if key else "")
             + (f" since {since.isoformat()}" if since else "")
         )
-    for c in changes:
+    for c in found.changes:
         print(
             f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
             f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {c.source})"
         )
-    known = history.known_since(key) if key else None
-    if key and (known is None or (since is not None and since < known)):
-        # Not "no changes": nothing is known before then. Said by where `known_since` comes
-        # from: the shipped history's start for the formats it covers, else the first sync.
-        if known is not None and key in history.shipped.formats:
-            where = f"{known.isoformat()}, where the shipped legality history begins"
-        elif known is not None:
-            where = (
-                f"{known.isoformat()}, the date of the card data of this database's first "
-                f"sync (the shipped history does not cover {key})"
-            )
-        else:
-            where = f"this database's syncs (the shipped history does not cover {key})"
-        print(f"(deckcheck knows {key}'s changes only from {where})")
+    if found.known_from:  # not "no changes": nothing is known before then
+        print(f"(deckcheck knows {key}'s changes only from {found.known_from})")
     return EXIT_OK
-
-
-def _with_oracle_ids(changes: list, cards: Any) -> list:
-    """The shipped history's changes (it holds names only) with the oracle id of the card of
-    that name in the database, found in one look-up of their names; a name that is not one
-    card's there keeps None."""
-    from dataclasses import replace
-
-    from validator.cards.names import lookup_key
-
-    names = {c.name for c in changes if c.oracle_id is None}
-    if not names:
-        return changes
-    try:
-        found = cards.lookup(names)
-    except Exception:  # noqa: BLE001 - the ids are a convenience: never a reason to fail
-        return changes
-    ids = {}
-    for name in names:
-        hits = {card.oracle_id for card in found.get(lookup_key(name), ())}
-        if len(hits) == 1:
-            ids[name] = hits.pop()
-    return [replace(c, oracle_id=ids.get(c.name)) if c.oracle_id is None else c for c in changes]
 
 
 def cmd_companion(args: argparse.Namespace) -> int:
