@@ -5,7 +5,7 @@ around the old threshold (25/26 files) and around the model's break-even, in the
 
     python bench/bench_batch.py [--repeat 3] [--db cards.sqlite3] [--sizes 25,26,...]
 
-Target (issue 12): 26 files cost about 26/25 of 25 files (and likewise at the break-even).
+Target: 26 files cost about 26/25 of 25 files (and likewise at the break-even).
 Figures are CPU seconds of the CLI process (user + system), the least of --repeat runs.
 """
 

@@ -5,7 +5,7 @@
     python bench/bench_check_formats.py --file list.txt       # a decklist file as well
 
 `check-formats` (CLI, and the service's POST /v1/check-formats) judges one deck against every
-format. A reviewer's 98 KB list (bench_hostile's `legacy-companion-umori`: 4,900 cards, Umori
+format. A hostile 98 KB list (bench_hostile's `legacy-companion-umori`: 4,900 cards, Umori
 declared, two companion cards in the sideboard) cost 4.5-5.7 s of CPU: each format weighed the
 same companion conditions against the same starting deck again (48 evaluations for 5 distinct
 ones). Both ways are run here, alternating, in the same run (the machine is noisy):

@@ -11,7 +11,7 @@ distinct unknown names, the same decks as JSON / .dek / .cod. It is judged throu
 API with a warm `CardIndex` (what a service holds), timed with `time.process_time` (CPU, so a
 busy machine does not inflate it), then judged again under `tracemalloc` for its peak memory.
 
-Target (issue 11): every list within the limits judged in under 0.25 s of CPU and 100 MB. The
+Target: every list within the limits judged in under 0.25 s of CPU and 100 MB. The
 script prints each case, the worst CPU time and peak memory found, and PASS or MISS.
 
 Without --db the card database is imported once from the full-size derived card file and cached

@@ -21,7 +21,7 @@ card database (built once and cached, see bench/common.py), and prints:
 * resident memory of the whole server (supervisor + workers) at each --rss-workers count, and
   the growth per added worker (RSS and PSS: PSS splits shared pages between processes).
 
-Targets (issue 8), on this 2-core machine: p99 under 25 ms at concurrency 16; start-up to ready
+Targets, on this 2-core machine: p99 under 25 ms at concurrency 16; start-up to ready
 under 3 s; each added worker under 100 MB resident. The load client runs on the same cores as
 the server (loopback only), so its own CPU is part of every latency figure: it is one thread
 on a selector with pre-built request bytes, and its CPU per request is printed.

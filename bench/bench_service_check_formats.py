@@ -1,9 +1,9 @@
 """Benchmark: the size and memory of a `POST /v1/check-formats` answer for a hostile list.
 
-    python bench/bench_service_check_formats.py                # the reviewer's request
+    python bench/bench_service_check_formats.py                # the hostile request
     python bench/bench_service_check_formats.py --lines 1000 --db cards.sqlite3
 
-The request a reviewer sent a running server: a decklist of 4,999 lines `1 <190 random
+A hostile request to a running server: a decklist of 4,999 lines `1 <190 random
 letters>` (969 KB of JSON), every line an unknown card. Each unknown name is a problem in every
 format's report (22 formats), and the answer listed each twice per format (in `formats` and in
 `reports`): 114 MB. This judges the deck once against the full-size derived card database

@@ -1,4 +1,4 @@
-"""Benchmark: the speed targets of issue 12, each next to a baseline measured in the same run.
+"""Benchmark: the speed targets, each next to a baseline measured in the same run.
 
     python bench/bench_speed.py                          # cold CLI, CardIndex, warm run
     python bench/bench_speed.py --baseline /tmp/old      # ... also the code before a change

@@ -370,11 +370,11 @@ def main(argv: list[str] | None = None) -> int:
     cpu_ratio = BEST_CPU["ours"] / BEST_CPU["baseline"]
     print(
         f"CPU (user+sys, reader process included): ours {BEST_CPU['ours']:.2f} s, baseline "
-        f"{BEST_CPU['baseline']:.2f} s: {cpu_ratio:.2f}x (issue 12 target <= "
+        f"{BEST_CPU['baseline']:.2f} s: {cpu_ratio:.2f}x (target <= "
         f"{CPU_RATIO_TARGET}x)  {'PASS' if cpu_ratio <= CPU_RATIO_TARGET else 'MISS'}"
     )
     print(
-        f"peak RSS summed over the sync's processes: {ours_rss:.0f} MB (issue 12 target < "
+        f"peak RSS summed over the sync's processes: {ours_rss:.0f} MB (target < "
         f"{TREE_RSS_TARGET_MB:.0f} MB)  {'PASS' if ours_rss < TREE_RSS_TARGET_MB else 'MISS'}"
     )
     if other:

@@ -1,4 +1,4 @@
-"""Sync under faults, through the CLI as a user runs it: figures for issue 11's sync items.
+"""Sync under faults, through the CLI as a user runs it: figures for each sync fault.
 
     python bench/bench_sync_faults.py [--runs 10] [--cap 240]
         [--only trickle,stall,headers,slowindex,bigindex,dns,orphan,concurrent]

@@ -287,7 +287,7 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
             )
         else:
             # A status Scryfall added later ("suspended"...): unknown means "not known to be
-            # allowed", so it fails closed, an error naming the status (issue 11).
+            # allowed", so it fails closed, an error naming the status.
             problems.append(
                 Problem(
                     "unknown-legality",

@@ -3,8 +3,8 @@
 uvicorn closes a keep-alive connection idle after a response (`timeout_keep_alive`), but a
 connection that never completes a request head (opened and left silent, or a header sent a
 byte at a time) and a body trickled a byte every half second are held for as long as the
-client likes: a reviewer held 1,100 connections with partial headers, and a 200-byte body
-sent over 100 s. These protocols (uvicorn's own, with a timer per request) close the
+client likes (1,100 connections held with partial headers, or a 200-byte body sent over
+100 s, would hold as many workers' slots). These protocols (uvicorn's own, with a timer per request) close the
 connection when
 
 * the request head has not arrived HEAD_SECONDS after the connection was opened or the

@@ -62,7 +62,7 @@ from validator.store.location import (  # noqa: F401 - re-exported
     sqlite_file,
 )
 
-# Schema version 2 (`compact.SCHEMA_VERSION`, issue 12): a card's facts are one compact blob
+# Schema version 2 (`compact.SCHEMA_VERSION`): a card's facts are one compact blob
 # (`cards.data`) and its legalities one of a few hundred `legality_sets` (version 1 had a
 # column per fact, a `legalities` row per format and a second copy of every card in
 # `card_index`). A sync migrates a version 1 database (`_migrate_from_v1`); readers of one say
@@ -407,7 +407,7 @@ def make_write_engine(url: str, *, lock_timeout: float, create_dirs: bool = True
             # For the import only (this engine's connections): a bigger page cache and
             # in-memory temp storage. Atomicity is untouched: one transaction, still WAL.
             # 16 MiB: measured as fast as 64 MiB for a full sync, with 50 MB less resident
-            # memory (issue 12: the sync's processes together under 200 MB).
+            # memory (the sync's processes together stay under 200 MB).
             dbapi_connection.execute("PRAGMA cache_size=-16384")  # 16 MiB
             dbapi_connection.execute("PRAGMA temp_store=MEMORY")
 
@@ -544,7 +544,8 @@ class CardDB:
 
     @contextmanager
     def _snapshot(self) -> Iterator[Connection]:
-        """A connection whose statements all read one snapshot (issue 11: reads never tear).
+        """A connection whose statements all read one snapshot (a sync committing meanwhile
+        is seen wholly or not at all).
 
         pysqlite starts no transaction for SELECTs (each statement would see the database as
         of its own start, so a sync committing between two of them mixes old and new rows):

@@ -1,11 +1,11 @@
 """The lean read path for a SQLite card database: the standard library's `sqlite3`, no SQLAlchemy.
 
-A cold `deckcheck validate` of one deck used to spend most of its time importing SQLAlchemy and
+A cold `deckcheck validate` of one deck would spend most of its time importing SQLAlchemy and
 building ORM classes to run three SELECTs. `SqliteCards` runs the same statements as
 `database.CardDB` (store/rows.py writes them and decodes their rows once for both; database.py
 defines the tables and sync writes them through SQLAlchemy), so verdicts and reports are
 identical. Every method that builds an answer reads in one transaction,
-one snapshot (issue 11: a sync committing meanwhile is seen wholly or not at all).
+one snapshot (a sync committing meanwhile is seen wholly or not at all).
 
 `changes` and `last_sync` are read here too (every report's provenance and every as-of run ask);
 `info` delegates to `CardDB`, off the hot path. A database of another schema version

@@ -35,7 +35,7 @@ MIN_REQUEST_INTERVAL = 0.1
 #: When a 429 carries no Retry-After, Scryfall's own message says "try again after 60 seconds".
 RATE_LIMIT_WAIT = 60.0
 
-#: What to do without a connection to Scryfall (issue 10: offline venues).
+#: What to do without a connection to Scryfall (a venue without internet).
 OFFLINE_HINT = (
     "without a connection to Scryfall, import a bulk file downloaded elsewhere: "
     "`deckcheck sync --from FILE`, or point DECKCHECK_SCRYFALL_API at a mirror"

@@ -29,7 +29,7 @@ Five modules, one concern each:
 - `messages`: how the problems name cards and color identities, shared by the others.
 
 This package re-exports nothing: import from the modules. Importing any module of the package
-runs this file first, and every constructed deck imports `constructed` (issue 12's cold
-`deckcheck validate`): a re-export of `designation` or `rules` here would load the card types
+runs this file first, and every constructed deck imports `constructed` (a cold
+`deckcheck validate` pays for each import): a re-export of `designation` or `rules` here would load the card types
 and abilities (`validator.cards.types`, `validator.cards.abilities`) for a deck that has no commander.
 """

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 #: starting deck fulfils the condition).
 COMPANION_CITATION = "CR 702.139a"
 HOUSE_RULE_CITATION = "house-rule"
-#: Undeclared companion cards in a sideboard whose conditions get a note each (issue 11).
+#: Undeclared companion cards in a sideboard whose conditions get a note each: a real sideboard
+#: holds one or two; a hostile list's hundreds are not each weighed against the deck.
 MAX_SIDEBOARD_COMPANIONS = 2
 
 
@@ -319,7 +320,7 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: FormatRules) -> list
     ctx = StartingDeck.for_format(fmt)
     types = TypesOf()  # each card's types read once for all the conditions checked
     # One companion at most (103.2b): with more declared, that error says it at once, and a
-    # hostile list's every companion is not weighed against the deck (issue 11). Likewise the
+    # hostile list's every companion is not weighed against the deck. Likewise the
     # sideboard's notes are for the few companion cards a real sideboard holds.
     checked = [(e, True) for e in slots.declared] if len(slots.declared) <= 1 else []
     if len(slots.declared) <= 1 and len(slots.sideboard) <= MAX_SIDEBOARD_COMPANIONS:
