@@ -92,7 +92,7 @@ def test_postgres_url_without_psycopg_says_how_to_install_it(tmp_path, capsys):
         "--db",
         "postgresql+psycopg://user:secret@127.0.0.1:1/cards",
     )
-    assert_cannot_judge(code, err, "psycopg", "pip install 'deckcheck[postgres]'")
+    assert_cannot_judge(code, err, "psycopg", "pip install '.[postgres]'")
     assert "secret" not in err  # the password is never echoed
 
 

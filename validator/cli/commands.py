@@ -449,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(
         sub,
         "serve",
-        "Run the upload-check web service and its page (install deckcheck[serve]).",
+        "Run the upload-check web service and its page (needs the serve extra: pip install '.[serve]').",
         details="Serves the JSON API under /v1 and the paste-a-deck page at / until "
         "interrupted. The card data is loaded once at start-up and swapped "
         "when a `deckcheck sync` has finished against the same database.",
@@ -1050,7 +1050,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from validator.service.server import require_serve_extra, serve
     except ImportError as exc:
         raise UsageError(
-            f"the service needs its extra: pip install 'deckcheck[serve]' ({exc})"
+            f"the service needs its extra: pip install '.[serve]' in deckcheck's folder ({exc})"
         ) from exc
     require_serve_extra()  # fastapi and uvicorn are imported only once serving starts
     if args.workers < 1 or not 0 <= args.port < 65536 or args.poll < 0:

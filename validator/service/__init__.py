@@ -1,4 +1,4 @@
-"""The upload-check service (`deckcheck serve`, install `deckcheck[serve]`): a JSON API under
+"""The upload-check service (`deckcheck serve`, install the extra: `pip install '.[serve]'`): a JSON API under
 /v1 and a paste-a-deck page at /, on FastAPI + uvicorn, answering from an in-memory card index
 that is swapped when a sync lands.
 

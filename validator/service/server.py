@@ -76,8 +76,7 @@ def require_serve_extra() -> None:
         else:
             raise DeckcheckError(
                 f"deckcheck serve needs the serve extra, which is not installed ({problem}): "
-                "pip install 'deckcheck[serve]', or pip install '.[serve]' in a clone of "
-                "deckcheck",
+                "pip install '.[serve]' in deckcheck's folder (a clone of its repository)",
                 code="usage",
             ) from problem
 

@@ -76,7 +76,7 @@ class DatabaseError(DeckcheckError, RuntimeError):
 
 
 _SYNC_HINT = "run `deckcheck sync` (or `deckcheck sync --from FILE`) to build one there"
-_DRIVER_HINTS = {"postgresql": "pip install 'deckcheck[postgres]'"}
+_DRIVER_HINTS = {"postgresql": "pip install '.[postgres]' in deckcheck's folder"}
 
 
 def shown_location(url: str) -> str:
