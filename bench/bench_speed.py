@@ -37,8 +37,8 @@ sys.path.insert(0, str(HERE))
 from common import BULK_DECKS, SHARED_DATA, derived_db  # noqa: E402
 
 FULL_CARDS = SHARED_DATA / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
-#: The console script pip writes for `deckcheck = "validator.cli.commands:main"`, as a -c program.
-ENTRY_POINT = "import sys; from validator.cli.commands import main; sys.exit(main())"
+#: The console script pip writes for `deckcheck = "validator.cli:main"`, as a -c program.
+ENTRY_POINT = "import sys; from validator.cli import main; sys.exit(main())"
 CLI_DECK = (
     SHARED_DATA
     / "decklists"
@@ -152,7 +152,7 @@ def cold(db: Path, runs: int, codes: dict[str, Path], dbs: dict[str, Path] | Non
 
     def cli(label: str) -> list[str]:
         # What the installed `deckcheck` script runs (pyproject's [project.scripts] entry
-        # point: import validator.cli.commands, call main), not `python -m validator`, which also
+        # point: import validator.cli, call its main), not `python -m validator`, which also
         # imports runpy (~4 ms) that no user's `deckcheck validate` pays.
         return [
             "-c",

@@ -102,7 +102,7 @@ def serve(mode: str, stop: threading.Event) -> ThreadingHTTPServer:
 
 
 def cli(args: list[str], env: dict[str, str] | None = None, pre: str = "") -> subprocess.Popen:
-    code = pre + "import sys; from validator.cli.commands import main; sys.exit(main(sys.argv[1:]))"
+    code = pre + "import sys; from validator.cli import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.Popen(
         [sys.executable, "-c", code, *args],
         env={**os.environ, **(env or {})},
