@@ -101,8 +101,10 @@ def iter_bulk_decks(path: Path = BULK_DECKS) -> Iterator[dict]:
 def _cache_key(source: Path) -> str:
     # The schema and the compact card index's encoding: a database built by older code (no
     # card_index table, or an older encoding) would silently measure the slow fallback path.
-    from validator.cards.compact import ENCODING_VERSION
-    from validator.store.database import SCHEMA_VERSION
+    try:
+        from validator.cards.compact import ENCODING_VERSION, SCHEMA_VERSION
+    except ImportError:  # a baseline tree from before the packages (validator/compact.py)
+        from validator.compact import ENCODING_VERSION, SCHEMA_VERSION  # type: ignore[no-redef]
 
     st = source.stat()
     return f"{source.stem}-{st.st_size}-{int(st.st_mtime)}-s{SCHEMA_VERSION}-e{ENCODING_VERSION}"

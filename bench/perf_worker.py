@@ -52,7 +52,11 @@ def load_decks(path: Path, sample: int | None) -> list[tuple[str, dict]]:
 def cmd_index(args) -> dict:
     import validator
     import validator.api  # the code the index needs is loaded first: RSS growth is the index
-    import validator.rules.resolve  # noqa: F401
+
+    try:
+        import validator.rules.resolve  # noqa: F401
+    except ImportError:  # a baseline tree from before the packages
+        import validator.resolve  # noqa: F401
 
     rss0 = _rss_mb()
     c0, t0 = time.process_time(), time.perf_counter()
@@ -141,7 +145,11 @@ def _floor(texts: list[tuple[str, str, dict]], index) -> dict:
     legality. No objects, no rules. Its Commander / 75-card ratio bounds what the checker's own
     ratio can reach: the checker does all of this and more for every line."""
     from validator.api import parse_decklist
-    from validator.rules.resolve import resolve
+
+    try:
+        from validator.rules.resolve import resolve
+    except ImportError:  # a baseline tree from before the packages
+        from validator.resolve import resolve
 
     line_map: dict[str, tuple[int, str]] = {}
     card_map: dict = {}
