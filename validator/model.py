@@ -399,7 +399,7 @@ class _SectionIndex:
         self, entries: list[ResolvedEntry], sections: tuple[Section, ...]
     ) -> list[ResolvedEntry] | tuple[()]:
         """The entries of `sections`, in listing order; shared: do not change it."""
-        if not self.fresh(entries):
+        if entries is not self.list or len(entries) != self.length:  # `fresh`, inlined: hot
             self.rebuild(entries)
         if self.dirty:
             self.refresh(entries)
@@ -643,7 +643,7 @@ class ResolvedDeck:
     def count(self, *sections: Section) -> int:
         """How many cards `sections` hold (each section's count is kept, and summed)."""
         entries, index = self.entries, self._index
-        if not index.fresh(entries):
+        if entries is not index.list or len(entries) != index.length:  # `fresh`, inlined
             index.rebuild(entries)
         counts = index.counts
         total = 0
