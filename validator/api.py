@@ -221,9 +221,11 @@ def check_resolved(
     rules: Sequence[str] = (),
     bracket: int | None = None,
     rarities=None,
+    as_of: date | None = None,
 ) -> list[Problem]:
     """Every problem of an already resolved deck in one format. Mutates `deck` (commander
-    designation moves cards between sections): pass a clone to reuse it."""
+    designation moves cards between sections): pass a clone to reuse it. `as_of` picks a
+    points format's list version (today when None)."""
     problems = list(deck.problems)
     if fmt.is_commander:
         from validator.rules.commander.designation import designate_commanders
@@ -235,6 +237,10 @@ def check_resolved(
         problems += commander_section_as_deck(deck, fmt)
     for check in GENERIC_CHECKS:
         problems += check(deck, fmt)
+    if fmt.points is not None:
+        from validator.rules.points import points_problems
+
+        problems += points_problems(deck, fmt, as_of or date.today())
     if fmt.is_commander:
         from validator.rules.brackets import bracket_problems
         from validator.rules.commander.rules import commander_problems
@@ -281,13 +287,57 @@ class _Prepared:
     resolved: ResolvedDeck
     commanders: list[Card]
     rarities: Callable[[Card], set[str] | None] | None
+    cards: CardSource | None = None
 
 
 def _prepare(deck: Deck, cards: CardSource, commanders: Sequence[str]) -> _Prepared:
     named, problems = _named_cards(commanders, cards) if commanders else ([], [])
     resolved = resolve(deck, cards)
     resolved.problems += problems  # a meld result named as commander (CR 712.4b)
-    return _Prepared(resolved, named, _rarities(cards))
+    return _Prepared(resolved, named, _rarities(cards), cards)
+
+
+#: Per card source: (points list id, version date) -> the version's names that are no card.
+_POINT_NAMES_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple, list[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def point_name_problems(fmt: FormatRules, day: date, cards: CardSource | None) -> list[Problem]:
+    """A warning naming each card of the points list in force on `day` that the card data
+    does not know: a misspelled name would never apply, silently. Looked up once per card
+    source and version."""
+    plist = fmt.points
+    version = plist.in_force(day) if plist is not None and cards is not None else None
+    if version is None:
+        return []
+    from validator.rules.points import unknown_point_names
+
+    def known(names: list[str]) -> set[str]:
+        found = cards.lookup([n for n in names if can_look_up(n)])
+        return {n for n in names if found.get(lookup_key(n))}
+
+    try:
+        per_source = _cached(_POINT_NAMES_CACHE, cards, dict)
+    except TypeError:
+        per_source = {}
+    key = (id(plist), version.day)
+    if key not in per_source:
+        per_source[key] = unknown_point_names(plist, version, known)
+    missing = per_source[key]
+    if not missing:
+        return []
+    return [
+        Problem(
+            "points-unknown-card",
+            f"{fmt.name}'s points list of {version.day} names "
+            f"{', '.join(missing)}, which the card data does not know (misspelled, or newer "
+            "than the sync): those points never apply; fix the name in the points list",
+            fmt.cite("points"),
+            Severity.WARNING,
+            cards=tuple(missing),
+        )
+    ]
 
 
 def _report(
@@ -299,8 +349,16 @@ def _report(
     **options,
 ) -> Report:
     problems = check_resolved(
-        deck, fmt, commanders=prepared.commanders, rarities=prepared.rarities, **options
+        deck,
+        fmt,
+        commanders=prepared.commanders,
+        rarities=prepared.rarities,
+        as_of=as_of.date if as_of is not None else None,
+        **options,
     )
+    if fmt.points is not None:
+        day = as_of.date if as_of is not None else date.today()
+        problems += point_name_problems(fmt, day, prepared.cards)
     if as_of is not None:
         from validator.history.asof import as_of_problems
 

@@ -846,9 +846,17 @@ def cmd_formats(args: argparse.Namespace) -> int:
             f"{key:<16} {f.name:<24} {size:<9} {f.sideboard_max:>4} {f.copy_limit:>6}  "
             f"scryfall:{f.legality}"
             + ("  (commander)" if f.is_commander else "")
+            + (_points_label(f.points) if f.points is not None else "")
             + ("  (not in the card database)" if missing else "")
         )
     return EXIT_OK
+
+
+def _points_label(points) -> str:
+    """ "  (10 points, list of 2025-07-19)": a points format's cap and the version in force."""
+    info = points.summary()
+    version = info["version"] or f"none before {info['first_version']}"
+    return f"  ({info['cap']} points, list of {version})"
 
 
 def cmd_card(args: argparse.Namespace) -> int:

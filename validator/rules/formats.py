@@ -10,8 +10,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from validator.cards.names import lookup_key
 from validator.errors import DeckcheckError
 from validator.resources import resource_path
+from validator.rules.points import PointsError, PointsList, load_points
 
 KINDS = ("constructed", "commander", "oathbreaker")
 
@@ -44,6 +46,14 @@ class FormatRules:
     brackets: bool = False
     citations: Mapping[str, str] = field(default_factory=dict)
     url: str | None = None
+    #: A points format's dated lists and cap (Canadian / Australian Highlander).
+    points: PointsList | None = None
+    #: Names banned, restricted (to `restricted_limit` copies) or allowed on top of the
+    #: legality key, as written; `name_status` maps each folded name to its status.
+    banned: frozenset[str] = frozenset()
+    restricted: frozenset[str] = frozenset()
+    allowed: frozenset[str] = frozenset()
+    name_status: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def is_commander(self) -> bool:
@@ -53,11 +63,27 @@ class FormatRules:
     def cite(self, check: str, fallback: str | None = None) -> str:
         return self.citations.get(check) or fallback or f"format:{self.key}"
 
+    def status(self, card: Any) -> str:
+        """The card's legality in this format: the format's own banned / restricted / allowed
+        names first (a house list on top of the format it builds on), then the card data's
+        status for `legality`."""
+        if self.name_status:
+            hit = self.name_status.get(lookup_key(card.name))
+            if hit is None and " // " in card.name:
+                hit = self.name_status.get(lookup_key(card.name.split(" // ")[0]))
+            if hit is not None:
+                return hit
+        return card.legalities.get(self.legality, "not_legal")
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, (frozenset, tuple)):
+            if f.name == "name_status":
+                continue
+            if isinstance(value, PointsList):
+                value = value.summary()
+            elif isinstance(value, (frozenset, tuple)):
                 value = sorted(value)
             elif isinstance(value, Mapping):
                 value = dict(value)
@@ -67,6 +93,7 @@ class FormatRules:
 
 #: The documented keys of a format table (data/formats.toml's header) and what each must be.
 #: A house formats file is checked against this before any deck is judged by it.
+_POINTS = "a points file name (relative to the formats file) or a table"
 _STR, _INT, _BOOL, _NAMES = (
     "a string",
     "a whole number (0 or more)",
@@ -93,6 +120,12 @@ KEY_TYPES: dict[str, str] = {
     "brackets": _BOOL,
     "citations": "a table of strings",
     "url": _STR,
+    "points": _POINTS,
+    "points_cap": _INT,
+    "points_sideboard": _BOOL,
+    "banned": _NAMES,
+    "restricted": _NAMES,
+    "allowed": _NAMES,
 }
 #: Keys whose value is one of a few words.
 KEY_CHOICES: dict[str, tuple[str, ...]] = {
@@ -112,6 +145,7 @@ CITATION_KEYS = (
     "color_identity",
     "colorless_basics",
     "banned_as_commander",
+    "points",
 )
 
 
@@ -130,6 +164,8 @@ def _type_ok(value: Any, expected: str) -> bool:
         return isinstance(value, bool)
     if expected == _NAMES:
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if expected == _POINTS:
+        return isinstance(value, (str, dict))
     return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
@@ -185,7 +221,43 @@ def _build(
     for name in ("banned_as_commander", "banned_as_companion"):
         merged[name] = frozenset(merged.get(name, ()))
     merged["commander_types"] = tuple(merged.get("commander_types", ()))
+    cap = merged.pop("points_cap", None)
+    sideboard = merged.pop("points_sideboard", True)
+    if "points" in merged:
+        try:
+            merged["points"] = load_points(
+                merged["points"],
+                base=Path(source).parent,
+                cap=cap,
+                sideboard=sideboard,
+                where=where,
+            )
+        except PointsError as exc:
+            raise FormatError(str(exc)) from exc
+    elif cap is not None:
+        raise FormatError(f"{where}: points_cap is given but no `points` list")
+    merged["name_status"] = _name_status(merged, where)
+    for name in ("banned", "restricted", "allowed"):
+        merged[name] = frozenset(merged.get(name, ()))
     return FormatRules(key=key, **merged)
+
+
+def _name_status(merged: Mapping[str, Any], where: str) -> dict[str, str]:
+    """Folded card name -> "banned" / "restricted" / "legal" from a format's own lists; a name
+    in two of them is an error (which one would apply is not clear)."""
+    status: dict[str, str] = {}
+    written: dict[str, tuple[str, str]] = {}
+    for key, value in (("banned", "banned"), ("restricted", "restricted"), ("allowed", "legal")):
+        for name in merged.get(key, ()):
+            folded = lookup_key(name)
+            if not folded:
+                raise FormatError(f"{where}: {key} has an empty card name")
+            if folded in status and written[folded][0] != key:
+                raise FormatError(
+                    f"{where}: {name!r} is in both {written[folded][0]} and {key}; keep one"
+                )
+            status[folded], written[folded] = value, (key, name)
+    return status
 
 
 def _read(path: Path) -> dict[str, Any]:
