@@ -9,7 +9,9 @@ Re-runnable and deterministic (same input, same bytes; tests/rules/test_points_d
 the files and compares). A version's date is its source commit's date, not always the official
 effective date (the source's README says so; the files' `note` repeats it, and a report quotes
 it). Two commits on one day are one version, the day's last commit (by UTC time): the list in
-force at the end of that day; the others are named in its `source`.
+force at the end of that day; the others are named in its `source`. A name the source
+listed twice keeps its later value, and a name with a stray full stop ("Mox Sapphire.") is read
+without it; both are said in the version's `source`.
 """
 
 from __future__ import annotations
@@ -76,9 +78,14 @@ def build(source: Path) -> dict[str, str]:
             if len(commits) > 1:
                 src += f" (same day as {', '.join(commits[:-1])})"
             tables: dict[str, dict[str, int]] = {"deck": {}, "companion": {}}
-            twice = []
+            twice, fixed = [], []
             for r in points[fmt, last]:
                 table = tables[r["kind"]]
+                if r["card"].endswith("."):
+                    # No card name ends in a full stop: the source's typo ("Mox Sapphire."), which
+                    # as written would never match a card; read without it, and said.
+                    fixed.append(f"{r['card']!r} read as {r['card'].rstrip('.')!r}")
+                    r = {**r, "card": r["card"].rstrip(".")}
                 if r["card"] in table:
                     # The source's map put the name twice; its later put is the one that holds
                     # (a Java map keeps the last value), so the later row is kept, and said.
@@ -86,6 +93,8 @@ def build(source: Path) -> dict[str, str]:
                 table[r["card"]] = int(r["points"])
             if twice:
                 src += "; " + "; ".join(twice) + ": the later value kept"
+            if fixed:
+                src += "; " + "; ".join(fixed)
             lines += ["", "[[version]]", f'date = "{day}"', f"source = {_toml_str(src)}"]
             lines.append("[version.points]")
             lines += [f"{_toml_str(n)} = {p}" for n, p in sorted(tables["deck"].items())]
