@@ -872,6 +872,10 @@ def cmd_card(args: argparse.Namespace) -> int:
     from validator.report import card_facts
 
     facts = card_facts(card, db.formats())
+    from validator.rules.formats import load_formats
+    from validator.rules.points import card_points
+
+    facts["points"] = card_points(card.name, load_formats(getattr(args, "formats_file", None)))
     if args.json:
         print(json.dumps(facts, indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -881,6 +885,14 @@ def cmd_card(args: argparse.Namespace) -> int:
             print("legalities:")
             for fmt, status in value.items():
                 print(f"  {fmt:<16} {status}")
+        elif key == "points":
+            print("points:")
+            for fmt, entry in value.items():
+                own = f", {entry['as_companion']} as companion" if "as_companion" in entry else ""
+                print(
+                    f"  {fmt:<20} {entry['points']}{own} (cap {entry['cap']}, "
+                    f"list of {entry['version']})"
+                )
         elif key in ("deck_card", "commander_eligible") and facts.get("meld_from"):
             # CR 712.4b: said, not left out as an unremarkable False
             print(f"{label}: no (the back face of a meld pair is not a card, CR 712.4b)")

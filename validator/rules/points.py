@@ -322,3 +322,26 @@ def unknown_point_names(plist: PointsList, version: PointsVersion, known) -> lis
     names = sorted({*version.points, *version.companion})
     found = known(names)
     return [n for n in names if n not in found]
+
+
+def card_points(card_name: str, formats: Mapping[str, Any], day: date | None = None) -> dict:
+    """A card's points in each points format on `day` (today when None): `deckcheck card`
+    and GET /v1/cards/{name}. Per format key: points, the version's date, and the points as a
+    declared companion where the list gives the card its own."""
+    day = day or date.today()
+    out: dict[str, dict[str, Any]] = {}
+    for key, fmt in formats.items():
+        plist = getattr(fmt, "points", None)
+        version = plist.in_force(day) if plist is not None else None
+        if version is None:
+            continue
+        entry: dict[str, Any] = {
+            "points": version.cost(card_name),
+            "cap": plist.cap,
+            "version": version.day.isoformat(),
+        }
+        companion = version.companion_cost(card_name)
+        if companion is not None:
+            entry["as_companion"] = companion
+        out[key] = entry
+    return out
