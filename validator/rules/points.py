@@ -59,15 +59,21 @@ class PointsVersion:
     # card's Oracle name however the decklist wrote it.
     _folded: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
     _folded_companion: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
-    # (card name, as companion) -> points: a warm run looks each card up once per version.
-    _costs: dict[tuple[str, bool], int] = field(default_factory=dict, repr=False, compare=False)
+    # Oracle name -> deck points, and the names that cost any: a warm run prices each card
+    # once per version.
+    _deck_costs: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    _pointed: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def cost(self, card_name: str, as_companion: bool = False) -> int:
         """Points of the card named `card_name` (Oracle name; a multi-face card also matches
         its front face's name), as a declared companion when `as_companion`."""
-        hit = self._costs.get((card_name, as_companion))
+        if as_companion:
+            return self._cost(card_name, True)
+        hit = self._deck_costs.get(card_name)
         if hit is None:
-            hit = self._costs[card_name, as_companion] = self._cost(card_name, as_companion)
+            hit = self._deck_costs[card_name] = self._cost(card_name, False)
+            if hit:
+                self._pointed.add(card_name)
         return hit
 
     def _cost(self, card_name: str, as_companion: bool) -> int:
@@ -94,10 +100,13 @@ class PointsList:
     source: str | None = None  # the file it was read from
     note: str | None = None  # said with the version used (e.g. what its dates are)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_days", [v.day for v in self.versions])
+
     def in_force(self, day: date) -> PointsVersion | None:
         """The version in force on `day`: the latest that took effect on or before it; None
         before the first (the list of that day is not known)."""
-        i = bisect.bisect_right([v.day for v in self.versions], day)
+        i = bisect.bisect_right(self._days, day)
         return self.versions[i - 1] if i else None
 
     def names(self) -> set[str]:
@@ -237,32 +246,36 @@ def _spending(deck: ResolvedDeck, plist: PointsList, version: PointsVersion):
     Highlander), else its deck points when the sideboard counts; listed in the sideboard as
     well (Arena exports do), it is one card, counted once.
     """
-    spent: dict[str, tuple[str, int, list[ResolvedEntry]]] = {}
-
-    def add(entry: ResolvedEntry, each: int) -> None:
-        if each:
-            name = entry.card.name
-            old = spent.get(entry.card.oracle_id)
-            if old is None:
-                spent[entry.card.oracle_id] = (name, each * entry.quantity, [entry])
-            else:
-                spent[entry.card.oracle_id] = (
-                    name,
-                    old[1] + each * entry.quantity,
-                    old[2] + [entry],
-                )
-
-    companions = deck.cards_in(COMPANION)
-    declared = {e.card.oracle_id for e in companions}
-    for e in deck.cards_in(MAIN, COMMANDER):
-        add(e, version.cost(e.card.name))
-    if plist.sideboard:
-        for e in deck.cards_in(SIDEBOARD):
-            if e.card.oracle_id not in declared:
-                add(e, version.cost(e.card.name))
+    # The warm path: the deck's names against the names already priced (set operations, in
+    # C), so that only the few pointed entries are looked at one by one.
+    companions = deck.cards_in(COMPANION) if deck.count(COMPANION) else []
+    counted = (MAIN, COMMANDER, SIDEBOARD) if plist.sideboard else (MAIN, COMMANDER)
+    entries = deck.cards_in(*counted)
+    priced = version._deck_costs
+    by_name = {e.card.name: e for e in entries}
+    for name in set(by_name).difference(priced):  # not keys() - keys(): that copies both
+        version.cost(name)  # prices it (and remembers a pointed name in _pointed)
+    hits = version._pointed.intersection(by_name)
+    pointed: list[tuple[ResolvedEntry, int]] = []
+    if hits and len(by_name) == len(entries) and not companions:
+        pointed = [(by_name[name], priced[name]) for name in hits]  # one line per card
+    elif hits:
+        declared = {e.card.oracle_id for e in companions}
+        for e in entries:
+            if e.card.name in hits and not (
+                e.section is SIDEBOARD and e.card.oracle_id in declared
+            ):
+                pointed.append((e, priced[e.card.name]))
     for e in companions:
         if plist.sideboard or version.companion_cost(e.card.name) is not None:
-            add(e, version.cost(e.card.name, as_companion=True))
+            each = version.cost(e.card.name, as_companion=True)
+            if each:
+                pointed.append((e, each))
+    spent: dict[str, tuple[str, int, list[ResolvedEntry]]] = {}
+    for e, each in pointed:
+        old = spent.get(e.card.oracle_id)
+        total = each * e.quantity + (old[1] if old else 0)
+        spent[e.card.oracle_id] = (e.card.name, total, (old[2] if old else []) + [e])
     return sorted(spent.values(), key=lambda s: (-s[1], s[0]))
 
 
