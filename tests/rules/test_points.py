@@ -151,7 +151,7 @@ def test_a_declared_companion_costs_its_companion_points(tmp_path):
 def test_two_copies_cost_twice(tmp_path):
     deck = make_deck(CARDS, [(2, "Sol Ring"), (20, "Island")])
     (p,) = problems(deck, fmt_of(tmp_path))
-    assert p.code == "points-over-cap" and "Sol Ring 8" in p.message
+    assert p.code == "points-over-cap" and "Sol Ring 8 (2 copies x 4)" in p.message
 
 
 @pytest.mark.parametrize(

@@ -279,6 +279,12 @@ def _spending(deck: ResolvedDeck, plist: PointsList, version: PointsVersion):
     return sorted(spent.values(), key=lambda s: (-s[1], s[0]))
 
 
+def _priced(name: str, points: int, entries: list[ResolvedEntry]) -> str:
+    """ "Sol Ring 3", or "Sol Ring 8 (2 copies x 4)" where copies multiply the cost."""
+    copies = sum(e.quantity for e in entries)
+    return f"{name} {points}" + (f" ({copies} copies x {points // copies})" if copies > 1 else "")
+
+
 def points_problems(deck: ResolvedDeck, fmt: Any, day: date) -> list[Problem]:
     """The points check of a points format on `day`: an error over the cap naming every
     pointed card with its points, the total, the cap and the list's version; an info note
@@ -301,7 +307,7 @@ def points_problems(deck: ResolvedDeck, fmt: Any, day: date) -> list[Problem]:
         ]
     spent = _spending(deck, plist, version)
     total = sum(s[1] for s in spent)
-    listed = ", ".join(f"{name} {points}" for name, points, _ in spent) or "no pointed cards"
+    listed = ", ".join(_priced(*s) for s in spent) or "no pointed cards"
     which = f"points list of {version.day}" + (f"; {plist.note}" if plist.note else "")
     cards = tuple(name for name, _, _ in spent)
     lines = entry_lines([e for _, _, entries in spent for e in entries])
