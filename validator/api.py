@@ -227,6 +227,21 @@ def check_resolved(
     designation moves cards between sections): pass a clone to reuse it. `as_of` picks a
     points format's list version (today when None)."""
     problems = list(deck.problems)
+    if fmt.lists is not None:  # the format's dated ban list as of the deck's date
+        dated = fmt.on(as_of or date.today())
+        if dated is fmt:
+            problems.append(
+                Problem(
+                    "format-list-missing",
+                    f"{fmt.name}'s own banned / restricted list is known from "
+                    f"{fmt.lists.versions[0].day} on; the deck's date "
+                    f"{as_of or date.today()} is before it, so it was judged by the card "
+                    "data's legalities: check it against the list of its date by hand",
+                    fmt.cite("card_pool"),
+                    Severity.WARNING,
+                )
+            )
+        fmt = dated
     if fmt.is_commander:
         from validator.rules.commander.designation import designate_commanders
 

@@ -134,6 +134,12 @@ _ALL: Final[tuple[Code, ...]] = (
         "the deck's date is before the format's first known points list: points not checked",
     ),
     Code(
+        "format-list-missing",
+        "warning",
+        _POOL,
+        "the deck's date is before the format's first dated ban list: judged by the card data",
+    ),
+    Code(
         "points-unknown-card",
         "warning",
         _POOL,

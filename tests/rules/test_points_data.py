@@ -1,4 +1,5 @@
-"""The shipped points lists (data/points/*.toml): built reproducibly from ../shared/data by
+"""The shipped points lists (data/points/*.toml) and dated ban lists (data/lists/*.toml): built
+reproducibly from ../shared/data by
 scripts/build_points.py, every name a real card, and real Canadian Highlander decks judged
 at, under and over the cap."""
 
@@ -32,10 +33,11 @@ def _build_script():
 def test_the_shipped_lists_are_the_build_scripts_output():
     source = shared_data("formats", "points")
     built = _build_script().build(source)
-    assert sorted(built) == sorted(p.name for p in (ROOT / "data" / "points").glob("*.toml"))
+    shipped = [p.relative_to(ROOT / "data").as_posix() for p in (ROOT / "data").glob("*/*.toml")]
+    assert sorted(built) == sorted(shipped)
     for name, text in built.items():
-        assert (ROOT / "data" / "points" / name).read_text(encoding="utf-8") == text, (
-            f"data/points/{name} is stale: run python scripts/build_points.py"
+        assert (ROOT / "data" / name).read_text(encoding="utf-8") == text, (
+            f"data/{name} is stale: run python scripts/build_points.py"
         )
 
 

@@ -847,6 +847,7 @@ def cmd_formats(args: argparse.Namespace) -> int:
             f"scryfall:{f.legality}"
             + ("  (commander)" if f.is_commander else "")
             + (_points_label(f.points) if f.points is not None else "")
+            + (_lists_label(f.lists) if f.lists is not None else "")
             + ("  (not in the card database)" if missing else "")
         )
     return EXIT_OK
@@ -857,6 +858,12 @@ def _points_label(points) -> str:
     info = points.summary()
     version = info["version"] or f"none before {info['first_version']}"
     return f"  ({info['cap']} points, list of {version})"
+
+
+def _lists_label(lists) -> str:
+    """ "  (ban list of 2023-07-15)": the version of a dated ban list in force today."""
+    info = lists.summary()
+    return f"  (ban list of {info['version'] or 'none before ' + info['first_version']})"
 
 
 def cmd_card(args: argparse.Namespace) -> int:

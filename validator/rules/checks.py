@@ -222,7 +222,7 @@ def _pool_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[Resolved
         entries = deck_and_sideboard(deck, fmt)
     else:
         return _deck_groups(deck, fmt).values()
-    if fmt.name_status:
+    if fmt.name_status or fmt.lists_complete:
         return _by_card([e for e in entries if fmt.status(e.card) != "legal"]).values()
     key = fmt.legality
     return _by_card(
@@ -239,7 +239,9 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     problems = []
     cite = fmt.cite("card_pool")
     key = fmt.legality
-    own = bool(fmt.name_status)  # the format's own banned / restricted / allowed names
+    # the format's own banned / restricted / allowed names, or a dated list that is the whole
+    # ban list
+    own = bool(fmt.name_status) or fmt.lists_complete
     for group in _pool_groups(deck, fmt):
         card = group[0].card
         # Card.legality, inlined: every card

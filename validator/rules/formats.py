@@ -6,7 +6,7 @@ import functools
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,12 @@ class FormatRules:
     restricted: frozenset[str] = frozenset()
     allowed: frozenset[str] = frozenset()
     name_status: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: Dated banned / restricted / allowed lists (Premodern's ban list by announcement): the
+    #: version in force on the deck's date applies on top of the lists above (`on`).
+    lists: PointsList | None = None
+    #: The dated list's `banned` is the format's whole ban list: a card the legality key
+    #: (today's) bans is legal on a date whose list does not ban it.
+    lists_complete: bool = False
 
     @property
     def is_commander(self) -> bool:
@@ -62,6 +68,27 @@ class FormatRules:
 
     def cite(self, check: str, fallback: str | None = None) -> str:
         return self.citations.get(check) or fallback or f"format:{self.key}"
+
+    def on(self, day: Any) -> FormatRules:
+        """This format as of `day`: with the names of its dated list's version in force then
+        (itself when it has no dated list, or the date is before the list's first version).
+        Made once per version."""
+        version = self.lists.in_force(day) if self.lists is not None else None
+        if version is None:
+            return self
+        cache = self.lists._formats  # type: ignore[attr-defined]
+        hit = cache.get(version.day)
+        if hit is None:
+            where = f"format [{self.key}] list of {version.day}"
+            own = {
+                "banned": [*self.banned, *version.banned],
+                "restricted": [*self.restricted, *version.restricted],
+                "allowed": [*self.allowed, *version.allowed],
+            }
+            # the version decides over the format's fixed names where they disagree
+            status = {**_name_status(own, where, strict=False)}
+            hit = cache[version.day] = replace(self, lists=None, name_status=status)
+        return hit
 
     def status(self, card: Any) -> str:
         """The card's legality in this format: the format's own banned / restricted / allowed
@@ -73,7 +100,10 @@ class FormatRules:
                 hit = self.name_status.get(lookup_key(card.name.split(" // ")[0]))
             if hit is not None:
                 return hit
-        return card.legalities.get(self.legality, "not_legal")
+        status = card.legalities.get(self.legality, "not_legal")
+        if status == "banned" and self.lists_complete and self.lists is None:
+            return "legal"  # `on`: the day's list is the whole ban list, and it does not ban it
+        return status
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -82,7 +112,10 @@ class FormatRules:
             if f.name == "name_status":
                 continue
             if isinstance(value, PointsList):
-                value = value.summary()
+                summary = value.summary()
+                if f.name == "lists":  # a ban list has no cap
+                    summary = {k: v for k, v in summary.items() if k in _LIST_SUMMARY}
+                value = summary
             elif isinstance(value, (frozenset, tuple)):
                 value = sorted(value)
             elif isinstance(value, Mapping):
@@ -90,6 +123,8 @@ class FormatRules:
             out[f.name] = value
         return out
 
+
+_LIST_SUMMARY = ("version", "versions", "first_version", "last_version", "file")
 
 #: The documented keys of a format table (data/formats.toml's header) and what each must be.
 #: A house formats file is checked against this before any deck is judged by it.
@@ -126,6 +161,8 @@ KEY_TYPES: dict[str, str] = {
     "banned": _NAMES,
     "restricted": _NAMES,
     "allowed": _NAMES,
+    "lists": _POINTS,
+    "lists_complete": _BOOL,
 }
 #: Keys whose value is one of a few words.
 KEY_CHOICES: dict[str, tuple[str, ...]] = {
@@ -236,15 +273,29 @@ def _build(
             raise FormatError(str(exc)) from exc
     elif cap is not None:
         raise FormatError(f"{where}: points_cap is given but no `points` list")
+    if "lists" in merged:
+        try:
+            merged["lists"] = load_points(
+                merged["lists"],
+                base=Path(source).parent,
+                cap=None,
+                sideboard=True,
+                where=where,
+                lists=True,
+            )
+        except PointsError as exc:
+            raise FormatError(str(exc)) from exc
+        object.__setattr__(merged["lists"], "_formats", {})
     merged["name_status"] = _name_status(merged, where)
     for name in ("banned", "restricted", "allowed"):
         merged[name] = frozenset(merged.get(name, ()))
     return FormatRules(key=key, **merged)
 
 
-def _name_status(merged: Mapping[str, Any], where: str) -> dict[str, str]:
+def _name_status(merged: Mapping[str, Any], where: str, strict: bool = True) -> dict[str, str]:
     """Folded card name -> "banned" / "restricted" / "legal" from a format's own lists; a name
-    in two of them is an error (which one would apply is not clear)."""
+    in two of them is an error (which one would apply is not clear), except when a dated
+    list's version (`strict` False) moves a name: then the later list named wins."""
     status: dict[str, str] = {}
     written: dict[str, tuple[str, str]] = {}
     for key, value in (("banned", "banned"), ("restricted", "restricted"), ("allowed", "legal")):
@@ -252,7 +303,7 @@ def _name_status(merged: Mapping[str, Any], where: str) -> dict[str, str]:
             folded = lookup_key(name)
             if not folded:
                 raise FormatError(f"{where}: {key} has an empty card name")
-            if folded in status and written[folded][0] != key:
+            if strict and folded in status and written[folded][0] != key:
                 raise FormatError(
                     f"{where}: {name!r} is in both {written[folded][0]} and {key}; keep one"
                 )

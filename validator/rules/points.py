@@ -63,6 +63,10 @@ class PointsVersion:
     # once per version.
     _deck_costs: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     _pointed: set[str] = field(default_factory=set, repr=False, compare=False)
+    #: A dated ban list's version (`lists`): names banned, restricted, allowed from this day.
+    banned: tuple[str, ...] = ()
+    restricted: tuple[str, ...] = ()
+    allowed: tuple[str, ...] = ()
 
     def cost(self, card_name: str, as_companion: bool = False) -> int:
         """Points of the card named `card_name` (Oracle name; a multi-face card also matches
@@ -95,7 +99,7 @@ class PointsList:
     """Every version of a format's points list, oldest first, and its cap."""
 
     versions: tuple[PointsVersion, ...]
-    cap: int
+    cap: int | None  # None: a dated ban list without points (`lists`)
     sideboard: bool = True  # the sideboard's cards cost points too
     source: str | None = None  # the file it was read from
     note: str | None = None  # said with the version used (e.g. what its dates are)
@@ -153,13 +157,19 @@ def _day(value: Any, where: str) -> date:
 
 
 def parse_points(
-    data: Mapping[str, Any], *, cap: Any, sideboard: Any, where: str, source: str | None = None
+    data: Mapping[str, Any],
+    *,
+    cap: Any,
+    sideboard: Any,
+    where: str,
+    source: str | None = None,
+    lists: bool = False,
 ) -> PointsList:
-    """A PointsList from a points file's content. Raises PointsError naming `where` (the file
-    and format), the version and the key."""
-    if cap is None:
+    """A PointsList from a points file's content (`lists`: a dated ban list, which needs no
+    cap). Raises PointsError naming `where` (the file and format), the version and the key."""
+    if cap is None and not lists:
         raise PointsError(f"{where}: a points format needs `points_cap` (the most a deck spends)")
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
         raise PointsError(f"{where}: points_cap must be a whole number (0 or more), not {cap!r}")
     if not isinstance(sideboard, bool):
         raise PointsError(f"{where}: points_sideboard must be true or false, not {sideboard!r}")
@@ -179,12 +189,19 @@ def parse_points(
     seen: dict[date, int] = {}
     for i, table in enumerate(raw, 1):
         label = f"{where}: version {table.get('date', f'#{i}')}"
-        extra = set(table) - {"date", "points", "companion", "source"}
+        keys = {"date", "source", *(("banned", "restricted", "allowed") if lists else ())}
+        keys |= set() if lists else {"points", "companion"}
+        extra = set(table) - keys
         if extra:
             raise PointsError(
-                f"{label}: unknown key {sorted(extra)[0]}; "
-                "a version has date, points, companion, source"
+                f"{label}: unknown key {sorted(extra)[0]}; a version has {', '.join(sorted(keys))}"
             )
+        names: dict[str, tuple[str, ...]] = {}
+        for key in ("banned", "restricted", "allowed"):
+            value = table.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise PointsError(f"{label}: {key} must be a list of card names, not {value!r}")
+            names[key] = tuple(value)
         if "date" not in table:
             raise PointsError(f"{label}: needs a `date` (the day it took effect)")
         day = _day(table["date"], label)
@@ -207,6 +224,7 @@ def parse_points(
                 src,
                 {lookup_key(n): p for n, p in points.items()},
                 {lookup_key(n): p for n, p in companion.items()},
+                **names,
             )
         )
     versions.sort(key=lambda v: v.day)
@@ -216,11 +234,14 @@ def parse_points(
     return PointsList(tuple(versions), cap, sideboard, source, note)
 
 
-def load_points(value: Any, *, base: Path, cap: Any, sideboard: Any, where: str) -> PointsList:
-    """A format's `points`: a file name (relative to the formats file's folder `base`) or an
-    inline table with the same keys as a points file."""
+def load_points(
+    value: Any, *, base: Path, cap: Any, sideboard: Any, where: str, lists: bool = False
+) -> PointsList:
+    """A format's `points` (or, with `lists`, its dated ban list `lists`): a file name
+    (relative to the formats file's folder `base`) or an inline table with the same keys as a
+    points file."""
     if isinstance(value, dict):
-        return parse_points(value, cap=cap, sideboard=sideboard, where=where)
+        return parse_points(value, cap=cap, sideboard=sideboard, where=where, lists=lists)
     if not isinstance(value, str):
         raise PointsError(f"{where}: points must be a points file name (or a table), not {value!r}")
     path = base / value
@@ -234,7 +255,12 @@ def load_points(value: Any, *, base: Path, cap: Any, sideboard: Any, where: str)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise PointsError(f"{where}: points file {path} is not valid TOML ({exc})") from exc
     return parse_points(
-        data, cap=cap, sideboard=sideboard, where=f"{where} ({path.name})", source=str(path)
+        data,
+        cap=cap,
+        sideboard=sideboard,
+        where=f"{where} ({path.name})",
+        source=str(path),
+        lists=lists,
     )
 
 
