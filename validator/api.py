@@ -319,12 +319,10 @@ _POINT_NAMES_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple, list[str]]] = (
 
 
 def point_name_problems(fmt: FormatRules, day: date, cards: CardSource | None) -> list[Problem]:
-    """A warning naming each card of the points list in force on `day` that the card data
-    does not know: a misspelled name would never apply, silently. Looked up once per card
-    source and version."""
-    plist = fmt.points
-    version = plist.in_force(day) if plist is not None and cards is not None else None
-    if version is None:
+    """A warning naming each card of the points list (and of the dated ban list) in force on
+    `day` that the card data does not know: a misspelled name would never apply, silently.
+    Looked up once per card source and version."""
+    if cards is None:
         return []
     from validator.rules.points import unknown_point_names
 
@@ -332,27 +330,44 @@ def point_name_problems(fmt: FormatRules, day: date, cards: CardSource | None) -
         found = cards.lookup([n for n in names if can_look_up(n)])
         return {n for n in names if found.get(lookup_key(n))}
 
-    try:
-        per_source = _cached(_POINT_NAMES_CACHE, cards, dict)
-    except TypeError:
-        per_source = {}
-    key = (id(plist), version.day)
-    if key not in per_source:
-        per_source[key] = unknown_point_names(plist, version, known)
-    missing = per_source[key]
-    if not missing:
-        return []
-    return [
-        Problem(
-            "points-unknown-card",
-            f"{fmt.name}'s points list of {version.day} names "
-            f"{', '.join(missing)}, which the card data does not know (misspelled, or newer "
-            "than the sync): those points never apply; fix the name in the points list",
-            fmt.cite("points"),
-            Severity.WARNING,
-            cards=tuple(missing),
+    per_source = _cached(_POINT_NAMES_CACHE, cards, dict)
+    problems = []
+    for plist, what in ((fmt.points, "points list"), (fmt.lists, "banned / restricted list")):
+        version = plist.in_force(day) if plist is not None else None
+        if version is None:
+            continue
+        key = (id(plist), version.day)
+        if key not in per_source:
+            per_source[key] = unknown_point_names(plist, version, known)
+        missing = tuple(per_source[key])
+        if not missing:
+            continue
+        message = (
+            f"{fmt.name}'s {what} of {version.day} names {', '.join(missing)}, which the card "
+            f"data does not know (misspelled, or newer than the sync): they never apply; fix "
+            f"the name in the {what}"
         )
-    ]
+        if plist is fmt.points:
+            problems.append(
+                Problem(
+                    "points-unknown-card",
+                    message,
+                    fmt.cite("points"),
+                    Severity.WARNING,
+                    cards=missing,
+                )
+            )
+        else:
+            problems.append(
+                Problem(
+                    "list-unknown-card",
+                    message,
+                    fmt.cite("card_pool"),
+                    Severity.WARNING,
+                    cards=missing,
+                )
+            )
+    return problems
 
 
 def _report(
@@ -371,7 +386,7 @@ def _report(
         as_of=as_of.date if as_of is not None else None,
         **options,
     )
-    if fmt.points is not None:
+    if fmt.points is not None or fmt.lists is not None:
         day = as_of.date if as_of is not None else date.today()
         problems += point_name_problems(fmt, day, prepared.cards)
     if as_of is not None:

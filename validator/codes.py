@@ -140,6 +140,12 @@ _ALL: Final[tuple[Code, ...]] = (
         "the deck's date is before the format's first dated ban list: judged by the card data",
     ),
     Code(
+        "list-unknown-card",
+        "warning",
+        _POOL,
+        "the format's dated banned / restricted list names a card the card data does not know",
+    ),
+    Code(
         "points-unknown-card",
         "warning",
         _POOL,

@@ -131,3 +131,13 @@ def test_premoderns_latest_list_is_the_card_datas_ban_list():
         "Negan, the Cold-Blooded",
         "Rick, Steadfast Leader",
     }
+
+
+def test_a_listed_name_the_card_data_lacks_is_a_warning(tmp_path, core_db):
+    lists = LISTS.replace('banned = ["Brainstorm"]', 'banned = ["Brainstorm", "Sharazad"]')
+    formats = {"dated": dated(tmp_path, lists=lists)}
+    report = api.validate("60 Island\n", "dated", db=core_db, formats=formats, as_of="2021-01-01")
+    (warning,) = [p for p in report.problems if p.code == "list-unknown-card"]
+    assert warning.cards == ("Sharazad",) and "list of 2020-01-01" in warning.message
+    later = api.validate("60 Island\n", "dated", db=core_db, formats=formats, as_of="2023-01-01")
+    assert not any(p.code == "list-unknown-card" for p in later.problems)

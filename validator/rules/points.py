@@ -364,7 +364,10 @@ def points_problems(deck: ResolvedDeck, fmt: Any, day: date) -> list[Problem]:
 def unknown_point_names(plist: PointsList, version: PointsVersion, known) -> list[str]:
     """The names of `version` that `known(names) -> set of the names that are cards` does not
     find: a misspelled name would otherwise never apply."""
-    names = sorted({*version.points, *version.companion})
+    names = sorted(
+        {*version.points, *version.companion, *version.banned, *version.restricted}
+        | {*version.allowed}
+    )
     found = known(names)
     return [n for n in names if n not in found]
 
