@@ -370,6 +370,35 @@ def point_name_problems(fmt: FormatRules, day: date, cards: CardSource | None) -
     return problems
 
 
+def _points_month(deck: ResolvedDeck, fmt: FormatRules, last_day: date) -> list[Problem]:
+    """Only the deck's month is known and it was judged by the points list of the month's last
+    day: when another list was in force earlier in the month, a note (a warning where the
+    verdicts differ) with the deck's points under it, since the event may have been then."""
+    from validator.rules.points import points_problems
+
+    first_day = last_day.replace(day=1)
+    plist = fmt.points
+    earlier, judged = plist.in_force(first_day), plist.in_force(last_day)
+    if earlier is judged:
+        return []
+    before = points_problems(deck, fmt, first_day)
+    after = points_problems(deck, fmt, last_day)
+    differ = {p.code for p in before} != {p.code for p in after}
+    what = before[0].message if before else ""
+    took = judged.day if judged is not None else last_day
+    return [
+        Problem(
+            "points-date-uncertain",
+            f"the deck's date is known only to the month ({last_day.isoformat()[:7]}), and "
+            f"{fmt.name}'s points list changed on {took}: it was judged by the list of the "
+            f"month's last day; under the list in force on {first_day}: {what}; check the "
+            "event's exact date",
+            fmt.cite("points"),
+            Severity.WARNING if differ else Severity.INFO,
+        )
+    ]
+
+
 def _report(
     prepared: _Prepared,
     deck: ResolvedDeck,
@@ -389,6 +418,8 @@ def _report(
     if fmt.points is not None or fmt.lists is not None:
         day = as_of.date if as_of is not None else date.today()
         problems += point_name_problems(fmt, day, prepared.cards)
+        if as_of is not None and as_of.month_only and fmt.points is not None:
+            problems += _points_month(deck, fmt, day)
     if as_of is not None:
         from validator.history.asof import as_of_problems
 

@@ -140,6 +140,14 @@ _ALL: Final[tuple[Code, ...]] = (
         "the deck's date is before the format's first dated ban list: judged by the card data",
     ),
     Code(
+        "points-date-uncertain",
+        "info",
+        _POOL,
+        "only the deck's month is known and the points list changed within it (a warning "
+        "when the two lists' verdicts differ)",
+        also=("warning",),
+    ),
+    Code(
         "list-unknown-card",
         "warning",
         _POOL,

@@ -232,3 +232,18 @@ def test_formats_listing_shows_cap_and_version(tmp_path):
     assert info["cap"] == 7 and info["versions"] == 2
     assert info["version"] == "2022-06-01" and info["first_version"] == "2020-01-01"
     assert info["sideboard_counts"] is True
+
+
+def test_a_month_only_date_with_a_list_change_inside_it_is_said(tmp_path, core_db):
+    # A list that took effect on 2022-06-15: judged by it (the month's last day), and the
+    # 2020 list's verdict is said, a warning because the two verdicts differ.
+    formats = load_formats(house(tmp_path, points=POINTS.replace("2022-06-01", "2022-06-15")))
+    text = "1 Black Lotus\n1 Lim-Dûl's Vault\n20 Island\n"  # 2020: 5 points; 2022: 8
+    report = api.validate(text, "pointy", db=core_db, formats=formats, as_of="2022-06")
+    (note,) = [p for p in report.problems if p.code == "points-date-uncertain"]
+    assert note.severity is Severity.WARNING
+    assert "changed on 2022-06-15" in note.message and "spends 5 of" in note.message
+    assert not report.legal  # judged by the later list, which it is over
+    # A month without a change inside it has no such note.
+    quiet = api.validate(text, "pointy", db=core_db, formats=formats, as_of="2022-07")
+    assert not any(p.code == "points-date-uncertain" for p in quiet.problems)
