@@ -107,6 +107,28 @@ def main() -> int:
             points_problems(r, with_points, day)
         alone = min(alone, (time.perf_counter() - started) / len(resolved))
     print(f"the points check alone (resolved deck): {alone * 1e6:.1f} us/deck")
+
+    # check_formats judges a deck in every format: the three formats this list data added
+    # (two points formats, one dated ban list) are extra work there; measured against the
+    # same formats without them.
+    from validator.rules.formats import load_formats
+
+    every = load_formats()
+    new = ("canadianhighlander", "australianhighlander", "europeanhighlander")
+    before = {k: f for k, f in every.items() if k not in new}
+    sample = parsed[:50]
+    timing = {"with": float("inf"), "without": float("inf")}
+    for i in range(args.rounds):
+        for label, formats in (("with", every), ("without", before))[:: -1 if i % 2 else 1]:
+            started = time.perf_counter()
+            for deck in sample:
+                api.check_formats(deck, cards=index, formats=formats)
+            timing[label] = min(timing[label], (time.perf_counter() - started) / len(sample))
+    print(
+        f"check_formats, {len(every)} formats: {timing['with'] * 1e3:.3f} ms/deck; "
+        f"without the {len(new)} added: {timing['without'] * 1e3:.3f} ms/deck "
+        f"(ratio {timing['with'] / timing['without']:.3f})"
+    )
     return 0
 
 
