@@ -60,6 +60,10 @@ class FormatRules:
     #: The dated list's `banned` is the format's whole ban list: a card the legality key
     #: (today's) bans is legal on a date whose list does not ban it.
     lists_complete: bool = False
+    #: Oracle name -> its `name_status` (None: not listed), filled as cards are judged.
+    _by_name: dict[str, str | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def is_commander(self) -> bool:
@@ -76,7 +80,7 @@ class FormatRules:
         version = self.lists.in_force(day) if self.lists is not None else None
         if version is None:
             return self
-        cache = self.lists._formats  # type: ignore[attr-defined]
+        cache = self.lists.formats_on
         hit = cache.get(version.day)
         if hit is None:
             where = f"format [{self.key}] list of {version.day}"
@@ -95,9 +99,14 @@ class FormatRules:
         names first (a house list on top of the format it builds on), then the card data's
         status for `legality`."""
         if self.name_status:
-            hit = self.name_status.get(lookup_key(card.name))
-            if hit is None and " // " in card.name:
-                hit = self.name_status.get(lookup_key(card.name.split(" // ")[0]))
+            # by Oracle name, folded once per name (the card-pool check asks for every card)
+            hit = self._by_name.get(card.name, _UNLISTED)
+            if hit is _UNLISTED:
+                hit = self.name_status.get(lookup_key(card.name))
+                if hit is None and " // " in card.name:
+                    hit = self.name_status.get(lookup_key(card.name.split(" // ")[0]))
+                if len(self._by_name) < 100_000:  # bounded: one entry per card name
+                    self._by_name[card.name] = hit
             if hit is not None:
                 return hit
         status = card.legalities.get(self.legality, "not_legal")
@@ -109,7 +118,7 @@ class FormatRules:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "name_status":
+            if f.name in ("name_status", "_by_name"):
                 continue
             if isinstance(value, PointsList):
                 summary = value.summary()
@@ -124,6 +133,7 @@ class FormatRules:
         return out
 
 
+_UNLISTED = object()  # `FormatRules.status`: a name not looked up yet
 _LIST_SUMMARY = ("version", "versions", "first_version", "last_version", "file")
 
 #: The documented keys of a format table (data/formats.toml's header) and what each must be.
@@ -285,7 +295,6 @@ def _build(
             )
         except PointsError as exc:
             raise FormatError(str(exc)) from exc
-        object.__setattr__(merged["lists"], "_formats", {})
     merged["name_status"] = _name_status(merged, where)
     for name in ("banned", "restricted", "allowed"):
         merged[name] = frozenset(merged.get(name, ()))

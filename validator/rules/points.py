@@ -103,6 +103,8 @@ class PointsList:
     sideboard: bool = True  # the sideboard's cards cost points too
     source: str | None = None  # the file it was read from
     note: str | None = None  # said with the version used (e.g. what its dates are)
+    #: A dated ban list's format as of each version (`FormatRules.on`), made once each.
+    formats_on: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_days", [v.day for v in self.versions])
