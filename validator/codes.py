@@ -118,6 +118,47 @@ _ALL: Final[tuple[Code, ...]] = (
         _POOL,
         "a legality status deckcheck does not know: not known to be allowed",
     ),
+    # Points formats (Canadian / Australian Highlander): the dated points list in force.
+    Code(
+        "points-over-cap",
+        "error",
+        _POOL,
+        "the deck's pointed cards cost more than the format's cap (every one named, with the "
+        "list's version date)",
+    ),
+    Code("points-total", "info", _POOL, "the points the deck spends, under the cap"),
+    Code(
+        "points-list-missing",
+        "warning",
+        _POOL,
+        "the deck's date is before the format's first known points list: points not checked",
+    ),
+    Code(
+        "format-list-missing",
+        "warning",
+        _POOL,
+        "the deck's date is before the format's first dated ban list: judged by the card data",
+    ),
+    Code(
+        "points-date-uncertain",
+        "info",
+        _POOL,
+        "only the deck's month is known and the points list changed within it (a warning "
+        "when the two lists' verdicts differ)",
+        also=("warning",),
+    ),
+    Code(
+        "list-unknown-card",
+        "warning",
+        _POOL,
+        "the format's dated banned / restricted list names a card the card data does not know",
+    ),
+    Code(
+        "points-unknown-card",
+        "warning",
+        _POOL,
+        "the points list names a card the card data does not know: its points never apply",
+    ),
     Code(
         "sticker-sheets",
         "info",

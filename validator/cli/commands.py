@@ -846,9 +846,24 @@ def cmd_formats(args: argparse.Namespace) -> int:
             f"{key:<16} {f.name:<24} {size:<9} {f.sideboard_max:>4} {f.copy_limit:>6}  "
             f"scryfall:{f.legality}"
             + ("  (commander)" if f.is_commander else "")
+            + (_points_label(f.points) if f.points is not None else "")
+            + (_lists_label(f.lists) if f.lists is not None else "")
             + ("  (not in the card database)" if missing else "")
         )
     return EXIT_OK
+
+
+def _points_label(points) -> str:
+    """ "  (10 points, list of 2025-07-19)": a points format's cap and the version in force."""
+    info = points.summary()
+    version = info["version"] or f"none before {info['first_version']}"
+    return f"  ({info['cap']} points, list of {version})"
+
+
+def _lists_label(lists) -> str:
+    """ "  (ban list of 2023-07-15)": the version of a dated ban list in force today."""
+    info = lists.summary()
+    return f"  (ban list of {info['version'] or 'none before ' + info['first_version']})"
 
 
 def cmd_card(args: argparse.Namespace) -> int:
@@ -864,6 +879,10 @@ def cmd_card(args: argparse.Namespace) -> int:
     from validator.report import card_facts
 
     facts = card_facts(card, db.formats())
+    from validator.rules.formats import load_formats
+    from validator.rules.points import card_points
+
+    facts["points"] = card_points(card.name, load_formats(getattr(args, "formats_file", None)))
     if args.json:
         print(json.dumps(facts, indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -873,6 +892,14 @@ def cmd_card(args: argparse.Namespace) -> int:
             print("legalities:")
             for fmt, status in value.items():
                 print(f"  {fmt:<16} {status}")
+        elif key == "points":
+            print("points:")
+            for fmt, entry in value.items():
+                own = f", {entry['as_companion']} as companion" if "as_companion" in entry else ""
+                print(
+                    f"  {fmt:<20} {entry['points']}{own} (cap {entry['cap']}, "
+                    f"list of {entry['version']})"
+                )
         elif key in ("deck_card", "commander_eligible") and facts.get("meld_from"):
             # CR 712.4b: said, not left out as an unremarkable False
             print(f"{label}: no (the back face of a meld pair is not a card, CR 712.4b)")

@@ -222,6 +222,8 @@ def _pool_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[Resolved
         entries = deck_and_sideboard(deck, fmt)
     else:
         return _deck_groups(deck, fmt).values()
+    if fmt.name_status or fmt.lists_complete:
+        return _by_card([e for e in entries if fmt.status(e.card) != "legal"]).values()
     key = fmt.legality
     return _by_card(
         [e for e in entries if e.card.legalities.get(key, "not_legal") != "legal"]
@@ -237,9 +239,13 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     problems = []
     cite = fmt.cite("card_pool")
     key = fmt.legality
+    # the format's own banned / restricted / allowed names, or a dated list that is the whole
+    # ban list
+    own = bool(fmt.name_status) or fmt.lists_complete
     for group in _pool_groups(deck, fmt):
         card = group[0].card
-        status = card.legalities.get(key, "not_legal")  # Card.legality, inlined: every card
+        # Card.legality, inlined: every card
+        status = fmt.status(card) if own else card.legalities.get(key, "not_legal")
         if status == "legal":
             continue  # most cards: nothing more to compute
         total = sum(e.quantity for e in group)
@@ -417,7 +423,7 @@ def check_attractions(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     )
     for group in _by_card(attractions).values():
         card = group[0].card
-        status = card.legality(fmt.legality)
+        status = fmt.status(card)
         if status in ("banned", "not_legal"):
             word = "banned" if status == "banned" else "not legal"
             problems.append(

@@ -6,12 +6,14 @@ import functools
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from validator.cards.names import lookup_key
 from validator.errors import DeckcheckError
 from validator.resources import resource_path
+from validator.rules.points import PointsError, PointsList, load_points
 
 KINDS = ("constructed", "commander", "oathbreaker")
 
@@ -44,6 +46,24 @@ class FormatRules:
     brackets: bool = False
     citations: Mapping[str, str] = field(default_factory=dict)
     url: str | None = None
+    #: A points format's dated lists and cap (Canadian / Australian Highlander).
+    points: PointsList | None = None
+    #: Names banned, restricted (to `restricted_limit` copies) or allowed on top of the
+    #: legality key, as written; `name_status` maps each folded name to its status.
+    banned: frozenset[str] = frozenset()
+    restricted: frozenset[str] = frozenset()
+    allowed: frozenset[str] = frozenset()
+    name_status: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: Dated banned / restricted / allowed lists (Premodern's ban list by announcement): the
+    #: version in force on the deck's date applies on top of the lists above (`on`).
+    lists: PointsList | None = None
+    #: The dated list's `banned` is the format's whole ban list: a card the legality key
+    #: (today's) bans is legal on a date whose list does not ban it.
+    lists_complete: bool = False
+    #: Oracle name -> its `name_status` (None: not listed), filled as cards are judged.
+    _by_name: dict[str, str | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def is_commander(self) -> bool:
@@ -53,11 +73,59 @@ class FormatRules:
     def cite(self, check: str, fallback: str | None = None) -> str:
         return self.citations.get(check) or fallback or f"format:{self.key}"
 
+    def on(self, day: Any) -> FormatRules:
+        """This format as of `day`: with the names of its dated list's version in force then
+        (itself when it has no dated list, or the date is before the list's first version).
+        Made once per version."""
+        version = self.lists.in_force(day) if self.lists is not None else None
+        if version is None:
+            return self
+        cache = self.lists.formats_on
+        hit = cache.get(version.day)
+        if hit is None:
+            where = f"format [{self.key}] list of {version.day}"
+            own = {
+                "banned": [*self.banned, *version.banned],
+                "restricted": [*self.restricted, *version.restricted],
+                "allowed": [*self.allowed, *version.allowed],
+            }
+            # the version decides over the format's fixed names where they disagree
+            status = {**_name_status(own, where, strict=False)}
+            hit = cache[version.day] = replace(self, lists=None, name_status=status)
+        return hit
+
+    def status(self, card: Any) -> str:
+        """The card's legality in this format: the format's own banned / restricted / allowed
+        names first (a house list on top of the format it builds on), then the card data's
+        status for `legality`."""
+        if self.name_status:
+            # by Oracle name, folded once per name (the card-pool check asks for every card)
+            hit = self._by_name.get(card.name, _UNLISTED)
+            if hit is _UNLISTED:
+                hit = self.name_status.get(lookup_key(card.name))
+                if hit is None and " // " in card.name:
+                    hit = self.name_status.get(lookup_key(card.name.split(" // ")[0]))
+                if len(self._by_name) < 100_000:  # bounded: one entry per card name
+                    self._by_name[card.name] = hit
+            if hit is not None:
+                return hit
+        status = card.legalities.get(self.legality, "not_legal")
+        if status == "banned" and self.lists_complete and self.lists is None:
+            return "legal"  # `on`: the day's list is the whole ban list, and it does not ban it
+        return status
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, (frozenset, tuple)):
+            if f.name in ("name_status", "_by_name"):
+                continue
+            if isinstance(value, PointsList):
+                summary = value.summary()
+                if f.name == "lists":  # a ban list has no cap
+                    summary = {k: v for k, v in summary.items() if k in _LIST_SUMMARY}
+                value = summary
+            elif isinstance(value, (frozenset, tuple)):
                 value = sorted(value)
             elif isinstance(value, Mapping):
                 value = dict(value)
@@ -65,8 +133,12 @@ class FormatRules:
         return out
 
 
+_UNLISTED = object()  # `FormatRules.status`: a name not looked up yet
+_LIST_SUMMARY = ("version", "versions", "first_version", "last_version", "file")
+
 #: The documented keys of a format table (data/formats.toml's header) and what each must be.
 #: A house formats file is checked against this before any deck is judged by it.
+_POINTS = "a points file name (relative to the formats file) or a table"
 _STR, _INT, _BOOL, _NAMES = (
     "a string",
     "a whole number (0 or more)",
@@ -93,6 +165,14 @@ KEY_TYPES: dict[str, str] = {
     "brackets": _BOOL,
     "citations": "a table of strings",
     "url": _STR,
+    "points": _POINTS,
+    "points_cap": _INT,
+    "points_sideboard": _BOOL,
+    "banned": _NAMES,
+    "restricted": _NAMES,
+    "allowed": _NAMES,
+    "lists": _POINTS,
+    "lists_complete": _BOOL,
 }
 #: Keys whose value is one of a few words.
 KEY_CHOICES: dict[str, tuple[str, ...]] = {
@@ -112,6 +192,7 @@ CITATION_KEYS = (
     "color_identity",
     "colorless_basics",
     "banned_as_commander",
+    "points",
 )
 
 
@@ -130,6 +211,8 @@ def _type_ok(value: Any, expected: str) -> bool:
         return isinstance(value, bool)
     if expected == _NAMES:
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if expected == _POINTS:
+        return isinstance(value, (str, dict))
     return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
@@ -185,7 +268,56 @@ def _build(
     for name in ("banned_as_commander", "banned_as_companion"):
         merged[name] = frozenset(merged.get(name, ()))
     merged["commander_types"] = tuple(merged.get("commander_types", ()))
+    cap = merged.pop("points_cap", None)
+    sideboard = merged.pop("points_sideboard", True)
+    if "points" in merged:
+        try:
+            merged["points"] = load_points(
+                merged["points"],
+                base=Path(source).parent,
+                cap=cap,
+                sideboard=sideboard,
+                where=where,
+            )
+        except PointsError as exc:
+            raise FormatError(str(exc)) from exc
+    elif cap is not None:
+        raise FormatError(f"{where}: points_cap is given but no `points` list")
+    if "lists" in merged:
+        try:
+            merged["lists"] = load_points(
+                merged["lists"],
+                base=Path(source).parent,
+                cap=None,
+                sideboard=True,
+                where=where,
+                lists=True,
+            )
+        except PointsError as exc:
+            raise FormatError(str(exc)) from exc
+    merged["name_status"] = _name_status(merged, where)
+    for name in ("banned", "restricted", "allowed"):
+        merged[name] = frozenset(merged.get(name, ()))
     return FormatRules(key=key, **merged)
+
+
+def _name_status(merged: Mapping[str, Any], where: str, strict: bool = True) -> dict[str, str]:
+    """Folded card name -> "banned" / "restricted" / "legal" from a format's own lists; a name
+    in two of them is an error (which one would apply is not clear), except when a dated
+    list's version (`strict` False) moves a name: then the later list named wins."""
+    status: dict[str, str] = {}
+    written: dict[str, tuple[str, str]] = {}
+    for key, value in (("banned", "banned"), ("restricted", "restricted"), ("allowed", "legal")):
+        for name in merged.get(key, ()):
+            folded = lookup_key(name)
+            if not folded:
+                raise FormatError(f"{where}: {key} has an empty card name")
+            if strict and folded in status and written[folded][0] != key:
+                raise FormatError(
+                    f"{where}: {name!r} is in both {written[folded][0]} and {key}; keep one"
+                )
+            status[folded], written[folded] = value, (key, name)
+    return status
 
 
 def _read(path: Path) -> dict[str, Any]:

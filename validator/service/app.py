@@ -32,6 +32,7 @@ from starlette.concurrency import run_in_threadpool
 import validator
 from validator.report import card_facts, check_formats_dict
 from validator.rules.formats import get_format
+from validator.rules.points import card_points
 from validator.rules.resolve import suggestions
 
 # The routes call bodies.read_deck_request through its module, so that a patch of it (a
@@ -361,7 +362,9 @@ class Service:
             raise ProblemError(
                 "unknown-card", f"no card named {name!r}{did}", name=name, suggestions=hint
             )
-        return card_facts(card, snap.formats)
+        facts = card_facts(card, snap.formats)
+        facts["points"] = card_points(card.name, self.formats)
+        return facts
 
     def health(self) -> dict[str, Any]:
         """Ready when requests can be answered: the data loaded and its database readable
