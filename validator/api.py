@@ -228,20 +228,10 @@ def check_resolved(
     points format's list version (today when None)."""
     problems = list(deck.problems)
     if fmt.lists is not None:  # the format's dated ban list as of the deck's date
-        dated = fmt.on(as_of or date.today())
-        if dated is fmt:
-            problems.append(
-                Problem(
-                    "format-list-missing",
-                    f"{fmt.name}'s own banned / restricted list is known from "
-                    f"{fmt.lists.versions[0].day} on; the deck's date "
-                    f"{as_of or date.today()} is before it, so it was judged by the card "
-                    "data's legalities: check it against the list of its date by hand",
-                    fmt.cite("card_pool"),
-                    Severity.WARNING,
-                )
-            )
-        fmt = dated
+        from validator.rules.points import list_in_force
+
+        fmt, missing = list_in_force(fmt, as_of or date.today())
+        problems += missing
     if fmt.is_commander:
         from validator.rules.commander.designation import designate_commanders
 
@@ -312,93 +302,6 @@ def _prepare(deck: Deck, cards: CardSource, commanders: Sequence[str]) -> _Prepa
     return _Prepared(resolved, named, _rarities(cards), cards)
 
 
-#: Per card source: (points list id, version date) -> the version's names that are no card.
-_POINT_NAMES_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple, list[str]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def point_name_problems(fmt: FormatRules, day: date, cards: CardSource | None) -> list[Problem]:
-    """A warning naming each card of the points list (and of the dated ban list) in force on
-    `day` that the card data does not know: a misspelled name would never apply, silently.
-    Looked up once per card source and version."""
-    if cards is None:
-        return []
-    from validator.rules.points import unknown_point_names
-
-    def known(names: list[str]) -> set[str]:
-        found = cards.lookup([n for n in names if can_look_up(n)])
-        return {n for n in names if found.get(lookup_key(n))}
-
-    per_source = _cached(_POINT_NAMES_CACHE, cards, dict)
-    problems = []
-    for plist, what in ((fmt.points, "points list"), (fmt.lists, "banned / restricted list")):
-        version = plist.in_force(day) if plist is not None else None
-        if version is None:
-            continue
-        key = (id(plist), version.day)
-        if key not in per_source:
-            per_source[key] = unknown_point_names(plist, version, known)
-        missing = tuple(per_source[key])
-        if not missing:
-            continue
-        message = (
-            f"{fmt.name}'s {what} of {version.day} names {', '.join(missing)}, which the card "
-            f"data does not know (misspelled, or newer than the sync): they never apply; fix "
-            f"the name in the {what}"
-        )
-        if plist is fmt.points:
-            problems.append(
-                Problem(
-                    "points-unknown-card",
-                    message,
-                    fmt.cite("points"),
-                    Severity.WARNING,
-                    cards=missing,
-                )
-            )
-        else:
-            problems.append(
-                Problem(
-                    "list-unknown-card",
-                    message,
-                    fmt.cite("card_pool"),
-                    Severity.WARNING,
-                    cards=missing,
-                )
-            )
-    return problems
-
-
-def _points_month(deck: ResolvedDeck, fmt: FormatRules, last_day: date) -> list[Problem]:
-    """Only the deck's month is known and it was judged by the points list of the month's last
-    day: when another list was in force earlier in the month, a note (a warning where the
-    verdicts differ) with the deck's points under it, since the event may have been then."""
-    from validator.rules.points import points_problems
-
-    first_day = last_day.replace(day=1)
-    plist = fmt.points
-    earlier, judged = plist.in_force(first_day), plist.in_force(last_day)
-    if earlier is judged:
-        return []
-    before = points_problems(deck, fmt, first_day)
-    after = points_problems(deck, fmt, last_day)
-    differ = {p.code for p in before} != {p.code for p in after}
-    what = before[0].message if before else ""
-    took = judged.day if judged is not None else last_day
-    return [
-        Problem(
-            "points-date-uncertain",
-            f"the deck's date is known only to the month ({last_day.isoformat()[:7]}), and "
-            f"{fmt.name}'s points list changed on {took}: it was judged by the list of the "
-            f"month's last day; under the list in force on {first_day}: {what}; check the "
-            "event's exact date",
-            fmt.cite("points"),
-            Severity.WARNING if differ else Severity.INFO,
-        )
-    ]
-
-
 def _report(
     prepared: _Prepared,
     deck: ResolvedDeck,
@@ -417,9 +320,11 @@ def _report(
     )
     if fmt.points is not None or fmt.lists is not None:
         day = as_of.date if as_of is not None else date.today()
+        from validator.rules.points import point_name_problems, points_month_problems
+
         problems += point_name_problems(fmt, day, prepared.cards)
         if as_of is not None and as_of.month_only and fmt.points is not None:
-            problems += _points_month(deck, fmt, day)
+            problems += points_month_problems(deck, fmt, day)
     if as_of is not None:
         from validator.history.asof import as_of_problems
 

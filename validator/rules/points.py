@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import tomllib
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -395,3 +396,110 @@ def card_points(card_name: str, formats: Mapping[str, Any], day: date | None = N
             entry["as_companion"] = companion
         out[key] = entry
     return out
+
+
+def list_in_force(fmt: Any, day: date) -> tuple[Any, list[Problem]]:
+    """The format as its dated banned / restricted list in force on `day` has it; before the
+    list's first version, the format as the card data has it, with a warning saying so."""
+    dated = fmt.on(day)
+    if dated is not fmt:
+        return dated, []
+    return fmt, [
+        Problem(
+            "format-list-missing",
+            f"{fmt.name}'s own banned / restricted list is known from "
+            f"{fmt.lists.versions[0].day} on; the deck's date "
+            f"{day} is before it, so it was judged by the card "
+            "data's legalities: check it against the list of its date by hand",
+            fmt.cite("card_pool"),
+            WARNING,
+        )
+    ]
+
+
+#: Per card source: (points list id, version date) -> the version's names that are no card.
+_POINT_NAMES_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple, list[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def point_name_problems(fmt: Any, day: date, cards: Any) -> list[Problem]:
+    """A warning naming each card of the points list (and of the dated ban list) in force on
+    `day` that the card data does not know: a misspelled name would never apply, silently.
+    Looked up once per card source and version."""
+    if cards is None:
+        return []
+    from validator.rules.resolve import can_look_up
+
+    def known(names: list[str]) -> set[str]:
+        found = cards.lookup([n for n in names if can_look_up(n)])
+        return {n for n in names if found.get(lookup_key(n))}
+
+    try:
+        per_source = _POINT_NAMES_CACHE.setdefault(cards, {})
+    except TypeError:  # a card source that cannot be weakly referenced: not cached
+        per_source = {}
+    problems = []
+    for plist, what in ((fmt.points, "points list"), (fmt.lists, "banned / restricted list")):
+        version = plist.in_force(day) if plist is not None else None
+        if version is None:
+            continue
+        key = (id(plist), version.day)
+        if key not in per_source:
+            per_source[key] = unknown_point_names(plist, version, known)
+        missing = tuple(per_source[key])
+        if not missing:
+            continue
+        message = (
+            f"{fmt.name}'s {what} of {version.day} names {', '.join(missing)}, which the card "
+            f"data does not know (misspelled, or newer than the sync): they never apply; fix "
+            f"the name in the {what}"
+        )
+        if plist is fmt.points:
+            problems.append(
+                Problem(
+                    "points-unknown-card",
+                    message,
+                    fmt.cite("points"),
+                    WARNING,
+                    cards=missing,
+                )
+            )
+        else:
+            problems.append(
+                Problem(
+                    "list-unknown-card",
+                    message,
+                    fmt.cite("card_pool"),
+                    WARNING,
+                    cards=missing,
+                )
+            )
+    return problems
+
+
+def points_month_problems(deck: ResolvedDeck, fmt: Any, last_day: date) -> list[Problem]:
+    """Only the deck's month is known and it was judged by the points list of the month's last
+    day: when another list was in force earlier in the month, a note (a warning where the
+    verdicts differ) with the deck's points under it, since the event may have been then."""
+    first_day = last_day.replace(day=1)
+    plist = fmt.points
+    earlier, judged = plist.in_force(first_day), plist.in_force(last_day)
+    if earlier is judged:
+        return []
+    before = points_problems(deck, fmt, first_day)
+    after = points_problems(deck, fmt, last_day)
+    differ = {p.code for p in before} != {p.code for p in after}
+    what = before[0].message if before else ""
+    took = judged.day if judged is not None else last_day
+    return [
+        Problem(
+            "points-date-uncertain",
+            f"the deck's date is known only to the month ({last_day.isoformat()[:7]}), and "
+            f"{fmt.name}'s points list changed on {took}: it was judged by the list of the "
+            f"month's last day; under the list in force on {first_day}: {what}; check the "
+            "event's exact date",
+            fmt.cite("points"),
+            WARNING if differ else INFO,
+        )
+    ]
