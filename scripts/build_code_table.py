@@ -29,7 +29,8 @@ def render() -> str:
     for entry in CODES.values():
         severity = entry.severity + "".join(f", {s}" for s in entry.also)
         meaning = entry.meaning.replace("|", "\\|")
-        rows.append(f"| `{entry.code}` | {severity} | {entry.citation} | {meaning} |")
+        # The citation as code: `format:<key>` would otherwise be read as an HTML tag.
+        rows.append(f"| `{entry.code}` | {severity} | `{entry.citation}` | {meaning} |")
     return "\n".join(rows) + "\n"
 
 
