@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     Boolean,
@@ -179,7 +179,18 @@ class Base:
     metadata = MetaData()
 
 
-def _table(cls: type, *columns: Any, **kwargs: Any) -> type:
+class _TableClass(type):
+    """The type of the classes that name a table: `__table__` is its Core table and each
+    column is an attribute (set by `_table`), which the type checker learns from here."""
+
+    __table__: Table
+    __tablename__: str
+
+    def __getattr__(cls, name: str) -> Column[Any]:
+        raise AttributeError(f"{cls.__name__} has no column {name!r}")
+
+
+def _table(cls: _TableClass, *columns: Any, **kwargs: Any) -> _TableClass:
     """Define table `cls.__tablename__` with `columns`: `cls.__table__` is the Core table and
     each column is also an attribute of `cls` (`MetaRow.value`)."""
     cls.__table__ = Table(cls.__tablename__, Base.metadata, *columns, **kwargs)
@@ -188,7 +199,7 @@ def _table(cls: type, *columns: Any, **kwargs: Any) -> type:
     return cls
 
 
-class LegalitySetRow:
+class LegalitySetRow(metaclass=_TableClass):
     """One distinct set of legalities: a card's statuses other than `not_legal` as a JSON
     object (`compact.legality_text`). 34,000 cards hold about 200 distinct ones, so a card
     refers to its set instead of holding a row per format; a format listed in `meta.formats`
@@ -204,7 +215,7 @@ _table(
 )
 
 
-class CardRow:
+class CardRow(metaclass=_TableClass):
     """One oracle card: every fact of `model.Card` (CR citations live in `cardfacts`) but its
     oracle id, name and legalities in the compact encoding of `compact` (`data`), the one copy
     every reader decodes (`CardDB`, `store_sqlite`, `CardIndex`). `name` and `is_deck_card`
@@ -223,7 +234,7 @@ _table(
 )
 
 
-class NameRow:
+class NameRow(metaclass=_TableClass):
     """Folded names a decklist may use: full name, face names, printed and flavor names."""
 
     __tablename__ = "card_names"
@@ -242,7 +253,7 @@ _table(
 )
 
 
-class PrintingRow:
+class PrintingRow(metaclass=_TableClass):
     """A printing (from `default_cards`): set + collector number -> oracle card."""
 
     __tablename__ = "printings"
@@ -259,7 +270,7 @@ _table(
 )
 
 
-class SyncRun:
+class SyncRun(metaclass=_TableClass):
     """One completed sync: where the data came from and what it held."""
 
     __tablename__ = "sync_runs"
@@ -279,7 +290,7 @@ _table(
 )
 
 
-class LegalityChange:
+class LegalityChange(metaclass=_TableClass):
     """A card's legality in a format changed between two syncs."""
 
     __tablename__ = "legality_changes"
@@ -298,7 +309,7 @@ _table(
 )
 
 
-class MetaRow:
+class MetaRow(metaclass=_TableClass):
     __tablename__ = "meta"
 
 
@@ -664,7 +675,7 @@ class CardDB:
     def info(self) -> DbInfo:
         with self._connect() as conn:
 
-            def count(model: type) -> int:
+            def count(model: _TableClass) -> int:
                 return conn.execute(select(func.count()).select_from(model.__table__)).scalar_one()
 
             try:
@@ -919,9 +930,9 @@ _TEXT_COLUMNS = [
 ]
 _TEXT_VALUES = operator.attrgetter(*(c for c, _, _ in _TEXT_COLUMNS))
 # The change log's columns hold a format key and a status (PostgreSQL refuses longer values).
-_FORMAT_MAX = LegalityChange.__table__.c.format.type.length
-_STATUS_MAX = LegalityChange.__table__.c.old_status.type.length
-_NAME_MAX = NameRow.__table__.c.folded.type.length
+_FORMAT_MAX = LegalityChange.__table__.c.format.type.length  # type: ignore[attr-defined]  # a String column
+_STATUS_MAX = LegalityChange.__table__.c.old_status.type.length  # type: ignore[attr-defined]  # a String column
+_NAME_MAX = NameRow.__table__.c.folded.type.length  # type: ignore[attr-defined]  # a String column
 
 
 def card_problem(card: Card, checked: dict[int, Any] | None = None) -> str | None:
@@ -1199,9 +1210,8 @@ class _RowWriter:
     def select(self, statement: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """The rows of `statement` (named parameters, as store/rows.py writes them)."""
         if self.sqlite:
-            return self.conn.connection.driver_connection.execute(
-                statement, params or {}
-            ).fetchall()
+            driver = cast(sqlite3.Connection, self.conn.connection.driver_connection)
+            return driver.execute(statement, params or {}).fetchall()
         return [tuple(r) for r in self.conn.execute(text(statement), params or {})]
 
     def insert(self, table: Any, rows: list[tuple[Any, ...]]) -> None:

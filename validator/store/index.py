@@ -61,14 +61,14 @@ class CardIndex:
             order[oid] = position
         by_name = self._by_name
         same_oid = {oid: oid for oid in order}  # one string per oracle id, not one per name
-        for folded, oid in data.names:
-            oid = same_oid.get(oid)
-            if oid is not None:  # card_names also holds tokens and other non-deck objects
+        for folded, named in data.names:
+            card_id = same_oid.get(named)
+            if card_id is not None:  # card_names also holds tokens and other non-deck objects
                 ids = by_name.get(folded)
                 if ids is None:
-                    by_name[folded] = [oid]
+                    by_name[folded] = [card_id]
                 else:
-                    ids.append(oid)
+                    ids.append(card_id)
                     ids.sort(key=order.__getitem__)  # card order, as an index built in code
 
     def add(self, card: Card, names: Iterable[str] = ()) -> None:
