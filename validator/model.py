@@ -357,8 +357,8 @@ class _SectionIndex:
 
     def rebuild(self, entries: list[ResolvedEntry]) -> None:
         sections = [e.entry.section for e in entries]
-        buckets: dict = {}
-        order: list | None = []
+        buckets: dict[Section, list[ResolvedEntry]] = {}
+        order: list[Section] | None = []
         start, end = 0, len(sections)
         while start < end:
             # Most lists hold each section in one run (the deck, then the sideboard): sliced.
@@ -377,7 +377,7 @@ class _SectionIndex:
                         found.append(e)
                 break
             buckets[section] = entries[start:stop]
-            order.append(section)
+            order.append(section)  # type: ignore[union-attr]  # None only after the break
             start = stop
         self.list, self.length, self.buckets, self.dirty = entries, len(entries), buckets, set()
         self.order, self.multi, self.counts, self.groups = order, {}, {}, {}

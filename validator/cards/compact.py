@@ -43,11 +43,13 @@ def encode_card(card: Card) -> bytes:
     each text once (see ENCODING_VERSION)."""
     import orjson
 
-    faces = [
+    faces: list[list[Any]] = [
         [f.name, f.mana_cost, f.type_line, f.oracle_text, f.power, f.toughness, f.loyalty]
         for f in card.faces
     ]  # Face's fields, in order
-    mana_cost, type_line, text = card.mana_cost, card.type_line, card.oracle_text
+    mana_cost: str | None = card.mana_cost
+    type_line: str | None = card.type_line
+    text: str | None = card.oracle_text
     if faces:
         front = faces[0]
         if front[0] == card.name:
@@ -97,7 +99,9 @@ def decode_card(
     """The `Card` of an encoded row. `loads` parses JSON (default orjson; the lean SQLite
     reader passes the standard library's, which a cold run has imported anyway)."""
     if loads is None:
-        from orjson import loads
+        import orjson
+
+        loads = orjson.loads
 
     v = loads(data)
     raw_faces, mana_cost, type_line, text = v[2], v[3], v[5], v[9]

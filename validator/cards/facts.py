@@ -163,9 +163,9 @@ def _color_identity(colors: list[str] | None, name: str) -> str:
     if colors is None:
         return ""
     if type(colors) is list:  # a JSON array
-        key = tuple(colors)
+        key: tuple[str, ...] | None = tuple(colors)
         try:
-            found = _COLOR_IDENTITIES.get(key)
+            found = _COLOR_IDENTITIES.get(key)  # type: ignore[arg-type]  # not None yet
         except TypeError:  # a color that is a list or an object: never a letter
             found = key = None
         if found is not None:

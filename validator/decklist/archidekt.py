@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from validator.decklist.base import DecklistError, check_entry_count
+from validator.decklist.base import DecklistError, check_entry_count, json_object
 from validator.decklist.entry import add_entry, dump, mark_commander_source
 from validator.model import Deck, Section
 
@@ -69,10 +69,11 @@ def read_archidekt(data: Any) -> Deck:
         if not isinstance(item, dict):
             add_entry(deck, where, Section.MAIN, None, None, text=dump(item))
             continue
-        card = item.get("card") if isinstance(item.get("card"), dict) else {}
-        oracle = card.get("oracleCard") if isinstance(card.get("oracleCard"), dict) else {}
-        edition = card.get("edition") if isinstance(card.get("edition"), dict) else {}
-        categories = item.get("categories") if isinstance(item.get("categories"), list) else []
+        card = json_object(item.get("card"))
+        oracle = json_object(card.get("oracleCard"))
+        edition = json_object(card.get("edition"))
+        raw_categories = item.get("categories")
+        categories: list[Any] = raw_categories if isinstance(raw_categories, list) else []
         section = section_for(categories, included, bool(item.get("companion")))
         if item.get("deletedAt"):
             section = Section.IGNORED  # removed from the deck, kept in Archidekt's history

@@ -160,6 +160,12 @@ def quantity_issue(
     return None
 
 
+def json_object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: a field of an export that is
+    missing, null or of another type reads as no field."""
+    return value if isinstance(value, dict) else {}
+
+
 def clip(text: str, limit: int = 300) -> str:
     """Shorten a runaway input line before it is copied into entries, issues and reports."""
     return text if len(text) <= limit else text[: limit - 3] + "..."

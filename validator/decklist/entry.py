@@ -73,7 +73,7 @@ def add_entry(
     if too_long is not None:
         deck.issues.append(too_long)
         return
-    printing = []
+    printing: list[str | None] = []
     for extra in (set_code, collector):
         if isinstance(extra, bool) or not isinstance(extra, (str, int)):
             printing.append(None)  # a printing is a hint only: never a reason to refuse a card

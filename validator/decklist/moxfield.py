@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from validator.decklist.base import DecklistError, check_entry_count
+from validator.decklist.base import DecklistError, check_entry_count, json_object
 from validator.decklist.entry import add_entry, dump, mark_commander_source
 from validator.model import Deck, ParseIssue, Section
 
@@ -88,7 +88,7 @@ def read_moxfield(data: Any) -> Deck:
             if not isinstance(entry, dict):
                 add_entry(deck, where, section, None, None, text=dump(entry))
                 continue
-            card = entry.get("card") if isinstance(entry.get("card"), dict) else {}
+            card = json_object(entry.get("card"))
             name = card.get("name")
             if name is None and v2 and isinstance(key, str):
                 name = key  # v2 boards are keyed by card name

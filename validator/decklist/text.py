@@ -9,6 +9,7 @@ entry or one issue; lines naming the same card are not merged here.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from validator.decklist.base import (
     MAX_LINES,
@@ -269,7 +270,7 @@ _Reading = tuple[int, str, "str | None", "str | None", "Section | None", "str | 
 #: "Sol Ring", "1x Sol Ring", "1 Sol Ring *F*"; not one with trailing spaces): in a run over
 #: thousands of decks each object a line reaches is likely a CPU cache miss, and Commander
 #: decks are made of these lines.
-_Plain = "tuple[int, str, str | None, str | None, str] | str"
+_Plain = tuple[int, str, str | None, str | None, str] | str
 _LINES: dict[str, _Plain] = {}
 #: The other clean card lines: (the text kept for reports, whether it starts with "SB:", then
 #: its reading; one flat tuple).
@@ -287,7 +288,8 @@ def _keep(original: str, card_line: _CardLine) -> None:
         return
     text, sb, quantity, name, set_code, collector, section, _, forge = card_line
     if not sb and section is None and (set_code is None or forge):
-        cache = _LINES
+        cache: dict[str, Any] = _LINES
+        value: _Plain | _CardLine
         if quantity == 1 and set_code is None and collector is None and text is original:
             value = name  # the common "1 Name": one object fewer to reach per line
         else:

@@ -86,7 +86,7 @@ def read_xml(data: str | bytes) -> Element:
         # of a file it was never given.
         where = ""
         if hasattr(exc, "getLineNumber"):
-            where = f"line {exc.getLineNumber()}, column {exc.getColumnNumber() + 1}: "
+            where = f"line {exc.getLineNumber()}, column {exc.getColumnNumber() + 1}: "  # type: ignore[attr-defined]
         raise DecklistError(f"malformed XML: {where}{exc.getMessage()}") from None
     except DecklistError:
         raise

@@ -534,7 +534,9 @@ class _Collector:
                 self.error(name, f"no such file (listed in {where})", **_job_fields(row))
 
     def event_file(self, obj: dict, source: str, row: Mapping[str, Any]) -> None:
-        tournament = obj.get("Tournament") if isinstance(obj.get("Tournament"), dict) else {}
+        from validator.decklist.base import json_object
+
+        tournament = json_object(obj.get("Tournament"))
         own_format = _event_format_key(
             tournament.get("Formats") or tournament.get("Format"), self.formats
         )

@@ -21,6 +21,7 @@ from validator.model import (
     Problem,
     ResolvedDeck,
     ResolvedEntry,
+    Section,
     distinct_cards,
     entry_lines,
 )
@@ -56,7 +57,7 @@ def sideboard_entries(deck: ResolvedDeck, fmt: FormatRules) -> list[ResolvedEntr
 def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.2a (constructed: at least 60), 903.5a / 903.12d (Commander: exactly 100 / 60
     including the commander)."""
-    sections = (MAIN, COMMANDER) if fmt.is_commander else (MAIN,)
+    sections: tuple[Section, ...] = (MAIN, COMMANDER) if fmt.is_commander else (MAIN,)
     unresolved_sections = sections
     if fmt.is_commander and not deck.has(COMMANDER):
         # An unknown name in an MTGO-style sideboard is most likely the commander: it already

@@ -8,7 +8,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from validator.cards.names import lookup_key
 from validator.errors import DeckcheckError
@@ -78,7 +78,7 @@ class FormatRules:
         (itself when it has no dated list, or the date is before the list's first version).
         Made once per version."""
         version = self.lists.in_force(day) if self.lists is not None else None
-        if version is None:
+        if self.lists is None or version is None:
             return self
         cache = self.lists.formats_on
         hit = cache.get(version.day)
@@ -108,7 +108,7 @@ class FormatRules:
                 if len(self._by_name) < 100_000:  # bounded: one entry per card name
                     self._by_name[card.name] = hit
             if hit is not None:
-                return hit
+                return cast(str, hit)
         status = card.legalities.get(self.legality, "not_legal")
         if status == "banned" and self.lists_complete and self.lists is None:
             return "legal"  # `on`: the day's list is the whole ban list, and it does not ban it

@@ -106,6 +106,8 @@ class PointsList:
     note: str | None = None  # said with the version used (e.g. what its dates are)
     #: A dated ban list's format as of each version (`FormatRules.on`), made once each.
     formats_on: dict = field(default_factory=dict, repr=False, compare=False)
+    #: The versions' dates, for the bisection of `in_force`.
+    _days: list[date] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_days", [v.day for v in self.versions])
@@ -227,7 +229,7 @@ def parse_points(
                 src,
                 {lookup_key(n): p for n, p in points.items()},
                 {lookup_key(n): p for n, p in companion.items()},
-                **names,
+                **names,  # type: ignore[arg-type]  # its keys: banned, restricted, allowed
             )
         )
     versions.sort(key=lambda v: v.day)
@@ -384,7 +386,7 @@ def card_points(card_name: str, formats: Mapping[str, Any], day: date | None = N
     for key, fmt in formats.items():
         plist = getattr(fmt, "points", None)
         version = plist.in_force(day) if plist is not None else None
-        if version is None:
+        if plist is None or version is None:
             continue
         entry: dict[str, Any] = {
             "points": version.cost(card_name),

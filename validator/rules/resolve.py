@@ -164,7 +164,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     # section looked at apart (ignored, supplementary: below): one pass each, in C. all(): a
     # Card is never false, and `None in hits` would call Card.__eq__ on each.
     if all(hits) and _APART.isdisjoint(map(_SECTION, entries)):
-        resolved.entries = list(map(ResolvedEntry, entries, hits))
+        resolved.entries = list(map(ResolvedEntry, entries, hits))  # type: ignore[arg-type]
         return resolved
     ignored = Section.IGNORED
     supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
@@ -183,10 +183,10 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             }
         )
     suggested = 0
-    entries = resolved.entries
+    out = resolved.entries
     for entry, card in zip(wanted, hits):
         if card is not None:
-            entries.append(ResolvedEntry(entry, card))
+            out.append(ResolvedEntry(entry, card))
             continue
         folded = folded_names[entry.name]
         candidates = found.get(folded, ())
@@ -202,7 +202,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 or "Attraction" in card.subtypes
                 or entry.section in supplementary
             ):
-                entries.append(ResolvedEntry(entry, card))
+                out.append(ResolvedEntry(entry, card))
                 _remember(known, entry.name, card)
                 continue
         cards = candidates if len(candidates) == 1 else choose(folded, candidates)

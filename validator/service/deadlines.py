@@ -63,8 +63,10 @@ class RequestDeadlines:
     def _arm(self) -> None:
         self._armed_after = self.cycle  # type: ignore[attr-defined]
         self._deadline = self.loop.call_later(  # type: ignore[attr-defined]
-            self.head_seconds, self._head_due, self.cycle
-        )  # type: ignore[attr-defined]
+            self.head_seconds,
+            self._head_due,
+            self.cycle,  # type: ignore[attr-defined]
+        )
 
     def _head_due(self, before: Any) -> None:
         self._deadline = None
@@ -97,7 +99,7 @@ class DeadlinedH11Protocol(RequestDeadlines, H11Protocol):
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 except ImportError:  # no httptools (not CPython): uvicorn's "auto" picks h11 too
-    HttpToolsProtocol = None
+    HttpToolsProtocol = None  # type: ignore[misc, assignment]
 else:
 
     class DeadlinedHttpToolsProtocol(RequestDeadlines, HttpToolsProtocol):  # type: ignore[misc]

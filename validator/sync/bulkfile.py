@@ -44,7 +44,8 @@ class _HashingReader:
     """Passes reads through while computing the sha256 and size of the raw bytes."""
 
     def __init__(self, raw: IO[bytes], on_read: Callable[[int], None] | None = None):
-        self.raw, self.on_read = raw, on_read
+        self.raw: Any = raw  # a file object: readinto too
+        self.on_read = on_read
         self.sha256 = hashlib.sha256()
         self.size = 0
 
@@ -161,7 +162,7 @@ NOT_A_FILE = (
 _STDLIB_GZIP = (gzip.GzipFile, (EOFError, zlib.error, gzip.BadGzipFile))
 
 
-def _gzip() -> tuple[Any, tuple[type[BaseException], ...]]:
+def _gzip() -> tuple[Any, tuple[Any, ...]]:
     """The gzip reader and what it raises on a truncated or corrupt stream: python-isal's
     (Intel's ISA-L inflate, about 4x faster than zlib on a 170 MB bulk file) where installed,
     else the standard library's. Both check the CRC and the length."""
@@ -175,7 +176,7 @@ def _gzip() -> tuple[Any, tuple[type[BaseException], ...]]:
 class _Prepend:
     """A byte stream with some already-read bytes put back in front."""
 
-    def __init__(self, head: bytes, stream: IO[bytes]):
+    def __init__(self, head: bytes, stream: Any):  # a binary file object
         self.head, self.stream = head, stream
 
     def read(self, n: int = -1) -> bytes:
@@ -382,11 +383,9 @@ def _decoder(keys: Collection[str]) -> Any:
     if found is None:
         import msgspec
 
-        shape = TypedDict(
+        shape = TypedDict(  # type: ignore[misc]  # the keys are known only at run time
             "BulkObject",
-            {  # type: ignore[misc]
-                k: msgspec.Raw if k in SHARED_VALUE_KEYS else Any for k in sorted(key)
-            },
+            {k: msgspec.Raw if k in SHARED_VALUE_KEYS else Any for k in sorted(key)},
             total=False,
         )
         found = _DECODERS[key] = msgspec.json.Decoder(shape)
@@ -469,13 +468,13 @@ def _iter_lines_keys(
             except refused:
                 # A line of spaces is counted as blank; any other, as orjson reads it: its
                 # error, or the object (a line that is not blank always yields one).
-                line = bytes(line)
-                if not line.strip():
-                    blank += len(line) + 1
+                whole = bytes(line)
+                if not whole.strip():
+                    blank += len(whole) + 1
                     if blank > MAX_SPACE:
                         raise _too_much_space(name, number) from None
                     continue
-                found = list(_iter_lines(line[:1], io.BytesIO(line[1:]), name, number - 1))
+                found = list(_iter_lines(whole[:1], io.BytesIO(whole[1:]), name, number - 1))
                 obj = _only(found[0][1], keys)
             if first_object:  # a Scryfall API page is one object: its "data" is not read
                 first_object = False

@@ -20,6 +20,9 @@ class SyncError(DeckcheckError, RuntimeError):
     known; the CLI prints it under the message."""
 
     code = "sync-failed"
+    #: Set when the database itself failed (not the download): the CLI then does not probe it
+    #: again for its hint, since it may hang.
+    database_failed = False
 
     def __init__(
         self, message: str = "", *args: object, hint: str | None = None, code: str | None = None

@@ -71,8 +71,8 @@ def _cards(
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             card_name = obj.get("name")
             shown = repr(card_name[:120]) if isinstance(card_name, str) else "?"
-            problem = field_problem(obj) or (f"unexpected card data ({type(exc).__name__}: {exc})")
-            raise SyncError(f"{name}, {position}: card {shown}: {problem}") from exc
+            why = field_problem(obj) or (f"unexpected card data ({type(exc).__name__}: {exc})")
+            raise SyncError(f"{name}, {position}: card {shown}: {why}") from exc
         # A name that is a number or an oracle_id that is an object would otherwise fail
         # later, without a line (building the name index), or in the database ("value too
         # long" on PostgreSQL).

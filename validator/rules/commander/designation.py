@@ -90,7 +90,7 @@ def _ignore_duplicates(
     A commander listed twice in the Commander section itself is not an export's repetition but
     two copies of a card in a singleton deck (CR 903.5b): those stay, for the singleton check.
     """
-    problems = []
+    problems: list[Problem] = []
     twice_allowed = section == COMMANDER
     if twice_allowed and not deck.has(SIDEBOARD):
         return problems  # nothing can repeat the commander (most decks, once designated)
@@ -297,7 +297,8 @@ def _sideboard_leaders(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
             only.card.companion_condition is not None or only.entry.quantity > 1
         ):
             return []
-        chosen, guessed, candidates = (only,), False, sideboard
+        chosen: tuple[ResolvedEntry, ...] = (only,)
+        guessed, candidates = False, sideboard
     else:
         sideboard = distinct_cards(sideboard)
         leaders = [e for e in sideboard if _may_lead(e.card, fmt)]
@@ -511,10 +512,12 @@ def designate_commanders(
             # The usual MTGO list: the deck, then the commander alone in the sideboard. What
             # the steps below do for it, without the steps that cannot apply: nothing is
             # left in the sideboard to repeat the commander or be the companion.
-            problems = [_found_in_sideboard(fmt, [deck.move(sideboard[0], COMMANDER)])]
+            problems: list[Problem] = [
+                _found_in_sideboard(fmt, [deck.move(sideboard[0], COMMANDER)])
+            ]
             problems += _commander_also_in_main(deck, fmt)
             return problems
-    problems: list[Problem] = []
+    problems = []
     if named:
         problems += _designate_named(deck, fmt, named)
     elif deck.has(COMMANDER):

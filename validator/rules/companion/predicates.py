@@ -407,7 +407,7 @@ class EachCard(Predicate):
         noun, feature = self.selection.noun(), self.feature
         for c, _ in _merged(self.selection.pick(cards, types)):
             if feature.holds(c, types) == self.negated:
-                yield c.name, lambda c=c: f"{noun} {feature.fact(c, types)}"
+                yield c.name, lambda c=c: f"{noun} {feature.fact(c, types)}"  # type: ignore[misc]
 
     def describe(self) -> str:
         if self.negated:
@@ -458,7 +458,7 @@ class ContainsOnly(Predicate):
     def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
         for card, _ in _merged(cards):
             if not any(a.holds(card, types) for a in self.allowed):
-                yield card.name, lambda card=card: self._why_not(card, types)
+                yield card.name, lambda card=card: self._why_not(card, types)  # type: ignore[misc]
 
     def _why_not(self, card: Card, types: TypesFn) -> str:
         """ "card with mana value 1, not a land card": the card's facts, then missing types."""
@@ -480,7 +480,7 @@ class ContainsNo(Predicate):
     def offenses(self, cards: CardCounts, ctx: StartingDeck, types: TypesFn) -> Iterator[Found]:
         for c, _ in _merged(cards):
             if self.forbidden.holds(c, types):
-                yield c.name, lambda c=c: self.forbidden.why(c, types)
+                yield c.name, lambda c=c: self.forbidden.why(c, types)  # type: ignore[misc]
 
     def describe(self) -> str:
         return f"the deck may contain no {self.forbidden.describe()}"
@@ -499,7 +499,7 @@ class DifferentNames(Predicate):
             if q > 1:
                 yield (
                     c.name,
-                    lambda q=q: (
+                    lambda q=q: (  # type: ignore[misc]
                         f"{q} copies of {_article(noun)} {noun}; each needs a different name"
                     ),
                 )
@@ -541,7 +541,7 @@ class SharesCardType(Predicate):
                 # Named against the most common type; the summary above lists them all.
                 yield (
                     card.name,
-                    lambda own=own: (
+                    lambda own=own: (  # type: ignore[misc]
                         f"{'/'.join(sorted(own)) or 'typeless'} card, "
                         f"not {_article(best)} {best} card"
                     ),

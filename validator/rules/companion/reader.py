@@ -192,7 +192,7 @@ def _parse_clean(text: str) -> Predicate:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(text, exc) from None
-    return _Builder(text).sentence(tree.children[0])
+    return _Builder(text).sentence(tree.children[0])  # type: ignore[arg-type]  # a Tree
 
 
 def explain(sentence: str) -> str:
