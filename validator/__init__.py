@@ -17,6 +17,10 @@ card database (tests/api/test_errors.py runs it):
 An illegal deck is a Report whose `legal` is False; an exception (always a DeckcheckError:
 DecklistError, FormatError, DatabaseError, ConditionError, UsageError, ...) means no verdict
 could be given. Submodules are imported lazily so that `deckcheck` starts fast.
+
+Public names: open_db, parse_decklist, validate, check_formats, load_formats, sync (the API);
+CardSource (what a card source implements), CardDB, CardIndex; Report, Problem, Severity,
+Deck, DeckEntry, Card, Section (the shared types); DeckcheckError and its family.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ _EXPORTS = {
     "load_formats": "validator.rules.formats",
     "CardDB": "validator.store.database",
     "CardIndex": "validator.store.index",
+    "CardSource": "validator.store.source",
     "Report": "validator.report",
     "Problem": "validator.model",
     "Severity": "validator.model",
@@ -55,6 +60,11 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __dir__() -> list[str]:
+    """The public names (the submodules load lazily, so they are not in globals yet)."""
+    return sorted(__all__)
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ from collections.abc import Mapping as _MappingABC
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from validator.cards.names import lookup_key
 from validator.errors import UsageError
@@ -22,10 +22,10 @@ from validator.report import Report, summarize_deck
 from validator.rules.checks import GENERIC_CHECKS
 from validator.rules.formats import FormatError, FormatRules, get_format, load_formats
 from validator.rules.resolve import can_look_up, meld_result_problem, resolve, suggestions
-from validator.store.source import CardSource, choose
+from validator.store.source import CardDatabase, CardSource, choose
 
 
-def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
+def open_db(db: str | os.PathLike[str] | None = None) -> CardDatabase:
     """The synced card database: a path, a SQLAlchemy URL, `DECKCHECK_DB`, or the default.
 
     A SQLite file holding cards is read with the standard library (`store_sqlite.SqliteCards`:
@@ -35,7 +35,7 @@ def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
     card database."""
     from validator.store.sqlite import open_cards
 
-    cards = open_cards(db)
+    cards: CardDatabase = open_cards(db)
     try:
         cards.check()
     except BaseException:
@@ -45,7 +45,7 @@ def open_db(db: str | os.PathLike[str] | None = None) -> CardSource:
 
 
 def parse_decklist(
-    data: str | bytes | IO, input_format: str | None = None, filename: str | None = None
+    data: str | bytes | IO[Any], input_format: str | None = None, filename: str | None = None
 ) -> Deck:
     """Read a decklist in any supported format (see README "Decklist formats"): text, bytes,
     or a file open for reading, binary or text (at most the size limit + 1 is read)."""
@@ -99,7 +99,7 @@ def _strings(value: Any, what: str) -> Sequence[str]:
     for item in value:
         if not isinstance(item, str):
             raise UsageError(f"{what}= takes a list of strings; one item is {_kind(item)}")
-    return value
+    return cast(Sequence[str], value)
 
 
 def commander_names(value: Any) -> Sequence[str]:
@@ -220,7 +220,7 @@ def check_resolved(
     commanders: Sequence[Card] = (),
     rules: Sequence[str] = (),
     bracket: int | None = None,
-    rarities=None,
+    rarities: Callable[[Card], set[str] | None] | None = None,
     as_of: date | None = None,
 ) -> list[Problem]:
     """Every problem of an already resolved deck in one format. Mutates `deck` (commander
@@ -308,7 +308,7 @@ def _report(
     fmt: FormatRules,
     source: str | None,
     as_of: _AsOf | None = None,
-    **options,
+    **options: Any,
 ) -> Report:
     problems = check_resolved(
         deck,
@@ -374,7 +374,7 @@ class _AsOf:
     """A validation as of a past date: the date, the history, the overlaid card source."""
 
     date: date
-    history: object  # history.LegalityHistory
+    history: Any  # validator.history.legality.LegalityHistory (a higher layer's type)
     cards: CardSource
     month_only: bool = False  # only the month is known: `date` is its last day
 
@@ -387,10 +387,12 @@ class _AsOf:
 #: validated as of a date); no cycle either, so a source is freed by reference counting, even
 #: one the service froze out of the collector's reach (validator/service/cards.py).
 _HISTORY_CACHE: weakref.WeakKeyDictionary[Any, object] = weakref.WeakKeyDictionary()
-_AS_OF_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple, Any]] = weakref.WeakKeyDictionary()
+_AS_OF_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _cached(cache: weakref.WeakKeyDictionary, cards: Any, make: Callable[[], Any]) -> Any:
+def _cached(cache: weakref.WeakKeyDictionary[Any, Any], cards: Any, make: Callable[[], Any]) -> Any:
     """cache[cards], made once; a card source that cannot be weakly referenced is not cached."""
     try:
         hit = cache.get(cards)
@@ -401,7 +403,7 @@ def _cached(cache: weakref.WeakKeyDictionary, cards: Any, make: Callable[[], Any
     return hit
 
 
-def legality_history(cards: CardSource | None = None):
+def legality_history(cards: CardSource | None = None) -> Any:
     """The legality history for a card source: the shipped history plus, when the source is a
     card database (or an index built from one), the database's change log."""
     from validator.history.legality import history_for
@@ -411,7 +413,7 @@ def legality_history(cards: CardSource | None = None):
     return _cached(_HISTORY_CACHE, cards, lambda: history_for(cards.database))
 
 
-def _as_of(value, cards: CardSource, history=None) -> _AsOf | None:
+def _as_of(value: Any, cards: CardSource, history: Any = None) -> _AsOf | None:
     """Resolve `as_of=` (a date or ISO string) into the overlay for `cards`, or None."""
     if value is None:  # today's legality: the history module is not even imported
         return None
@@ -457,7 +459,7 @@ def validate(
     formats: Mapping[str, FormatRules] | None = None,
     source: str | None = None,
     as_of: date | str | None = None,
-    history=None,
+    history: Any = None,
 ) -> Report:
     """Validate one deck against one format and return its `Report`.
 
@@ -521,7 +523,7 @@ def check_formats(
     commanders: Sequence[str] = (),
     source: str | None = None,
     as_of: date | str | None = None,
-    history=None,
+    history: Any = None,
 ) -> list[Report]:
     """Validate one deck against every known format (the deck is read and resolved once);
     `as_of` as in `validate`."""

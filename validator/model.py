@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 COLOR_ORDER = "WUBRG"
 
@@ -242,7 +243,7 @@ class Problem:
     cards: tuple[str, ...] = ()  # Oracle names involved
     lines: tuple[int, ...] = ()  # input line numbers involved
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
             "severity": self.severity.value,
@@ -384,7 +385,7 @@ class _SectionIndex:
 
     def refresh(self, entries: list[ResolvedEntry]) -> None:
         """Rebuild the lists of the dirty sections, in one pass."""
-        fresh: dict = {section: [] for section in self.dirty}
+        fresh: dict[Section, list[ResolvedEntry]] = {section: [] for section in self.dirty}
         for e in entries:
             found = fresh.get(e.entry.section)
             if found is not None:

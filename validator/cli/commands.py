@@ -58,7 +58,7 @@ class _Parser(argparse.ArgumentParser):
     one line): the option, the bad value and what is allowed, then where to read more; not
     argparse's multi-line usage block."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         for kind, what in (("int", "a whole number"), ("float", "a number")):
             if f"invalid {kind} value" in message:  # not "float" anywhere: `--jobs float`
                 message += f" (give {what})"
@@ -1235,7 +1235,7 @@ def _main(argv: Sequence[str] | None) -> int:
     # subcommand's parser (its options suggested, its --help named), not the top level's.
     args, extras = parser.parse_known_args(argv)
     if extras:
-        _subcommand(parser, args.command).unrecognized(extras)
+        _subcommand(parser, args.command).unrecognized(extras)  # type: ignore[attr-defined]
     if args.command is None:  # nothing was done: the command list, and exit 2 (usage)
         parser.print_help()
         _err("give a command (listed above); deckcheck COMMAND --help shows its options")

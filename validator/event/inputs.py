@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from validator.report import escape_controls
 
@@ -81,6 +81,10 @@ class EventInputs:
     directories: list[str] = field(default_factory=list)
 
 
+@overload
+def shown(text: str) -> str: ...
+@overload
+def shown(text: None) -> None: ...
 def shown(text: str | None) -> str | None:
     """`text` as every report can print it (strict UTF-8): the undecodable bytes of a file name
     (which Python keeps as surrogate escapes) as `\\xff`, a JSON lone surrogate as `\\ud800`."""
@@ -511,7 +515,7 @@ class _Collector:
         )
         columns = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
         for n, raw in enumerate(reader, start=2 + skipped):
-            row = {
+            row: dict[str, Any] = {
                 key: _as_text(raw.get(columns[key])) for key in MANIFEST_COLUMNS if key in columns
             }
             file = row.pop("file", None)
@@ -551,7 +555,7 @@ class _Collector:
         decks = obj.get("Decks", obj.get("decks"))
         # The MTGO/Melee shape (`Player`, `Mainboard`/`Sideboard` of `Count`/`CardName`) and
         # python-mtg's (`decks` of `name`, `format`, `date`, `cards` {name: count}).
-        for i, d in enumerate(decks):
+        for i, d in enumerate(decks or ()):  # the detector saw a list
             if not isinstance(d, dict):  # the detector looks at the first few only
                 if not want_player:
                     self.error(
@@ -724,15 +728,16 @@ def _tell_roots_apart(out: EventInputs) -> None:
     """Ids are relative to their directory or manifest; with several of those (two folders
     each holding `c.txt`), each is prefixed with its folder's path relative to the folders'
     common parent (`east/c.txt`, `west/c.txt`), so that the organizer can tell them apart."""
-    items = [x for x in (*out.jobs, *out.skipped) if x.root is not None]
-    roots = {os.path.abspath(x.root) for x in items}
+    everything: list[DeckJob | Skipped] = [*out.jobs, *out.skipped]
+    items = [(x, x.root) for x in everything if x.root is not None]
+    roots = {os.path.abspath(root) for _, root in items}
     if len(roots) < 2:
         return
     try:
         common: str | None = os.path.commonpath(sorted(roots))
     except ValueError:  # different drives
         common = None
-    for x in items:
-        prefix = Path(os.path.relpath(os.path.abspath(x.root), common) if common else x.root)
+    for x, root in items:
+        prefix = Path(os.path.relpath(os.path.abspath(root), common) if common else root)
         if prefix != Path("."):
             x.source = f"{shown(prefix.as_posix())}/{x.source}"

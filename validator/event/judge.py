@@ -102,7 +102,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
     try:
         from validator.rules.formats import get_format
 
-        fmt = get_format(wanted, options.formats)
+        fmt = get_format(wanted, options.formats)  # type: ignore[arg-type]  # None: above
         result.format = fmt.key
         try:
             deck = parse_decklist(

@@ -319,7 +319,9 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         (
             r
             for r in result.results
-            if r.verdict == "legal" and any(p.code in DATE_NOTES for p in r.report.problems)
+            if r.verdict == "legal"
+            and r.report is not None
+            and any(p.code in DATE_NOTES for p in r.report.problems)
         ),
         key=by_player,
     )
@@ -330,7 +332,7 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
             "<tbody>"
         )
         for r in noted:
-            for p in r.report.problems:
+            for p in r.report.problems if r.report is not None else ():
                 if p.code in DATE_NOTES:
                     out.append(
                         f"<tr><td>{_e(r.id)}</td><td>{_e(r.player)}</td>"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, cast
 
 from validator.history.legality import Change, LegalityHistory
 from validator.model import Card, Problem, ResolvedDeck, Severity
@@ -113,7 +113,7 @@ def released_in_window(
     window = history.release_window(card)
     if window is None or window[0] is None:
         return None  # unknown, or in the history's first snapshot
-    after, first = window
+    after, first = cast(tuple[date, date], window)  # window[0] is not None
     return (after, first) if after <= as_of < first else None
 
 
@@ -126,7 +126,7 @@ def _is_release(change: Change, window: tuple[date, date]) -> bool:
 _PERMISSIVE = {None: 0, "not_legal": 0, "banned": 1, "restricted": 2, "legal": 3}
 
 
-def _more_permissive(old: str | None, new: str | None) -> str | None:
+def _more_permissive(old: str, new: str) -> str:
     """A change's status for a date inside its window (after <= date < on): the snapshots
     say only that it changed in between, and a deck of that date playing the card is evidence
     for the status that allows it, as for a release window. Judged by that one, with a
@@ -185,7 +185,7 @@ def as_of_problems(
         window = history.release_window(card)
         released: tuple[date, date] | None = None
         if window is not None and window[0] is not None and first_day < window[1]:
-            after, first = window
+            after, first = cast(tuple[date, date], window)
             if as_of < after:  # before its release window: it did not exist yet
                 late.add(card.name)
                 if history.gap_released(card):

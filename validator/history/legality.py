@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from validator.cards.names import fold_name
 from validator.dates import AsOfError, parse_date
@@ -532,7 +532,8 @@ def history_for(db: Any) -> LegalityHistory:
         changes, log_start = _dated_by_card_data(db, changes, log_start)
         # The first sync starts the first change's window (it logs no change itself).
         syncs = sorted(
-            {_as_date(c["changed_at"]) for c in changes} | ({log_start} if first else set())
+            {_as_date(c["changed_at"]) for c in changes}
+            | ({cast(date, log_start)} if first else set())
         )
     return LegalityHistory(changes, card_data_date, syncs, log_start, first_data)
 
@@ -550,7 +551,7 @@ def _dated_by_card_data(
     except Exception:  # noqa: BLE001 - a store without `syncs`: the recorded times
         return changes, log_start
     dates = [_data_date(run) for run in runs]
-    if not runs or any(d is None for d in dates) or dates != sorted(dates):
+    if not runs or any(d is None for d in dates) or dates != sorted(cast(list[date], dates)):
         return changes, log_start
     by_id = {run.get("id"): day for run, day in zip(runs, dates)}
     dated = [

@@ -482,7 +482,9 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     )
     async def post_check_formats(request: Request) -> Response:
         options, content = await bodies.read_deck_request(request, CheckFormatsRequest)
-        return _json(await run_in_threadpool(service.check_formats, options, content))
+        return _json(
+            await run_in_threadpool(service.check_formats, options, content)  # type: ignore[arg-type]
+        )
 
     @app.get(
         "/v1/formats", summary="The formats and their deck rules (as `deckcheck formats --json`)"

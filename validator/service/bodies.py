@@ -230,8 +230,8 @@ def _unquote_plus(raw: bytes, charset: str | None = None) -> str:
         return raw.decode("utf-8", "replace")
     return _decode(
         raw,
-        charset,
-        lambda start: (  # type: ignore[arg-type]
+        charset,  # type: ignore[arg-type]  # not None: _is_utf8(None) is true
+        lambda start: (
             f"the form is not valid {charset}, the charset its Content-Type declares (a name or "
             f"value's byte {start}, percent-decoded): send it in that charset, or as UTF-8"
         ),
@@ -254,7 +254,7 @@ def parse_urlencoded(raw: bytes, charset: str | None = None) -> FormData:
             )
         name, _, value = match.group().partition(b"=")
         fields.append((_unquote_plus(name, charset), _unquote_plus(value, charset)))
-    return FormData(fields)
+    return FormData(fields)  # type: ignore[arg-type]  # str values are form values
 
 
 _FORM_ASCII = "decklist=4+A%41&format=b"

@@ -102,7 +102,7 @@ except ImportError:  # no httptools (not CPython): uvicorn's "auto" picks h11 to
     HttpToolsProtocol = None  # type: ignore[misc, assignment]
 else:
 
-    class DeadlinedHttpToolsProtocol(RequestDeadlines, HttpToolsProtocol):  # type: ignore[misc]
+    class DeadlinedHttpToolsProtocol(RequestDeadlines, HttpToolsProtocol):
         pass
 
 

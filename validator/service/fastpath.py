@@ -125,7 +125,7 @@ class ValidateFastPath:
             if problem is None:
                 await self.app(scope, _replay(read, receive), send)
             else:
-                await problem(scope, receive, send)
+                await problem(scope, receive, send)  # type: ignore[arg-type]  # ASGI send
             return
         await send(
             {

@@ -292,7 +292,7 @@ def _run_forked(
                 break
             except InterruptedError:
                 continue
-            number = children.pop(pid, None)
+            number = children.pop(pid, None)  # type: ignore[arg-type]  # None: not a worker
             if number is not None and not stopping:
                 log.warning(
                     "worker %d (pid %d) exited (%s); starting another",

@@ -52,6 +52,17 @@ class CardSource(Protocol):
         ...
 
 
+class CardDatabase(CardSource, Protocol):
+    """A card source that is a database (`validator.open_db`): it holds a connection, closed
+    by `close` (reopened on demand)."""
+
+    def check(self) -> None:
+        """Raise DatabaseError, saying what to do, when it is not a usable card database."""
+        ...
+
+    def close(self) -> None: ...
+
+
 def choose(folded: str, candidates: Sequence[Card]) -> list[Card]:
     """Narrow the cards a name matched: a card's own full name beats a face of another card
     ("Ancestral Recall" is the Vintage card, not the face of "Emeritus of Ideation // Ancestral

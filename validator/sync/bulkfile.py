@@ -104,9 +104,7 @@ def iter_bulk_file(
         stats.gzip = head == GZIP_MAGIC
         gzip_file, gzip_errors = _gzip()
         stream: Any = (
-            gzip_file(fileobj=_Prepend(head, raw), mode="rb")  # type: ignore[arg-type]
-            if stats.gzip
-            else _Prepend(head, raw)
+            gzip_file(fileobj=_Prepend(head, raw), mode="rb") if stats.gzip else _Prepend(head, raw)
         )
         try:
             first, skipped_lines = _skip_leading_space(stream, name)
@@ -195,7 +193,7 @@ class _Prepend:
             data = self.read(len(buffer))
             memoryview(buffer)[: len(data)] = data
             return len(data)
-        return self.stream.readinto(buffer)  # type: ignore[attr-defined]
+        return self.stream.readinto(buffer)
 
     def readable(self) -> bool:
         return True

@@ -322,7 +322,7 @@ def _watched_adapter() -> Any:
         from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
         def watched(base: Any) -> Any:
-            class Watched(base):  # type: ignore[misc, valid-type]
+            class Watched(base):
                 def _new_conn(self) -> Any:
                     sock = super()._new_conn()
                     dog = _Watchdog.current()
