@@ -1,74 +1,10 @@
-"""Shared test helpers: card fixtures in Scryfall's JSON shape, decks built from them."""
+"""Fixtures shared by the tests: card databases synced from the fixture cards. Plain helpers
+(fixture paths, cards and decks built in code) are in tests/support.py."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from pathlib import Path
-
 import pytest
-
-from validator.cards.facts import card_from_scryfall
-from validator.model import Card, Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
-
-FIXTURES = Path(__file__).parent / "fixtures"
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def load_cards(*files: str) -> dict[str, Card]:
-    """Cards by Oracle name (and by front-face name) from fixture files of Scryfall objects."""
-    cards: dict[str, Card] = {}
-    for name in files:
-        for obj in json.loads((FIXTURES / name).read_text(encoding="utf-8")):
-            card = card_from_scryfall(obj)
-            cards[card.name] = card
-            cards.setdefault(card.front_name, card)
-    return cards
-
-
-def make_deck(
-    cards: dict[str, Card],
-    main: Iterable[tuple[int, str]] = (),
-    sideboard: Iterable[tuple[int, str]] = (),
-    commanders: Iterable[str] = (),
-    companion: str | None = None,
-) -> ResolvedDeck:
-    """A resolved deck from (quantity, name) pairs; line numbers follow the order given."""
-    deck = Deck()
-    resolved = ResolvedDeck(deck=deck)
-    line = 0
-    plan = [(q, n, Section.MAIN) for q, n in main] + [
-        (q, n, Section.SIDEBOARD) for q, n in sideboard
-    ]
-    plan += [(1, n, Section.COMMANDER) for n in commanders]
-    if companion:
-        plan.append((1, companion, Section.COMPANION))
-    for quantity, name, section in plan:
-        line += 1
-        entry = DeckEntry(quantity=quantity, name=name, section=section, line=line)
-        deck.entries.append(entry)
-        resolved.entries.append(ResolvedEntry(entry=entry, card=cards[name]))
-    return resolved
-
-
-def core_cards_with(tmp_path: Path, name: str, fmt: str, status: str) -> Path:
-    """cards_core.json with one card's legality in one format changed: the new data a later
-    sync brings (a ban, an unban), written beside the test."""
-    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
-    for card in cards:
-        if card["name"] == name:
-            card["legalities"][fmt] = status
-    path = tmp_path / f"cards_{fmt}_{status}.json"
-    path.write_text(json.dumps(cards), encoding="utf-8")
-    return path
-
-
-def shared_data(*parts: str) -> Path:
-    """A path under ../shared/data, or skip the test with the reason."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared data not available: {path} (integration data lives in ../shared/data)")
-    return path
+from support import FIXTURES
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ check_formats, house rules and house formats."""
 from __future__ import annotations
 
 import pytest
-from conftest import load_cards
+from support import load_cards
 
 import validator
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import shared_data
+from support import shared_data
 
 import validator
 from validator import scale

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FIXTURES, load_cards
+from support import FIXTURES, load_cards
 
 from validator.cards.facts import CardDataError, card_from_scryfall, lookup_names, parse_type_line
 from validator.cards.names import fold_name

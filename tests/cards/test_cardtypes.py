@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import load_cards
+from support import load_cards
 
 from validator.cards.facts import card_from_scryfall
 from validator.cards.types import deck_types

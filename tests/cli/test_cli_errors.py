@@ -12,7 +12,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import FIXTURES
+from support import FIXTURES
 
 import validator
 from validator.cli.commands import build_parser, main

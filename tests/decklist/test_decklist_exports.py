@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FIXTURES, load_cards, shared_data
+from support import FIXTURES, load_cards, shared_data
 
 import validator
 from validator.decklist import DecklistError, detect_format, is_event_file, parse_decklist

@@ -179,7 +179,7 @@ def test_too_many_items():
 def test_unknown_and_ambiguous_cards_name_their_json_path():
     """Entries of a JSON deck have no line: an unknown or ambiguous name is reported at its
     JSON path (the module's promise), the same name at two paths as two places."""
-    from conftest import load_cards
+    from support import load_cards
 
     from validator.model import Severity
     from validator.rules.resolve import resolve

@@ -13,7 +13,7 @@ import json
 from datetime import date
 
 import pytest
-from conftest import FIXTURES, core_cards_with
+from support import FIXTURES, core_cards_with
 
 from validator.api import validate
 from validator.cli.commands import main
@@ -173,7 +173,7 @@ def test_the_full_card_file_synced_after_the_shipped_end_has_no_false_release_or
     ../shared/data/scryfall/DERIVED.md keeps derived values for them)."""
     import gzip
 
-    from conftest import shared_data
+    from support import shared_data
 
     from validator.cards.facts import card_from_scryfall
     from validator.history.legality import LegalityHistory

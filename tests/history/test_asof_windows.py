@@ -13,7 +13,7 @@ import json
 from datetime import date
 
 import pytest
-from conftest import FIXTURES
+from support import FIXTURES
 
 from validator.api import validate
 from validator.cli.commands import main
@@ -225,7 +225,7 @@ def test_no_card_of_the_full_card_file_misses_the_history_for_its_spelling():
     import gzip
     from bisect import bisect_left
 
-    from conftest import shared_data
+    from support import shared_data
 
     from validator.cards.names import fold_name
 

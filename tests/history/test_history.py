@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from support import FIXTURES
 
 from validator.api import check_formats, validate
 from validator.cli.commands import main
@@ -54,7 +54,7 @@ def test_shipped_history_is_what_the_build_script_makes(tmp_path):
     import subprocess
     import sys
 
-    from conftest import shared_data
+    from support import shared_data
 
     from validator.resources import resource_path
 

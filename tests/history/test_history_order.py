@@ -18,7 +18,7 @@ import sqlite3
 from datetime import date, timedelta
 
 import pytest
-from conftest import FIXTURES, core_cards_with
+from support import FIXTURES, core_cards_with
 
 from validator.api import validate
 from validator.cli.commands import main

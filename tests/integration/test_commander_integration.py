@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import shared_data
+from support import shared_data
 
 from validator.cards.facts import card_from_scryfall
 from validator.cards.names import fold_name
@@ -255,7 +255,7 @@ if __name__ == "__main__":  # print the findings
     import sys
 
     sys.path.insert(0, str(Path(__file__).parents[1]))
-    from conftest import SHARED_DATA
+    from support import SHARED_DATA
 
     idx = load_index(SHARED_DATA.joinpath(*DERIVED))
     fmts = {key: get_format(key) for key in ("commander", "duel")}

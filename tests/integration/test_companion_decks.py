@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import orjson
 import pytest
-from conftest import shared_data
+from support import shared_data
 
 from validator.cards.facts import CardDataError, card_from_scryfall
 from validator.cards.names import fold_name

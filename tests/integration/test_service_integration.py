@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
-from conftest import shared_data  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from support import shared_data  # noqa: E402
 
 import validator  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402

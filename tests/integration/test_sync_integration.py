@@ -6,7 +6,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from conftest import shared_data
+from support import shared_data
 
 from validator.cards.names import fold_name
 from validator.store.database import CardDB

@@ -29,7 +29,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import shared_data
+from support import shared_data
 
 from validator.model import Section, Severity
 

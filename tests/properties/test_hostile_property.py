@@ -21,9 +21,9 @@ from contextlib import contextmanager
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from conftest import load_cards  # noqa: E402
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from support import load_cards  # noqa: E402
 
 import validator.rules.commander.designation as designation_module  # noqa: E402
 import validator.rules.commander.leaders as leaders_module  # noqa: E402

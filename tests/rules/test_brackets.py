@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import load_cards, make_deck
+from support import load_cards, make_deck
 
 from validator.model import Severity
 from validator.rules.brackets import bracket_floor, bracket_problems

@@ -7,7 +7,7 @@ import contextlib
 import json
 
 import pytest
-from conftest import FIXTURES, load_cards
+from support import FIXTURES, load_cards
 
 import validator
 import validator.rules.companion.checks as checks

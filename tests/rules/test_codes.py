@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import load_cards
+from support import load_cards
 
 from validator.codes import CODES, SEVERITIES, Code, lookup
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import load_cards, make_deck
+from support import load_cards, make_deck
 
 from validator.model import Section, Severity
 from validator.rules.commander.designation import designate_commanders

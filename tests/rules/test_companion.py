@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import FIXTURES, load_cards, make_deck
+from support import FIXTURES, load_cards, make_deck
 
 from validator.cards.facts import card_from_scryfall
 from validator.model import Section, Severity

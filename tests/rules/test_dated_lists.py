@@ -9,7 +9,7 @@ import json
 from datetime import date
 
 import pytest
-from conftest import load_cards, make_deck, shared_data
+from support import load_cards, make_deck, shared_data
 
 from validator import api
 from validator.cards.names import lookup_key

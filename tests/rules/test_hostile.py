@@ -13,7 +13,7 @@ import itertools
 import json
 
 import pytest
-from conftest import load_cards
+from support import load_cards
 
 import validator.rules.commander.designation as designation_module  # where the names are looked up
 import validator.rules.commander.leaders as leaders_module

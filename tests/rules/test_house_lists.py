@@ -5,7 +5,7 @@ list): validator/rules/formats.py `FormatRules.status`, used by the card-pool ch
 from __future__ import annotations
 
 import pytest
-from conftest import load_cards, make_deck
+from support import load_cards, make_deck
 
 from validator import api
 from validator.rules.formats import FormatError, get_format, load_formats

@@ -6,7 +6,7 @@ of ../shared/data, trimmed to the fields deckcheck reads, `all_parts` included).
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES, load_cards
+from support import FIXTURES, load_cards
 
 import validator
 from validator.cards.facts import card_from_scryfall

@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import load_cards, make_deck
+from support import load_cards, make_deck
 
 from validator import api
 from validator.model import Severity

@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import shared_data
+from support import shared_data
 
 from validator import api
 from validator.cards.names import lookup_key

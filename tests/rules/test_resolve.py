@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES
+from support import FIXTURES
 
 from validator.cards.facts import card_from_scryfall
 from validator.cards.names import fold_name

@@ -7,7 +7,7 @@ import random
 from dataclasses import fields, replace
 
 import pytest
-from conftest import load_cards, make_deck
+from support import load_cards, make_deck
 
 from validator import model
 from validator.model import Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section

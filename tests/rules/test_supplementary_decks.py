@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import load_cards
+from support import load_cards
 
 import validator
 from validator.cards.facts import card_from_scryfall

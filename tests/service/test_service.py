@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
-from conftest import FIXTURES, core_cards_with  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from support import FIXTURES, core_cards_with  # noqa: E402
 
 import validator  # noqa: E402
 from validator.service import app as service_app  # noqa: E402

@@ -16,7 +16,7 @@ webdriver = pytest.importorskip(
     "selenium.webdriver", reason="selenium is not installed (pip install '.[test]')"
 )
 
-from conftest import FIXTURES  # noqa: E402
+from support import FIXTURES  # noqa: E402
 from test_service import COMMANDER, ILLEGAL_MODERN, LEGAL_MODERN  # noqa: E402
 from test_service_server import Server  # noqa: E402
 

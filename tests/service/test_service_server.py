@@ -20,7 +20,7 @@ import pytest
 
 pytest.importorskip("uvicorn", reason="the service needs the serve extra: pip install '.[serve]'")
 
-from conftest import FIXTURES  # noqa: E402
+from support import FIXTURES  # noqa: E402
 from test_service import LEGAL_MODERN, banned_bolt_file  # noqa: E402
 
 START_TIMEOUT = 30.0

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
 from sqlalchemy import insert, select, update
+from support import FIXTURES
 
 from validator.cards.facts import card_from_scryfall
 from validator.cards.names import fold_name

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import FIXTURES
+from support import FIXTURES
 
 import validator
 from validator.sync import import_file

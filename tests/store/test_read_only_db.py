@@ -19,7 +19,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import FIXTURES
+from support import FIXTURES
 
 import validator
 from validator.cli.commands import main

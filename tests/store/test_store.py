@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from support import FIXTURES
 
 import validator
 from validator.store.database import SCHEMA_VERSION, CardDB

@@ -18,7 +18,7 @@ import orjson
 import pytest
 import requests
 import responses
-from conftest import FIXTURES
+from support import FIXTURES
 from urllib3.exceptions import ProtocolError
 
 from validator import __version__, validate

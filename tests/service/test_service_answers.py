@@ -1,6 +1,7 @@
-"""A reviewer's attacks on the running service, each fixed: card pages from the snapshot that
-validation uses, a bounded check-formats answer, health that reflects the database, no path in
-a 5xx, a client that goes away is no server error, provenance in every report."""
+"""How the running service answers: card pages from the snapshot that validation uses, a
+bounded check-formats answer, health that reflects the database, no path in a 5xx, a client
+that goes away is no server error, provenance in every report, slow clients closed at the
+deadlines, plain refusals of what it does not take."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
-from conftest import FIXTURES  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from support import closed_within  # noqa: E402
 from test_service import LEGAL_MODERN, assert_problem, banned_bolt_file, cli_json  # noqa: E402
 
 import validator  # noqa: E402
@@ -25,7 +26,7 @@ from validator.service import app as service_app  # noqa: E402
 from validator.service.app import ServiceConfig, create_app  # noqa: E402
 from validator.service.cards import CardHolder  # noqa: E402
 
-NEW_CARD = "Reviewer's Brand New Card"
+NEW_CARD = "Deckcheck's Brand New Card"
 
 
 def new_sync_file(tmp_path: Path) -> Path:
@@ -44,15 +45,6 @@ def new_sync_file(tmp_path: Path) -> Path:
     )
     path.write_text(json.dumps(cards), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def own_db(tmp_path) -> str:
-    from validator.sync import import_file
-
-    db = str(tmp_path / "cards.sqlite3")
-    import_file(FIXTURES / "cards_core.json", db)
-    return db
 
 
 # ---------------------------------------------------------------------------- 1. one snapshot
@@ -214,91 +206,21 @@ def test_reports_carry_the_provenance_of_the_snapshot_that_judged_them(own_db, t
 # ---------------------------------------------------------------------------- 7. slow clients
 
 
-@pytest.fixture
-def quick_deadline_server(own_db):
-    """The service under uvicorn in a thread on a free loopback port, with the deadline
-    protocol `deckcheck serve` uses, its deadlines cut to 0.5 s (head) and 1 s (body)."""
-    import importlib
-    import socket
-    import threading
-    import time
-
-    uvicorn = pytest.importorskip("uvicorn")
-    from validator.service.server import bounds
-
-    options = bounds()
-    module, name = options.pop("http").split(":")
-    quick = type(
-        "Quick",
-        (getattr(importlib.import_module(module), name),),
-        {"head_seconds": 0.5, "body_seconds": 1.0},
-    )
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(ServiceConfig(db=own_db, poll_seconds=0)),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        http=quick,
-        **options,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
-def _closed_within(sock, seconds: float, trickle: bytes = b"") -> float | None:
-    """Seconds until the server closed `sock` (sending `trickle` a byte per 0.1 s meanwhile),
-    or None if it was still open after `seconds`."""
-    import time
-
-    started = time.monotonic()
-    sock.settimeout(0.1)
-    sent = 0
-    while time.monotonic() - started < seconds:
-        try:
-            data = sock.recv(65536)
-            if data == b"" or b"HTTP/1.1" in data:
-                return time.monotonic() - started
-        except TimeoutError:
-            pass
-        except OSError:
-            return time.monotonic() - started
-        if sent < len(trickle):
-            try:
-                sock.sendall(trickle[sent : sent + 1])
-            except OSError:
-                return time.monotonic() - started
-            sent += 1
-    return None
-
-
 def test_slow_and_idle_clients_are_closed_at_the_deadlines(quick_deadline_server):
     import socket
 
     port = quick_deadline_server
     with socket.create_connection(("127.0.0.1", port), timeout=5) as silent:
-        assert _closed_within(silent, 5) is not None  # connected, sent nothing
+        assert closed_within(silent, 5) is not None  # connected, sent nothing
     with socket.create_connection(("127.0.0.1", port), timeout=5) as partial:
         partial.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: x\r\n")  # the head never ends
-        assert _closed_within(partial, 5, trickle=b"X-Slow: " + b"a" * 100) is not None
+        assert closed_within(partial, 5, trickle=b"X-Slow: " + b"a" * 100) is not None
     with socket.create_connection(("127.0.0.1", port), timeout=5) as slow_body:
         slow_body.sendall(
             b"POST /v1/validate HTTP/1.1\r\nHost: x\r\ncontent-type: application/json"
             b"\r\ncontent-length: 200\r\n\r\n"
         )
-        assert _closed_within(slow_body, 5, trickle=b"{" * 200) is not None
+        assert closed_within(slow_body, 5, trickle=b"{" * 200) is not None
     # A request sent at once is answered as ever, on a connection kept alive for the next.
     import http.client
 

@@ -1,6 +1,6 @@
-"""Reviewer C's findings on the service: as_of errors, declared charsets and BOMs, the body
-limit following the decklist limit, a form with two decklists, OpenAPI's query options and
-404s, no server path in answers, a replaced database file picked up at the next poll."""
+"""What the service takes in: as_of errors, declared charsets and BOMs, the body limit
+following the decklist limit, a form with two decklists, OpenAPI's query options and 404s, no
+server path in answers, a replaced database file picked up at the next poll."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
-from conftest import FIXTURES  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from support import FIXTURES  # noqa: E402
 from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
 
 import validator  # noqa: E402
@@ -262,7 +262,7 @@ def test_a_replaced_database_file_is_picked_up_at_the_next_poll(core_db, tmp_pat
     broken.write_bytes(b"not a database at all" * 100)
     os.replace(broken, served)
     serving = holder.current
-    with pytest.raises(Exception):
+    with pytest.raises(validator.DatabaseError):  # not a database: the old data stays
         holder.refresh()
     assert holder.current is serving and holder.current.card_count > 0
     # ...and still judges decks: its database was not closed before the new file failed (a

@@ -1,5 +1,6 @@
-"""Review fixes (2026-12-01): documented calls that crashed, inputs that were misread and
-messages that did not say what to do next."""
+"""Event inputs read as the docs say (run_event's inputs, manifests with blank lines, UTF-16
+or semicolons, CSV decks with a file column), and messages that say what to do next (a format
+named as a file, a manifest row's bad cell, a text deck saved as JSON, argument errors)."""
 
 from __future__ import annotations
 
@@ -225,7 +226,7 @@ def test_verbose_help_says_what_the_readme_says(capsys):
 def test_sync_printings_from_an_oracle_cards_file_is_refused(core_db, tmp_path, capsys, name):
     import shutil
 
-    from conftest import FIXTURES
+    from support import FIXTURES
 
     from validator.store.database import CardDB
 

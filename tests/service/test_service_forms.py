@@ -1,4 +1,4 @@
-"""The second service review: bounded URL-encoded forms, bounded house rules, charsets that
+"""Request bodies the service bounds and reads: URL-encoded forms, house rules, charsets that
 are no text encoding, the keep-alive head deadline, a multipart body cut short."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ pytest.importorskip("fastapi", reason="the service needs the serve extra: pip in
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (in the test extra)")
 
 from fastapi.testclient import TestClient  # noqa: E402
+from support import closed_within  # noqa: E402
 from test_service import LEGAL_MODERN, assert_problem  # noqa: E402
-from test_service_review import _closed_within, own_db, quick_deadline_server  # noqa: E402,F401
 
 from validator.service import app as service_app  # noqa: E402
 from validator.service import bodies as service_bodies  # noqa: E402
@@ -211,7 +211,7 @@ def test_the_next_request_on_a_kept_alive_connection_has_its_own_head_deadline(
             answer += conn.recv(65536)
         assert answer.startswith(b"HTTP/1.1 200")
         time.sleep(0.15)
-        closed = _closed_within(
+        closed = closed_within(
             conn, 5, trickle=b"GET /healthz HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 100
         )
     assert closed is not None and 0.4 <= closed < 0.85, closed  # was ~0.35 + 0.5 + 0.1 s more
