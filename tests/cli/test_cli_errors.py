@@ -1,5 +1,5 @@
 """Errors never look like verdicts: every way deckcheck can fail to judge exits 2 with one
-line that says what to do, never a traceback and never exit 1 (issue 10)."""
+line that says what to do, never a traceback and never exit 1."""
 
 from __future__ import annotations
 
@@ -12,35 +12,12 @@ import sys
 import textwrap
 
 import pytest
+from cli_support import LEGAL_MODERN, assert_cannot_judge, deck, run  # noqa: E402
 from support import FIXTURES
 
 import validator
 from validator.cli.commands import build_parser, main
 from validator.rules.formats import KEY_TYPES, FormatError, FormatRules, get_format, load_formats
-
-LEGAL_MODERN = "4 Lightning Bolt\n56 Mountain\n"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_cannot_judge(code: int, err: str, *hints: str) -> None:
-    """Exit 2, one line on stderr, no traceback, and the hint that says what to do."""
-    assert code == 2, err
-    assert "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
-    for hint in hints:
-        assert hint in err, err
-
-
-def deck(tmp_path, text: str = LEGAL_MODERN, name: str = "deck.txt") -> str:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
 
 # ------------------------------------------------------------------------------ the database
 

@@ -12,9 +12,9 @@ import sys
 import pytest
 
 # The CLI-error helpers and the Commander fixture database of the CLI error tests.
-from test_cli_errors import LEGAL_MODERN, run
-from test_cli_errors import assert_cannot_judge as one_error_line
-from test_cli_errors import deck as _deck
+from cli_support import LEGAL_MODERN, run
+from cli_support import assert_cannot_judge as one_error_line
+from cli_support import deck as _deck
 
 ILLEGAL_MODERN = "4 Lightning Bolt\n"  # 4 cards: too small (CR 100.2a)
 NOT_UTF16 = b"\xff\xfe4\x00 \x00B"  # a UTF-16 BOM, then an odd byte count: no text
