@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.errors import DeckcheckError, UsageError
-from validator.history.changes import CHANGES_SCHEMA
+from validator.history.schema import CHANGES_SCHEMA
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
 #: Set to print the traceback of an internal error (a bug) after its one-line message.

@@ -11,9 +11,6 @@ import datetime as dt
 from dataclasses import dataclass, replace
 from typing import Any
 
-#: The schema of `deckcheck changes --json`.
-CHANGES_SCHEMA = "deckcheck.changes/1"
-
 
 def recorded_changes(cards: Any, limit: int | None) -> list[dict[str, Any]]:
     """The newest `limit` changes of the database's log (200 when None, every one for 0),
