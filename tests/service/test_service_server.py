@@ -51,9 +51,10 @@ def get_json(url: str, body: dict | None = None, timeout: float = 10.0) -> tuple
 class Server:
     """`deckcheck serve` on a free port; stopped (and waited for) on exit."""
 
-    def __init__(self, db: str, tmp_path: Path, *extra: str) -> None:
-        self.port = free_port()
+    def __init__(self, db: str, tmp_path: Path, *extra: str, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        tmp_path.mkdir(parents=True, exist_ok=True)
         self.log = open(tmp_path / "serve.log", "w+b")
         self.proc = subprocess.Popen(
             deckcheck("serve", "--db", db, "--port", str(self.port), *extra),
@@ -279,3 +280,42 @@ def test_each_forked_worker_listens_on_its_own_socket_and_connections_are_spread
     finally:
         for sock in clients + group:
             sock.close()
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "fork") or not Path("/proc/self/task").is_dir(),
+    reason="forked workers and /proc are Linux/Unix only",
+)
+def test_workers_die_with_a_killed_server_and_the_port_can_be_served_again(core_db, tmp_path):
+    """kill -9 of the main process (no chance to stop its workers) must not leave them
+    orphaned and still serving: a new `deckcheck serve` on the same port then starts."""
+    import signal
+
+    with Server(core_db, tmp_path, "--poll", "0", "--workers", "2") as server:
+        server.wait_ready()
+        deadline = time.monotonic() + START_TIMEOUT
+        while len(children_of(server.proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = children_of(server.proc.pid)
+        assert len(workers) == 2, server.output()
+        os.kill(server.proc.pid, signal.SIGKILL)
+        server.proc.wait(timeout=10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(
+            Path(f"/proc/{pid}").exists()
+            and "zombie" not in Path(f"/proc/{pid}/status").read_text()
+            for pid in workers
+        ):
+            time.sleep(0.05)
+        alive = [
+            pid
+            for pid in workers
+            if Path(f"/proc/{pid}").exists()
+            and "zombie" not in Path(f"/proc/{pid}/status").read_text()
+        ]
+        for pid in alive:  # leave nothing behind whatever the outcome
+            os.kill(pid, signal.SIGKILL)
+        assert alive == [], "workers outlived the killed server"
+    with Server(core_db, tmp_path / "again", "--poll", "0", port=server.port) as again:
+        again.wait_ready()
+        assert get_json(again.base + "/healthz")[0] == 200

@@ -237,6 +237,38 @@ def serve(
     _run_forked(uv_config, sockets, holder, workers)
 
 
+#: Linux prctl(2) option: the signal the kernel sends this process when its parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Stop this worker (SIGTERM: it finishes what it is answering) when the supervisor
+    `parent` dies, even by kill -9, which gives it no chance to stop its workers: orphaned,
+    they would go on serving on the port, and a new `deckcheck serve` there would fail
+    "Address already in use". Linux: the kernel's parent-death signal; elsewhere a thread
+    that checks the parent's pid each second."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+        if armed:
+            if os.getppid() != parent:  # it died before the signal was armed
+                os.kill(os.getpid(), signal.SIGTERM)
+            return
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="deckcheck-parent-watch", daemon=True).start()
+
+
 def _run_forked(
     uv_config: Any, sockets: list[socket.socket], holder: CardHolder, workers: int
 ) -> None:
@@ -251,6 +283,7 @@ def _run_forked(
         snapshot.db.close()  # no database connection crosses a fork; each worker opens its own
     stopping = False
     children: dict[int, int] = {}  # pid -> worker number
+    supervisor = os.getpid()
 
     def start(number: int) -> None:
         pid = os.fork()
@@ -259,6 +292,7 @@ def _run_forked(
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
+                die_with_parent(supervisor)
                 own = sockets[(number - 1) % len(sockets)]
                 for other in sockets:
                     if other is not own:
