@@ -63,8 +63,9 @@ NOTES: dict[str, str] = {
   [...]}`, which it names as such). A file that nests JSON more than 64 levels deep, starts
   with more than 1 MiB of whitespace (or holds that much in blank lines in a row) or has a line
   over 16 MiB is refused as no bulk file, early, with the previous database kept.
-- `--min-rate`, `--stall-timeout`, `--request-timeout` and `--lock-timeout` bound the
-  download, each answer from the server and the wait for another sync (see
+- `--min-rate`, `--stall-timeout`, `--request-timeout`, `--max-retry-after` and
+  `--lock-timeout` bound the download, each answer from the server, the wait a Retry-After
+  header asks for and the wait for another sync (see
   [Operations](operations.md#configuration)).
 - Ends with a summary of legality changes ("modern: newly banned: …; unbanned: …").
 """,

@@ -318,6 +318,115 @@ def test_500_then_success_backs_off(db: str, where: str) -> None:
     assert result.card_count == N_FIXTURE
 
 
+@pytest.mark.parametrize("where", ["descriptor", "download"])
+@pytest.mark.parametrize("status, failures", [(429, 2), (502, 3), (503, 5)])
+def test_index_and_download_share_one_retry_policy(
+    db: str, where: str, status: int, failures: int
+) -> None:
+    """Both get the session's 6 attempts, with the same waits: the download used to fail on
+    its second 429 or its third 502 while the index tried six times."""
+    sleeps = Sleeps()
+    url = DESCRIPTOR_URL if where == "descriptor" else JSONL_URI
+    with responses.RequestsMock() as rsps:
+        for _ in range(failures):
+            rsps.get(url, status=status, body="busy")
+        serve_current(rsps)
+        [result] = sync(
+            db,
+            api=API,
+            session=make_session(backoff=0.5, rate_limit_wait=3, min_interval=0, sleep=sleeps),
+        )
+        assert calls_to(rsps, url) == failures + 1
+    backoffs = [0.5, 1.0, 2.0, 4.0, 8.0][:failures]
+    assert sleeps == ([3.0] * failures if status == 429 else backoffs)
+    assert result.card_count == N_FIXTURE
+
+
+@pytest.mark.parametrize("where", ["descriptor", "download"])
+def test_six_failures_end_the_index_and_the_download_alike(seeded: str, where: str) -> None:
+    url = DESCRIPTOR_URL if where == "descriptor" else JSONL_URI
+    with responses.RequestsMock() as rsps:
+        if where == "download":
+            rsps.get(DESCRIPTOR_URL, json=current_descriptor())
+        rsps.get(url, status=502, body="bad gateway")  # every time
+        with pytest.raises(SyncError, match="HTTP 502: bad gateway"):
+            sync(seeded, api=API, session=fast_session())
+        assert calls_to(rsps, url) == 6
+    assert_intact(seeded)
+
+
+def test_download_attempts_count_broken_bodies_and_statuses_together(db: str) -> None:
+    """A download's attempts are one count: a body that broke off, then statuses."""
+    body = gzip.compress(jsonl_bytes(fixture_objects()))
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, json=current_descriptor(size=len(body)))
+        rsps.get(JSONL_URI, body=io.BufferedReader(_DroppingBody(body, len(body) // 3)))
+        for _ in range(4):
+            rsps.get(JSONL_URI, status=503, body="busy")
+        rsps.get(JSONL_URI, body=body[: len(body) // 2])  # the sixth attempt: truncated
+        with pytest.raises(SyncError, match="failed after 6 attempts: got .* truncated"):
+            sync(db, api=API, session=fast_session())
+        assert calls_to(rsps, JSONL_URI) == 6
+
+
+@pytest.mark.parametrize("where", ["descriptor", "download"])
+def test_retry_after_is_capped_and_the_wait_is_said(
+    db: str, where: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    from validator.sync import DownloadLimits
+
+    sleeps = Sleeps()
+    url = DESCRIPTOR_URL if where == "descriptor" else JSONL_URI
+    with responses.RequestsMock() as rsps:
+        rsps.get(url, status=429, headers={"Retry-After": "999999"}, body="slow down")
+        rsps.get(url, status=503, headers={"Retry-After": "2"}, body="busy")
+        serve_current(rsps)
+        with caplog.at_level("WARNING", logger="deckcheck.sync"):
+            sync(
+                db,
+                api=API,
+                session=make_session(backoff=0, min_interval=0, sleep=sleeps),
+                limits=DownloadLimits(max_retry_after=30),
+            )
+    assert sleeps == [30.0, 2.0]  # was: 600 s for the first, whatever the settings said
+    said = caplog.text
+    assert "HTTP 429 (rate-limited); waiting 30 s (Retry-After asked for 999999 s" in said
+    assert "--max-retry-after" in said
+    assert "HTTP 503; waiting 2 s (as Retry-After asks), then attempt 3 of 6" in said
+
+
+def test_max_retry_after_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from validator.sync import DownloadLimits, SyncError
+
+    assert DownloadLimits.from_env().max_retry_after == 120
+    monkeypatch.setenv("DECKCHECK_SYNC_MAX_RETRY_AFTER", "45")
+    assert DownloadLimits.from_env().max_retry_after == 45
+    assert DownloadLimits.from_env(max_retry_after=5).max_retry_after == 5
+    monkeypatch.setenv("DECKCHECK_SYNC_MAX_RETRY_AFTER", "soon")
+    with pytest.raises(SyncError, match="DECKCHECK_SYNC_MAX_RETRY_AFTER='soon' is not a number"):
+        DownloadLimits.from_env()
+
+
+def test_cli_max_retry_after_bounds_the_wait(
+    db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from validator.cli.commands import main
+
+    sleeps = Sleeps()
+    monkeypatch.setenv("DECKCHECK_SCRYFALL_API", API)
+    monkeypatch.setattr(
+        "validator.sync.job.make_session",
+        lambda: make_session(backoff=0, min_interval=0, sleep=sleeps),
+    )
+    with responses.RequestsMock() as rsps:
+        rsps.get(DESCRIPTOR_URL, status=429, headers={"Retry-After": "999999"}, body="later")
+        serve_current(rsps)
+        assert main(["sync", "--db", db, "--max-retry-after", "0.5"]) == 0
+    assert sleeps == [0.5]
+    assert main(["sync", "--db", db, "--max-retry-after", "-1"]) == 2
+    assert "--max-retry-after must not be negative" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "error",
     [
@@ -876,6 +985,96 @@ def synthetic_cards(n: int, prefix: str = "Synthetic") -> list[dict[str, Any]]:
     ]
 
 
+def _db_files(db: str) -> list[tuple[str, int]]:
+    """The database's files (itself, -wal, -shm, -journal) and their sizes."""
+    folder = Path(db).parent
+    return sorted((p.name, p.stat().st_size) for p in folder.glob(Path(db).name + "*"))
+
+
+def _many_cards(count: int) -> list[dict[str, Any]]:
+    """`count` distinct one-face cards: enough for an import to write megabytes."""
+    base = next(o for o in fixture_objects() if o["name"] == "Lightning Bolt")
+    return [
+        dict(base, oracle_id=f"00000000-0000-4000-8000-{i:012d}", name=f"Bolt Number {i}")
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize("reader", [False, True], ids=["alone", "with-a-reader"])
+def test_a_sync_failing_on_a_full_disk_leaves_the_database_files_as_they_were(
+    seeded: str, tmp_path: Path, reader: bool
+) -> None:
+    """The disk fills mid-import (a file-size limit, as a full disk fails SQLite's writes):
+    the sync fails, and the database's files and their sizes are what they were, also while
+    a reader (a validation service) holds the database open. The rolled-back pages used to
+    stay in the -wal file (3 MB here), which kept a full disk full."""
+    import os
+    import resource
+    import signal
+    import sqlite3
+
+    big = write_bulk(tmp_path / "big.jsonl", _many_cards(6000), gz=False)
+    held = sqlite3.connect(seeded) if reader else None
+    try:
+        if held is not None:
+            held.execute("SELECT count(*) FROM cards").fetchone()
+        before = _db_files(seeded)
+        limit = 3 << 20
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child reports by its exit status
+            status = 3
+            try:
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit: EFBIG
+                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+                import_file(big, seeded, allow_shrink=True)
+                status = 1  # the import did not fail
+            except SyncError as exc:
+                status = 0 if "failed" in str(exc) else 2
+            finally:
+                os._exit(status)
+        _, status = os.waitpid(child, 0)
+        assert os.WEXITSTATUS(status) == 0, "the import did not fail on the full disk"
+        assert _db_files(seeded) == before
+        if held is not None:  # the reader still reads the same cards
+            assert held.execute("SELECT count(*) FROM cards").fetchone()[0] > 0
+    finally:
+        if held is not None:
+            held.close()
+    assert_intact(seeded)
+
+
+def test_a_failed_sync_truncates_what_it_left_in_the_wal(
+    seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure after SQLite spilled the transaction's pages to the -wal file (a mocked
+    write error once most cards are written), with a reader holding the database open."""
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    import validator.sync.importer as importer
+
+    real = importer.write_batches
+
+    def fails_midway(conn: Any, batches: Any, **kw: Any) -> Any:
+        conn.exec_driver_sql("PRAGMA cache_size=-64")  # spill dirty pages to the -wal early
+        real(conn, batches, **kw)
+        raise OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full"))
+
+    monkeypatch.setattr(importer, "write_batches", fails_midway)
+    big = write_bulk(tmp_path / "big.jsonl", _many_cards(3000), gz=False)
+    held = sqlite3.connect(seeded)
+    try:
+        held.execute("SELECT count(*) FROM cards").fetchone()
+        before = _db_files(seeded)
+        with pytest.raises(SyncError):
+            import_file(big, seeded, allow_shrink=True)
+        assert _db_files(seeded) == before
+    finally:
+        held.close()
+    assert_intact(seeded)
+
+
 def test_readers_see_the_old_database_during_and_after_a_failed_sync(
     seeded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1173,11 +1372,12 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(
     holder = sqlite3.connect(seeded, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        with pytest.raises(SyncBusy, match=r"another sync is writing to .* \(waited 0 s\)"):
+        with pytest.raises(SyncBusy, match=r"another sync is writing to .* \(waited 0\.2 s\)"):
             sync(seeded, from_file=path, lock_timeout=0.2)
-        assert main(["sync", "--from", str(path), "--db", seeded, "--lock-timeout", "0.2"]) == 2
+        assert main(["sync", "--from", str(path), "--db", seeded, "--lock-timeout", "0.3"]) == 2
         err = capsys.readouterr().err
         assert "another sync is writing" in err and "--lock-timeout" in err
+        assert "(waited 0.3 s)" in err
         assert "unchanged" not in err and "previous" not in err
     finally:
         holder.execute("ROLLBACK")
@@ -1194,6 +1394,17 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(
     [
         ("legalities", "legal", "legalities must be an object of format -> status"),
         ("legalities", [["modern", "legal"]], "legalities must be an object of format -> status"),
+        # read as not_legal, a status that is no text would judge by a ban list never given
+        (
+            "legalities",
+            {"modern": None, "vintage": "legal"},
+            "the legality of 'modern' is null (None), not a",
+        ),
+        (
+            "legalities",
+            {"vintage": "legal", "legacy": 7},
+            "the legality of 'legacy' is a number (7)",
+        ),
         ("card_faces", "Fire // Ice", "card_faces must be a list of face objects, not a text"),
         (
             "card_faces",

@@ -283,7 +283,8 @@ _LEGALITIES_BY_ID: dict[int, tuple[Any, dict[str, str]]] = {}
 
 
 def _legalities(raw: Any) -> dict[str, str]:
-    """The card's legalities with text statuses only (anything else is dropped)."""
+    """The card's legalities. A status that is not text (`null`, `7`, a list) raises
+    `_BadStatus`: read as `not_legal` it would judge by a ban list the data never said."""
     if type(raw) is not MappingProxyType:
         return _legalities_of(raw)
     known = _LEGALITIES_BY_ID.get(id(raw))
@@ -295,6 +296,17 @@ def _legalities(raw: Any) -> dict[str, str]:
     return found
 
 
+class _BadStatus(ValueError):
+    """A legality status that is not text; `args`: the format key and the value."""
+
+
+def _text_statuses(raw: Any) -> dict[str, str]:
+    for fmt, status in raw.items():
+        if type(status) is not str:
+            raise _BadStatus(fmt, status)
+    return dict(raw)
+
+
 def _legalities_of(raw: Any) -> dict[str, str]:
     if type(raw) is not dict:
         raw = dict(raw)
@@ -302,9 +314,9 @@ def _legalities_of(raw: Any) -> dict[str, str]:
         key = tuple(raw.items())
         found = _LEGALITIES.get(key)
     except TypeError:  # a status that is a list or an object
-        return {k: v for k, v in raw.items() if type(v) is str}
+        return _text_statuses(raw)
     if found is None:
-        found = {k: v for k, v in raw.items() if type(v) is str}
+        found = _text_statuses(raw)
         if len(_LEGALITIES) < 1 << 14:
             _LEGALITIES[key] = found
     return found
@@ -431,7 +443,14 @@ def card_from_scryfall(obj: dict[str, Any]) -> Card:
         raise CardDataError(
             f"card {name!r}: keywords must be a list of keyword names, not {_shown(keywords)}"
         )
-    legalities = _legalities(raw_legalities)
+    try:
+        legalities = _legalities(raw_legalities)
+    except _BadStatus as bad:
+        fmt, status = bad.args
+        raise CardDataError(
+            f"card {name!r}: the legality of {fmt!r} is {_shown(status)}, not a status "
+            f'(a text such as "legal", "banned" or "not_legal")'
+        ) from None
     # Positional, in CARD_FIELDS order (a sync builds 35,000 cards; keywords cost half again).
     return Card(
         oracle_id,

@@ -217,6 +217,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $DECKCHECK_SYNC_REQUEST_TIMEOUT or 60)",
     )
     p.add_argument(
+        "--max-retry-after",
+        type=float,
+        metavar="SECONDS",
+        help="wait at most this long when Scryfall answers 429 or 503 with a "
+        "Retry-After header, then try again "
+        "(default: $DECKCHECK_SYNC_MAX_RETRY_AFTER or 120)",
+    )
+    p.add_argument(
         "--lock-timeout",
         type=float,
         metavar="SECONDS",
@@ -537,6 +545,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     for option in ("min_rate", "stall_timeout", "request_timeout"):
         if getattr(args, option) is not None and not getattr(args, option) > 0:
             raise UsageError(f"--{option.replace('_', '-')} must be greater than 0")
+    if args.max_retry_after is not None and not args.max_retry_after >= 0:
+        raise UsageError("--max-retry-after must not be negative")
     quiet_log = not sys.stderr.isatty()
     try:
         results = sync(
@@ -545,7 +555,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
             force=args.force,
             printings=args.printings,
             allow_shrink=args.allow_shrink,
-            limits=DownloadLimits.from_env(args.min_rate, args.stall_timeout, args.request_timeout),
+            limits=DownloadLimits.from_env(
+                args.min_rate, args.stall_timeout, args.request_timeout, args.max_retry_after
+            ),
             lock_timeout=args.lock_timeout,
             echo=(lambda s: print(s, file=sys.stderr)) if quiet_log else (lambda s: None),
         )

@@ -445,7 +445,7 @@ def sync_lock(conn: Connection, timeout: float, *, poll: float = 0.2) -> None:
         if time.monotonic() >= deadline:
             raise LockTimeout(
                 f"another sync is running on {conn.engine.url.render_as_string()} "
-                f"(waited {timeout:.0f} s)"
+                f"(waited {timeout:g} s)"
             )
         time.sleep(poll)
 

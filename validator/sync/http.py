@@ -1,8 +1,9 @@
 """The HTTP side of a sync: Scryfall's bulk-data index, and the download of a bulk file.
 
 Every request carries Scryfall's required headers and is throttled to its rate limit; network
-errors, timeouts and 5xx are retried with backoff, a 429 waits for Retry-After (`RetryPolicy`,
-attached by `make_session`). A download always ends: it has a deadline derived from a minimum
+errors, timeouts and 5xx are retried with backoff, a 429 waits for Retry-After (at most
+`DownloadLimits.max_retry_after`). The bulk-data index and the bulk-file download share one
+retry policy (`RetryPolicy`, attached by `make_session`), counted by urllib3's `Retry`. A download always ends: it has a deadline derived from a minimum
 transfer rate and a stall timeout, and every answer from the server a deadline of its own
 however its bytes trickle (`DownloadLimits`, enforced by a `_Watchdog` that shuts the
 connection down).
@@ -17,8 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ def api_base() -> str:
 ENV_MIN_RATE = "DECKCHECK_SYNC_MIN_RATE"
 ENV_STALL_TIMEOUT = "DECKCHECK_SYNC_STALL_TIMEOUT"
 ENV_REQUEST_TIMEOUT = "DECKCHECK_SYNC_REQUEST_TIMEOUT"
+ENV_MAX_RETRY_AFTER = "DECKCHECK_SYNC_MAX_RETRY_AFTER"
 #: 32 KiB/s (256 kbit/s): Scryfall's 170 MB file still finishes (in 90 minutes) on a line that
 #: slow; a venue line of 1 Mbit/s takes 23 minutes and is far above it.
 DEFAULT_MIN_RATE = 32 * 1024
@@ -67,6 +68,10 @@ DEFAULT_STALL_TIMEOUT = 60.0
 DEFAULT_REQUEST_TIMEOUT = 60.0
 #: A bulk-data object is about 1 KB; an answer this big is not one (and is not read into memory).
 DEFAULT_INDEX_MAX_BYTES = 1 << 20
+#: The longest wait a Retry-After header (429, 503) gets, in seconds: twice the minute Scryfall
+#: asks for when it rate-limits. A longer one (`Retry-After: 999999`) waits this long and tries
+#: again, so a sync never hangs for hours on one header.
+DEFAULT_MAX_RETRY_AFTER = 120.0
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,8 @@ class DownloadLimits:
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     #: A bulk-data index answer larger than this (bytes) is refused.
     index_max_bytes: int = DEFAULT_INDEX_MAX_BYTES
+    #: The longest wait a Retry-After header gets (seconds).
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
 
     @classmethod
     def from_env(
@@ -88,10 +95,12 @@ class DownloadLimits:
         min_rate_kib: float | None = None,
         stall_timeout: float | None = None,
         request_timeout: float | None = None,
+        max_retry_after: float | None = None,
     ) -> DownloadLimits:
-        """Explicit values (the CLI's --min-rate in KiB/s, --stall-timeout and
-        --request-timeout in seconds), else $DECKCHECK_SYNC_MIN_RATE (KiB/s),
-        $DECKCHECK_SYNC_STALL_TIMEOUT and $DECKCHECK_SYNC_REQUEST_TIMEOUT, else defaults."""
+        """Explicit values (the CLI's --min-rate in KiB/s, --stall-timeout, --request-timeout
+        and --max-retry-after in seconds), else $DECKCHECK_SYNC_MIN_RATE (KiB/s),
+        $DECKCHECK_SYNC_STALL_TIMEOUT, $DECKCHECK_SYNC_REQUEST_TIMEOUT and
+        $DECKCHECK_SYNC_MAX_RETRY_AFTER, else defaults."""
         rate = (
             min_rate_kib * 1024
             if min_rate_kib is not None
@@ -107,11 +116,20 @@ class DownloadLimits:
             if request_timeout is not None
             else _env_number(ENV_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
         )
+        longest = (
+            max_retry_after
+            if max_retry_after is not None
+            else _env_number(ENV_MAX_RETRY_AFTER, DEFAULT_MAX_RETRY_AFTER)
+        )
         if not (rate > 0 and stall > 0 and answer > 0):
             raise SyncError(
                 "the minimum rate, the stall timeout and the request timeout must be greater than 0"
             )
-        return cls(min_rate=rate, stall_timeout=stall, request_timeout=answer)
+        if not longest >= 0:
+            raise SyncError("the longest Retry-After wait must not be negative")
+        return cls(
+            min_rate=rate, stall_timeout=stall, request_timeout=answer, max_retry_after=longest
+        )
 
     def deadline(self, size: int | None) -> float | None:
         """Seconds a download of `size` bytes may take (None: size unknown)."""
@@ -120,13 +138,16 @@ class DownloadLimits:
 
 @dataclass
 class RetryPolicy:
-    """How a sync retries. Attached to the session by `make_session`; tests pass zero waits."""
+    """How a sync retries. Attached to the session by `make_session`; tests pass zero waits.
+
+    One policy for the bulk-data index and the bulk-file download: each gets `attempts` tries
+    in all (a download's attempts also count the tries after a connection dropped mid-body or
+    a truncated file), counted by urllib3's `Retry` (`tries`)."""
 
     attempts: int = 6  # tries per request: the first one and 5 retries
     backoff: float = 1.0  # waits backoff, 2*backoff, 4*backoff... after errors and 5xx
     backoff_max: float = 60.0
     rate_limit_wait: float = RATE_LIMIT_WAIT  # after a 429 without Retry-After
-    max_retry_after: float = 600.0  # never wait longer than this, whatever Retry-After says
     min_interval: float = MIN_REQUEST_INTERVAL
     sleep: Callable[[float], None] | None = None  # default: time.sleep, looked up at call time
 
@@ -134,8 +155,92 @@ class RetryPolicy:
         if seconds > 0:
             (time.sleep if self.sleep is None else self.sleep)(seconds)
 
-    def backoff_for(self, attempt: int) -> float:
-        return min(self.backoff * (2 ** (attempt - 1)), self.backoff_max)
+    def tries(self, url: str, max_retry_after: float = DEFAULT_MAX_RETRY_AFTER) -> _Tries:
+        """The retry state of one request (or one download, all its attempts) of `url`."""
+        return _Tries(self, url, max_retry_after)
+
+
+_retry_class: Any = None
+
+
+def _retry(**kwargs: Any) -> Any:
+    """A urllib3 `Retry` whose backoff starts with the first failure (backoff, 2*backoff,
+    4*backoff...): urllib3's own retries the first failure at once, which after a 5xx from
+    Scryfall only asks it again while it is failing. (A subclass made on first use: urllib3
+    is imported only when a sync goes to the network.)"""
+    global _retry_class
+    if _retry_class is None:
+        from urllib3.util.retry import Retry
+
+        class BackoffRetry(Retry):
+            def get_backoff_time(self) -> float:
+                failures = len(self.history)
+                if failures == 0:
+                    return 0.0
+                return float(min(self.backoff_factor * 2 ** (failures - 1), self.backoff_max))
+
+        _retry_class = BackoffRetry
+    return _retry_class(**kwargs)
+
+
+class _Tries:
+    """The attempts of one request: urllib3's `Retry` (immutable), advanced by `increment` at
+    each failure until it is exhausted; and how long to wait before the next attempt."""
+
+    def __init__(self, policy: RetryPolicy, url: str, max_retry_after: float) -> None:
+        self.policy, self.url = policy, url
+        self.max_retry_after = max_retry_after
+        self.retry = _retry(
+            total=policy.attempts - 1,
+            backoff_factor=policy.backoff,
+            backoff_max=policy.backoff_max,
+            status_forcelist=RETRY_STATUSES,
+            raise_on_status=False,
+            respect_retry_after_header=True,
+            retry_after_max=max_retry_after,
+        )
+
+    @property
+    def attempt(self) -> int:
+        """The number of the attempt under way (1 for the first)."""
+        return len(self.retry.history) + 1
+
+    @property
+    def attempts(self) -> int:
+        return self.policy.attempts
+
+    def failed(self, response: Any = None) -> bool:
+        """Count the attempt under way as failed (`response`: the answer, a retried status);
+        False when it was the last one."""
+        from urllib3.exceptions import MaxRetryError
+
+        raw = getattr(response, "raw", None)
+        try:
+            self.retry = self.retry.increment(
+                "GET", self.url, response=raw if hasattr(raw, "get_redirect_location") else None
+            )
+        except MaxRetryError:
+            return False
+        return True
+
+    def backoff(self) -> float:
+        """The wait after an error or a 5xx without Retry-After (call after `failed`)."""
+        return float(self.retry.get_backoff_time())
+
+    def retry_after(self, resp: Any) -> tuple[float, float] | None:
+        """(the wait, what the server asked for) from the answer's Retry-After header (seconds
+        or an HTTP date), the wait capped at `max_retry_after`; None without a valid one."""
+        from urllib3.exceptions import InvalidHeader
+
+        value = (resp.headers.get("Retry-After") or "").strip()
+        if not value:
+            return None
+        try:
+            capped = float(self.retry.parse_retry_after(value))
+            asked = float(_retry(total=0, retry_after_max=1 << 62).parse_retry_after(value))
+        except (InvalidHeader, OverflowError, ValueError):
+            return None
+        return capped, asked
 
 
 def make_session(
@@ -148,10 +253,13 @@ def make_session(
 ):
     """A requests session with Scryfall's required headers and a `RetryPolicy`: connection
     errors, timeouts and 5xx are retried with exponential backoff; a 429 waits for Retry-After
-    when present, else the RATE_LIMIT_WAIT Scryfall asks for.
+    when present (at most `DownloadLimits.max_retry_after`), else the RATE_LIMIT_WAIT Scryfall
+    asks for.
 
-    The retry loop is ours (`_get`), not urllib3's: it covers exceptions raised before any
-    response as well as statuses, and it behaves the same under the `responses` test mock."""
+    urllib3's `Retry` counts the attempts, but the loop is ours (`_get`, `download`), not the
+    connection pool's: every attempt gets its own deadline (`_Watchdog`), a download's retries
+    include a body that broke off or came short, and it behaves the same under the
+    `responses` test mock."""
     import requests
 
     session = requests.Session()
@@ -384,26 +492,6 @@ def _read_capped(resp: Any, max_bytes: int, what: str) -> bytes:
     return bytes(body)
 
 
-def _retry_after(resp: Any, policy: RetryPolicy) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or an HTTP date), capped."""
-    value = (resp.headers.get("Retry-After") or "").strip()
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        from email.utils import parsedate_to_datetime
-
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - datetime.now(UTC)).total_seconds()
-    return min(max(seconds, 0.0), policy.max_retry_after)
-
-
 def _describe_http_error(resp: Any, what: str) -> str:
     detail = ""
     try:
@@ -427,25 +515,27 @@ def _get(
     stream: bool = False,
     timeout: Any = 30.0,
     api: bool = True,
-    attempts: int | None = None,
     deadline: float | None = None,
     max_bytes: int | None = None,
     watchdog: _Watchdog | None = None,
+    tries: _Tries | None = None,
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
 ) -> Any:
-    """GET with our headers and retries (`attempts`, default the session policy's). Returns the
-    last response (any status); raises SyncError when every attempt failed without one.
+    """GET with our headers and retries (`tries`: a download's, shared by all its attempts;
+    default a new one of the session's policy). Returns the last response (any status); raises
+    SyncError when every attempt failed without one.
 
     Each attempt ends within `deadline` seconds (headers, and the body unless `stream`), or
     within what the caller's running `watchdog` allows; a deadline that passes is a SyncError,
     not retried. With `max_bytes` the body is read here, and refused when larger (the answer's
     `content` then holds it)."""
     policy = _policy(session)
-    if attempts is not None:
-        policy = replace(policy, attempts=max(1, min(attempts, policy.attempts)))
-    for attempt in range(1, policy.attempts + 1):
+    tries = tries or policy.tries(url, max_retry_after)
+    while True:
         if api:
             _throttle.wait(policy)
         dog = watchdog or _Watchdog(deadline)
+        attempt = tries.attempt
         try:
             with dog if watchdog is None else nullcontext():
                 resp = _get_once(
@@ -459,41 +549,56 @@ def _get(
                 )
         except _Retry as retry:
             exc = retry.__cause__
-            if attempt == policy.attempts:
+            if not tries.failed():
                 raise SyncError(
                     f"{what}: cannot reach the server after {attempt} attempts "
                     f"({type(exc).__name__}: {exc})"
                 ) from exc
-            wait = policy.backoff_for(attempt)
+            wait = tries.backoff()
             log.warning(
-                "%s: %s; retrying in %.0f s (attempt %d of %d)",
+                "%s: %s; retrying in %s s (attempt %d of %d)",
                 what,
                 type(exc).__name__,
-                wait,
+                _seconds(wait),
                 attempt,
-                policy.attempts,
+                tries.attempts,
             )
             policy.wait(wait)
             continue
-        if resp.status_code not in RETRY_STATUSES or attempt == policy.attempts:
+        if resp.status_code not in RETRY_STATUSES or not tries.failed(resp):
             return resp
-        after = _retry_after(resp, policy)
-        if resp.status_code == 429:
-            wait = policy.rate_limit_wait if after is None else after
-            log.warning("%s: rate-limited by Scryfall (HTTP 429); waiting %.0f s", what, wait)
+        after = tries.retry_after(resp)
+        if after is not None:
+            wait, asked = after
+            if asked > wait:
+                why = (
+                    f"Retry-After asked for {_seconds(asked)} s, at most "
+                    f"{_seconds(wait)} s are waited (--max-retry-after, ${ENV_MAX_RETRY_AFTER})"
+                )
+            else:
+                why = "as Retry-After asks"
+        elif resp.status_code == 429:
+            wait = min(policy.rate_limit_wait, tries.max_retry_after)
+            why = "no Retry-After: the minute Scryfall asks for"
         else:
-            wait = policy.backoff_for(attempt) if after is None else after
-            log.warning(
-                "%s: HTTP %d; retrying in %.0f s (attempt %d of %d)",
-                what,
-                resp.status_code,
-                wait,
-                attempt,
-                policy.attempts,
-            )
+            wait, why = tries.backoff(), "backoff"
+        log.warning(
+            "%s: HTTP %d%s; waiting %s s (%s), then attempt %d of %d",
+            what,
+            resp.status_code,
+            " (rate-limited)" if resp.status_code == 429 else "",
+            _seconds(wait),
+            why,
+            tries.attempt,
+            tries.attempts,
+        )
         resp.close()
         policy.wait(wait)
-    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _seconds(value: float) -> str:
+    """A wait for a message: "0.3", "7", "120" (never "0" for a wait that is not nothing)."""
+    return f"{value:.2g}" if value < 10 else f"{value:.0f}"
 
 
 class _Retry(Exception):
@@ -615,6 +720,7 @@ def fetch_descriptor(
         timeout=timeout,
         deadline=limits.request_timeout,
         max_bytes=limits.index_max_bytes,
+        max_retry_after=limits.max_retry_after,
     )
     if resp.status_code != 200:
         raise SyncError(_describe_http_error(resp, f"GET {url}"))
@@ -639,11 +745,12 @@ def download(
     expected_size: int | None = None,
     progress: Callable[[int, int | None], None] | None = None,
     timeout: Any = None,
-    attempts: int | None = None,
     limits: DownloadLimits | None = None,
 ) -> None:
-    """Stream `uri` to `dest`. Besides `_get`'s retries, the whole download is tried again
-    when the connection drops or stalls mid-body, or fewer bytes arrive than Scryfall announced.
+    """Stream `uri` to `dest`. The download is tried again, as the bulk-data index is, after
+    a network error or a retried status (`RetryPolicy`), and also when the connection drops or
+    stalls mid-body, or fewer bytes arrive than Scryfall announced: the session policy's
+    attempts in all.
 
     Every attempt ends: the answer's headers arrive within `limits.request_timeout` seconds; no
     byte for `limits.stall_timeout` seconds is a stall (the socket's read timeout), and an
@@ -653,29 +760,30 @@ def download(
     limits = limits or DownloadLimits()
     timeout = timeout or (30.0, limits.stall_timeout)
     policy = _policy(session)
-    attempts = attempts or min(policy.attempts, 3)  # whole downloads: 25 MB each
+    # One count for the whole download: statuses, network errors and bodies that broke off.
+    tries = policy.tries(uri, limits.max_retry_after)
     what = f"download {uri}"
-    last_error: str | None = ""
-    for attempt in range(1, attempts + 1):
+    while True:
         dog = _Watchdog(limits.request_timeout)
         with dog:
             last_error = _download_once(
-                session, uri, dest, what, dog, expected_size, progress, timeout, limits
+                session, uri, dest, what, dog, expected_size, progress, timeout, limits, tries
             )
         if last_error is None:
             return
-        if attempt < attempts:
-            wait = policy.backoff_for(attempt)
-            log.warning(
-                "%s failed (%s); retrying in %.0f s (attempt %d of %d)",
-                what,
-                last_error,
-                wait,
-                attempt,
-                attempts,
-            )
-            policy.wait(wait)
-    raise SyncError(f"{what} failed after {attempts} attempts: {last_error}")
+        attempt = tries.attempt  # retried statuses within `_get` count too
+        if not tries.failed():
+            raise SyncError(f"{what} failed after {attempt} attempts: {last_error}")
+        wait = tries.backoff()
+        log.warning(
+            "%s failed (%s); retrying in %s s (attempt %d of %d)",
+            what,
+            last_error,
+            _seconds(wait),
+            attempt,
+            tries.attempts,
+        )
+        policy.wait(wait)
 
 
 def _download_once(
@@ -688,15 +796,14 @@ def _download_once(
     progress: Callable[[int, int | None], None] | None,
     timeout: Any,
     limits: DownloadLimits,
+    tries: _Tries,
 ) -> str | None:
     """One attempt of `download`, under `dog`: None when done, else why it failed (worth
     another attempt); SyncError when another attempt would not help."""
     import requests
 
-    # Two tries: with three attempts, a server that accepts connections and never answers
-    # ends the sync after 6 stall timeouts, not 18.
     resp = _get(
-        session, uri, what, stream=True, timeout=timeout, api=False, attempts=2, watchdog=dog
+        session, uri, what, stream=True, timeout=timeout, api=False, watchdog=dog, tries=tries
     )
     try:
         if resp.status_code != 200:

@@ -397,8 +397,11 @@ def import_file(
         if gc_was_enabled:
             gc.enable()
         engine.dispose()
-        if not ok and new_db and db_file is not None:
-            _remove_if_empty(db_file)
+        if not ok and db_file is not None:
+            if new_db:
+                _remove_if_empty(db_file)
+            else:
+                _truncate_wal(db_file)
     return result
 
 
@@ -414,7 +417,7 @@ def _write_transaction(engine: Any, url: str, wait: float) -> Iterator[Any]:
     except OperationalError as exc:
         if "locked" in str(exc.orig).lower() or "busy" in str(exc.orig).lower():
             raise LockTimeout(
-                f"another sync is writing to {shown_location(url)} (waited {wait:.0f} s)"
+                f"another sync is writing to {shown_location(url)} (waited {wait:g} s)"
             ) from exc
         raise
     with conn:
@@ -428,6 +431,34 @@ def _last_updated_at(conn: Any, bulk_type: str) -> str | None:
         t.select().where(t.c.bulk_type == bulk_type).order_by(t.c.id.desc()).limit(1)
     ).first()
     return row.updated_at if row else None
+
+
+#: How long the clean-up after a failed sync waits for readers to leave their transactions.
+_WAL_RESET_WAIT_MS = 1000
+
+
+def _truncate_wal(db_file: Path) -> None:
+    """Give back the space a failed import's rolled-back pages take in the `-wal` file.
+
+    A rollback in WAL mode only forgets the frames the transaction wrote: the file keeps its
+    size (megabytes on a full disk, which then stays full), and only the last connection's
+    close deletes it; a validation service holding the database open prevents that. A
+    TRUNCATE checkpoint (https://sqlite.org/pragma.html#pragma_wal_checkpoint) copies any
+    committed frames into the database and cuts the `-wal` to zero bytes, the size it has
+    while only readers use the database. Best effort: a reader in a long transaction keeps it
+    (SQLite then reuses the file from its start)."""
+    import sqlite3
+
+    if not Path(str(db_file) + "-wal").exists():
+        return
+    try:
+        con = sqlite3.connect(db_file, timeout=_WAL_RESET_WAIT_MS / 1000, isolation_level=None)
+        try:
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return
 
 
 def _remove_if_empty(db_file: Path) -> None:
