@@ -465,30 +465,86 @@ def _start_sync(args: list[str], env: dict[str, str] | None = None) -> subproces
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
 
+def _child_pids(pid: int) -> list[int]:
+    """`pid`'s children, from /proc/PID/task/*/children (one read, so a child is seen within
+    a millisecond of its fork), else from a scan of /proc."""
+    try:
+        return [
+            int(n)
+            for task in Path(f"/proc/{pid}/task").iterdir()
+            for n in (task / "children").read_text().split()
+        ]
+    except OSError:
+        return _children(pid)
+
+
+def _read_position(pid: int, path: Path) -> tuple[int, int] | None:
+    """(offset, size) of `pid`'s open descriptor of `path`, or None when it has none open."""
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            if Path(os.readlink(fd)) == path:
+                info = (Path(f"/proc/{pid}/fdinfo") / fd.name).read_text()
+                pos = int(next(ln for ln in info.splitlines() if ln.startswith("pos:")).split()[1])
+                return pos, path.stat().st_size
+        except OSError:
+            continue
+    return None
+
+
 @needs_proc
 def test_kill_9_of_the_sync_ends_its_reading_process(big_file: Path, tmp_path: Path) -> None:
     """Before: the reader blocked forever on the pipe (10 runs of 10). It must die with its
-    parent; and the killed first sync leaves no card data, which readers are told."""
+    parent; and the killed first sync leaves no card data, which readers are told.
+
+    The importing process is stopped (SIGSTOP) as soon as its reader exists: the reader then
+    fills the pipe between them and blocks in its send, certainly still reading its file when
+    the importing process is killed (a sleep let a fast machine finish the file first)."""
     db = tmp_path / "cards.sqlite3"
+    big_file = big_file.resolve()
     proc = _start_sync(["--from", str(big_file), "--db", str(db)])
+    stopped = False
     try:
-        children = _wait(lambda: _children(proc.pid), 30)
+        children = _wait(lambda: _child_pids(proc.pid), 30, step=0.001)
         assert children, "the sync never started its reading process"
-        time.sleep(0.3)  # the reader is busy sending batches
-        assert all(_alive(c) for c in children), "the reader finished before the kill"
+        os.kill(proc.pid, signal.SIGSTOP)
+        stopped = True
+        # The reader opens the file, reads and sends until the pipe is full, then waits.
+        [reader] = children
+        position = _wait(lambda: _read_position(reader, big_file), 30)
+        assert position, "the reader never opened its file"
+        assert _wait(lambda: _blocked(reader), 30), "the reader does not wait on the pipe"
+        pos, size = _read_position(reader, big_file) or (0, 0)
+        assert 0 < pos < size, f"the reader is not in the middle of its file ({pos} of {size})"
+        assert _alive(reader), "the reader finished before the kill"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
-        assert _wait(lambda: not any(_alive(c) for c in children), 10), (
-            "the reading process outlived the killed sync"
-        )
+        assert _wait(lambda: not _alive(reader), 10), "the reading process outlived the killed sync"
     finally:
         for pid in [proc.pid, *_children(proc.pid)]:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+        if stopped and proc.returncode is None:
+            os.kill(proc.pid, signal.SIGCONT)
         proc.communicate()
     if db.exists():  # killed mid-import: nothing committed, and readers are told to sync
         with pytest.raises(DatabaseError, match="no card data"):
             CardDB(db).check()
+
+
+def _blocked(pid: int) -> bool:
+    """True when `pid` sleeps and its CPU time stays put for 0.2 s (waiting on its pipe)."""
+
+    def cpu() -> tuple[str, int]:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return fields[0], int(fields[11]) + int(fields[12])  # state, utime + stime
+
+    try:
+        state, before = cpu()
+        time.sleep(0.2)
+        state_after, after = cpu()
+    except OSError:
+        return False
+    return state == state_after == "S" and before == after
 
 
 @needs_proc
