@@ -465,3 +465,216 @@ def test_page_marks_an_answer_stale_when_the_list_changed_while_it_was_checked(
         "serve-ctrl-enter-in-flight.png",
         "serve-current.png",
     )
+
+
+# ---------------------------------------------------------------------------- a player's page
+
+#: The widths the page is looked at: a laptop and a phone.
+WIDTHS = {"desktop": (1280, 1000), "phone": (390, 844)}
+
+#: Elements that scroll inside the page (their content taller or wider than their box, and
+#: their overflow scrolls): a list shown in a box of its own is half hidden on a phone.
+INNER_SCROLLERS = """
+return [...document.querySelectorAll('body *')].filter((e) => {
+  const style = getComputedStyle(e);
+  const scrolls = (v) => v === 'auto' || v === 'scroll';
+  const tall = e.scrollHeight > e.clientHeight + 1 && (scrolls(style.overflowY) || e.tagName === 'TEXTAREA');
+  const wide = e.scrollWidth > e.clientWidth + 1 && scrolls(style.overflowX);
+  return e.offsetParent !== null && (tall || wide);
+}).map((e) => e.id || e.className || e.tagName);
+"""
+
+#: Whether an element is wholly on screen (the viewport, not below the fold).
+ON_SCREEN = """
+const r = arguments[0].getBoundingClientRect();
+return r.top >= -1 && r.bottom <= window.innerHeight + 1 && r.height > 0
+  || [r.top, r.bottom, window.innerHeight, window.scrollY];
+"""
+
+
+def _sized(browser, width: str) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    w, h = WIDTHS[width]
+    browser.set_window_size(w, h)
+    WebDriverWait(browser, WAIT).until(
+        lambda d: abs(d.execute_script("return window.innerWidth") - w) < 40
+    )
+
+
+def _shot(browser, tmp_path, name: str) -> str:
+    browser.save_screenshot(str(tmp_path / name))
+    return name
+
+
+def _blue_cards_db(tmp_path) -> str:
+    """cards_core.json and 70 blue instants legal in Commander: a list of them under a red
+    and green commander has 70 cards outside its colors."""
+    import json
+
+    from validator.sync import import_file
+
+    cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+    cards += [
+        {
+            "object": "card",
+            "oracle_id": f"00000000-0000-4000-a000-{i:012d}",
+            "name": f"Blue Study {i}",
+            "layout": "normal",
+            "mana_cost": "{U}",
+            "cmc": 1.0,
+            "type_line": "Instant",
+            "oracle_text": "Draw a card.",
+            "colors": ["U"],
+            "color_identity": ["U"],
+            "keywords": [],
+            "legalities": {"commander": "legal", "vintage": "legal"},
+        }
+        for i in range(1, 71)
+    ]
+    path = tmp_path / "cards_blue.json"
+    path.write_text(json.dumps(cards), encoding="utf-8")
+    db = tmp_path / "blue.sqlite3"
+    import_file(path, str(db))
+    return str(db)
+
+
+OFF_COLOR_COMMANDER = (
+    "Commander\n1 Minsc & Boo, Timeless Heroes\n\nDeck\n"
+    + "".join(f"1 Blue Study {i}\n" for i in range(1, 71))
+    + "29 Mountain\n"
+)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_page_says_what_it_judged_by_in_a_players_words(browser, tmp_path, width):
+    """At a laptop's and a phone's width: the verdict says the ban lists' date and the card
+    data's, and takes an as-of date; the verdict and an error are brought on screen; a problem
+    says its line and its suggestion once, and its citation in words; a long card list is
+    collapsed; nothing scrolls inside the page."""
+    import re
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+
+    db = _blue_cards_db(tmp_path)
+    shots = []
+    with Server(db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        _sized(browser, width)
+        wait, fmt = _page(browser, server)
+        area = browser.find_element(By.ID, "decklist")
+        phone = width == "phone"
+
+        # The empty page: an example that reads as one, the picker's file types, the help.
+        placeholder = area.get_attribute("placeholder")
+        assert placeholder.startswith("Paste your decklist here"), placeholder
+        assert (
+            browser.execute_script(
+                "return getComputedStyle(arguments[0], '::placeholder').fontStyle", area
+            )
+            == "italic"
+        )
+        accept = browser.find_element(By.ID, "file").get_attribute("accept").split(",")
+        assert {".txt", ".dek", ".cod", ".dck", ".json", ".csv"} <= set(accept)
+        help_text = browser.find_element(By.ID, "decklist-help").text
+        assert ("Ctrl+Enter" in help_text) is not phone, help_text
+        shots.append(_shot(browser, tmp_path, f"page-{width}-empty.png"))
+
+        # The Commander fields: the legend one line, inside the border.
+        fmt.select_by_value("commander")
+        legend = browser.find_element(By.ID, "commander-legend")
+        line_height = browser.execute_script(
+            "return parseFloat(getComputedStyle(arguments[0]).lineHeight)", legend
+        )
+        assert legend.size["height"] <= line_height * 1.2, "the legend wraps across the border"
+        # An empty Check, the form long (the Commander fields shown): the error on screen.
+        browser.execute_script("window.scrollTo(0, 0)")
+        browser.find_element(By.ID, "check").click()
+        error = wait.until(EC.visibility_of_element_located((By.ID, "error")))
+        assert "Paste a decklist" in error.text
+        assert browser.execute_script(ON_SCREEN, error) is True, "the error is off screen"
+        shots.append(_shot(browser, tmp_path, f"page-{width}-empty-check.png"))
+
+        # 70 cards outside the commander's colors: the verdict on screen, its dates, the
+        # long card list collapsed, the list shown without a box scrolling inside the page.
+        paste(browser, OFF_COLOR_COMMANDER)
+        browser.execute_script("window.scrollTo(0, 0)")
+        browser.find_element(By.ID, "check").click()
+        verdict = browser.find_element(By.ID, "verdict")
+        wait.until(lambda d: "Not legal in Commander" in verdict.text)
+        assert browser.execute_script(ON_SCREEN, verdict) is True, "the verdict is off screen"
+        provenance = browser.find_element(By.ID, "provenance").text
+        assert re.search(r"Current ban lists \(as of \d{1,2} \w{3} \d{4}\)", provenance)
+        assert re.search(r"card data: synced \d{1,2} \w{3} \d{4}", provenance), provenance
+        identity = browser.find_element(By.CSS_SELECTOR, "li.problem[data-code=color-identity]")
+        viewport = browser.execute_script("return window.innerHeight")
+        assert identity.size["height"] < viewport / 2, "a 70-card list is a wall"
+        assert "70 card(s) outside the color identity" in identity.text
+        assert "lines 5, 6, 7, 8, 9, 10 and 64 more" in identity.text
+        assert browser.execute_script(INNER_SCROLLERS) == []
+        shots.append(_shot(browser, tmp_path, f"page-{width}-long-list.png"))
+        more = identity.find_element(By.CSS_SELECTOR, "button.more")
+        assert more.text == "Show all 70 cards"
+        collapsed = identity.size["height"]
+        more.click()
+        assert identity.size["height"] > collapsed * 2  # every card shown
+        assert "Blue Study 70 (U)" in identity.text
+        assert more.get_attribute("aria-expanded") == "true"
+        assert browser.execute_script(INNER_SCROLLERS) == []
+
+        # A problem says its line and its suggestion once; a citation in a player's words.
+        fmt.select_by_value("modern")
+        paste(browser, ILLEGAL_MODERN)
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Not legal in Modern" in verdict.text)
+        unknown = browser.find_element(By.CSS_SELECTOR, "li.problem[data-code=unknown-card]")
+        wait.until(lambda d: unknown.find_elements(By.CSS_SELECTOR, ".suggest button"))
+        text = unknown.text
+        assert text.count("line 4") == 1, text
+        assert text.lower().count("did you mean") == 1, text
+        assert text.count("Lightning Bolt") == 1, text
+        cite = unknown.find_element(By.CSS_SELECTOR, ".cite")
+        assert cite.text == "your list as written (not a game rule)"
+        assert unknown.find_element(By.CSS_SELECTOR, ".cite-code").text == "deckcheck:input"
+        banned = browser.find_element(By.CSS_SELECTOR, "li.problem[data-code=banned] .cite")
+        assert banned.text == "Modern's own rules and ban list"
+        assert browser.execute_script(ON_SCREEN, verdict) is True
+        shots.append(_shot(browser, tmp_path, f"page-{width}-illegal.png"))
+
+        # An as-of date: sent as the API takes it, and said with the verdict.
+        browser.execute_script(
+            "const d = document.getElementById('as-of'); d.value = '2024-01-01';"
+            "d.dispatchEvent(new Event('input', {bubbles: true}));"
+        )
+        browser.find_element(By.ID, "check").click()
+        wait.until(
+            lambda d: "Ban lists as of 1 Jan 2024" in d.find_element(By.ID, "provenance").text
+        )
+        assert browser.execute_script("return window.__sent")[-1]["body"]["as_of"] == "2024-01-01"
+        shots.append(_shot(browser, tmp_path, f"page-{width}-as-of.png"))
+    _keep(tmp_path, *shots)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_api_docs_work_without_the_internet(browser, core_db, tmp_path, width):
+    """/docs was a 404: Swagger UI now, every asset from the service itself (a venue is
+    often offline)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with Server(core_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        _sized(browser, width)
+        browser.get(server.base + "/docs")
+        wait = WebDriverWait(browser, WAIT)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".opblock")) >= 5)
+        assert "deckcheck" in browser.find_element(By.CSS_SELECTOR, ".info .title").text
+        paths = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".opblock-summary-path")]
+        assert "/v1/validate" in paths
+        loaded = browser.execute_script(
+            "return performance.getEntriesByType('resource').map((e) => e.name)"
+        )
+        assert loaded and all(url.startswith(server.base + "/") for url in loaded), loaded
+        name = _shot(browser, tmp_path, f"docs-{width}.png")
+    _keep(tmp_path, name)

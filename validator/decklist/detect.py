@@ -19,6 +19,9 @@ _EXTENSIONS = {
     ".dck": "forge",
     ".csv": "csv",
 }
+#: The extensions decklist files come with: a text list's (.txt; any other name is read as
+#: text too) and those naming a format above. The service's page offers these in its picker.
+FILE_EXTENSIONS = (".txt", *_EXTENSIONS)
 
 #: CSV header names (lower-cased, "_" and "-" read as spaces) for the two columns a CSV deck
 #: needs, and the optional ones.

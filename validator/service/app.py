@@ -26,10 +26,12 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 import validator
+from validator.decklist.detect import FILE_EXTENSIONS
 from validator.report import card_facts, check_formats_dict
 from validator.rules.formats import get_format
 from validator.rules.points import card_points
@@ -424,15 +426,17 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
         finally:
             service.holder.stop()
 
-    app = FastAPI(
+    app = FastAPIOffline(
         title="deckcheck",
         version=validator.__version__,
         lifespan=lifespan,
         description="Magic: The Gathering deck legality: the `deckcheck validate "
         "--json` report over HTTP. Errors are RFC 9457 problem details.",
-        # /docs would load Swagger UI from a CDN: nothing served may need the network.
-        docs_url=None,
+        # Swagger UI at /docs with its assets served from here (fastapi-offline), not a CDN:
+        # a venue is often offline. No online spec validator badge either.
+        docs_url="/docs",
         redoc_url=None,
+        swagger_ui_parameters={"validatorUrl": None},
     )
     app.state.service = service
     problems.install(app)
@@ -516,6 +520,7 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
         (STATIC / "index.html")
         .read_text(encoding="utf-8")
         .replace("{{MAX_BYTES}}", str(DECKLIST_MAX_BYTES))
+        .replace("{{FILE_TYPES}}", ",".join((*FILE_EXTENSIONS, "text/plain", "text/csv")))
     )
 
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)

@@ -32,6 +32,8 @@ function el(tag, attrs = {}, ...children) {
 function showError(message) {
   errorBox.textContent = message;
   errorBox.hidden = !message;
+  // Below a long form on a phone: brought into view, or a tap on Check seems to do nothing.
+  if (message) errorBox.scrollIntoView({ block: "nearest" });
 }
 
 const isCommanderFamily = (fmt) => fmt && (fmt.kind === "commander" || fmt.kind === "oathbreaker");
@@ -42,6 +44,7 @@ function updateCommanderFields() {
   commanderFields.hidden = !show;
   if (show) {
     const oath = fmt.kind === "oathbreaker";
+    $("commander-legend").textContent = oath ? "Oathbreaker" : "Commander";
     $("commander1-label").textContent = oath ? "Oathbreaker" : "Commander";
     $("commander2-label").textContent = oath ? "Second oathbreaker (partners)" : "Partner or background";
   }
@@ -80,6 +83,7 @@ function requestOptions() {
     if (commanders.length) options.commanders = commanders;
     if ($("bracket").value) options.bracket = Number($("bracket").value);
   }
+  if ($("as-of").value) options.as_of = $("as-of").value; // YYYY-MM-DD, as the API reads it
   return options;
 }
 
@@ -137,8 +141,8 @@ async function check(event) {
   if (checking) return;
   showError("");
   if (!textarea.value.trim()) {
+    textarea.focus({ preventScroll: true });
     showError("Paste a decklist or open a file first.");
-    textarea.focus();
     return;
   }
   if (!formats[formatSelect.value]) {
@@ -204,6 +208,7 @@ function render(report) {
   if (deck.companion) parts.push(`companion: ${deck.companion}`);
   parts.push(`${plural(report.counts.error, "error")}, ${plural(report.counts.warning, "warning")}`);
   $("summary").textContent = parts.join(" · ");
+  $("provenance").textContent = provenanceText(report);
 
   renderListing();
   const problems = report.problems.filter((p) => p.severity !== "info");
@@ -214,8 +219,67 @@ function render(report) {
   $("notes").replaceChildren(...notes.map(problemItem));
   $("notes-box").hidden = !notes.length;
   $("notes-heading").textContent = `Notes (${notes.length})`;
-  verdict.focus();
+  // The verdict at the top of the screen: on a phone it is far below the Check button.
+  verdict.focus({ preventScroll: true });
+  const box = verdict.getBoundingClientRect();
+  if (box.top < 0 || box.bottom > window.innerHeight) verdict.scrollIntoView({ block: "start" });
 }
+
+// "4 Dec 2026" for an ISO date or timestamp (the day as written: no time-zone shift).
+function dayText(iso) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso || "");
+  if (!match) return iso || "";
+  const day = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return day.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+}
+
+// What the verdict was judged by: the ban lists' date and the card data's.
+function provenanceText(report) {
+  const prov = report.provenance || {}, data = prov.card_data || {};
+  const asOf = prov.legality_as_of;
+  const lists = prov.legality_basis === "history"
+    ? `Ban lists as of ${dayText(asOf)}${prov.legality_as_of_precision === "month" ? " (end of that month)" : ""}`
+    : `Current ban lists (as of ${dayText(asOf)})`;
+  const parts = [];
+  if (data.scryfall_updated_at) parts.push(`Scryfall data of ${dayText(data.scryfall_updated_at)}`);
+  if (data.synced_at) parts.push(`synced ${dayText(data.synced_at)}`);
+  const cards = parts.length ? `card data: ${parts.join(", ")}` : "card data of unknown date";
+  return `${asOf ? lists : "Current ban lists"} · ${cards}.`;
+}
+
+// A citation in a player's words; the code itself stays beside it, small, for the curious.
+function citationText(citation) {
+  const rule = /^CR (\S+)$/.exec(citation);
+  if (rule) return `Comprehensive Rules ${rule[1]}`;
+  if (citation === "deckcheck:input") return "your list as written (not a game rule)";
+  if (citation === "format:commander-brackets") return "the Commander Brackets";
+  const format = /^format:(.+)$/.exec(citation);
+  if (format) {
+    const name = formats[format[1]] ? formats[format[1]].name : format[1];
+    return `${name}'s own rules and ban list`;
+  }
+  return citation;
+}
+
+// The message without what the page shows beside it: its line number ("line 4: ") and, once
+// the "Did you mean" buttons are there, the suggestion in words.
+function messageText(problem) {
+  const lines = problem.lines || [];
+  return lines.length ? problem.message.replace(/^lines? \d+(?:(?:, | and |-|–)\d+)*: /, "") : problem.message;
+}
+const withoutSuggestion = (text) => text.replace(/;? ?did you mean [^]*\?$/i, "");
+
+// Lines as "line 4", "lines 2, 3", or "lines 2, 3, 4, 5, 6 and 65 more".
+const SHOWN_LINES = 6;
+function linesText(lines) {
+  if (!lines.length) return "";
+  const shown = lines.slice(0, SHOWN_LINES).join(", ");
+  const more = lines.length > SHOWN_LINES ? ` and ${lines.length - SHOWN_LINES} more` : "";
+  return `line${lines.length > 1 ? "s" : ""} ${shown}${more}`;
+}
+
+// A problem naming more cards than this shows its first lines, and a button to see them all.
+const LONG_CARD_LIST = 8;
 
 function renderListing() {
   const items = checkedLines.map((text, i) => el("li", { "data-line": String(i + 1) },
@@ -240,12 +304,16 @@ function highlight(lines, button) {
 
 function problemItem(problem) {
   const lines = problem.lines || [];
-  const where = lines.length ? `line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}` : "";
-  const content = [
-    el("span", { class: `sev ${problem.severity}`, text: problem.severity }), " ",
-    el("span", { class: "msg", text: problem.message }),
-  ];
-  if (problem.citation) content.push(" ", el("span", { class: "cite", text: problem.citation }));
+  const where = linesText(lines);
+  const message = el("span", { class: "msg", text: messageText(problem) });
+  const content = [el("span", { class: `sev ${problem.severity}`, text: problem.severity }), " ", message];
+  if (problem.citation) {
+    content.push(" ", el("span", { class: "cite", title: `citation: ${problem.citation}`,
+                                   text: citationText(problem.citation) }));
+    if (!problem.citation.startsWith("CR ")) {
+      content.push(" ", el("span", { class: "cite-code", text: problem.citation }));
+    }
+  }
   if (where) content.push(" ", el("span", { class: "where", text: `(${where})` }));
   const item = el("li", { class: `problem ${problem.severity}`, "data-code": problem.code });
   if (lines.length) {
@@ -256,14 +324,26 @@ function problemItem(problem) {
   } else {
     item.append(el("div", { class: "problem-text" }, ...content));
   }
-  if (problem.code === "unknown-card" && problem.cards.length && suggestionsLeft > 0) {
+  const cards = problem.cards || [];
+  if (cards.length > LONG_CARD_LIST) {
+    message.classList.add("clamped");
+    const more = el("button", { type: "button", class: "more", "aria-expanded": "false",
+                                text: `Show all ${cards.length} cards` });
+    more.addEventListener("click", () => {
+      const open = message.classList.toggle("clamped") === false;
+      more.setAttribute("aria-expanded", String(open));
+      more.textContent = open ? "Show fewer" : `Show all ${cards.length} cards`;
+    });
+    item.append(more);
+  }
+  if (problem.code === "unknown-card" && cards.length && suggestionsLeft > 0) {
     suggestionsLeft -= 1;
-    addSuggestions(item, problem);
+    addSuggestions(item, problem, message);
   }
   return item;
 }
 
-async function addSuggestions(item, problem) {
+async function addSuggestions(item, problem, message) {
   const name = problem.cards[0];
   let data = null;
   try {
@@ -280,6 +360,7 @@ async function addSuggestions(item, problem) {
     box.append(button);
   });
   box.append("?");
+  message.textContent = withoutSuggestion(message.textContent); // said once: as buttons
   item.append(box);
 }
 
@@ -335,7 +416,7 @@ textarea.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) check(event);
 });
 formatSelect.addEventListener("change", () => { updateCommanderFields(); markStale(); });
-for (const id of ["commander1", "commander2", "bracket"]) $(id).addEventListener("input", markStale);
+for (const id of ["commander1", "commander2", "bracket", "as-of"]) $(id).addEventListener("input", markStale);
 $("bracket").addEventListener("change", markStale);
 form.addEventListener("submit", check);
 loadFormats();
