@@ -408,7 +408,10 @@ def test_max_retry_after_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_cli_max_retry_after_bounds_the_wait(
-    db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    db: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     from validator.cli.commands import main
 
@@ -423,6 +426,8 @@ def test_cli_max_retry_after_bounds_the_wait(
         serve_current(rsps)
         assert main(["sync", "--db", db, "--max-retry-after", "0.5"]) == 0
     assert sleeps == [0.5]
+    # the wait, said as it starts (on stderr: Python's last-resort handler of warnings)
+    assert "HTTP 429 (rate-limited); waiting 0.5 s (Retry-After asked for 999999 s" in caplog.text
     assert main(["sync", "--db", db, "--max-retry-after", "-1"]) == 2
     assert "--max-retry-after must not be negative" in capsys.readouterr().err
 

@@ -572,8 +572,8 @@ def _get(
             wait, asked = after
             if asked > wait:
                 why = (
-                    f"Retry-After asked for {_seconds(asked)} s, at most "
-                    f"{_seconds(wait)} s are waited (--max-retry-after, ${ENV_MAX_RETRY_AFTER})"
+                    f"Retry-After asked for {_seconds(asked)} s; --max-retry-after or "
+                    f"${ENV_MAX_RETRY_AFTER} caps the wait"
                 )
             else:
                 why = "as Retry-After asks"
