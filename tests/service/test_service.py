@@ -4,6 +4,7 @@ the verdict identical to `validator.validate`, and the card data swapped when a 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -679,7 +680,6 @@ def test_openapi_describes_the_api(client):
         "detail" in responses["422"]["content"]["application/problem+json"]["schema"]["properties"]
     )
     assert "404" in spec["paths"]["/v1/cards/{name}"]["get"]["responses"]
-    assert client.get("/docs").status_code == 404  # Swagger UI would come from a CDN
 
 
 def test_page_and_its_local_assets(client):
@@ -696,9 +696,25 @@ def test_page_and_its_local_assets(client):
         'for="decklist"',
         'for="file"',
         'for="format"',
-        'accept=".txt,.dek,.cod,.dck,.json',
+        # every extension a decklist file is read by (validator.decklist.detect)
+        'accept=".txt,.dek,.cod,.json,.dck,.csv,text/plain,text/csv"',
     ):
         assert label in html
+
+
+def test_api_docs_are_served_with_their_assets_from_the_service(client):
+    """/docs was a 404 (FastAPI's Swagger UI loads its assets from a CDN): now Swagger UI with
+    every asset served here (fastapi-offline), and no online validator badge."""
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
+    assert "http://" not in docs.text and "https://" not in docs.text
+    assets = re.findall(r'(?:href|src)="([^"]+)"', docs.text)
+    assert any(a.endswith("swagger-ui-bundle.js") for a in assets), assets
+    for asset in assets:
+        assert asset.startswith("/"), asset
+        assert client.get(asset).status_code == 200, asset
+    assert '"validatorUrl": null' in docs.text
+    assert "'/openapi.json'" in docs.text
 
 
 def test_cors_is_off_unless_origins_are_listed(core_db, client):
