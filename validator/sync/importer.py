@@ -292,6 +292,7 @@ def import_file(
     stats = BulkStats()
     result = SyncResult(bulk_type=bulk_type, source=source or str(path), updated_at=updated_at)
     ok = False
+    wrote = False  # the write lock was taken: the import may have written to the -wal
     # An import allocates millions of short-lived containers while the heap holds none that
     # form cycles; CPython's cyclic GC would rescan the young generations thousands of times.
     gc_was_enabled = gc.isenabled()
@@ -299,6 +300,7 @@ def import_file(
     try:
         with _write_transaction(engine, url, wait) as conn:
             sync_lock(conn, wait)
+            wrote = True
             upgraded = create_schema(conn)
             if upgraded and bulk_type == DEFAULT:
                 # The upgrade empties the card data that only an oracle-cards import writes
@@ -400,7 +402,7 @@ def import_file(
         if not ok and db_file is not None:
             if new_db:
                 _remove_if_empty(db_file)
-            else:
+            if wrote:  # (a sync that never had the lock wrote nothing)
                 _truncate_wal(db_file)
     return result
 
