@@ -185,12 +185,28 @@ def test_unknown_layout_and_legalities_are_kept():
             "type_line": "Creature \u2014 Robot",
             "mana_cost": "{2}",
             "cmc": 2,
-            "legalities": {"modern": "legal", "hyperformat": "semi_legal", "odd": None},
+            "legalities": {"modern": "legal", "hyperformat": "semi_legal"},
         }
     )
     assert card.layout == "hologram_2030" and card.is_deck_card
     assert card.legalities == {"modern": "legal", "hyperformat": "semi_legal"}
     assert card.legality("standard") == "not_legal"
+
+
+@pytest.mark.parametrize("status, shown", [(None, "null"), (7, "a number (7)"), ([], "a list")])
+def test_a_legality_that_is_no_text_is_an_error_naming_the_card_and_the_format(status, shown):
+    """Dropped, it read as not_legal: a verdict by a ban list the data never gave."""
+    with pytest.raises(CardDataError) as err:
+        card_from_scryfall(
+            {
+                "oracle_id": "00000000-0000-4000-8000-000000000098",
+                "name": "Odd Thing",
+                "layout": "normal",
+                "type_line": "Artifact",
+                "legalities": {"modern": "legal", "odd": status},
+            }
+        )
+    assert f"card 'Odd Thing': the legality of 'odd' is {shown}" in str(err.value)
 
 
 def test_missing_oracle_id_is_a_clear_error():
