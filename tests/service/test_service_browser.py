@@ -604,6 +604,9 @@ def test_page_says_what_it_judged_by_in_a_players_words(browser, tmp_path, width
         verdict = browser.find_element(By.ID, "verdict")
         wait.until(lambda d: "Not legal in Commander" in verdict.text)
         assert browser.execute_script(ON_SCREEN, verdict) is True, "the verdict is off screen"
+        # near the top, the problems under it: focus() alone left it mid-screen on a phone
+        top = browser.execute_script("return arguments[0].getBoundingClientRect().top", verdict)
+        assert top <= browser.execute_script("return window.innerHeight") / 4, top
         provenance = browser.find_element(By.ID, "provenance").text
         assert re.search(r"Current ban lists \(as of \d{1,2} \w{3} \d{4}\)", provenance)
         assert re.search(r"card data: synced \d{1,2} \w{3} \d{4}", provenance), provenance
