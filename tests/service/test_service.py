@@ -717,6 +717,21 @@ def test_api_docs_are_served_with_their_assets_from_the_service(client):
     assert "'/openapi.json'" in docs.text
 
 
+def test_serve_without_the_docs_assets_says_to_install_the_extra(monkeypatch):
+    """An install from before fastapi-offline joined the serve extra: one line saying what to
+    install, not an ImportError from the app's module."""
+    import sys
+
+    from validator.errors import DeckcheckError
+    from validator.service.server import require_serve_extra
+
+    monkeypatch.setitem(sys.modules, "fastapi_offline", None)  # import raises ImportError
+    with pytest.raises(
+        DeckcheckError, match=r"needs the serve extra.*fastapi_offline.*pip install"
+    ):
+        require_serve_extra()
+
+
 def test_cors_is_off_unless_origins_are_listed(core_db, client):
     preflight = {"origin": "https://decks.example", "access-control-request-method": "POST"}
     assert (

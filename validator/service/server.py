@@ -56,7 +56,12 @@ def bounds() -> dict[str, Any]:
 
 #: The modules of the `serve` extra (pyproject.toml), by the module name each is imported as;
 #: python-multipart is imported as python_multipart, or multipart before its 0.0.13.
-SERVE_EXTRA_MODULES = (("fastapi",), ("uvicorn",), ("python_multipart", "multipart"))
+SERVE_EXTRA_MODULES = (
+    ("fastapi",),
+    ("uvicorn",),
+    ("python_multipart", "multipart"),
+    ("fastapi_offline",),
+)
 
 
 def require_serve_extra() -> None:
