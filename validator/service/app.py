@@ -23,7 +23,6 @@ from urllib.parse import quote
 
 import orjson
 from fastapi import FastAPI, Request
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -38,6 +37,7 @@ from validator.rules.resolve import suggestions
 # The routes call bodies.read_deck_request through its module, so that a patch of it (a
 # test counting the bodies the framework's route reads) takes effect here.
 from validator.service import bodies, problems
+from validator.service.admission import HeavyGate
 from validator.service.bodies import (
     _LIST_FIELDS,
     _SCALAR_FIELDS,
@@ -217,9 +217,15 @@ def _json(data: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(data), status_code=status, media_type="application/json")
 
 
-async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> Any:
+async def judge(
+    fn: Callable[..., Any],
+    options: Any,
+    content: str | bytes,
+    gate: HeavyGate | None = None,
+    client: str | None = None,
+) -> Any:
     """`fn(options, content)`: inline for a small request (a short decklist and short house
-    rules), in the threadpool for a larger one."""
+    rules), in the threadpool for a larger one (admitted by `gate` for `client`)."""
     newline = "\n" if isinstance(content, str) else b"\n"
     rule_chars = sum(len(rule) for rule in getattr(options, "rules", ()))
     if (
@@ -228,6 +234,8 @@ async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> A
         and rule_chars <= INLINE_MAX_RULE_CHARS
     ):
         return fn(options, content)
+    if gate is not None:
+        return await gate.run(client, fn, options, content)
     return await run_in_threadpool(fn, options, content)
 
 
@@ -268,6 +276,7 @@ class Service:
         self.config = config
         self.formats = validator.load_formats(config.formats_file)
         self.holder = holder or CardHolder(config.db, poll_seconds=config.poll_seconds)
+        self.gate = HeavyGate()  # expensive requests: a bounded share per client (admission.py)
 
     def snapshot(self) -> Snapshot:
         snap = self.holder.current
@@ -433,6 +442,10 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
         # /docs would load Swagger UI from a CDN: nothing served may need the network.
         docs_url=None,
         redoc_url=None,
+        # A redirect to the path with(out) its slash is built from the client's Host header
+        # (`GET /static` with `Host: evil.example` sent Location: http://evil.example/static/):
+        # no redirects; every route has one spelling.
+        redirect_slashes=False,
     )
     app.state.service = service
     problems.install(app)
@@ -448,8 +461,11 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)
 
-    async def validate_answer(options: ValidateRequest) -> dict[str, Any]:
-        return await judge(service.validate, options, options.decklist)
+    async def validate_answer(options: ValidateRequest, scope: dict[str, Any]) -> dict[str, Any]:
+        client = scope.get("client")
+        return await judge(
+            service.validate, options, options.decklist, service.gate, client and client[0]
+        )
 
     # Outside the body limit (it enforces the same limit itself), inside CORS (its answers
     # get the CORS headers too): JSON validate requests skip the framework's per-request layers.
@@ -458,7 +474,7 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     )
     if config.cors_origins:
         app.add_middleware(
-            CORSMiddleware,
+            problems.ProblemCORSMiddleware,
             allow_origins=list(config.cors_origins),
             allow_methods=["GET", "POST"],
             allow_headers=["Content-Type"],
@@ -472,7 +488,8 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     )
     async def post_validate(request: Request) -> Response:
         options, content = await bodies.read_deck_request(request, ValidateRequest)
-        return _json(await judge(service.validate, options, content))
+        client = request.client and request.client.host
+        return _json(await judge(service.validate, options, content, service.gate, client))
 
     @app.post(
         "/v1/check-formats",
@@ -482,9 +499,8 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     )
     async def post_check_formats(request: Request) -> Response:
         options, content = await bodies.read_deck_request(request, CheckFormatsRequest)
-        return _json(
-            await run_in_threadpool(service.check_formats, options, content)  # type: ignore[arg-type]
-        )
+        client = request.client and request.client.host
+        return _json(await service.gate.run(client, service.check_formats, options, content))
 
     @app.get(
         "/v1/formats", summary="The formats and their deck rules (as `deckcheck formats --json`)"
