@@ -146,6 +146,8 @@ class Guard:
     refused_by_client: Counter[str] = field(default_factory=Counter)
     refused_busy: int = 0
     shed: int = 0
+    #: requests the protocol answered itself (malformed, head too large...), by problem code
+    protocol_errors: Counter[str] = field(default_factory=Counter)
     _timer: asyncio.TimerHandle | None = None
 
     def count_refusal(self, loop: asyncio.AbstractEventLoop, client: str | None) -> None:
@@ -155,6 +157,11 @@ class Guard:
             self.refused_by_client[client] += 1
         else:  # addresses counted per line are bounded; the rest counted under one key
             self.refused_by_client["other addresses"] += 1
+        if self._timer is None:
+            self._timer = loop.call_later(LOG_SECONDS, self.flush)
+
+    def count_protocol_error(self, loop: asyncio.AbstractEventLoop, code: str) -> None:
+        self.protocol_errors[code] += 1
         if self._timer is None:
             self._timer = loop.call_later(LOG_SECONDS, self.flush)
 
@@ -183,7 +190,15 @@ class Guard:
                 self.shed,
                 self.refused_busy,
             )
+        if self.protocol_errors:
+            log.warning(
+                "answered %d requests that were not valid or too large in the last %.0f s (%s)",
+                sum(self.protocol_errors.values()),
+                LOG_SECONDS,
+                ", ".join(f"{code}: {n}" for code, n in sorted(self.protocol_errors.items())),
+            )
         self.refused_by_client.clear()
+        self.protocol_errors.clear()
         self.refused_busy = self.shed = 0
 
 
@@ -324,19 +339,23 @@ class ConnectionGuard:
         if self.transport.is_closing():  # type: ignore[attr-defined]
             return
         reason = str(sys.exc_info()[1] or "")
-        if self._too_large == "head-too-large":
+        code = self._too_large or (
+            "body-too-large" if "Content-Length overflow" in reason else "malformed-request"
+        )
+        self._guard.count_protocol_error(self.loop, code)  # type: ignore[attr-defined]
+        if code == "head-too-large":
             answer = problem_bytes(
                 "head-too-large",
                 f"the request head is over {MAX_HEAD_BYTES:,} bytes, or a header line over "
                 f"{MAX_LINE_BYTES:,} bytes",
             )
-        elif self._too_large == "uri-too-long":
+        elif code == "uri-too-long":
             answer = problem_bytes(
                 "uri-too-long",
                 f"the request target is over {MAX_TARGET_BYTES:,} bytes; send the options "
                 "in a JSON or form body",
             )
-        elif "Content-Length overflow" in reason:
+        elif code == "body-too-large":
             answer = problem_bytes("body-too-large", too_large_detail(MAX_BODY_BYTES))
         else:
             why = f" ({reason})" if reason and reason.isprintable() and len(reason) < 100 else ""

@@ -22,8 +22,26 @@ try:
 except ImportError:  # no httptools (not CPython): uvicorn's "auto" picks h11 too
     HttpToolsProtocol = None  # type: ignore[misc, assignment]
 else:
+    import httptools
 
-    class ServiceHttpToolsProtocol(ConnectionGuard, RequestDeadlines, HttpToolsProtocol):
+    class _CountedErrorsHttpTools(HttpToolsProtocol):
+        """uvicorn's httptools protocol, a request its parser refuses answered without a log
+        line of its own (a client sending 40 a second made 40 lines a second): the guard
+        counts it in its periodic line (connections.py)."""
+
+        def data_received(self, data: bytes) -> None:
+            self._unset_keepalive_if_required()
+            try:
+                self.parser.feed_data(data)
+            except httptools.HttpParserError:
+                self.send_400_response("Invalid HTTP request received.")
+            except httptools.HttpParserUpgrade:  # as uvicorn's
+                if self._should_upgrade():
+                    self.handle_websocket_upgrade()
+                else:
+                    self._unsupported_upgrade_warning()
+
+    class ServiceHttpToolsProtocol(ConnectionGuard, RequestDeadlines, _CountedErrorsHttpTools):
         pass
 
 
