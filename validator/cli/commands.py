@@ -964,12 +964,14 @@ def _print_json(data: object) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from validator.store.database import shown_location  # the one way a database is shown
+
     info = _open_cards(args.db, many=False).info()
     if args.json:
         _print_json(
             {
                 "schema": INFO_SCHEMA,
-                "database": info.url,
+                "database": shown_location(info.url),
                 "cards": info.card_count,
                 "names": info.name_count,
                 "printings": info.printing_count,
@@ -978,7 +980,7 @@ def cmd_info(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
-    print(f"database: {info.url}")
+    print(f"database: {shown_location(info.url)}")
     print(f"cards: {info.card_count}  names: {info.name_count}  printings: {info.printing_count}")
     print(f"formats: {', '.join(info.formats)}")
     if info.last_sync:

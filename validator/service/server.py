@@ -89,28 +89,33 @@ def require_serve_extra() -> None:
 def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
     """Fail before binding a port when the service could not answer: no card database, a
     database that was never synced, or a bad formats file (DeckcheckError, exit 2)."""
+    from validator.store.database import shown_location
+
     load_formats(formats_file)
     cards = CardDB(db)
+    shown = shown_location(cards.url)  # never the password of a database URL
     try:
         record = cards.last_sync(ORACLE_BULK)
     except DeckcheckError:
         raise
     except Exception as exc:  # noqa: BLE001 - a driver error: not a readable card database
         raise DatabaseError(
-            f"{cards.url} is not a readable deckcheck card database ({exc}); "
+            f"{shown} is not a readable deckcheck card database ({exc}); "
             "run `deckcheck sync` to build one"
         ) from exc
     finally:
         cards.close()
     if record is None:
         raise DatabaseError(
-            f"the card database {cards.url} has never been synced; run "
+            f"the card database {shown} has never been synced; run "
             "`deckcheck sync` (or `deckcheck sync --from FILE`) first"
         )
 
 
 def preloaded_holder(config: ServiceConfig) -> CardHolder:
     from validator.service.cards import CardHolder
+    from validator.store.database import shown_location
+    from validator.store.location import database_url
 
     holder = CardHolder(config.db, poll_seconds=config.poll_seconds)
     try:
@@ -119,7 +124,7 @@ def preloaded_holder(config: ServiceConfig) -> CardHolder:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure here means the data is unusable
         raise DatabaseError(
-            f"cannot load the card data from {config.db or 'the default database'}: "
+            f"cannot load the card data from {shown_location(database_url(config.db))}: "
             f"{exc}; run `deckcheck sync` to rebuild it"
         ) from exc
     return holder
