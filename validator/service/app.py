@@ -70,6 +70,7 @@ from validator.service.models import (
     DeckRequest,
     ValidateRequest,
 )
+from validator.service.openapi import describe
 from validator.service.problems import ProblemError
 
 STATIC = Path(__file__).parent / "static"
@@ -117,7 +118,9 @@ def _problems_doc(*statuses: int) -> dict[int | str, dict[str, Any]]:
         413: f"body over {MAX_BODY_BYTES:,} bytes (a decklist: at most {DECKLIST_MAX_BYTES:,})",
         415: "content type not accepted",
         422: "a field of the wrong type or value",
-        503: "card data not loaded yet",
+        429: "this address has its share of expensive requests being judged (Retry-After)",
+        503: "card data not loaded yet, the database unavailable, or the server's share of "
+        "expensive requests taken (Retry-After)",
     }
     schema = ProblemDoc.model_json_schema()
     return {
@@ -277,6 +280,13 @@ class Service:
         self.formats = validator.load_formats(config.formats_file)
         self.holder = holder or CardHolder(config.db, poll_seconds=config.poll_seconds)
         self.gate = HeavyGate()  # expensive requests: a bounded share per client (admission.py)
+
+    def judgeable_formats(self) -> list[str]:
+        """The formats a request can name now: each whose legality key the loaded card data
+        has (api._check_legality_key refuses the others); all of them before a load."""
+        snap = self.holder.current
+        keys = set(snap.formats) if snap is not None else set()
+        return [k for k, f in self.formats.items() if not keys or f.legality in keys]
 
     def snapshot(self) -> Snapshot:
         snap = self.holder.current
@@ -483,7 +493,7 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     @app.post(
         "/v1/validate",
         openapi_extra=_body_doc(ValidateRequest),
-        responses={200: _REPORT_DOC, **_problems_doc(400, 413, 415, 422, 503)},
+        responses={200: _REPORT_DOC, **_problems_doc(400, 413, 415, 422, 429, 503)},
         summary="Validate a deck against one format: the deckcheck.report/1 object",
     )
     async def post_validate(request: Request) -> Response:
@@ -494,7 +504,7 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     @app.post(
         "/v1/check-formats",
         openapi_extra=_body_doc(CheckFormatsRequest),
-        responses=_problems_doc(400, 413, 415, 422, 503),
+        responses=_problems_doc(400, 413, 415, 422, 429, 503),
         summary="Validate a deck against every format",
     )
     async def post_check_formats(request: Request) -> Response:
@@ -553,10 +563,17 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
 def _document_errors_only_as_answered(app: FastAPI) -> None:
     """FastAPI documents a 422 `HTTPValidationError` on every route with a path parameter;
     `GET /v1/cards/{name}` never answers it (any text is a name) and every error is
-    problem+json: the schema lists only what is answered."""
+    problem+json: the schema lists only what is answered. The rest of the document is told
+    true by openapi.describe, for the card data loaded now (the formats it can judge): built
+    again after a swap."""
     build = app.openapi
+    built_for: list[Any] = [None]
 
     def openapi() -> dict[str, Any]:
+        service = app.state.service
+        snap = service.holder.current
+        if built_for[0] is not snap:
+            app.openapi_schema, built_for[0] = None, snap
         if app.openapi_schema is None:
             schema = build()
             for path in schema.get("paths", {}).values():
@@ -573,7 +590,9 @@ def _document_errors_only_as_answered(app: FastAPI) -> None:
             ):
                 components.pop("HTTPValidationError", None)
                 components.pop("ValidationError", None)
-            app.openapi_schema = schema
+            app.openapi_schema = describe(
+                schema, service.formats.keys(), service.judgeable_formats()
+            )
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
