@@ -176,43 +176,34 @@ def keepalive(port: int, stop: threading.Event) -> None:
         s.close()
 
 
-def heads(port: int, stop: threading.Event) -> None:
-    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Abcdefgh: v\r\n" * 2_500_000 + b"\r\n"
+def clients(port: int, stop: threading.Event, count: int, payload: bytes, timeout: float) -> None:
+    """`count` clients each sending `payload` and reading the answer, over and over."""
 
     def one() -> None:
         while not stop.is_set():
             try:
-                with connect(port, ATTACKER, timeout=30) as sock:
-                    sock.sendall(head)
+                with connect(port, ATTACKER, timeout=timeout) as sock:
+                    sock.sendall(payload)
                     read_answer(sock)
             except OSError:
                 stop.wait(0.1)
 
-    threads = [threading.Thread(target=one, daemon=True) for _ in range(4)]
+    threads = [threading.Thread(target=one, daemon=True) for _ in range(count)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+
+
+def heads(port: int, stop: threading.Event) -> None:
+    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Abcdefgh: v\r\n" * 2_500_000 + b"\r\n"
+    clients(port, stop, 4, head, timeout=30)
 
 
 def checkformats(port: int, stop: threading.Event) -> None:
     names = "\n".join(f"1 Nonexistent Card Number {i}" for i in range(4999))
     heavy = request("/v1/check-formats", json.dumps({"decklist": names}).encode())
-
-    def one() -> None:
-        while not stop.is_set():
-            try:
-                with connect(port, ATTACKER, timeout=60) as sock:
-                    sock.sendall(heavy)
-                    read_answer(sock)
-            except OSError:
-                stop.wait(0.1)
-
-    threads = [threading.Thread(target=one, daemon=True) for _ in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    clients(port, stop, 16, heavy, timeout=60)
 
 
 ATTACKS: dict[str, Callable[[int, threading.Event], None]] = {

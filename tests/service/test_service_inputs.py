@@ -179,33 +179,15 @@ def test_openapi_declares_the_text_plain_query_options_and_only_problem_errors(c
     described with it, not offered as parameters of every body type."""
     doc = client.get("/openapi.json").json()
 
+    every = {"format", "filename", "input_format", "bracket", "as_of", "commander", "rule"}
+
     def plain_options(path: str) -> set[str]:
         operation = doc["paths"][path]["post"]
         assert "parameters" not in operation
         text = operation["requestBody"]["content"]["text/plain"]["schema"]["description"]
-        return {
-            name
-            for name in (
-                "format",
-                "filename",
-                "input_format",
-                "bracket",
-                "as_of",
-                "commander",
-                "rule",
-            )
-            if f"`{name}`" in text
-        }
+        return {name for name in every if f"`{name}`" in text}
 
-    assert plain_options("/v1/validate") == {
-        "format",
-        "filename",
-        "input_format",
-        "bracket",
-        "as_of",
-        "commander",
-        "rule",
-    }
+    assert plain_options("/v1/validate") == every
     assert plain_options("/v1/check-formats") == {"filename", "input_format", "as_of", "commander"}
     card = doc["paths"]["/v1/cards/{name}"]["get"]["responses"]
     assert "422" not in card and "404" in card
