@@ -42,6 +42,7 @@ class Server:
     """`deckcheck serve` on a free port; stopped (and waited for) on exit."""
 
     def __init__(self, db: str, tmp_path: Path, *extra: str, port: int | None = None) -> None:
+        self.db = db
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         tmp_path.mkdir(parents=True, exist_ok=True)

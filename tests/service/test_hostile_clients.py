@@ -265,6 +265,31 @@ def test_refused_connections_are_not_logged_one_line_each(server):
     assert log.count("refused") <= 5  # one counted line per interval, not 100
 
 
+def test_a_trusted_proxy_is_not_bounded_per_address(server, tmp_path):
+    """Behind a reverse proxy every client has the proxy's address: listed with
+    --trusted-proxy, its connections are not held to one client's share."""
+    with Server(
+        server.db,
+        tmp_path,
+        "--poll",
+        "0",
+        "--max-client-connections",
+        "3",
+        "--trusted-proxy",
+        "127.0.0.30",
+    ) as proxied:
+        proxied.wait_ready()
+        held = [connect(proxied, "127.0.0.30") for _ in range(10)]
+        other = [connect(proxied, "127.0.0.31") for _ in range(4)]
+        try:
+            forwarded = b"X-Forwarded-For: 192.0.2.1\r\n"
+            for sock in held:
+                assert status_of(exchange(sock, validate_request(extra=forwarded))) == 200
+            assert status_of(exchange(other[-1], b"", timeout=2)) == 429  # not trusted
+        finally:
+            close_all(held + other)
+
+
 # -------------------------------------------------------------------------- the head
 
 
