@@ -21,6 +21,19 @@ from validator.model import (
 
 #: Bumped only on an incompatible change; fields are added without a bump.
 SCHEMA = "deckcheck.report/1"
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a `deckcheck.report/1` object: the file
+    validator/report.schema.json shipped in the package (docs/report.md publishes it)."""
+    import json
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "report.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
 #: `deckcheck check-formats --json`: one deck against every format (same rules as SCHEMA).
 CHECK_FORMATS_SCHEMA = "deckcheck.check-formats/1"
 

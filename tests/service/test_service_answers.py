@@ -402,7 +402,7 @@ def test_the_fast_path_answers_a_cache_busted_json_body_and_leaves_options_to_th
         await send({"type": "http.response.start", "status": 400, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 
-    async def answer(options):
+    async def answer(options, scope):
         return {"format": options.format}
 
     layer = ValidateFastPath(app, model=ValidateRequest, answer=answer, query_options=QUERY_OPTIONS)

@@ -127,7 +127,10 @@ def test_long_rules_are_judged_off_the_event_loop(client, monkeypatch):
         sent.append(fn)
         return await real(fn, *args)
 
+    from validator.service import admission
+
     monkeypatch.setattr(service_app, "run_in_threadpool", spy)
+    monkeypatch.setattr(admission, "run_in_threadpool", spy)  # a large request is admitted
     rules = [
         "Each creature card in your starting deck is a "
         + ", ".join(["Cat"] * 180)

@@ -505,6 +505,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="the path prefix when served behind a reverse proxy under one",
     )
     p.add_argument("--access-log", action="store_true", help="log every request")
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="connections each worker holds at once; near it idle keep-alives are closed "
+        "first, past it a connection is answered 503 (default 1000)",
+    )
+    p.add_argument(
+        "--max-client-connections",
+        type=int,
+        default=100,
+        metavar="N",
+        help="connections one client address holds at once on each worker; past it a "
+        "connection is answered 429 (default 100)",
+    )
+    p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="a reverse proxy's address or network (repeatable): only its X-Forwarded-For is "
+        "believed, and its connections are not bounded per address (default: none)",
+    )
 
     p = _command(
         sub,
@@ -952,12 +976,14 @@ def _print_json(data: object) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from validator.store.database import shown_location  # the one way a database is shown
+
     info = _open_cards(args.db, many=False).info()
     if args.json:
         _print_json(
             {
                 "schema": INFO_SCHEMA,
-                "database": info.url,
+                "database": shown_location(info.url),
                 "cards": info.card_count,
                 "names": info.name_count,
                 "printings": info.printing_count,
@@ -966,7 +992,7 @@ def cmd_info(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
-    print(f"database: {info.url}")
+    print(f"database: {shown_location(info.url)}")
     print(f"cards: {info.card_count}  names: {info.name_count}  printings: {info.printing_count}")
     print(f"formats: {', '.join(info.formats)}")
     if info.last_sync:
@@ -1092,11 +1118,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"the service needs its extra: pip install '.[serve]' in deckcheck's folder ({exc})"
         ) from exc
     require_serve_extra()  # fastapi and uvicorn are imported only once serving starts
-    if args.workers < 1 or not 0 <= args.port < 65536 or args.poll < 0:
+    if (
+        args.workers < 1
+        or not 0 <= args.port < 65536
+        or args.poll < 0
+        or args.max_connections < 1
+        or args.max_client_connections < 1
+    ):
         raise UsageError(
-            "--workers must be at least 1, --port 0-65535 (0: the OS picks a "
-            "free port), --poll 0 or more"
+            "--workers, --max-connections and --max-client-connections must be at least 1, "
+            "--port 0-65535 (0: the OS picks a free port), --poll 0 or more"
         )
+    from validator.service.connections import Limits, check_trusted
+
+    trusted = check_trusted(args.trusted_proxy)
     try:
         serve(
             host=args.host,
@@ -1108,6 +1143,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             poll_seconds=args.poll,
             access_log=args.access_log,
             root_path=args.root_path,
+            limits=Limits(
+                connections=args.max_connections,
+                per_client=args.max_client_connections,
+                trusted_proxies=trusted,
+            ),
         )
     except DeckcheckError as exc:
         raise UsageError(str(exc)) from exc

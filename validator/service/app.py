@@ -23,7 +23,6 @@ from urllib.parse import quote
 
 import orjson
 from fastapi import FastAPI, Request
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
@@ -40,6 +39,7 @@ from validator.rules.resolve import suggestions
 # The routes call bodies.read_deck_request through its module, so that a patch of it (a
 # test counting the bodies the framework's route reads) takes effect here.
 from validator.service import bodies, problems
+from validator.service.admission import HeavyGate
 from validator.service.bodies import (
     _LIST_FIELDS,
     _SCALAR_FIELDS,
@@ -72,6 +72,7 @@ from validator.service.models import (
     DeckRequest,
     ValidateRequest,
 )
+from validator.service.openapi import describe
 from validator.service.problems import ProblemError
 
 STATIC = Path(__file__).parent / "static"
@@ -119,7 +120,9 @@ def _problems_doc(*statuses: int) -> dict[int | str, dict[str, Any]]:
         413: f"body over {MAX_BODY_BYTES:,} bytes (a decklist: at most {DECKLIST_MAX_BYTES:,})",
         415: "content type not accepted",
         422: "a field of the wrong type or value",
-        503: "card data not loaded yet",
+        429: "this address has its share of expensive requests being judged (Retry-After)",
+        503: "card data not loaded yet, the database unavailable, or the server's share of "
+        "expensive requests taken (Retry-After)",
     }
     schema = ProblemDoc.model_json_schema()
     return {
@@ -219,9 +222,15 @@ def _json(data: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(data), status_code=status, media_type="application/json")
 
 
-async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> Any:
+async def judge(
+    fn: Callable[..., Any],
+    options: Any,
+    content: str | bytes,
+    gate: HeavyGate | None = None,
+    client: str | None = None,
+) -> Any:
     """`fn(options, content)`: inline for a small request (a short decklist and short house
-    rules), in the threadpool for a larger one."""
+    rules), in the threadpool for a larger one (admitted by `gate` for `client`)."""
     newline = "\n" if isinstance(content, str) else b"\n"
     rule_chars = sum(len(rule) for rule in getattr(options, "rules", ()))
     if (
@@ -230,6 +239,8 @@ async def judge(fn: Callable[..., Any], options: Any, content: str | bytes) -> A
         and rule_chars <= INLINE_MAX_RULE_CHARS
     ):
         return fn(options, content)
+    if gate is not None:
+        return await gate.run(client, fn, options, content)
     return await run_in_threadpool(fn, options, content)
 
 
@@ -270,6 +281,14 @@ class Service:
         self.config = config
         self.formats = validator.load_formats(config.formats_file)
         self.holder = holder or CardHolder(config.db, poll_seconds=config.poll_seconds)
+        self.gate = HeavyGate()  # expensive requests: a bounded share per client (admission.py)
+
+    def judgeable_formats(self) -> list[str]:
+        """The formats a request can name now: each whose legality key the loaded card data
+        has (api._check_legality_key refuses the others); all of them before a load."""
+        snap = self.holder.current
+        keys = set(snap.formats) if snap is not None else set()
+        return [k for k, f in self.formats.items() if not keys or f.legality in keys]
 
     def snapshot(self) -> Snapshot:
         snap = self.holder.current
@@ -437,6 +456,10 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
         docs_url="/docs",
         redoc_url=None,
         swagger_ui_parameters={"validatorUrl": None},
+        # A redirect to the path with(out) its slash is built from the client's Host header
+        # (`GET /static` with `Host: evil.example` sent Location: http://evil.example/static/):
+        # no redirects; every route has one spelling.
+        redirect_slashes=False,
     )
     app.state.service = service
     problems.install(app)
@@ -452,8 +475,11 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)
 
-    async def validate_answer(options: ValidateRequest) -> dict[str, Any]:
-        return await judge(service.validate, options, options.decklist)
+    async def validate_answer(options: ValidateRequest, scope: dict[str, Any]) -> dict[str, Any]:
+        client = scope.get("client")
+        return await judge(
+            service.validate, options, options.decklist, service.gate, client and client[0]
+        )
 
     # Outside the body limit (it enforces the same limit itself), inside CORS (its answers
     # get the CORS headers too): JSON validate requests skip the framework's per-request layers.
@@ -462,7 +488,7 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     )
     if config.cors_origins:
         app.add_middleware(
-            CORSMiddleware,
+            problems.ProblemCORSMiddleware,
             allow_origins=list(config.cors_origins),
             allow_methods=["GET", "POST"],
             allow_headers=["Content-Type"],
@@ -471,24 +497,24 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     @app.post(
         "/v1/validate",
         openapi_extra=_body_doc(ValidateRequest),
-        responses={200: _REPORT_DOC, **_problems_doc(400, 413, 415, 422, 503)},
+        responses={200: _REPORT_DOC, **_problems_doc(400, 413, 415, 422, 429, 503)},
         summary="Validate a deck against one format: the deckcheck.report/1 object",
     )
     async def post_validate(request: Request) -> Response:
         options, content = await bodies.read_deck_request(request, ValidateRequest)
-        return _json(await judge(service.validate, options, content))
+        client = request.client and request.client.host
+        return _json(await judge(service.validate, options, content, service.gate, client))
 
     @app.post(
         "/v1/check-formats",
         openapi_extra=_body_doc(CheckFormatsRequest),
-        responses=_problems_doc(400, 413, 415, 422, 503),
+        responses=_problems_doc(400, 413, 415, 422, 429, 503),
         summary="Validate a deck against every format",
     )
     async def post_check_formats(request: Request) -> Response:
         options, content = await bodies.read_deck_request(request, CheckFormatsRequest)
-        return _json(
-            await run_in_threadpool(service.check_formats, options, content)  # type: ignore[arg-type]
-        )
+        client = request.client and request.client.host
+        return _json(await service.gate.run(client, service.check_formats, options, content))
 
     @app.get(
         "/v1/formats", summary="The formats and their deck rules (as `deckcheck formats --json`)"
@@ -542,10 +568,17 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
 def _document_errors_only_as_answered(app: FastAPI) -> None:
     """FastAPI documents a 422 `HTTPValidationError` on every route with a path parameter;
     `GET /v1/cards/{name}` never answers it (any text is a name) and every error is
-    problem+json: the schema lists only what is answered."""
+    problem+json: the schema lists only what is answered. The rest of the document is told
+    true by openapi.describe, for the card data loaded now (the formats it can judge): built
+    again after a swap."""
     build = app.openapi
+    built_for: list[Any] = [None]
 
     def openapi() -> dict[str, Any]:
+        service = app.state.service
+        snap = service.holder.current
+        if built_for[0] is not snap:
+            app.openapi_schema, built_for[0] = None, snap
         if app.openapi_schema is None:
             schema = build()
             for path in schema.get("paths", {}).values():
@@ -562,7 +595,9 @@ def _document_errors_only_as_answered(app: FastAPI) -> None:
             ):
                 components.pop("HTTPValidationError", None)
                 components.pop("ValidationError", None)
-            app.openapi_schema = schema
+            app.openapi_schema = describe(
+                schema, service.formats.keys(), service.judgeable_formats()
+            )
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -31,6 +31,13 @@ def _fields_from(multi: Any, model: type[BaseModel]) -> dict[str, Any]:
     """Options from form fields or query parameters (lists repeat the key)."""
     data: dict[str, Any] = {}
     for name in _SCALAR_FIELDS:
+        given = len(multi.getlist(name))
+        if given > 1:  # which one was meant? Not the last one silently
+            raise ProblemError(
+                "bad-input",
+                f"`{name}` is given {given} times; give it once (only `commander` and `rule` "
+                "repeat, one for each)",
+            )
         if multi.get(name) not in (None, ""):  # one the model lacks is refused (422)
             data[name] = multi.get(name)
     for name, keys in _LIST_FIELDS.items():

@@ -108,17 +108,44 @@ def iso(value: Any) -> str | None:
     return value.isoformat() if hasattr(value, "isoformat") else (str(value) if value else None)
 
 
+def check_file(db_url: str | None) -> None:
+    """A DatabaseError when the SQLite file `db_url` names fails SQLite's quick_check (pages
+    overwritten in place, a file cut short): loaded, it would give wrong cards or fail the
+    requests that read it later (card pages, printings). A database that is no plain file
+    (PostgreSQL) is checked by its server."""
+    from validator.store.sqlite import quick_check
+
+    path = db_file(db_url)
+    if path is None:
+        return
+    try:
+        with open(path, "rb") as f:
+            header = f.read(16)
+    except OSError:
+        return  # no file there: the loader says so
+    if header != b"SQLite format 3\x00":
+        return  # no SQLite file at all: the loader says it is no card database
+    problem = quick_check(path)
+    if problem is not None:
+        raise DatabaseError(
+            f"the card database file {path} is damaged (SQLite's quick_check: {problem}); "
+            "restore it, or sync into a new file and move that into its place"
+        )
+
+
 def load_snapshot(db_url: str | None) -> Snapshot:
-    """Open the database and load every card into memory. The sync record is read first: if a
-    sync lands during the load, the next poll sees a newer record and loads again (a redundant
-    load, never a missed one). Raises `DatabaseError` when there is no usable database."""
+    """Check the database file (`check_file`), open it and load every card into memory. The
+    sync record is read first: if a sync lands during the load, the next poll sees a newer
+    record and loads again (a redundant load, never a missed one). Raises `DatabaseError`
+    when there is no usable database."""
     started = time.perf_counter()
+    check_file(db_url)
     db = CardDB(db_url)
     try:
         record = db.last_sync(ORACLE_BULK)
         index = CardIndex.from_db(db)
         history = legality_history(db)
-        formats = db.formats()
+        formats = index.formats()  # read with the cards: no second query
     except BaseException:
         db.close()
         raise
@@ -161,6 +188,22 @@ def file_identity(db_url: str | None, suffix: str = "") -> tuple[int, int] | Non
     return (st.st_dev, st.st_ino)
 
 
+def file_stamp(db_url: str | None) -> tuple[int, int, int, int] | None:
+    """(size, mtime) of the SQLite file and of its -wal: what changes when anything writes
+    to it, a sync or pages overwritten in place (None: not a plain SQLite file)."""
+    path = db_file(db_url)
+    if path is None:
+        return None
+    stamp: list[int] = []
+    for name in (str(path), str(path) + "-wal"):
+        try:
+            st = os.stat(name)
+            stamp += [st.st_size, st.st_mtime_ns]
+        except OSError:
+            stamp += [-1, -1]
+    return (stamp[0], stamp[1], stamp[2], stamp[3])
+
+
 def sidecar_identities(db_url: str | None) -> dict[str, tuple[int, int] | None]:
     """The identity of each of the database's SIDECARS right now (None: no such file)."""
     return {suffix: file_identity(db_url, suffix) for suffix in SIDECARS}
@@ -196,6 +239,9 @@ class CardHolder:
         #: once, not at every poll
         self._tried: tuple[int, int] | None = None
         self._logged: tuple[str, str] | None = None
+        #: the file's stamp when it was last checked, and what the check found (None: fine);
+        #: a file written to since is checked again (SQLite's quick_check) at the next poll
+        self._checked: tuple[Any, DatabaseError | None] = (None, None)
 
     @property
     def current(self) -> Snapshot | None:
@@ -210,7 +256,9 @@ class CardHolder:
         self._file = file_identity(
             self.db_url
         )  # before opening: a swap during it is seen next poll
-        self._current = self._loader(self.db_url)
+        stamp = file_stamp(self.db_url)
+        self._current = self._loader(self.db_url)  # checks the file first
+        self._checked = (stamp, None)
         self._sidecars = sidecar_identities(self.db_url)
         log.info(
             "card index ready: %d cards in %.2f s",
@@ -249,9 +297,11 @@ class CardHolder:
                 "sync`)"
             )
         if file is not None and self._file is not None and file != self._file:
-            new = self._reopen(old, file)
+            new = self._reopen(old, file)  # the loader checks the new file first
+            self._checked = (file_stamp(self.db_url), None)
         else:
             self._tried = None
+            self._check_written()
             latest = old.db.last_sync(ORACLE_BULK)
             if sync_key(latest) == sync_key(old.sync):
                 return False
@@ -267,6 +317,23 @@ class CardHolder:
         # Requests still holding `old` finish on it; its database is closed later.
         self._retired.append((time.monotonic(), old))
         return True
+
+    def _check_written(self) -> None:
+        """Check the served file again when it was written to since its last check (pages
+        overwritten in place leave its identity and its sync record as they were): damaged,
+        it fails this poll (/healthz 503) and every next one until it is written again, and
+        the loaded data goes on being served."""
+        stamp = file_stamp(self.db_url)
+        seen, problem = self._checked
+        if stamp != seen:
+            try:
+                check_file(self.db_url)
+                problem = None
+            except DatabaseError as exc:
+                problem = exc
+            self._checked = (stamp, problem)
+        if problem is not None:
+            raise problem
 
     def _reopen(self, old: Snapshot, file: tuple[int, int]) -> Snapshot:
         """The database file was replaced (`mv new.sqlite3 cards.sqlite3`): the open

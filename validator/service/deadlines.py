@@ -87,27 +87,3 @@ class RequestDeadlines:
         transport = self.transport  # type: ignore[attr-defined]
         if transport is not None and not transport.is_closing():
             transport.close()
-
-
-from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: E402
-
-
-class DeadlinedH11Protocol(RequestDeadlines, H11Protocol):
-    pass
-
-
-try:
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-except ImportError:  # no httptools (not CPython): uvicorn's "auto" picks h11 too
-    HttpToolsProtocol = None  # type: ignore[misc, assignment]
-else:
-
-    class DeadlinedHttpToolsProtocol(RequestDeadlines, HttpToolsProtocol):
-        pass
-
-
-def http_protocol() -> str:
-    """The `http=` for uvicorn.Config: an import string (a multi-process uvicorn hands it to
-    each worker by name) of the protocol uvicorn's "auto" would pick, with the deadlines."""
-    name = "DeadlinedH11Protocol" if HttpToolsProtocol is None else "DeadlinedHttpToolsProtocol"
-    return f"{__name__}:{name}"

@@ -72,14 +72,14 @@ def _route_path(scope: Scope) -> str:
 
 
 class ValidateFastPath:
-    """`app` with POST /v1/validate JSON bodies answered by `answer(model(**body))`."""
+    """`app` with POST /v1/validate JSON bodies answered by `answer(model(**body), scope)`."""
 
     def __init__(
         self,
         app: ASGIApp,
         *,
         model: type[BaseModel],
-        answer: Callable[[Any], Awaitable[dict[str, Any]]],
+        answer: Callable[[Any, Scope], Awaitable[dict[str, Any]]],
         max_bytes: int = MAX_BODY_BYTES,
         query_options: frozenset[str] = frozenset(),
     ) -> None:
@@ -116,7 +116,7 @@ class ValidateFastPath:
             await self.app(scope, _replay(read, receive), send)
             return
         try:
-            answer = orjson.dumps(await self.answer(options))
+            answer = orjson.dumps(await self.answer(options, scope))
         except Exception as exc:
             # A client error found while judging (an unknown format or commander, a bad as-of
             # date...) is answered here as the app's handlers answer it, not judged again

@@ -14,7 +14,9 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse, Response
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
@@ -28,6 +30,8 @@ log = logging.getLogger("uvicorn.error.deckcheck")  # shown with the server's ow
 #: code -> (HTTP status, title). The README's "Error types" table lists the same codes.
 PROBLEM_TYPES: dict[str, tuple[int, str]] = {
     "malformed-body": (400, "The request body could not be read"),
+    "malformed-request": (400, "The request is not valid HTTP"),
+    "cors-refused": (400, "Cross-origin request refused"),
     "unknown-format": (400, "Unknown format"),
     "bad-decklist": (400, "The input is not a decklist"),
     "bad-condition": (400, "A house rule could not be read"),
@@ -37,10 +41,15 @@ PROBLEM_TYPES: dict[str, tuple[int, str]] = {
     "not-found": (404, "No such resource"),
     "method-not-allowed": (405, "Method not allowed"),
     "body-too-large": (413, "Request body too large"),
+    "uri-too-long": (414, "Request target too long"),
     "unsupported-media-type": (415, "Unsupported content type"),
     "invalid-field": (422, "A field has the wrong type or value"),
+    "too-many-connections": (429, "Too many connections from this address"),
+    "too-many-requests": (429, "Too many expensive requests from this address"),
+    "head-too-large": (431, "Request head too large"),
     "not-ready": (503, "The card data is not loaded yet"),
     "database-unavailable": (503, "The card database is unavailable"),
+    "server-busy": (503, "The server is busy"),
     "internal-error": (500, "Internal error"),
 }
 
@@ -105,7 +114,10 @@ def error_response(exc: BaseException, instance: str | None) -> JSONResponse | N
     with it too); None for any other exception."""
     if isinstance(exc, ProblemError):
         extra = dict(exc.extra)
-        return problem_response(exc.code, exc.detail, extra.pop("instance", instance), **extra)
+        headers = extra.pop("headers", None)  # e.g. Retry-After: not part of the body
+        return problem_response(
+            exc.code, exc.detail, extra.pop("instance", instance), headers=headers, **extra
+        )
     if isinstance(exc, DeckcheckError):
         if exc.code == "database-unavailable":
             # The cause (a file path, the CLI's advice) is for the operator: logged here,
@@ -187,3 +199,23 @@ def install(app: FastAPI) -> None:
             "the server failed to answer; the error is logged on the server",
             request.url.path,
         )
+
+
+class ProblemCORSMiddleware(CORSMiddleware):
+    """Starlette's CORS, its refused preflight (`400 Disallowed CORS origin`, text/plain)
+    answered as a problem like every other error."""
+
+    def preflight_response(self, request_headers: Headers) -> Response:
+        response = super().preflight_response(request_headers)
+        if response.status_code != 400:
+            return response
+        refused = bytes(response.body).decode("latin-1")  # "Disallowed CORS origin, method"
+        body = problem_body(
+            "cors-refused",
+            f"{refused}: this server answers browsers from the origins it was started with "
+            "(deckcheck serve --cors-origin), for GET and POST with a Content-Type header",
+        )
+        headers = {
+            k: v for k, v in response.headers.items() if k not in ("content-length", "content-type")
+        }
+        return JSONResponse(body, status_code=400, media_type=MEDIA_TYPE, headers=headers)

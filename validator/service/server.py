@@ -28,29 +28,34 @@ from validator.service.cards import ORACLE_BULK
 if TYPE_CHECKING:
     from validator.service.app import ServiceConfig
     from validator.service.cards import CardHolder
+    from validator.service.connections import Limits
 
 DEFAULT_HOST = "127.0.0.1"  # loopback: binding elsewhere is the operator's explicit choice
 DEFAULT_PORT = 8000
 log = logging.getLogger("uvicorn.error.deckcheck")
 
 
-#: Connections (and requests) one worker holds at once; past it uvicorn answers 503 at once
-#: rather than holding more (each costs a file descriptor and buffers). A worker answers a
-#: deck in about a millisecond: far more than it can use at any useful rate.
-LIMIT_CONCURRENCY = 1000
 #: Seconds an idle keep-alive connection is kept after its last answer (uvicorn's default).
 KEEP_ALIVE_SECONDS = 5
 
 
-def bounds() -> dict[str, Any]:
-    """What uvicorn bounds per worker (README "Web service": what is bounded): concurrent
-    connections, idle keep-alive, and (deadlines.py) the time to send a request head and body."""
-    from validator.service.deadlines import http_protocol
+def bounds(limits: Limits | None = None) -> dict[str, Any]:
+    """What uvicorn bounds per worker (docs/http-api.md "Limits"): idle keep-alive, and in the
+    protocol (protocol.py) the connections in all and per client, the request head's size,
+    the time to send a request head and body. uvicorn's own `limit_concurrency` is off: it
+    counts every client's connections as one (one client holding them all refused everyone)
+    and answers text/plain; the protocol's cap sheds idle keep-alives first and answers
+    problem+json. X-Forwarded-For is believed only from `limits.trusted_proxies` (uvicorn
+    believes it from 127.0.0.1 by default: any local process could claim any address)."""
+    from validator.service.protocol import http_protocol
 
+    trusted = list(limits.trusted_proxies) if limits is not None else []
     return dict(
-        limit_concurrency=LIMIT_CONCURRENCY,
+        limit_concurrency=None,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
-        http=http_protocol(),
+        http=http_protocol(limits),
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or [],
     )
 
 
@@ -89,28 +94,33 @@ def require_serve_extra() -> None:
 def check_ready_to_serve(db: str | None, formats_file: str | None) -> None:
     """Fail before binding a port when the service could not answer: no card database, a
     database that was never synced, or a bad formats file (DeckcheckError, exit 2)."""
+    from validator.store.database import shown_location
+
     load_formats(formats_file)
     cards = CardDB(db)
+    shown = shown_location(cards.url)  # never the password of a database URL
     try:
         record = cards.last_sync(ORACLE_BULK)
     except DeckcheckError:
         raise
     except Exception as exc:  # noqa: BLE001 - a driver error: not a readable card database
         raise DatabaseError(
-            f"{cards.url} is not a readable deckcheck card database ({exc}); "
+            f"{shown} is not a readable deckcheck card database ({exc}); "
             "run `deckcheck sync` to build one"
         ) from exc
     finally:
         cards.close()
     if record is None:
         raise DatabaseError(
-            f"the card database {cards.url} has never been synced; run "
+            f"the card database {shown} has never been synced; run "
             "`deckcheck sync` (or `deckcheck sync --from FILE`) first"
         )
 
 
 def preloaded_holder(config: ServiceConfig) -> CardHolder:
     from validator.service.cards import CardHolder
+    from validator.store.database import shown_location
+    from validator.store.location import database_url
 
     holder = CardHolder(config.db, poll_seconds=config.poll_seconds)
     try:
@@ -119,7 +129,7 @@ def preloaded_holder(config: ServiceConfig) -> CardHolder:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure here means the data is unusable
         raise DatabaseError(
-            f"cannot load the card data from {config.db or 'the default database'}: "
+            f"cannot load the card data from {shown_location(database_url(config.db))}: "
             f"{exc}; run `deckcheck sync` to rebuild it"
         ) from exc
     return holder
@@ -189,12 +199,14 @@ def serve(
     access_log: bool = False,
     root_path: str = "",
     log_level: str = "info",
+    limits: Limits | None = None,
 ) -> None:
     """Serve until interrupted. Each worker answers from an in-memory card index and polls
     the database every `poll_seconds` for a new sync."""
     import uvicorn
 
     from validator.service.app import CONFIG_ENV, ServiceConfig, create_app
+    from validator.service.connections import Limits
 
     check_ready_to_serve(db, formats_file)
     config = ServiceConfig(
@@ -209,11 +221,13 @@ def serve(
         log_level=log_level,
         server_header=False,
         timeout_graceful_shutdown=10,
-        **bounds(),
+        **bounds(limits or Limits()),
     )
     if workers > 1 and not hasattr(os, "fork"):
         # Each worker process imports the app by name and reads its configuration from the
-        # environment it inherits; each loads its own index.
+        # environment it inherits; each loads its own index. The protocol goes by name too:
+        # the default connection limits.
+        common["http"] = bounds()["http"]
         os.environ[CONFIG_ENV] = config.to_env()
         uvicorn.run(
             "validator.service.app:app_from_env",

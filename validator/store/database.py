@@ -444,7 +444,8 @@ def sync_lock(conn: Connection, timeout: float, *, poll: float = 0.2) -> None:
     while not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({SYNC_LOCK_KEY})").scalar():
         if time.monotonic() >= deadline:
             raise LockTimeout(
-                f"another sync is running on {conn.engine.url.render_as_string()} "
+                "another sync is running on "
+                f"{shown_location(conn.engine.url.render_as_string(hide_password=False))} "
                 f"(waited {timeout:g} s)"
             )
         time.sleep(poll)

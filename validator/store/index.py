@@ -35,6 +35,9 @@ class CardIndex:
         self._names: list[str] | None = None
         self._printings = printings  # a CardDB, or None
         self.sync: SyncStamp | None = None
+        #: the database's legality keys, read with the cards (`from_db`): validating asks for
+        #: them, and a database unreadable after the load must not fail a validation
+        self._formats: list[str] | None = None
 
     @property
     def database(self):
@@ -49,6 +52,7 @@ class CardIndex:
         index = cls(printings=db)
         index.sync = data.sync
         index._load_compact(data)
+        index._formats = list(db.formats())
         return index
 
     def _load_compact(self, data: IndexData) -> None:
@@ -114,6 +118,8 @@ class CardIndex:
     def formats(self) -> list[str]:
         """The legality keys its database's last sync saw; [] (not known) for an index built
         by hand, whose cards may carry only the keys their maker needed."""
+        if self._formats is not None:
+            return list(self._formats)
         return self._printings.formats() if self._printings is not None else []
 
     def all_names(self) -> list[str]:
