@@ -63,9 +63,10 @@ _ALL: Final[tuple[Code, ...]] = (
     Code("skipped-cards", "info", _INPUT, "a zone read but not counted (Cockatrice tokens)"),
     Code(
         "unknown-section",
-        "info",
+        "warning",
         _INPUT,
-        "a CSV section value not known; its card counts as main deck",
+        "a section, board, zone or category name deckcheck does not know, named (its cards "
+        "are counted where the message says, or listed as not counted)",
     ),
     Code("meld-result", "error", "CR 712.4b", "the back face of a meld pair is not a card"),
     Code(

@@ -52,6 +52,10 @@ class Report:
     #: Event runs: the deck's stable id and its player (validator/event/judge.py `_ids`).
     deck_id: str | None = None
     player: str | None = None
+    #: Cards the input lists outside the counted sections (a maybeboard, tokens, a planar
+    #: deck): each {"quantity", "name", "section" (as the input named it), "kind" ("outside",
+    #: "supplementary"), "line", "where"} (validator/decklist/sections.py `not_counted`).
+    not_counted: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def legal(self) -> bool:
@@ -91,6 +95,7 @@ class Report:
             },
             "counts": {s.value: sum(1 for p in self.problems if p.severity == s) for s in Severity},
             "problems": [p.to_dict() for p in self.sorted_problems()],
+            "not_counted": self.not_counted,
             "as_of": self.as_of,
             **({"as_of_precision": self.as_of_precision} if self.as_of_precision else {}),
             **({"id": self.deck_id, "player": self.player} if self.deck_id is not None else {}),
@@ -144,6 +149,7 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         lines.append(f"  attraction deck: {report.attractions} card(s), not in the deck")
     if report.sticker_sheets:
         lines.append(f"  sticker sheets: {report.sticker_sheets}, not in the deck")
+    lines += not_counted_lines(report.not_counted)
     for p in report.sorted_problems():
         if p.severity == INFO and not verbose:
             continue
@@ -153,6 +159,24 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
     return "\n".join(escape_controls(line) for line in lines)
+
+
+#: At most this many cards not counted are named in the text output (the JSON has them all).
+TEXT_NOT_COUNTED_SHOWN = 10
+
+
+def not_counted_lines(items: list[dict[str, Any]]) -> list[str]:
+    """ "  not counted: 1 Black Lotus (Maybeboard, line 6)": every card the input lists that
+    is not counted, shown without --verbose (a card never vanishes from the verdict)."""
+    lines = []
+    for item in items[:TEXT_NOT_COUNTED_SHOWN]:
+        place = f"line {item['line']}" if item.get("line") is not None else item.get("where") or ""
+        where = f"{item['section']}, {place}" if place else item["section"]
+        lines.append(f"  not counted: {item['quantity']} {item['name']} ({where})")
+    more = len(items) - TEXT_NOT_COUNTED_SHOWN
+    if more > 0:
+        lines.append(f"  not counted: +{more} more (--json lists them)")
+    return lines
 
 
 #: At most this many line numbers after a problem in the text output (the JSON has them all).
