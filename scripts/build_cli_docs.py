@@ -28,7 +28,9 @@ edit the script's notes or the parser in `validator/cli/commands.py`, then rerun
 ## Common to every command
 
 - **Exit codes** (every command's `--help` lists them): `0` legal (or success), `1` a deck is
-  not legal, and nothing else; `2` anything that stopped deckcheck from judging: bad input or
+  not legal, and nothing else; `3` no deck is illegal but one is unconfirmed (every error one
+  deckcheck cannot decide: a name not in the card data...; see
+  [the verdict](report.md#verdict)); `2` anything that stopped deckcheck from judging: bad input or
   usage, an unknown format, an invalid `--formats-file`, a card database that is missing,
   cannot be opened, is not a card database or needs a driver that is not installed
   (`postgresql+psycopg://` without the `postgres` extra), a file that cannot be read, a

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from validator.codes import CODES, UNDECIDABLE
 from validator.model import (
     COMMANDER,
     COMPANION,
@@ -21,6 +22,10 @@ from validator.model import (
 
 #: Bumped only on an incompatible change; fields are added without a bump.
 SCHEMA = "deckcheck.report/1"
+#: A report's verdicts (`Report.verdict`): "unconfirmed" when every error is one deckcheck
+#: cannot decide (validator/codes.py `undecidable`); `legal` is False for both others.
+LEGAL, ILLEGAL, UNCONFIRMED = "legal", "illegal", "unconfirmed"
+VERDICTS = (LEGAL, ILLEGAL, UNCONFIRMED)
 #: `deckcheck check-formats --json`: one deck against every format (same rules as SCHEMA).
 CHECK_FORMATS_SCHEMA = "deckcheck.check-formats/1"
 
@@ -62,6 +67,18 @@ class Report:
         return not self.errors
 
     @property
+    def verdict(self) -> str:
+        """ "legal", "illegal", or "unconfirmed": no error but ones deckcheck cannot decide (an
+        unknown card name, a rarity without printings...). A known violation beside an
+        unknown card is "illegal"."""
+        return verdict_of(self.problems)
+
+    @property
+    def undecided(self) -> list[Problem]:
+        """The errors deckcheck cannot decide (what an unconfirmed verdict waits on)."""
+        return [p for p in self.problems if p.severity == ERROR and p.code in UNDECIDABLE]
+
+    @property
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == ERROR]
 
@@ -82,6 +99,7 @@ class Report:
             "format": self.format,
             "format_name": self.format_name,
             "legal": self.legal,
+            "verdict": self.verdict,
             "deck": {
                 "name": self.deck_name,
                 "input_format": self.input_format,
@@ -100,6 +118,28 @@ class Report:
             **({"as_of_precision": self.as_of_precision} if self.as_of_precision else {}),
             **({"id": self.deck_id, "player": self.player} if self.deck_id is not None else {}),
         }
+
+
+def verdict_of(problems: Iterable[Problem]) -> str:
+    """The verdict of a deck with these problems (`Report.verdict`)."""
+    errors = [p.code for p in problems if p.severity == ERROR]
+    if not errors:
+        return LEGAL
+    return UNCONFIRMED if UNDECIDABLE.issuperset(errors) else ILLEGAL
+
+
+#: The verdict as the text output heads a report with it.
+VERDICT_WORDS = {LEGAL: "LEGAL", ILLEGAL: "NOT LEGAL", UNCONFIRMED: "UNCONFIRMED"}
+
+
+def settle_lines(report: Report) -> list[str]:
+    """What could not be checked and what would settle it, once per kind: the lines under an
+    unconfirmed verdict (and under an illegal one that also has such errors)."""
+    lines = []
+    for code in dict.fromkeys(p.code for p in report.undecided):
+        entry = CODES[code]
+        lines.append(f"  could not check ({code}): settled by {entry.settled_by}")
+    return lines
 
 
 def summarize_deck(report: Report, deck: Any) -> None:
@@ -138,8 +178,10 @@ def escape_controls(text: str) -> str:
 def render_text(report: Report, *, verbose: bool = False) -> str:
     """What a player reads at a terminal: the verdict, then one line per problem."""
     head = f"{report.source}: " if report.source else ""
-    verdict = "LEGAL" if report.legal else "NOT LEGAL"
-    lines = [f"{head}{verdict} in {report.format_name}"]
+    verdict = report.verdict
+    lines = [f"{head}{VERDICT_WORDS[verdict]} in {report.format_name}"]
+    if verdict == UNCONFIRMED:
+        lines[0] += ": no rule found broken, but not everything could be checked"
     if report.commanders:
         lines.append(f"  commander: {', '.join(report.commanders)}")
     if report.companion:
@@ -155,6 +197,7 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
             continue
         cite = f" [{p.citation}]" if p.citation else ""
         lines.append(f"  {p.severity.value}: {p.message}{shown_lines(p)}{cite}")
+    lines += settle_lines(report)
     hidden = sum(1 for p in report.problems if p.severity == INFO) if not verbose else 0
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
@@ -209,6 +252,7 @@ def check_formats_dict(
         entry = formats[r.format] = {
             "format_name": r.format_name,
             "legal": r.legal,
+            "verdict": r.verdict,
             "problems": [p.to_dict() for p in errors[:limit]],
             "warnings": [p.to_dict() for p in warnings[:limit]],
         }
@@ -218,6 +262,7 @@ def check_formats_dict(
         "schema": CHECK_FORMATS_SCHEMA,
         "source": source,
         "legal_in": [r.format for r in reports if r.legal],
+        "unconfirmed_in": [r.format for r in reports if r.verdict == UNCONFIRMED],
         "formats": formats,
     }
 
@@ -233,7 +278,8 @@ def render_check_formats(reports: list[Report], source: str | None = None, reaso
             errors = [p for p in r.sorted_problems() if p.severity == ERROR]
             shown = "; ".join(p.message + shown_lines(p) for p in errors[:reasons])
             more = f" (+{len(errors) - reasons} more)" if len(errors) > reasons else ""
-            lines.append(f"  not {r.format_name}: {shown}{more}")
+            lead = "unconfirmed in" if r.verdict == UNCONFIRMED else "not"
+            lines.append(f"  {lead} {r.format_name}: {shown}{more}")
     return "\n".join(escape_controls(line) for line in lines)
 
 

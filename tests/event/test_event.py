@@ -169,8 +169,8 @@ def test_event_directory_one_deck_per_player_with_stable_ids(folder, core_db, ca
     # The summary counts are the terminal's.
     s = data["summary"]
     assert (s["decks"], s["legal"], s["illegal"], s["unreadable"], s["skipped"]) == (4, 2, 2, 0, 4)
-    row = re.search(r"^modern\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M).groups()
-    assert row == ("4", "2", "2", "0")
+    row = re.search(r"^modern\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M).groups()
+    assert row == ("4", "2", "2", "0", "0")  # decks, legal, illegal, unconfirmed, unreadable
     assert "2 of 4 decks legal" in out
     assert data["provenance"]["card_data"]["synced_at"] and data["provenance"]["deckcheck"]
 

@@ -462,3 +462,18 @@ def test_head_is_answered_for_the_page_and_health(client):
         response = client.head(path)
         assert response.status_code == 200, (path, response.status_code)
         assert response.headers["content-type"] == client.get(path).headers["content-type"]
+
+
+# ---------------------------------------------------------------------------- verdicts
+
+
+def test_answers_carry_the_verdict_unconfirmed_apart_from_illegal(own_db):
+    deck = "4 Lightning Bolt\n4 Goblin Guid\n52 Mountain\n"
+    with TestClient(create_app(ServiceConfig(db=own_db, poll_seconds=0))) as c:
+        for text, verdict in ((deck, "unconfirmed"), (deck + "1 Black Lotus\n", "illegal")):
+            for body in ({"decklist": text, "format": "modern"},):
+                data = c.post("/v1/validate", json=body).json()
+                assert (data["legal"], data["verdict"]) == (False, verdict)
+        data = c.post("/v1/check-formats", json={"decklist": deck}).json()
+        assert data["formats"]["modern"]["verdict"] == "unconfirmed"
+        assert "modern" in data["unconfirmed_in"]

@@ -2,7 +2,8 @@
 
 Exit codes: 0 legal (or success), 1 a deck is not legal, 2 anything that stopped deckcheck
 from judging (bad input or usage, no usable card database, a file that cannot be read or
-written), always as one line on stderr, never a traceback.
+written), always as one line on stderr, never a traceback; 3 no deck is illegal but one is
+unconfirmed (every error one deckcheck cannot decide: an unknown card name...).
 Heavy modules are imported inside the commands that need them, so the CLI starts fast.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 from validator.errors import DeckcheckError, UsageError
 from validator.history.schema import CHANGES_SCHEMA
 
-EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE, EXIT_UNCONFIRMED = 0, 1, 2, 3
 #: Set to print the traceback of an internal error (a bug) after its one-line message.
 DEBUG_ENV = "DECKCHECK_DEBUG"
 #: The schema of the JSON `info --json` prints (`changes --json`: validator.history.changes).
@@ -33,7 +34,10 @@ EXITS_JUDGING = """exit codes:
   1  a deck is not legal
   2  deckcheck could not judge: bad input or usage, an unknown format, an invalid formats
      file, no usable card database, a file that cannot be read or a report that cannot be
-     written (one line on stderr says what to do)"""
+     written (one line on stderr says what to do)
+  3  unconfirmed: no deck is found illegal, but some error is one deckcheck cannot decide
+     (a name not in the card data, a rarity without --printings, a companion condition it
+     cannot read, an unknown legality status); the output says what would settle it"""
 EXITS_PLAIN = """exit codes:
   0  success
   2  it could not be done: bad input or usage, no usable card database, a file that cannot
@@ -773,7 +777,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write --report {path}: {exc.strerror or exc}") from exc
     if failed:
         return EXIT_USAGE
-    return EXIT_OK if all(r.legal for r in reports) else EXIT_ILLEGAL
+    return _verdict_exit([r.verdict for r in reports])
+
+
+def _verdict_exit(verdicts: Sequence[str]) -> int:
+    """1 when a deck is illegal, else 3 when one is unconfirmed, else 0."""
+    if "illegal" in verdicts:
+        return EXIT_ILLEGAL
+    return EXIT_UNCONFIRMED if "unconfirmed" in verdicts else EXIT_OK
 
 
 def cmd_check_formats(args: argparse.Namespace) -> int:
@@ -815,7 +826,9 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
     else:
         print(render_check_formats(reports, label))
         print(f"  ({provenance_line(prov)})")
-    return EXIT_OK if any(r.legal for r in reports) else EXIT_ILLEGAL
+    if any(r.legal for r in reports):
+        return EXIT_OK
+    return EXIT_UNCONFIRMED if any(r.verdict == "unconfirmed" for r in reports) else EXIT_ILLEGAL
 
 
 def cmd_formats(args: argparse.Namespace) -> int:

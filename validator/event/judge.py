@@ -28,9 +28,10 @@ class DeckResult:
 
     @property
     def verdict(self) -> str:
+        """ "legal", "illegal", "unconfirmed" (report.py `Report.verdict`) or "unreadable"."""
         if self.report is None:
             return "unreadable"
-        return "legal" if self.report.legal else "illegal"
+        return self.report.verdict
 
 
 @dataclass

@@ -11,7 +11,7 @@ import stat
 from typing import Any
 
 from validator.event.judge import DeckResult
-from validator.event.run import EventResult
+from validator.event.run import SUMMARY_COUNTS, EventResult
 from validator.history.provenance import (
     as_of_label,
     prov_card_data_date,
@@ -84,18 +84,19 @@ def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
             f"({len(result.skipped)} file(s) skipped as not decklists; --verbose lists them)"
         )
     out.append("")
-    out.append(f"{'format':<16} {'decks':>6} {'legal':>6} {'illegal':>8} {'unreadable':>11}")
-    for fmt, c in summary["per_format"].items():
-        out.append(
-            f"{fmt:<16} {c['decks']:>6} {c['legal']:>6} {c['illegal']:>8} {c['unreadable']:>11}"
-        )
-    out.append(
-        f"{'total':<16} {summary['decks']:>6} {summary['legal']:>6} "
-        f"{summary['illegal']:>8} {summary['unreadable']:>11}"
-    )
-    judged = summary["legal"] + summary["illegal"]
+    columns = ("decks", "legal", "illegal", "unconfirmed", "unreadable")
+    out.append(f"{'format':<16} " + " ".join(f"{c:>{len(c) + 1}}" for c in columns))
+    for fmt, counts in [*summary["per_format"].items(), ("total", summary)]:
+        out.append(f"{fmt:<16} " + " ".join(f"{counts[c]:>{len(c) + 1}}" for c in columns))
+    judged = summary["legal"] + summary["illegal"] + summary["unconfirmed"]
     out.append(
         f"{summary['legal']} of {judged} decks legal"
+        + (
+            f"; {summary['unconfirmed']} unconfirmed (no rule found broken, but something "
+            "could not be checked: see each deck's problems)"
+            if summary["unconfirmed"]
+            else ""
+        )
         + (f"; {summary['unreadable']} input(s) unreadable" if summary["unreadable"] else "")
     )
     out.append(provenance_line(result.provenance))
@@ -266,54 +267,33 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         f"{_e(data['scryfall_updated_at'] or 'unknown')} &middot; legality as of "
         f"{_e(when)} ({_e(prov['legality_basis'])})</p>",
         "<h2>Summary</h2>",
-        "<table><thead><tr><th>format</th><th>decks</th><th>legal</th><th>illegal</th>"
-        "<th>unreadable</th></tr></thead><tbody>",
+        "<table><thead><tr><th>format</th>"
+        + "".join(f"<th>{c}</th>" for c in SUMMARY_COUNTS)
+        + "</tr></thead><tbody>",
     ]
-    for fmt, c in summary["per_format"].items():
+    for fmt, c in [*summary["per_format"].items(), ("total", summary)]:
+        total = " class=total" if c is summary else ""
         out.append(
-            f"<tr><td>{_e(fmt)}</td><td class=n>{c['decks']}</td><td class=n>{c['legal']}"
-            f"</td><td class=n>{c['illegal']}</td><td class=n>{c['unreadable']}</td></tr>"
+            f"<tr{total}><td>{_e(fmt)}</td>"
+            + "".join(f"<td class=n>{c[k]}</td>" for k in SUMMARY_COUNTS)
+            + "</tr>"
         )
-    out.append(
-        f"<tr class=total><td>total</td><td class=n>{summary['decks']}</td><td class=n>"
-        f"{summary['legal']}</td><td class=n>{summary['illegal']}</td><td class=n>"
-        f"{summary['unreadable']}</td></tr></tbody></table>"
-    )
+    out.append("</tbody></table>")
     if summary["skipped"]:
         out.append(f"<p class=meta>{summary['skipped']} file(s) skipped as not decklists.</p>")
 
     by_player = lambda r: (r.player is None, (r.player or "").casefold(), r.id)  # noqa: E731
-    illegal = sorted((r for r in result.results if r.verdict == "illegal"), key=by_player)
-    out.append(f"<h2>Illegal decks ({len(illegal)})</h2>")
-    if not illegal:
-        out.append("<p>None.</p>")
-    for r in illegal:
-        report = r.report
-        assert report is not None
-        who = r.player or r.id
-        out.append('<section class="deck">')
-        out.append(f"<h3>{_e(who)} &mdash; {_e(report.format_name)}</h3>")
-        meta = [f"deck {_e(r.id)}"]
-        if report.as_of:
-            meta.append(f"legality as of {_e(as_of_label(report.as_of, report.as_of_precision))}")
-        meta.append(f"main {report.main_count}, sideboard {report.sideboard_count}")
-        if report.commanders:
-            meta.append("commander " + _e(", ".join(report.commanders)))
-        out.append(f'<div class="meta">{" &middot; ".join(meta)}</div><ul class="problems">')
-        for p, lines in zip(report.sorted_problems(), r.offending or [[]] * len(report.problems)):
-            if p.severity == Severity.INFO and p.code not in DATE_NOTES:
-                continue
-            out.append(
-                f'<li><span class="sev-{p.severity.value}">{_e(p.severity.value)}</span> '
-                f'{_e(p.message)} <span class="cite">[{_e(p.citation)}; {_e(p.code)}]'
-                f"</span>"
-            )
-            for line in lines[:12]:
-                out.append(f'<div class="lines">{_e(line)}</div>')
-            if len(lines) > 12:
-                out.append(f'<div class="meta">&hellip; {len(lines) - 12} more line(s)</div>')
-            out.append("</li>")
-        out.append("</ul></section>")
+    for verdict, heading in (
+        ("illegal", "Illegal decks"),
+        ("unconfirmed", "Unconfirmed decks: no rule found broken, not everything checked"),
+    ):
+        decks = sorted((r for r in result.results if r.verdict == verdict), key=by_player)
+        if verdict == "unconfirmed" and not decks:
+            continue
+        out.append(f"<h2>{heading} ({len(decks)})</h2>")
+        if not decks:
+            out.append("<p>None.</p>")
+        out += _deck_sections(decks)
 
     noted = sorted(
         (
@@ -351,6 +331,39 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         out.append("</tbody></table>")
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def _deck_sections(decks: list[DeckResult]) -> list[str]:
+    """Each deck with its problems (notes left out, but for DATE_NOTES) and offending lines."""
+    out: list[str] = []
+    for r in decks:
+        report = r.report
+        assert report is not None
+        who = r.player or r.id
+        out.append('<section class="deck">')
+        out.append(f"<h3>{_e(who)} &mdash; {_e(report.format_name)}</h3>")
+        meta = [f"deck {_e(r.id)}"]
+        if report.as_of:
+            meta.append(f"legality as of {_e(as_of_label(report.as_of, report.as_of_precision))}")
+        meta.append(f"main {report.main_count}, sideboard {report.sideboard_count}")
+        if report.commanders:
+            meta.append("commander " + _e(", ".join(report.commanders)))
+        out.append(f'<div class="meta">{" &middot; ".join(meta)}</div><ul class="problems">')
+        for p, lines in zip(report.sorted_problems(), r.offending or [[]] * len(report.problems)):
+            if p.severity == Severity.INFO and p.code not in DATE_NOTES:
+                continue
+            out.append(
+                f'<li><span class="sev-{p.severity.value}">{_e(p.severity.value)}</span> '
+                f'{_e(p.message)} <span class="cite">[{_e(p.citation)}; {_e(p.code)}]'
+                f"</span>"
+            )
+            for line in lines[:12]:
+                out.append(f'<div class="lines">{_e(line)}</div>')
+            if len(lines) > 12:
+                out.append(f'<div class="meta">&hellip; {len(lines) - 12} more line(s)</div>')
+            out.append("</li>")
+        out.append("</ul></section>")
+    return out
 
 
 def write_event_report(path: Any, result: EventResult) -> None:

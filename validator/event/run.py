@@ -27,6 +27,10 @@ WARM_DECK_S = 0.0007
 INDEX_LOAD_S = 0.25
 
 
+#: The summary's counts: decks, and decks per verdict (`DeckResult.verdict`).
+SUMMARY_COUNTS = ("decks", "legal", "illegal", "unconfirmed", "unreadable")
+
+
 @dataclass
 class EventResult:
     results: list[DeckResult]
@@ -36,12 +40,10 @@ class EventResult:
     def summary(self) -> dict[str, Any]:
         """Counts per verdict and per format: the numbers every rendering prints."""
         per_format: dict[str, dict[str, int]] = {}
-        totals = {"decks": 0, "legal": 0, "illegal": 0, "unreadable": 0}
+        totals = dict.fromkeys(SUMMARY_COUNTS, 0)
         for r in self.results:
             key = r.format or "(no format)"
-            row = per_format.setdefault(
-                key, {"decks": 0, "legal": 0, "illegal": 0, "unreadable": 0}
-            )
+            row = per_format.setdefault(key, dict.fromkeys(SUMMARY_COUNTS, 0))
             for target in (row, totals):
                 target["decks"] += 1
                 target[r.verdict] += 1
