@@ -54,6 +54,9 @@ class Report:
     as_of: str | None = None
     #: "month" when the deck's date is known only to its month (`as_of` is then its last day).
     as_of_precision: str | None = None
+    #: Where `as_of` comes from in an event run (validator/event/judge.py `as_of_for`):
+    #: "event" (the date the event file or manifest carries), "deck", "option" (--as-of).
+    as_of_from: str | None = None
     #: Event runs: the deck's stable id and its player (validator/event/judge.py `_ids`).
     deck_id: str | None = None
     player: str | None = None
@@ -116,6 +119,7 @@ class Report:
             "not_counted": self.not_counted,
             "as_of": self.as_of,
             **({"as_of_precision": self.as_of_precision} if self.as_of_precision else {}),
+            **({"as_of_from": self.as_of_from} if self.as_of_from else {}),
             **({"id": self.deck_id, "player": self.player} if self.deck_id is not None else {}),
         }
 
@@ -198,6 +202,11 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         cite = f" [{p.citation}]" if p.citation else ""
         lines.append(f"  {p.severity.value}: {p.message}{shown_lines(p)}{cite}")
     lines += settle_lines(report)
+    if report.as_of_from == "event":
+        lines.append(
+            f"  judged as of {report.as_of}, the event's date (--as-of today judges by current "
+            "legality)"
+        )
     hidden = sum(1 for p in report.problems if p.severity == INFO) if not verbose else 0
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")

@@ -132,7 +132,7 @@ def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_jud
     )
     reports = [tmp_path / f"r.{ext}" for ext in ("csv", "json", "html")]
     argv = ["validate", path, "--db", core_db, *[a for r in reports for a in ("--report", r)]]
-    code, out, err = run(capsys, *argv, "--json")
+    code, out, err = run(capsys, *argv, "--json", "--as-of", "today")  # not cy's broken date
     data = json.loads(out)
     assert [r["player"] for r in data["reports"]] == ["\\ud800x", "bo", "cy"]
     assert data["reports"][0]["id"] == f"{path}#\\ud800x"
@@ -145,8 +145,9 @@ def test_lone_surrogates_in_an_event_file_are_printed_escaped_and_every_deck_jud
     assert json.loads(reports[1].read_text(encoding="utf-8"))["summary"]["decks"] == 3
     assert "ev.json#\\ud800x" in reports[2].read_text(encoding="utf-8")
     # A date that is no date (with a surrogate in it) is that deck's error, printable.
-    code, out, err = run(capsys, "validate", path, "--db", core_db, "--as-of", "event")
-    assert code == 2 and "as_of '2026-\\ud802' is not a date" in err
+    for as_of in (["--as-of", "event"], []):  # judged as of its event's date by default
+        code, out, err = run(capsys, "validate", path, "--db", core_db, *as_of)
+        assert code == 2 and "as_of '2026-\\ud802' is not a date" in err
     assert "ev.json#\\ud800x" in out and "ev.json#bo" in out
 
 
@@ -157,9 +158,11 @@ def test_control_characters_in_names_are_escaped_so_each_deck_stays_one_line(
     path.write_text(event_json("Ann\nEvil\x1b[2J", "Bo\u2028b"), encoding="utf-8")
     code, out, _ = run(capsys, "validate", path, "--db", core_db)
     assert code == 0 and "\x1b" not in out and "\u2028" not in out
-    assert [line.split()[0] for line in out.splitlines()[1:3]] == [
-        f"{path}#Ann\\nEvil\\x1b[2J",
-        f"{path}#Bo\\u2028b",
+    # The folder the ids share is said once above the table (the columns stay aligned).
+    assert out.splitlines()[0] == f"decks in {path.parent}/"
+    assert [line.split()[0] for line in out.splitlines()[2:4]] == [
+        "ev.json#Ann\\nEvil\\x1b[2J",
+        "ev.json#Bo\\u2028b",
     ]
     # The data keeps the names as given: JSON escapes them its own way, unambiguously.
     code, out, _ = run(capsys, "validate", path, "--db", core_db, "--json")

@@ -281,8 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--as-of",
         metavar="DATE",
         help="judge legality as of DATE (YYYY-MM-DD; a month YYYY-MM is judged as "
-        "of its last day), or 'event' for each event file's own date (default: "
-        "the card data's current legality)",
+        "of its last day), or 'today' for the card data's current legality (default: "
+        "a deck of an event file or of a manifest with a date column as of its event's "
+        "date, any other as of today)",
     )
     p.add_argument(
         "--jobs",
@@ -323,6 +324,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also show notes (how the commander was found, the bracket...) and "
         "the files skipped as not decklists",
+    )
+    p.add_argument(
+        "--only-problems",
+        action="store_true",
+        help="with several decks, list only those that need attention (illegal, "
+        "unconfirmed, unreadable); the summary still counts every deck",
     )
 
     p = _command(
@@ -646,7 +653,7 @@ def _check_report_path(path: Path) -> None:
 def _check_as_of(value: str | None) -> None:
     """A bad --as-of is a usage error before any deck is read; an empty one too (it would
     otherwise mean current legality, silently)."""
-    if value is None or value == "event":
+    if value is None or value in ("event", "today"):
         return
     from validator.dates import AS_OF_FORMS, parse_as_of
     from validator.history.legality import check_history_start, shipped_history
@@ -769,7 +776,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         )
         print(f"  ({provenance_line(result.provenance)})")
     elif reports or len(result.results) > 1 or result.skipped:
-        print(render_event_text(result, verbose=args.verbose))
+        print(render_event_text(result, verbose=args.verbose, only_problems=args.only_problems))
     for path in args.report:
         try:
             write_event_report(path, result)
@@ -805,6 +812,7 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
     args.file = args.file[0]
     formats = load_formats(args.formats_file)
     _check_as_of(args.as_of)
+    as_of = None if args.as_of == "today" else args.as_of  # today: current legality
     cards = _open_cards(args.db, many=False)
     data, label = _read_input(args.file)
     try:
@@ -817,9 +825,9 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
         formats=formats,
         commanders=args.commander,
         source=label,
-        as_of=args.as_of,
+        as_of=as_of,
     )
-    prov = provenance(cards, args.as_of or deck.as_of)
+    prov = provenance(cards, as_of or deck.as_of)
     if args.json:
         out = dict(check_formats_dict(reports, label), provenance=prov)
         print(json.dumps(out, indent=2, ensure_ascii=False))

@@ -61,21 +61,40 @@ def _as_of(r: DeckResult, prov: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------- text
 
 
-def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
-    """One line per deck (verdict and first problem), the skips, the per-format summary and
-    the provenance."""
+def _common_folder(ids: list[str]) -> str:
+    """The folder every id starts with ("../data/MTGO/"), or "": said once above the table."""
+    if len(ids) < 2 or not all("/" in i for i in ids):
+        return ""
+    folder = os.path.commonprefix(ids)
+    return folder[: folder.rfind("/") + 1]
+
+
+def render_event_text(
+    result: EventResult, *, verbose: bool = False, only_problems: bool = False
+) -> str:
+    """One line per deck (verdict and first problem; with `only_problems`, only the decks
+    that need attention), the skips, the per-format summary and the provenance. The columns
+    stay aligned whatever the ids' lengths: the folder they share is said once above them."""
     rows = result.results
-    width = min(max([len(r.id) for r in rows] + [4]), 70)
-    out = [f"{'deck':<{width}}  {'format':<10} {'verdict':<10}  first problem"]
-    for r in rows:
+    shown_rows = [r for r in rows if r.verdict != "legal"] if only_problems else rows
+    folder = _common_folder([r.id for r in rows])
+    ids = [r.id[len(folder) :] for r in shown_rows]
+    width = max([len(i) for i in ids] + [4])
+    formats = max([len(r.format or "-") for r in shown_rows] + [10])
+    out = [f"decks in {folder}"] if folder else []
+    out.append(f"{'deck':<{width}}  {'format':<{formats}} {'verdict':<11}  first problem")
+    for r, deck_id in zip(shown_rows, ids):
         if r.report is None:
             first = r.error or ""
         else:
             errors = r.report.errors
             first = errors[0].message + shown_lines(errors[0]) if errors else ""
+        verdict = r.verdict if r.verdict == "legal" else r.verdict.upper()
         out.append(
-            f"{r.id:<{width}}  {r.format or '-':<10} {r.verdict.upper() if r.verdict != 'legal' else 'legal':<10}  {first}"
+            f"{deck_id:<{width}}  {r.format or '-':<{formats}} {verdict:<11}  {first}".rstrip()
         )
+    if only_problems:
+        out.append(f"({len(rows) - len(shown_rows)} legal deck(s) not listed: --only-problems)")
     for s in result.skipped if verbose else ():
         out.append(f"skipped {s.source}: {s.reason}")
     summary = result.summary()
@@ -99,6 +118,11 @@ def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
         )
         + (f"; {summary['unreadable']} input(s) unreadable" if summary["unreadable"] else "")
     )
+    if any(r.report is not None and r.report.as_of_from == "event" for r in rows):
+        out.append(
+            "judged as of each event's date (the date its event file or manifest carries); "
+            "--as-of today judges by current legality"
+        )
     out.append(provenance_line(result.provenance))
     return "\n".join(escape_controls(line) for line in out)
 
@@ -230,6 +254,8 @@ tr.total td{font-weight:bold;border-top:2px solid #333}
 ul.problems{margin:.3em 0;padding-left:1.2em}ul.problems li{margin:.25em 0}
 .lines{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em;color:#333;background:#f6f6f6;padding:.15em .4em;margin:.15em 0;white-space:pre-wrap}
 .cite{color:#555;font-size:.88em}
+.v-legal{color:#060}.v-illegal{color:#a00;font-weight:bold}.v-unconfirmed{color:#a60;font-weight:bold}
+.v-unreadable{color:#a00}
 @media print{body{margin:1cm;font-size:11pt}.deck{border-color:#999}a{color:inherit}}
 """
 
@@ -242,12 +268,45 @@ def _e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def render_event_html(result: EventResult, *, title: str = "deckcheck event report") -> str:
-    """One self-contained printable page: the summary per format first, then each illegal
-    deck (sorted by player) with its problems and offending lines, then unreadable inputs.
-    Everything from the input is escaped; no external assets."""
+def short_names(results: list[DeckResult]) -> dict[str, str]:
+    """Each deck's id without what every id shares: their folder, and the event file when
+    there is one ("legacy-challenge.json#amy" -> "amy"); the whole id is kept for a page's
+    tooltip and the JSON."""
+    ids = [r.id for r in results]
+    folder = _common_folder(ids)
+    names = [i[len(folder) :] for i in ids]
+    files = {n.split("#", 1)[0] for n in names}
+    if len(names) > 1 and len(files) == 1 and all("#" in n for n in names):
+        names = [n.split("#", 1)[1] for n in names]
+    return {i: n or i for i, n in zip(ids, names)}
+
+
+def _events(result: EventResult) -> list[tuple[str, str | None]]:
+    """The events the decks were registered for: (name, date), in input order."""
+    seen: dict[tuple[str, str | None], None] = {}
+    for r in result.results:
+        if r.event_name or r.event_date:
+            seen[(r.event_name or "event", r.event_date)] = None
+    return list(seen)
+
+
+def render_event_html(result: EventResult, *, title: str | None = None) -> str:
+    """One self-contained printable page: the event (its name and date, when the input
+    names them), the summary per format, every player with their verdict (legal too: the
+    roster to tick), then each illegal and unconfirmed deck (sorted by player) with its
+    problems and offending lines, then unreadable inputs. Decks are shown by a short name
+    (`short_names`; the whole id as a tooltip). Everything from the input is escaped; no
+    external assets."""
     prov = result.provenance
     summary = result.summary()
+    events = _events(result)
+    if title is None:
+        title = (
+            " · ".join(f"{name}{f' — {day}' if day else ''}" for name, day in events[:3])
+            if events
+            else "deckcheck event report"
+        )
+    short = short_names(result.results)
     data = prov["card_data"]
     synced = synced_shown(prov)
     when = prov["legality_as_of"] or "unknown"
@@ -266,6 +325,14 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         f"{_e(synced)} UTC &middot; Scryfall updated_at "
         f"{_e(data['scryfall_updated_at'] or 'unknown')} &middot; legality as of "
         f"{_e(when)} ({_e(prov['legality_basis'])})</p>",
+        *(
+            [
+                '<p class="prov">judged as of the event\'s date, the date its event file or '
+                "manifest carries (<code>--as-of today</code> judges by current legality)</p>"
+            ]
+            if any(r.report is not None and r.report.as_of_from == "event" for r in result.results)
+            else []
+        ),
         "<h2>Summary</h2>",
         "<table><thead><tr><th>format</th>"
         + "".join(f"<th>{c}</th>" for c in SUMMARY_COUNTS)
@@ -283,6 +350,22 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         out.append(f"<p class=meta>{summary['skipped']} file(s) skipped as not decklists.</p>")
 
     by_player = lambda r: (r.player is None, (r.player or "").casefold(), r.id)  # noqa: E731
+    out.append(
+        f"<h2>Players ({len(result.results)})</h2><table><thead><tr><th>player</th>"
+        "<th>deck</th><th>format</th><th>verdict</th><th>first problem</th></tr></thead><tbody>"
+    )
+    for r in sorted(result.results, key=by_player):
+        if r.report is None:
+            first = r.error or ""
+        else:
+            errors = r.report.sorted_problems()
+            first = errors[0].message if errors and r.verdict != "legal" else ""
+        out.append(
+            f'<tr><td>{_e(r.player or "")}</td><td title="{_e(r.id)}">{_e(short[r.id])}</td>'
+            f'<td>{_e(r.format or "")}</td><td class="v-{r.verdict}">{_e(r.verdict)}</td>'
+            f"<td>{_e(first)}</td></tr>"
+        )
+    out.append("</tbody></table>")
     for verdict, heading in (
         ("illegal", "Illegal decks"),
         ("unconfirmed", "Unconfirmed decks: no rule found broken, not everything checked"),
@@ -293,7 +376,7 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         out.append(f"<h2>{heading} ({len(decks)})</h2>")
         if not decks:
             out.append("<p>None.</p>")
-        out += _deck_sections(decks)
+        out += _deck_sections(decks, short)
 
     noted = sorted(
         (
@@ -333,7 +416,7 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
     return "\n".join(out)
 
 
-def _deck_sections(decks: list[DeckResult]) -> list[str]:
+def _deck_sections(decks: list[DeckResult], short: dict[str, str]) -> list[str]:
     """Each deck with its problems (notes left out, but for DATE_NOTES) and offending lines."""
     out: list[str] = []
     for r in decks:
@@ -342,7 +425,7 @@ def _deck_sections(decks: list[DeckResult]) -> list[str]:
         who = r.player or r.id
         out.append('<section class="deck">')
         out.append(f"<h3>{_e(who)} &mdash; {_e(report.format_name)}</h3>")
-        meta = [f"deck {_e(r.id)}"]
+        meta = [f'deck <span title="{_e(r.id)}">{_e(short.get(r.id, r.id))}</span>']
         if report.as_of:
             meta.append(f"legality as of {_e(as_of_label(report.as_of, report.as_of_precision))}")
         meta.append(f"main {report.main_count}, sideboard {report.sideboard_count}")
