@@ -1002,21 +1002,33 @@ def cmd_changes(args: argparse.Namespace) -> int:
     # "not given" (which would list every change without a word).
     if args.format_name is not None or args.since is not None:
         return _changes_history(args)
-    changes = recorded_changes(_open_cards(args.db, many=False), args.limit)
-    if args.json:
-        _print_json({"schema": CHANGES_SCHEMA, "changes": changes})
+    from validator.history.changes import with_oracle_ids
+
+    cards = _open_cards(args.db, many=False)
+    changes = recorded_changes(cards, args.limit)
+    if args.json:  # one shape with --format/--since (deckcheck.changes/1)
+        changes = with_oracle_ids(changes, cards)
+        _print_json({"schema": CHANGES_SCHEMA, "changes": [c.to_dict() for c in changes]})
         return EXIT_OK
     if not changes:
-        print("no legality changes recorded (they are recorded from the second sync on)")
-        return EXIT_OK
-    for ch in changes:
-        when = (
-            ch["changed_at"].strftime("%Y-%m-%d")
-            if hasattr(ch["changed_at"], "strftime")
-            else ch["changed_at"]
+        print(
+            "no legality changes recorded in this database (they are recorded from its second "
+            "sync on); `deckcheck changes --format F --since DATE` lists the bans and unbans of "
+            "the legality history deckcheck ships"
         )
-        print(f"{when}  {ch['format']:<16} {ch['name']}: {ch['old_status']} -> {ch['new_status']}")
+        return EXIT_OK
+    for c in changes:
+        print(_change_line(c))
     return EXIT_OK
+
+
+def _change_line(c: Any) -> str:
+    """One change as both forms of `deckcheck changes` print it."""
+    sources = ", ".join(c.sources or (c.source,))
+    return (
+        f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
+        f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {sources})"
+    )
 
 
 def _changes_history(args: argparse.Namespace) -> int:
@@ -1051,10 +1063,7 @@ def _changes_history(args: argparse.Namespace) -> int:
             + (f" since {since.isoformat()}" if since else "")
         )
     for c in found.changes:
-        print(
-            f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
-            f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {c.source})"
-        )
+        print(_change_line(c))
     if found.known_from:  # not "no changes": nothing is known before then
         print(f"(deckcheck knows {key}'s changes only from {found.known_from})")
     return EXIT_OK
