@@ -14,28 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from validator.decklist.base import DecklistError, check_entry_count, clip, json_object, printable
+from validator.decklist.detect import MOXFIELD_BOARDS
 from validator.decklist.entry import add_entry, dump, mark_commander_source
 from validator.decklist.sections import lookup_section
 from validator.model import Deck, ParseIssue, Section
 
-#: The boards Moxfield writes (each one's section is the shared vocabulary's,
-#: validator/decklist/sections.py: signature spells go with the oathbreaker, the maybeboard,
-#: tokens, planes, schemes and contraptions are listed as not counted).
-BOARDS = (
-    "mainboard",
-    "sideboard",
-    "commanders",
-    "companions",
-    "signatureSpells",
-    "attractions",
-    "stickers",
-    "maybeboard",
-    "considering",
-    "tokens",
-    "planes",
-    "schemes",
-    "contraptions",
-)
+#: The boards Moxfield writes: a top-level one is read whatever its value holds.
+BOARDS = MOXFIELD_BOARDS
 
 
 def _is_board(value: Any) -> bool:

@@ -24,6 +24,7 @@ warning (`unknown-section`) naming it, never silent.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 from validator.model import Deck, Section
@@ -111,8 +112,10 @@ def section_key(name: str) -> str:
     return "".join(ch for ch in section_label(name).lower() if ch.isascii() and ch.isalnum())
 
 
+@lru_cache(maxsize=4096)
 def lookup_section(name: str) -> SectionName | None:
-    """What the section name means, or None when deckcheck does not know it."""
+    """What the section name means, or None when deckcheck does not know it. Cached: decks
+    repeat their categories on every line ("[Ramp]"), and the cache is bounded."""
     return SECTION_NAMES.get(section_key(name))
 
 
