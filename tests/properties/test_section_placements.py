@@ -43,7 +43,9 @@ def test_a_placed_card_is_counted_or_reported_never_silent(cards, where, decklis
         assert f"not counted: 1 {PLACED} ({item['section']}" in render_text(report)
 
 
-WORDS = st.text(
+#: Descriptive fields a JSON deck may carry ("author", "notes"), and any word at all.
+FIELDS = ["name", "format", "author", "notes", "comments", "date", "id", "url", "player"]
+WORDS = st.sampled_from(FIELDS) | st.text(
     alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Nd"), max_codepoint=0x7F),
     min_size=1,
     max_size=14,

@@ -152,14 +152,15 @@ def read_deckcheck_json(data: Any) -> Deck:
     _read_name(deck, data.get("name"))
     _read_as_of(deck, data.get("as_of"))
     # Every key the section vocabulary knows holds cards (validator/decklist/sections.py); a
-    # list under another key is a section deckcheck does not know: its cards are listed as
-    # not counted, with a warning naming it. Other fields are noted (info).
+    # list under another key (a descriptive one too, when it holds card entries) is a section
+    # deckcheck does not know: its cards are listed as not counted, with a warning naming it.
+    # Other fields are noted (info).
     sections = []
     for key, value in data.items():
         known = lookup_section(key) if key not in _INFO_KEYS else None
         if known is not None:
             sections.append((key, known.section, value))
-        elif isinstance(value, list) and key not in _INFO_KEYS:
+        elif isinstance(value, list) and (key not in _INFO_KEYS or _holds_cards(value)):
             deck.issues.append(
                 ParseIssue(
                     None,
@@ -223,6 +224,14 @@ def _read_section(deck: Deck, key: str, section: Section, value: Any) -> None:
         return
     for index, item in enumerate(value):
         _read_item(deck, f"{key}[{index}]", section, item, key)
+
+
+def _holds_cards(value: list) -> bool:
+    """Whether a list holds card entries (`[4, "Name"]`, `{"name": ...}`), not only text."""
+    return any(
+        (isinstance(item, list) and _is_pair(item)) or (isinstance(item, dict) and "name" in item)
+        for item in value
+    )
 
 
 def _is_pair(value: list) -> bool:

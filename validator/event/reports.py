@@ -255,7 +255,7 @@ ul.problems{margin:.3em 0;padding-left:1.2em}ul.problems li{margin:.25em 0}
 .lines{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em;color:#333;background:#f6f6f6;padding:.15em .4em;margin:.15em 0;white-space:pre-wrap}
 .cite{color:#555;font-size:.88em}
 .v-legal{color:#060}.v-illegal{color:#a00;font-weight:bold}.v-unconfirmed{color:#a60;font-weight:bold}
-.v-unreadable{color:#a00}
+.v-unreadable{color:#a00}.nw{white-space:nowrap}
 @media print{body{margin:1cm;font-size:11pt}.deck{border-color:#999}a{color:inherit}}
 """
 
@@ -269,15 +269,16 @@ def _e(value: Any) -> str:
 
 
 def short_names(results: list[DeckResult]) -> dict[str, str]:
-    """Each deck's id without what every id shares: their folder, and the event file when
-    there is one ("legacy-challenge.json#amy" -> "amy"); the whole id is kept for a page's
-    tooltip and the JSON."""
+    """Each deck's id without what every id shares (their folder), and a deck of an event
+    file without the file, which its event names ("legacy-challenge.json#amy" -> "amy");
+    the whole id is kept for a page's tooltip and the JSON."""
     ids = [r.id for r in results]
     folder = _common_folder(ids)
     names = [i[len(folder) :] for i in ids]
-    files = {n.split("#", 1)[0] for n in names}
-    if len(names) > 1 and len(files) == 1 and all("#" in n for n in names):
-        names = [n.split("#", 1)[1] for n in names]
+    names = [
+        n.split("#", 1)[1] if "#" in n and (r.event_name or r.event_date) else n
+        for r, n in zip(results, names)
+    ]
     return {i: n or i for i, n in zip(ids, names)}
 
 
@@ -350,9 +351,11 @@ def render_event_html(result: EventResult, *, title: str | None = None) -> str:
         out.append(f"<p class=meta>{summary['skipped']} file(s) skipped as not decklists.</p>")
 
     by_player = lambda r: (r.player is None, (r.player or "").casefold(), r.id)  # noqa: E731
+    several = len(events) > 1  # then each player's event is named
     out.append(
         f"<h2>Players ({len(result.results)})</h2><table><thead><tr><th>player</th>"
-        "<th>deck</th><th>format</th><th>verdict</th><th>first problem</th></tr></thead><tbody>"
+        + ("<th>event</th>" if several else "")
+        + "<th>deck</th><th>format</th><th>verdict</th><th>first problem</th></tr></thead><tbody>"
     )
     for r in sorted(result.results, key=by_player):
         if r.report is None:
@@ -360,8 +363,13 @@ def render_event_html(result: EventResult, *, title: str | None = None) -> str:
         else:
             errors = r.report.sorted_problems()
             first = errors[0].message if errors and r.verdict != "legal" else ""
+        event = (
+            f"<td>{_e(r.event_name or '')} <span class=nw>{_e(r.event_date or '')}</span></td>"
+            if several
+            else ""
+        )
         out.append(
-            f'<tr><td>{_e(r.player or "")}</td><td title="{_e(r.id)}">{_e(short[r.id])}</td>'
+            f'<tr><td>{_e(r.player or "")}</td>{event}<td title="{_e(r.id)}">{_e(short[r.id])}</td>'
             f'<td>{_e(r.format or "")}</td><td class="v-{r.verdict}">{_e(r.verdict)}</td>'
             f"<td>{_e(first)}</td></tr>"
         )
