@@ -19,7 +19,7 @@ from validator.history.provenance import (
     synced_shown,
 )
 from validator.model import Severity
-from validator.report import SCHEMA, escape_controls, shown_lines
+from validator.report import SCHEMA, escape_controls, settle_lines, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
 DATE_NOTES = frozenset({"legality-date-uncertain"})
@@ -453,7 +453,10 @@ def _deck_sections(decks: list[DeckResult], short: dict[str, str]) -> list[str]:
             if len(lines) > 12:
                 out.append(f'<div class="meta">&hellip; {len(lines) - 12} more line(s)</div>')
             out.append("</li>")
-        out.append("</ul></section>")
+        out.append("</ul>")
+        # What could not be checked, and what would settle it (an unconfirmed verdict's).
+        out += [f'<div class="meta">{_e(line.strip())}</div>' for line in settle_lines(report)]
+        out.append("</section>")
     return out
 
 
