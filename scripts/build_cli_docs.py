@@ -28,7 +28,9 @@ edit the script's notes or the parser in `validator/cli/commands.py`, then rerun
 ## Common to every command
 
 - **Exit codes** (every command's `--help` lists them): `0` legal (or success), `1` a deck is
-  not legal, and nothing else; `2` anything that stopped deckcheck from judging: bad input or
+  not legal, and nothing else; `3` no deck is illegal but one is unconfirmed (every error one
+  deckcheck cannot decide: a name not in the card data...; see
+  [the verdict](report.md#verdict)); `2` anything that stopped deckcheck from judging: bad input or
   usage, an unknown format, an invalid `--formats-file`, a card database that is missing,
   cannot be opened, is not a card database or needs a driver that is not installed
   (`postgresql+psycopg://` without the `postgres` extra), a file that cannot be read, a
@@ -118,16 +120,20 @@ NOTES: dict[str, str] = {
   `last_sync`).
 """,
     "changes": """\
-- The newest `--limit` changes (default 200; 0 for all; a negative one is a usage error, exit
-  2), listed oldest first: by date, and within a day in the order the syncs recorded them
-  (`--limit 1` is the latest change).
-- `--json`: `{"schema": "deckcheck.changes/1", "changes": [{"changed_at", "format", "name",
-  "oracle_id", "old_status", "new_status", …}]}`.
+- Without `--format`/`--since`: the database's change log, the newest `--limit` changes
+  (default 200; 0 for all; a negative one is a usage error, exit 2), listed oldest first: by
+  date, and within a day in the order the syncs recorded them (`--limit 1` is the latest
+  change). On a database with no change recorded yet (one sync), it says so and points at
+  `--format F --since DATE` for the shipped history.
+- Both forms print one shape, and date a database entry by the same rule: the date of the card
+  data of the sync that recorded it. `--json`: `{"schema": "deckcheck.changes/1", "changes":
+  [{"changed_at", "format", "name", "oracle_id", "old_status", "new_status", "after" (the
+  window it took effect in), "kind", "source" (`shipped` or `database`), "sources"}]}`.
 - With `--format`/`--since`: bans, unbans, restrictions, rotations and releases from the
   shipped history and the database's change log, oldest first (every one since the date, or
-  the newest `--limit N` when given), each entry also with `after` (the window it took effect
-  in), `kind` and `source` (`shipped` or `database`). An empty `--format ""` or `--since ""`
-  is a usage error (exit 2), never "every change".
+  the newest `--limit N` when given); a change both sources know is listed once, its
+  `sources` naming both and its window the one both allow. An empty `--format ""` or
+  `--since ""` is a usage error (exit 2), never "every change".
 - `oracle_id` is the card's for the database's entries; the shipped history holds names only,
   so its entries get the id of the database's deck card of that name (one look-up of all their
   names), `null` when the database has no such card or the name is more than one card's.

@@ -28,7 +28,10 @@ def render() -> str:
     rows = ["| code | severity | citation | meaning |", "|---|---|---|---|"]
     for entry in CODES.values():
         severity = entry.severity + "".join(f", {s}" for s in entry.also)
-        meaning = entry.meaning.replace("|", "\\|")
+        meaning = entry.meaning
+        if entry.undecidable:  # a report whose errors are all such is "unconfirmed"
+            meaning += f"; **cannot decide**: settled by {entry.settled_by}"
+        meaning = meaning.replace("|", "\\|")
         # The citation as code: `format:<key>` would otherwise be read as an HTML tag.
         rows.append(f"| `{entry.code}` | {severity} | `{entry.citation}` | {meaning} |")
     return "\n".join(rows) + "\n"

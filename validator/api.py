@@ -16,6 +16,7 @@ from datetime import date
 from typing import IO, Any, cast
 
 from validator.cards.names import lookup_key
+from validator.decklist.sections import not_counted
 from validator.errors import UsageError
 from validator.model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from validator.report import Report, summarize_deck
@@ -340,6 +341,7 @@ def _report(
         as_of_precision="month" if as_of is not None and as_of.month_only else None,
     )
     summarize_deck(report, deck)
+    report.not_counted = not_counted(deck.deck)
     return report
 
 

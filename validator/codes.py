@@ -23,13 +23,21 @@ SEVERITIES: Final = ("error", "warning", "info")
 class Code:
     """One problem code. `severity` is the one it is usually raised with; `also` lists the
     others it can be raised with (a companion condition deckcheck cannot read is an error for
-    a declared companion, a note for a sideboard card)."""
+    a declared companion, a note for a sideboard card).
+
+    `undecidable`: an error of this code says deckcheck cannot tell, not that a rule is
+    broken (a name that is no card in the card data, a rarity not synced...). A report whose
+    errors are all undecidable is `unconfirmed`, not `illegal` (report.py `verdict`);
+    `settled_by` says what would let deckcheck decide (a sync, `--printings`, a corrected
+    name), for the text output and for a job that rechecks such decks later."""
 
     code: str
     severity: str
     citation: str
     meaning: str
     also: tuple[str, ...] = ()
+    undecidable: bool = False
+    settled_by: str = ""
 
     def __post_init__(self) -> None:
         for severity in (self.severity, *self.also):
@@ -53,9 +61,22 @@ _ALL: Final[tuple[Code, ...]] = (
     Code("unreadable-line", "error", _INPUT, "a line (or entry) of the decklist could not be read"),
     Code("bad-quantity", "error", _INPUT, "a quantity that is not a whole number of at least 1"),
     Code("quantity-too-large", "error", _INPUT, "a quantity over deckcheck's limit per entry"),
-    Code("unknown-card", "error", _INPUT, "a name that is no card (suggestions in the message)"),
     Code(
-        "ambiguous-card", "error", _INPUT, "a name that could be several cards: write the full name"
+        "unknown-card",
+        "error",
+        _INPUT,
+        "a name that is no card in the card data (suggestions in the message)",
+        undecidable=True,
+        settled_by="a corrected card name, or `deckcheck sync` when the card is newer than "
+        "the card data",
+    ),
+    Code(
+        "ambiguous-card",
+        "error",
+        _INPUT,
+        "a name that could be several cards: write the full name",
+        undecidable=True,
+        settled_by="the card's full name",
     ),
     Code(
         "ignored-field", "info", _INPUT, "a JSON field that is not part of a decklist was ignored"
@@ -63,9 +84,10 @@ _ALL: Final[tuple[Code, ...]] = (
     Code("skipped-cards", "info", _INPUT, "a zone read but not counted (Cockatrice tokens)"),
     Code(
         "unknown-section",
-        "info",
+        "warning",
         _INPUT,
-        "a CSV section value not known; its card counts as main deck",
+        "a section, board, zone or category name deckcheck does not know, named (its cards "
+        "are counted where the message says, or listed as not counted)",
     ),
     Code("meld-result", "error", "CR 712.4b", "the back face of a meld pair is not a card"),
     Code(
@@ -117,6 +139,8 @@ _ALL: Final[tuple[Code, ...]] = (
         "error",
         _POOL,
         "a legality status deckcheck does not know: not known to be allowed",
+        undecidable=True,
+        settled_by="a deckcheck release that knows the status, or a check of the format's own list",
     ),
     # Points formats (Canadian / Australian Highlander): the dated points list in force.
     Code(
@@ -219,6 +243,9 @@ _ALL: Final[tuple[Code, ...]] = (
         "a companion condition outside the grammar: the deck is not judged legal (info for "
         "a card only in the sideboard)",
         also=("info",),
+        undecidable=True,
+        settled_by="a person checking the companion's condition (deckcheck's grammar does not "
+        "read it yet)",
     ),
     Code("too-many-companions", "error", "CR 702.139a", "more than one companion"),
     Code(
@@ -260,6 +287,8 @@ _ALL: Final[tuple[Code, ...]] = (
         "error",
         "format:paupercommander",
         "the commander's rarity could not be checked (no printings synced)",
+        undecidable=True,
+        settled_by="`deckcheck sync --printings` (the printings' rarities)",
     ),
     Code("color-identity", "error", "CR 903.5c", "cards outside the commander's color identity"),
     Code(
@@ -312,6 +341,16 @@ _ALL: Final[tuple[Code, ...]] = (
 CODES: Final[dict[str, Code]] = {c.code: c for c in _ALL}
 if len(CODES) != len(_ALL):  # not an assert: it must hold under python -O too
     raise RuntimeError("validator/codes.py registers a problem code twice")
+
+
+#: The codes whose error means "cannot tell" (`Code.undecidable`).
+UNDECIDABLE: Final[frozenset[str]] = frozenset(c.code for c in _ALL if c.undecidable)
+
+
+def is_undecidable(code: str) -> bool:
+    """Whether an error of this code says deckcheck cannot decide, not that a rule is broken:
+    a deck whose errors are all such is `unconfirmed` (a code not registered: False)."""
+    return code in UNDECIDABLE
 
 
 def lookup(code: str) -> Code:

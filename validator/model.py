@@ -181,6 +181,9 @@ class DeckEntry:
     #: Where an entry without a line number is in its input: the JSON path of a JSON deck's
     #: item ("main[3]", "mainboard['Sol Ring']"), which problems name instead of a line.
     where: str | None = None
+    #: The section as the input named it ("Maybeboard", "tokens", "Ramp,Maybeboard"), when
+    #: it named one: a card not counted is reported with it (validator/decklist/sections.py).
+    board: str | None = None
 
 
 @dataclass(slots=True)
@@ -304,6 +307,7 @@ def _with(entry: DeckEntry, quantity: int, section: Section) -> DeckEntry:
         entry.collector_number,
         entry.text,
         entry.where,
+        entry.board,
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from validator.codes import CODES, UNDECIDABLE
 from validator.model import (
     COMMANDER,
     COMPANION,
@@ -33,6 +34,11 @@ def json_schema() -> dict[str, Any]:
     schema: dict[str, Any] = json.loads(text)
     return schema
 
+
+#: A report's verdicts (`Report.verdict`): "unconfirmed" when every error is one deckcheck
+#: cannot decide (validator/codes.py `undecidable`); `legal` is False for both others.
+LEGAL, ILLEGAL, UNCONFIRMED = "legal", "illegal", "unconfirmed"
+VERDICTS = (LEGAL, ILLEGAL, UNCONFIRMED)
 
 #: `deckcheck check-formats --json`: one deck against every format (same rules as SCHEMA).
 CHECK_FORMATS_SCHEMA = "deckcheck.check-formats/1"
@@ -62,13 +68,32 @@ class Report:
     as_of: str | None = None
     #: "month" when the deck's date is known only to its month (`as_of` is then its last day).
     as_of_precision: str | None = None
+    #: Where `as_of` comes from in an event run (validator/event/judge.py `as_of_for`):
+    #: "event" (the date the event file or manifest carries), "deck", "option" (--as-of).
+    as_of_from: str | None = None
     #: Event runs: the deck's stable id and its player (validator/event/judge.py `_ids`).
     deck_id: str | None = None
     player: str | None = None
+    #: Cards the input lists outside the counted sections (a maybeboard, tokens, a planar
+    #: deck): each {"quantity", "name", "section" (as the input named it), "kind" ("outside",
+    #: "supplementary"), "line", "where"} (validator/decklist/sections.py `not_counted`).
+    not_counted: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def legal(self) -> bool:
         return not self.errors
+
+    @property
+    def verdict(self) -> str:
+        """ "legal", "illegal", or "unconfirmed": no error but ones deckcheck cannot decide (an
+        unknown card name, a rarity without printings...). A known violation beside an
+        unknown card is "illegal"."""
+        return verdict_of(self.problems)
+
+    @property
+    def undecided(self) -> list[Problem]:
+        """The errors deckcheck cannot decide (what an unconfirmed verdict waits on)."""
+        return [p for p in self.problems if p.severity == ERROR and p.code in UNDECIDABLE]
 
     @property
     def errors(self) -> list[Problem]:
@@ -91,6 +116,7 @@ class Report:
             "format": self.format,
             "format_name": self.format_name,
             "legal": self.legal,
+            "verdict": self.verdict,
             "deck": {
                 "name": self.deck_name,
                 "input_format": self.input_format,
@@ -104,10 +130,34 @@ class Report:
             },
             "counts": {s.value: sum(1 for p in self.problems if p.severity == s) for s in Severity},
             "problems": [p.to_dict() for p in self.sorted_problems()],
+            "not_counted": self.not_counted,
             "as_of": self.as_of,
             **({"as_of_precision": self.as_of_precision} if self.as_of_precision else {}),
+            **({"as_of_from": self.as_of_from} if self.as_of_from else {}),
             **({"id": self.deck_id, "player": self.player} if self.deck_id is not None else {}),
         }
+
+
+def verdict_of(problems: Iterable[Problem]) -> str:
+    """The verdict of a deck with these problems (`Report.verdict`)."""
+    errors = [p.code for p in problems if p.severity == ERROR]
+    if not errors:
+        return LEGAL
+    return UNCONFIRMED if UNDECIDABLE.issuperset(errors) else ILLEGAL
+
+
+#: The verdict as the text output heads a report with it.
+VERDICT_WORDS = {LEGAL: "LEGAL", ILLEGAL: "NOT LEGAL", UNCONFIRMED: "UNCONFIRMED"}
+
+
+def settle_lines(report: Report) -> list[str]:
+    """What could not be checked and what would settle it, once per kind: the lines under an
+    unconfirmed verdict (and under an illegal one that also has such errors)."""
+    lines = []
+    for code in dict.fromkeys(p.code for p in report.undecided):
+        entry = CODES[code]
+        lines.append(f"  could not check ({code}): settled by {entry.settled_by}")
+    return lines
 
 
 def summarize_deck(report: Report, deck: Any) -> None:
@@ -146,8 +196,10 @@ def escape_controls(text: str) -> str:
 def render_text(report: Report, *, verbose: bool = False) -> str:
     """What a player reads at a terminal: the verdict, then one line per problem."""
     head = f"{report.source}: " if report.source else ""
-    verdict = "LEGAL" if report.legal else "NOT LEGAL"
-    lines = [f"{head}{verdict} in {report.format_name}"]
+    verdict = report.verdict
+    lines = [f"{head}{VERDICT_WORDS[verdict]} in {report.format_name}"]
+    if verdict == UNCONFIRMED:
+        lines[0] += ": no rule found broken, but not everything could be checked"
     if report.commanders:
         lines.append(f"  commander: {', '.join(report.commanders)}")
     if report.companion:
@@ -157,15 +209,40 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         lines.append(f"  attraction deck: {report.attractions} card(s), not in the deck")
     if report.sticker_sheets:
         lines.append(f"  sticker sheets: {report.sticker_sheets}, not in the deck")
+    lines += not_counted_lines(report.not_counted)
     for p in report.sorted_problems():
         if p.severity == INFO and not verbose:
             continue
         cite = f" [{p.citation}]" if p.citation else ""
         lines.append(f"  {p.severity.value}: {p.message}{shown_lines(p)}{cite}")
+    lines += settle_lines(report)
+    if report.as_of_from == "event":
+        lines.append(
+            f"  judged as of {report.as_of}, the event's date (--as-of today judges by current "
+            "legality)"
+        )
     hidden = sum(1 for p in report.problems if p.severity == INFO) if not verbose else 0
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
     return "\n".join(escape_controls(line) for line in lines)
+
+
+#: At most this many cards not counted are named in the text output (the JSON has them all).
+TEXT_NOT_COUNTED_SHOWN = 10
+
+
+def not_counted_lines(items: list[dict[str, Any]]) -> list[str]:
+    """ "  not counted: 1 Black Lotus (Maybeboard, line 6)": every card the input lists that
+    is not counted, shown without --verbose (a card never vanishes from the verdict)."""
+    lines = []
+    for item in items[:TEXT_NOT_COUNTED_SHOWN]:
+        place = f"line {item['line']}" if item.get("line") is not None else item.get("where") or ""
+        where = f"{item['section']}, {place}" if place else item["section"]
+        lines.append(f"  not counted: {item['quantity']} {item['name']} ({where})")
+    more = len(items) - TEXT_NOT_COUNTED_SHOWN
+    if more > 0:
+        lines.append(f"  not counted: +{more} more (--json lists them)")
+    return lines
 
 
 #: At most this many line numbers after a problem in the text output (the JSON has them all).
@@ -198,6 +275,7 @@ def check_formats_dict(
         entry = formats[r.format] = {
             "format_name": r.format_name,
             "legal": r.legal,
+            "verdict": r.verdict,
             "problems": [p.to_dict() for p in errors[:limit]],
             "warnings": [p.to_dict() for p in warnings[:limit]],
         }
@@ -207,6 +285,7 @@ def check_formats_dict(
         "schema": CHECK_FORMATS_SCHEMA,
         "source": source,
         "legal_in": [r.format for r in reports if r.legal],
+        "unconfirmed_in": [r.format for r in reports if r.verdict == UNCONFIRMED],
         "formats": formats,
     }
 
@@ -222,7 +301,8 @@ def render_check_formats(reports: list[Report], source: str | None = None, reaso
             errors = [p for p in r.sorted_problems() if p.severity == ERROR]
             shown = "; ".join(p.message + shown_lines(p) for p in errors[:reasons])
             more = f" (+{len(errors) - reasons} more)" if len(errors) > reasons else ""
-            lines.append(f"  not {r.format_name}: {shown}{more}")
+            lead = "unconfirmed in" if r.verdict == UNCONFIRMED else "not"
+            lines.append(f"  {lead} {r.format_name}: {shown}{more}")
     return "\n".join(escape_controls(line) for line in lines)
 
 

@@ -38,6 +38,8 @@ REPORT_META = {
     "codes": "string",
     "report": "string",
     "failure": "string",
+    # "legal" / "illegal" / "unconfirmed" (report.py `Report.verdict`); NA: not judged.
+    "verdict": "string",
 }
 #: The fields of every report row, in order (a dataframe partition gets these columns).
 REPORT_FIELDS = tuple(REPORT_META)
@@ -172,6 +174,7 @@ def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str
         "codes": "",
         "report": None,
         "failure": None,
+        "verdict": None,
     }
     try:
         fields = _fields(row)
@@ -191,6 +194,7 @@ def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str
             codes="",
             report=None,
             failure=f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}",
+            verdict=None,
         )
     return out
 
@@ -236,6 +240,7 @@ def _judge(
     data = report.to_dict()
     out.update(
         legal=report.legal,
+        verdict=report.verdict,
         errors=data["counts"]["error"],
         warnings=data["counts"]["warning"],
         codes=";".join(p.code for p in report.problems if p.severity.value == "error"),

@@ -149,8 +149,10 @@ def test_unknown_card_line_number_and_suggestion(db, tmp_path, capsys):
     code, out, _ = run(
         capsys, "validate", write(tmp_path, "typo.txt", deck), "--format", "modern", "--db", db
     )
-    assert code == 1
+    assert code == 3  # a name not in the card data: unconfirmed, not illegal
+    assert "UNCONFIRMED in Modern" in out
     assert "line 2: unknown card 'Goblin Guid'; did you mean 'Goblin Guide'" in out
+    assert "could not check (unknown-card): settled by a corrected card name" in out
     assert "too small" not in out  # the unknown card still counts toward the 60
 
 

@@ -161,14 +161,14 @@ def test_csv_category_column_is_archidekts_categories():
     assert names(deck, Section.IGNORED) == ["Mana Drain"]
 
 
-def test_csv_unknown_section_is_a_note_and_the_card_counts():
+def test_csv_unknown_section_is_a_warning_and_the_card_counts():
     card_index = CardIndex(((), c) for c in load_cards("cards_core.json").values())
     report = validator.validate(
         "count,name,board\n4,Lightning Bolt,mainn\n56,Mountain,\n", "modern", cards=card_index
     )
     assert report.legal, report.problems
     (note,) = report.problems
-    assert (note.code, note.severity, note.lines) == ("unknown-section", Severity.INFO, (2,))
+    assert (note.code, note.severity, note.lines) == ("unknown-section", Severity.WARNING, (2,))
     assert "'mainn'" in note.message and "main deck" in note.message
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -129,21 +130,62 @@ def test_section_that_is_not_a_list():
     ]
 
 
-def test_unknown_fields_are_noted_and_info_fields_are_not():
-    # A note (code "ignored-field", info severity once resolved), never an error: sites add
-    # fields such as createdAt, and their users' decks must not become illegal.
+def test_unknown_fields_are_noted_and_unknown_card_lists_are_warned_and_kept():
+    # A field is a note (code "ignored-field", info once resolved), never an error: sites add
+    # fields such as createdAt. A list of cards under an unknown key (a misspelt section) is
+    # a warning naming it, and its cards are kept as not counted: never silently dropped.
     deck = parse(
         {
             "name": "X",
             "format": "modern",
             "author": "me",
+            "createdAt": "2024-01-01",
             "sidebaord": ["Duress"],
             "main": ["Island"],
         }
     )
     assert [(i.code, i.message) for i in deck.issues] == [
-        ("ignored-field", "sidebaord: not a field of deckcheck's JSON deck, ignored")
+        ("ignored-field", "createdAt: not a field of deckcheck's JSON deck, ignored"),
+        ("unknown-section", "sidebaord: not a section deckcheck knows; its cards are not counted"),
     ]
+    assert [(e.name, e.section, e.board) for e in deck.entries] == [
+        ("Duress", Section.IGNORED, "sidebaord"),
+        ("Island", Section.MAIN, "main"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "key, section",
+    [
+        ("maybeboard", Section.IGNORED),
+        ("tokens", Section.IGNORED),
+        ("wishlist", Section.IGNORED),
+        ("planes", Section.IGNORED),
+        ("conspiracy", Section.SIDEBOARD),
+        ("side", Section.SIDEBOARD),
+    ],
+)
+def test_section_keys_are_the_shared_vocabulary(key, section):
+    deck = parse({"main": ["Island"], key: ["Black Lotus"]})
+    assert (deck.entries[-1].section, deck.entries[-1].board) == (section, key)
+    assert not deck.issues
+
+
+@pytest.mark.parametrize(
+    "text, key, path",
+    [
+        ('{"main": ["Island"], "main": ["Black Lotus"]}', "main", "$"),
+        (
+            '{"boards": {"mainboard": {"cards": {"a": {}, "a": {}}}}}',
+            "a",
+            "$.boards.mainboard.cards",
+        ),
+        ('{"main": [{"name": "Island", "name": "Black Lotus"}]}', "name", "$.main[0]"),
+    ],
+)
+def test_a_duplicated_key_is_an_error_naming_it_and_its_path(text, key, path):
+    with pytest.raises(DecklistError, match=f"duplicated JSON key '{key}' in {re.escape(path)}:"):
+        parse_decklist(text)
 
 
 def test_bad_name_field():

@@ -502,10 +502,55 @@ def test_forge_dck():
     ]
 
 
-def test_unknown_bracket_section_is_reported():
-    deck = parse_decklist("[Main]\n1 A\n[Wishlist]\n1 B\n")
-    assert [(i.line, i.code) for i in deck.issues] == [(3, "unreadable-line")]
-    assert len(deck.entries) == 2
+def test_unknown_bracket_section_is_a_warning_naming_it_and_its_cards_stay_counted():
+    deck = parse_decklist("[Main]\n1 A\n[Trade Binder]\n1 B\n")
+    assert [(i.line, i.code) for i in deck.issues] == [(3, "unknown-section")]
+    assert "[Trade Binder]" in deck.issues[0].message
+    assert [(e.name, e.section) for e in deck.entries] == [("A", MAIN), ("B", MAIN)]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Maybeboard",
+        "Maybe",
+        "Considering",
+        "Tokens",
+        "Wishlist",
+        "[Maybeboard]",
+        "[Maybeboard{noDeck}]",
+        "[Considering{noDeck}{noPrice}]",
+        "# Maybeboard",
+        "// Maybeboard",
+        "Maybeboard (1):",
+        "[Planes]",
+        "[Schemes]",
+        "[Avatar]",
+        "[Dungeon]",
+    ],
+)
+def test_sections_outside_the_deck_keep_their_cards_with_the_header_named(header):
+    deck = parse_decklist(f"Deck\n4 Island\n{header}\n1 Black Lotus\n")
+    lotus = deck.entries[-1]
+    assert (lotus.name, lotus.section, lotus.line) == ("Black Lotus", IGN, 4)
+    assert lotus.board and lotus.board.lower().startswith(header.strip("[#/ ").lower()[:5])
+
+
+def test_a_conspiracy_section_is_the_sideboard_cr_315():
+    deck = parse_decklist("[Main]\n4 Island\n[Conspiracy]\n1 Backup Plan\n")
+    assert (deck.entries[-1].section, deck.entries[-1].board) == (SIDE, "Conspiracy")
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["[Maybeboard]", "[Maybeboard{noDeck}]", "[Considering{noDeck}{noPrice}]", "[Ramp{noDeck}]"],
+)
+def test_a_card_tagged_outside_the_deck_names_its_tag(tag):
+    deck = parse_decklist(f"4 Island\n1 Black Lotus {tag}\n")
+    assert (deck.entries[-1].section, deck.entries[-1].board) == (
+        IGN,
+        tag[1:].split("{")[0].rstrip("]"),
+    )
 
 
 @pytest.mark.parametrize(

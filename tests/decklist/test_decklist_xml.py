@@ -168,14 +168,14 @@ def test_cockatrice_unknown_zone_and_bad_number():
     deck = parse_decklist(
         '<cockatrice_deck version="1"><zone name="main">'
         '<card number="x" name="A"/><card number="2" name="B"/></zone>'
-        '<zone name="planes"><card number="1" name="C"/></zone>'
+        '<zone name="binder"><card number="1" name="C"/></zone>'
         "</cockatrice_deck>"
     )
-    assert [(e.name, e.section) for e in deck.entries] == [
-        ("B", Section.MAIN),
-        ("C", Section.IGNORED),
+    assert [(e.name, e.section, e.board) for e in deck.entries] == [
+        ("B", Section.MAIN, "main"),
+        ("C", Section.IGNORED, "binder"),
     ]
-    assert sorted(i.code for i in deck.issues) == ["unreadable-line", "unreadable-line"]
+    assert sorted(i.code for i in deck.issues) == ["unknown-section", "unreadable-line"]
 
 
 def test_too_many_xml_entries():

@@ -103,7 +103,12 @@ def test_event_file_of_python_mtg_shape_names_format_and_deck(tmp_path):
     )
     inputs = event.collect([str(path)], default_as_of="event")
     [job] = inputs.jobs
-    assert (job.format, job.as_of, job.player) == ("modern", "2026-03-01", None)
+    assert (job.format, job.event_date, job.as_of, job.player) == (
+        "modern",
+        "2026-03-01",
+        None,
+        None,
+    )
     assert json.loads(job.data) == {
         "main": [[4, "Lightning Bolt"], [56, "Mountain"]],
         "sideboard": [],
@@ -169,8 +174,8 @@ def test_event_directory_one_deck_per_player_with_stable_ids(folder, core_db, ca
     # The summary counts are the terminal's.
     s = data["summary"]
     assert (s["decks"], s["legal"], s["illegal"], s["unreadable"], s["skipped"]) == (4, 2, 2, 0, 4)
-    row = re.search(r"^modern\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M).groups()
-    assert row == ("4", "2", "2", "0")
+    row = re.search(r"^modern\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M).groups()
+    assert row == ("4", "2", "2", "0", "0")  # decks, legal, illegal, unconfirmed, unreadable
     assert "2 of 4 decks legal" in out
     assert data["provenance"]["card_data"]["synced_at"] and data["provenance"]["deckcheck"]
 
@@ -231,7 +236,7 @@ def test_manifest_columns_relative_paths_and_player_selection(folder, core_db, c
     assert got == [
         ("alice/deck.txt#Alice", "Alice", "modern", None),
         ("bob/deck.txt#Bob", "Bob", "modern", "2021-12-01"),
-        ("open.json#amy", "amy", "legacy", None),
+        ("open.json#amy", "amy", "legacy", "2026-02-22"),  # the event file's date
     ]
     # Bob's Lurrus was legal in Modern on 2021-12-01; his 5 Bolts were not.
     bob = data["reports"][1]

@@ -274,6 +274,7 @@ def test_changes_command_lists_both_sources(tmp_path, capsys):
         "new_status": "restricted",
         "kind": "restricted",
         "source": "shipped",
+        "sources": ["shipped"],
         "oracle_id": None,
     }  # not a card of the fixture database
     assert main(["changes", "--db", path, "--since", "soon"]) == 2

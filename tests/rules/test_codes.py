@@ -5,7 +5,8 @@ the one generated from it (scripts/build_code_table.py).
 
 The source scan reads validator/ with `ast`. A code reaches a report through:
 - `Problem(code, message, citation, severity, ...)` (positional or keywords);
-- `ParseIssue(line, message, text, code)` (severity: info when in NOTE_CODES, else error;
+- `ParseIssue(line, message, text, code)` (severity: info when in NOTE_CODES, warning when
+  in WARNING_CODES, else error;
   resolve.py turns each into a Problem), and ParseIssue's own default code;
 - helpers that pass one of their parameters on as a Problem's code (`_info(code, ...)`,
   `_supplementary(size_code=..., invalid_code=...)`), found by following the parameter;
@@ -51,6 +52,7 @@ class Scan:
     referenced: dict[str, set[str]] = field(default_factory=dict)  # code -> where
     parse_codes: set[str] = field(default_factory=set)
     note_codes: set[str] = field(default_factory=set)
+    warning_codes: set[str] = field(default_factory=set)
     unresolved: set[tuple[str, str]] = field(default_factory=set)
 
     def raise_(self, code: str, severities: set[str], where: str) -> None:
@@ -263,6 +265,8 @@ def scan(root: Path = SOURCE) -> Scan:
                     assert values is not None, f"{where}: {names[0]} is not a set of literals"
                     if "NOTE_CODES" in names:
                         result.note_codes |= values
+                    if "WARNING_CODES" in names:
+                        result.warning_codes |= values
                     for code in values:
                         result.refer(code, where)
             # Comparisons with a problem's code: `p.code == "x"`, `p.code in {...}` (not an
@@ -285,8 +289,15 @@ def scan(root: Path = SOURCE) -> Scan:
                     for c in code:
                         result.raise_(c, severity, where)
     for code in result.parse_codes:
-        result.raise_(code, {"info" if code in result.note_codes else "error"}, "ParseIssue")
+        result.raise_(code, {_parse_severity(result, code)}, "ParseIssue")
     return result
+
+
+def _parse_severity(scan: Scan, code: str) -> str:
+    """The severity resolve.py gives a parse issue of this code."""
+    if code in scan.note_codes:
+        return "info"
+    return "warning" if code in scan.warning_codes else "error"
 
 
 SCAN = scan()
@@ -337,7 +348,7 @@ def test_note_codes_are_the_registered_info_input_codes() -> None:
     # NOTE_CODES decides a parse issue's severity (resolve.py): the registry must agree.
     assert SCAN.note_codes
     for code in SCAN.parse_codes:
-        assert CODES[code].severity == ("info" if code in SCAN.note_codes else "error"), code
+        assert CODES[code].severity == _parse_severity(SCAN, code), code
 
 
 def test_registry_entries_are_well_formed() -> None:

@@ -568,6 +568,10 @@ def test_pauper_commander_without_printings_is_not_judged_legal():
     assert "deckcheck sync --printings" in problem.message and "not judged legal" in problem.message
     problems = check(["Kitchen Finks"], fmt=PDH, rarities=lambda card: None)
     assert codes(problems) == ["commander-rarity-unchecked"]
+    # Nothing else wrong: the verdict is "cannot tell", not "illegal" (report.py verdict).
+    from validator.report import verdict_of
+
+    assert verdict_of(problems) == "unconfirmed"
 
 
 def test_pauper_commander_with_printings():

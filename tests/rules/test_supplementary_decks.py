@@ -90,13 +90,21 @@ def test_short_attraction_deck_is_an_error():
     problem = codes(report)["attraction-deck-invalid"]
     assert problem.severity == Severity.ERROR and problem.citation == "CR 717.2a"
     assert "at least 10" in problem.message and not report.legal
+    # The problem names the Attraction deck's cards, not only their lines.
+    assert problem.cards == tuple(sorted(ATTRACTIONS[:9]))
+    assert codes(report)["attraction-deck"].cards == tuple(sorted(ATTRACTIONS[:9]))
 
 
 def test_duplicated_attraction_is_an_error():
     names = ATTRACTIONS[:9] + (ATTRACTIONS[0],)
     report = validator.validate(arena(names), "legacy", cards=INDEX)
     problem = codes(report)["attraction-deck-invalid"]
-    assert ATTRACTIONS[0] in problem.message and problem.cards == (ATTRACTIONS[0],)
+    assert ATTRACTIONS[0] in problem.message and ATTRACTIONS[0] in problem.cards
+    names = ATTRACTIONS[:10] + (ATTRACTIONS[0],)  # ten different, one twice: that one alone
+    problem = codes(validator.validate(arena(names), "legacy", cards=INDEX))[
+        "attraction-deck-invalid"
+    ]
+    assert problem.cards == (ATTRACTIONS[0],)
 
 
 def test_attractions_do_not_fill_the_deck():
@@ -121,6 +129,7 @@ def test_short_or_duplicated_sticker_sheets_are_an_error():
     report = validator.validate(arena(stickers=STICKERS[:5]), "legacy", cards=INDEX)
     problem = codes(report)["sticker-sheets-invalid"]
     assert problem.severity == Severity.ERROR and problem.citation == "CR 123.2a"
+    assert problem.cards == tuple(sorted(STICKERS[:5]))
     report = validator.validate(
         arena(stickers=STICKERS[:10] + (STICKERS[0],)), "legacy", cards=INDEX
     )

@@ -462,3 +462,37 @@ def test_head_is_answered_for_the_page_and_health(client):
         response = client.head(path)
         assert response.status_code == 200, (path, response.status_code)
         assert response.headers["content-type"] == client.get(path).headers["content-type"]
+
+
+# ---------------------------------------------------------------------------- verdicts
+
+
+def test_answers_carry_the_verdict_unconfirmed_apart_from_illegal(own_db):
+    deck = "4 Lightning Bolt\n4 Goblin Guid\n52 Mountain\n"
+    with TestClient(create_app(ServiceConfig(db=own_db, poll_seconds=0))) as c:
+        for text, verdict in ((deck, "unconfirmed"), (deck + "1 Black Lotus\n", "illegal")):
+            for body in ({"decklist": text, "format": "modern"},):
+                data = c.post("/v1/validate", json=body).json()
+                assert (data["legal"], data["verdict"]) == (False, verdict)
+        data = c.post("/v1/check-formats", json={"decklist": deck}).json()
+        assert data["formats"]["modern"]["verdict"] == "unconfirmed"
+        assert "modern" in data["unconfirmed_in"]
+
+
+def test_healthz_counts_the_cards_as_info_does_and_labels_the_deck_cards(tmp_path, capsys):
+    """`cards` is the sync's count, as `deckcheck info` and every report's provenance say;
+    `deck_cards` the cards a deck can hold (no tokens, art cards, planes)."""
+    from support import FIXTURES
+
+    from validator.cli.commands import main
+    from validator.sync import import_file
+
+    db = str(tmp_path / "cards.sqlite3")
+    import_file(FIXTURES / "scryfall_cards.json", db)
+    assert main(["info", "--db", db, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    with TestClient(create_app(ServiceConfig(db=db, poll_seconds=0))) as c:
+        health = c.get("/healthz").json()
+        report = c.post("/v1/validate", json={"decklist": "1 Island\n", "format": "vintage"})
+    assert health["cards"] == info["cards"] == report.json()["provenance"]["card_data"]["cards"]
+    assert 0 < health["deck_cards"] < health["cards"]

@@ -2,7 +2,8 @@
 
 Exit codes: 0 legal (or success), 1 a deck is not legal, 2 anything that stopped deckcheck
 from judging (bad input or usage, no usable card database, a file that cannot be read or
-written), always as one line on stderr, never a traceback.
+written), always as one line on stderr, never a traceback; 3 no deck is illegal but one is
+unconfirmed (every error one deckcheck cannot decide: an unknown card name...).
 Heavy modules are imported inside the commands that need them, so the CLI starts fast.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 from validator.errors import DeckcheckError, UsageError
 from validator.history.schema import CHANGES_SCHEMA
 
-EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE, EXIT_UNCONFIRMED = 0, 1, 2, 3
 #: Set to print the traceback of an internal error (a bug) after its one-line message.
 DEBUG_ENV = "DECKCHECK_DEBUG"
 #: The schema of the JSON `info --json` prints (`changes --json`: validator.history.changes).
@@ -33,7 +34,10 @@ EXITS_JUDGING = """exit codes:
   1  a deck is not legal
   2  deckcheck could not judge: bad input or usage, an unknown format, an invalid formats
      file, no usable card database, a file that cannot be read or a report that cannot be
-     written (one line on stderr says what to do)"""
+     written (one line on stderr says what to do)
+  3  unconfirmed: no deck is found illegal, but some error is one deckcheck cannot decide
+     (a name not in the card data, a rarity without --printings, a companion condition it
+     cannot read, an unknown legality status); the output says what would settle it"""
 EXITS_PLAIN = """exit codes:
   0  success
   2  it could not be done: bad input or usage, no usable card database, a file that cannot
@@ -285,8 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--as-of",
         metavar="DATE",
         help="judge legality as of DATE (YYYY-MM-DD; a month YYYY-MM is judged as "
-        "of its last day), or 'event' for each event file's own date (default: "
-        "the card data's current legality)",
+        "of its last day), or 'today' for the card data's current legality (default: "
+        "a deck of an event file or of a manifest with a date column as of its event's "
+        "date, any other as of today)",
     )
     p.add_argument(
         "--jobs",
@@ -327,6 +332,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also show notes (how the commander was found, the bracket...) and "
         "the files skipped as not decklists",
+    )
+    p.add_argument(
+        "--only-problems",
+        action="store_true",
+        help="with several decks, list only those that need attention (illegal, "
+        "unconfirmed, unreadable); the summary still counts every deck",
     )
 
     p = _command(
@@ -678,7 +689,7 @@ def _check_report_path(path: Path) -> None:
 def _check_as_of(value: str | None) -> None:
     """A bad --as-of is a usage error before any deck is read; an empty one too (it would
     otherwise mean current legality, silently)."""
-    if value is None or value == "event":
+    if value is None or value in ("event", "today"):
         return
     from validator.dates import AS_OF_FORMS, parse_as_of
     from validator.history.legality import check_history_start, shipped_history
@@ -801,7 +812,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         )
         print(f"  ({provenance_line(result.provenance)})")
     elif reports or len(result.results) > 1 or result.skipped:
-        print(render_event_text(result, verbose=args.verbose))
+        print(render_event_text(result, verbose=args.verbose, only_problems=args.only_problems))
     for path in args.report:
         try:
             write_event_report(path, result)
@@ -809,7 +820,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write --report {path}: {exc.strerror or exc}") from exc
     if failed:
         return EXIT_USAGE
-    return EXIT_OK if all(r.legal for r in reports) else EXIT_ILLEGAL
+    return _verdict_exit([r.verdict for r in reports])
+
+
+def _verdict_exit(verdicts: Sequence[str]) -> int:
+    """1 when a deck is illegal, else 3 when one is unconfirmed, else 0."""
+    if "illegal" in verdicts:
+        return EXIT_ILLEGAL
+    return EXIT_UNCONFIRMED if "unconfirmed" in verdicts else EXIT_OK
 
 
 def cmd_check_formats(args: argparse.Namespace) -> int:
@@ -830,6 +848,7 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
     args.file = args.file[0]
     formats = load_formats(args.formats_file)
     _check_as_of(args.as_of)
+    as_of = None if args.as_of == "today" else args.as_of  # today: current legality
     cards = _open_cards(args.db, many=False)
     data, label = _read_input(args.file)
     try:
@@ -842,16 +861,18 @@ def cmd_check_formats(args: argparse.Namespace) -> int:
         formats=formats,
         commanders=args.commander,
         source=label,
-        as_of=args.as_of,
+        as_of=as_of,
     )
-    prov = provenance(cards, args.as_of or deck.as_of)
+    prov = provenance(cards, as_of or deck.as_of)
     if args.json:
         out = dict(check_formats_dict(reports, label), provenance=prov)
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         print(render_check_formats(reports, label))
         print(f"  ({provenance_line(prov)})")
-    return EXIT_OK if any(r.legal for r in reports) else EXIT_ILLEGAL
+    if any(r.legal for r in reports):
+        return EXIT_OK
+    return EXIT_UNCONFIRMED if any(r.verdict == "unconfirmed" for r in reports) else EXIT_ILLEGAL
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
@@ -1019,21 +1040,33 @@ def cmd_changes(args: argparse.Namespace) -> int:
     # "not given" (which would list every change without a word).
     if args.format_name is not None or args.since is not None:
         return _changes_history(args)
-    changes = recorded_changes(_open_cards(args.db, many=False), args.limit)
-    if args.json:
-        _print_json({"schema": CHANGES_SCHEMA, "changes": changes})
+    from validator.history.changes import with_oracle_ids
+
+    cards = _open_cards(args.db, many=False)
+    changes = recorded_changes(cards, args.limit)
+    if args.json:  # one shape with --format/--since (deckcheck.changes/1)
+        changes = with_oracle_ids(changes, cards)
+        _print_json({"schema": CHANGES_SCHEMA, "changes": [c.to_dict() for c in changes]})
         return EXIT_OK
     if not changes:
-        print("no legality changes recorded (they are recorded from the second sync on)")
-        return EXIT_OK
-    for ch in changes:
-        when = (
-            ch["changed_at"].strftime("%Y-%m-%d")
-            if hasattr(ch["changed_at"], "strftime")
-            else ch["changed_at"]
+        print(
+            "no legality changes recorded in this database (they are recorded from its second "
+            "sync on); `deckcheck changes --format F --since DATE` lists the bans and unbans of "
+            "the legality history deckcheck ships"
         )
-        print(f"{when}  {ch['format']:<16} {ch['name']}: {ch['old_status']} -> {ch['new_status']}")
+        return EXIT_OK
+    for c in changes:
+        print(_change_line(c))
     return EXIT_OK
+
+
+def _change_line(c: Any) -> str:
+    """One change as both forms of `deckcheck changes` print it."""
+    sources = ", ".join(c.sources or (c.source,))
+    return (
+        f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
+        f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {sources})"
+    )
 
 
 def _changes_history(args: argparse.Namespace) -> int:
@@ -1068,10 +1101,7 @@ def _changes_history(args: argparse.Namespace) -> int:
             + (f" since {since.isoformat()}" if since else "")
         )
     for c in found.changes:
-        print(
-            f"{c.on.isoformat()}  {c.format:<10} {c.kind:<13} {c.name}: {c.old} -> {c.new}"
-            f"  (between {c.after.isoformat()} and {c.on.isoformat()}; {c.source})"
-        )
+        print(_change_line(c))
     if found.known_from:  # not "no changes": nothing is known before then
         print(f"(deckcheck knows {key}'s changes only from {found.known_from})")
     return EXIT_OK

@@ -19,6 +19,7 @@ from validator.decklist.base import (
     MAX_QUANTITY,
     MAX_TEXT_BYTES,
     NOTE_CODES,
+    WARNING_CODES,
     DecklistError,
     NoCardLines,
     check_size,
@@ -129,7 +130,8 @@ def _something_to_judge(deck: Deck) -> Deck:
     CSV header, an empty XML or JSON deck): there is nothing to judge, as for `{}` (exit 2),
     not an empty deck to call illegal. A line that names a card in any section, or that could
     not be read (an error on its line), is something to judge; notes alone are not."""
-    if deck.entries or any(issue.code not in NOTE_CODES for issue in deck.issues):
+    notes = NOTE_CODES | WARNING_CODES
+    if deck.entries or any(issue.code not in notes for issue in deck.issues):
         return deck
     raise NoCardLines(
         f"no card lines found ({deck.input_format or 'text'} input): nothing to judge; "

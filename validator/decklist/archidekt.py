@@ -3,9 +3,12 @@
 
 Categories decide the section. A card's first category is its primary one: when that category
 is not included in the deck ("Maybeboard" by default, or any category the user marked so), the
-card is not part of the deck. Otherwise "Commander" (also "Oathbreaker", "Signature Spell"),
-"Companion", "Sideboard", "Attraction(s)" and "Sticker(s)" anywhere among its categories choose
-the section; every other category ("Ramp", "Creature") is the main deck.
+card is not part of the deck. Otherwise a category the shared section vocabulary knows
+(validator/decklist/sections.py) anywhere among its categories chooses the section: "Commander"
+(also "Oathbreaker", "Signature Spell") first, then one outside the deck ("Maybeboard",
+"Tokens"...), "Companion", "Sideboard", "Attraction(s)", "Sticker(s)"; every other category
+("Ramp", "Creature") is the main deck. A card not counted is reported with the category that
+put it there.
 """
 
 from __future__ import annotations
@@ -14,15 +17,17 @@ from typing import Any
 
 from validator.decklist.base import DecklistError, check_entry_count, json_object
 from validator.decklist.entry import add_entry, dump, mark_commander_source
+from validator.decklist.sections import lookup_section, section_label
 from validator.model import Deck, Section
 
-_SPECIAL: tuple[tuple[frozenset[str], Section], ...] = (
-    (frozenset({"commander", "commanders", "oathbreaker", "signature spell"}), Section.COMMANDER),
-    (frozenset({"maybeboard", "maybe", "considering"}), Section.IGNORED),
-    (frozenset({"companion"}), Section.COMPANION),
-    (frozenset({"sideboard"}), Section.SIDEBOARD),
-    (frozenset({"attraction", "attractions"}), Section.ATTRACTION),  # CR 717.2a
-    (frozenset({"sticker", "stickers", "sticker sheet", "sticker sheets"}), Section.STICKER),
+#: Which section wins when a card's categories name several (module docstring).
+_ORDER = (
+    Section.COMMANDER,
+    Section.IGNORED,
+    Section.COMPANION,
+    Section.SIDEBOARD,
+    Section.ATTRACTION,  # CR 717.2a
+    Section.STICKER,  # CR 123.2a
 )
 
 
@@ -36,18 +41,26 @@ def _included(categories: Any) -> dict[str, bool]:
 
 
 def section_for(
-    categories: list[str], included: dict[str, bool], companion: bool = False
-) -> Section:
-    """The section of a card with these category names (module docstring)."""
-    names = [c.strip().lower() for c in categories if isinstance(c, str)]
+    categories: list[Any], included: dict[str, bool], companion: bool = False
+) -> tuple[Section, str | None]:
+    """The section of a card with these category names (module docstring), and the
+    category that chose it (None for the main deck)."""
+    written = [c for c in categories if isinstance(c, str)]
+    names = [c.strip().lower() for c in written]
     if names and not included.get(names[0], True) and "commander" not in names:
-        return Section.IGNORED  # primary category not in the deck (Maybeboard, custom)
-    for labels, section in _SPECIAL:
-        if labels.intersection(names):
-            return section
+        # Primary category not in the deck (Maybeboard, or one the user marked so).
+        return Section.IGNORED, section_label(written[0])
+    found: dict[Section, str] = {}
+    for category in written:
+        known = lookup_section(category)
+        if known is not None:
+            found.setdefault(known.section, section_label(category))
+    for section in _ORDER:
+        if section in found:
+            return section, found[section]
     if companion:
-        return Section.COMPANION
-    return Section.MAIN
+        return Section.COMPANION, None
+    return Section.MAIN, None
 
 
 def read_archidekt(data: Any) -> Deck:
@@ -74,9 +87,10 @@ def read_archidekt(data: Any) -> Deck:
         edition = json_object(card.get("edition"))
         raw_categories = item.get("categories")
         categories: list[Any] = raw_categories if isinstance(raw_categories, list) else []
-        section = section_for(categories, included, bool(item.get("companion")))
+        section, board = section_for(categories, included, bool(item.get("companion")))
         if item.get("deletedAt"):
-            section = Section.IGNORED  # removed from the deck, kept in Archidekt's history
+            # Removed from the deck, kept in Archidekt's history.
+            section, board = Section.IGNORED, "deleted from the deck"
         name = oracle.get("name") or card.get("name")
         add_entry(
             deck,
@@ -87,6 +101,7 @@ def read_archidekt(data: Any) -> Deck:
             edition.get("editioncode"),
             card.get("collectorNumber"),
             text=dump({"quantity": item.get("quantity"), "name": name, "categories": categories}),
+            board=board,
         )
     mark_commander_source(deck)
     return deck

@@ -29,9 +29,12 @@ MAX_QUANTITY = 10_000
 #: The longest real card name has 141 characters; a longer "name" is a broken line.
 MAX_NAME_CHARS = 200
 #: Parse issue codes that are notes about how the input was read, not errors in the deck
-#: (a JSON field ignored, a Cockatrice tokens zone read but not counted, a CSV section value
-#: not known, whose card is counted in the main deck): reported as info, never an error.
-NOTE_CODES = frozenset({"ignored-field", "skipped-cards", "unknown-section"})
+#: (a JSON field ignored, a Cockatrice tokens zone read but not counted): reported as info,
+#: never an error.
+NOTE_CODES = frozenset({"ignored-field", "skipped-cards"})
+#: Parse issue codes that are warnings, not errors: a section, board or category name
+#: deckcheck does not know (validator/decklist/sections.py), named so that it is never silent.
+WARNING_CODES = frozenset({"unknown-section"})
 
 
 class DecklistError(DeckcheckError, ValueError):

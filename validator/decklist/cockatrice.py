@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from validator.decklist.base import DecklistError, check_entry_count, clip
 from validator.decklist.dek import read_card, unexpected_children, unknown_element, wrong_root
+from validator.decklist.sections import lookup_section
 from validator.decklist.xmlsafe import Element, read_xml
 from validator.model import Deck, ParseIssue, Section
 
-_ZONES = {
-    "main": Section.MAIN,
-    "side": Section.SIDEBOARD,
-    "tokens": Section.IGNORED,
-    "maybe": Section.IGNORED,
-    "maybeboard": Section.IGNORED,
-}
 #: Zones that are read but not counted, with why (the report says what was skipped).
 _SKIPPED_ZONES = {
     "tokens": "tokens are not part of the deck",
@@ -51,14 +45,17 @@ _EXPECTED = (
 def _read_zone(deck: Deck, zone: Element) -> None:
     zone_name = zone.attrs.get("name", "")
     key = zone_name.strip().lower()
-    section = _ZONES.get(key)
-    if section is None:
-        section = Section.IGNORED
+    # Cockatrice's zones are "main", "side" and "tokens"; any name is read by the shared
+    # vocabulary (validator/decklist/sections.py), and one it does not know is named.
+    known = lookup_section(zone_name)
+    section = known.section if known is not None else Section.IGNORED
+    if known is None:
         deck.issues.append(
             ParseIssue(
                 zone.line,
                 f"unknown zone {clip(zone_name, 40)!r}; its cards are not counted",
                 f'<zone name="{clip(zone_name, 40)}">',
+                "unknown-section",
             )
         )
     start = len(deck.entries)
@@ -78,6 +75,8 @@ def _read_zone(deck: Deck, zone: Element) -> None:
         else:
             unknown_element(deck, card, _EXPECTED)
     skipped = deck.entries[start:]
+    for entry in skipped:
+        entry.board = clip(zone_name, 40)
     if key in _SKIPPED_ZONES and skipped:
         names = list(dict.fromkeys(e.name for e in skipped))
         shown = ", ".join(names[:10]) + (

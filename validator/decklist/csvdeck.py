@@ -31,37 +31,8 @@ from validator.decklist.detect import (
     csv_header_key,
 )
 from validator.decklist.entry import add_entry, mark_commander_source
+from validator.decklist.sections import lookup_section, section_label
 from validator.model import Deck, ParseIssue, Section
-
-#: Section cell (lower-cased) -> section.
-SECTIONS: dict[str, Section] = {
-    "": Section.MAIN,
-    "main": Section.MAIN,
-    "mainboard": Section.MAIN,
-    "main deck": Section.MAIN,
-    "maindeck": Section.MAIN,
-    "deck": Section.MAIN,
-    "nonlands": Section.MAIN,
-    "lands": Section.MAIN,
-    "spells": Section.MAIN,
-    "creatures": Section.MAIN,
-    "sideboard": Section.SIDEBOARD,
-    "side": Section.SIDEBOARD,
-    "outside": Section.SIDEBOARD,
-    "commander": Section.COMMANDER,
-    "commanders": Section.COMMANDER,
-    "companion": Section.COMPANION,
-    "companions": Section.COMPANION,
-    "maybeboard": Section.IGNORED,
-    "maybe": Section.IGNORED,
-    "considering": Section.IGNORED,
-    "tokens": Section.IGNORED,
-    "attractions": Section.ATTRACTION,
-    "attraction": Section.ATTRACTION,  # CR 717.2a
-    "stickers": Section.STICKER,
-    "sticker": Section.STICKER,  # CR 123.2a
-}
-
 
 #: A quantity cell written as a text list writes it: `4x`, `4 x` (validator/decklist/text.py).
 _X_QUANTITY = re.compile(r"([0-9]+) ?[xX]", re.ASCII)
@@ -134,21 +105,23 @@ def parse_csv(text: str) -> Deck:
         def cell(index: int | None, row: list[str] = row) -> str | None:
             return row[index].strip() if index is not None and index < len(row) else None
 
-        section = Section.MAIN
+        section, board = Section.MAIN, None
         written = cell(section_col)
         if written:
-            key = " ".join(written.lower().split())
-            known = SECTIONS.get(key)
+            # The shared vocabulary (validator/decklist/sections.py): a Scryfall section cell
+            # ("nonlands", "maybeboard", "outside"), or a category list (Archidekt's CSV).
+            known = lookup_section(written)
             if known is not None:
-                section = known
-            elif categories:
-                # Archidekt's categories, as its JSON reader reads them ("Commander,Creature").
-                section = section_for(key.split(","), {})
-            else:
+                section, board = known.section, section_label(written)
+            elif categories or "," in written:
+                # Archidekt's categories, as its JSON reader reads them ("Ramp,Maybeboard").
+                section, board = section_for(written.split(","), {})
+            if known is None and not categories and board is None:
                 deck.issues.append(
                     ParseIssue(
                         line,
-                        f"unknown section {clip(written, 60)!r}; its card is read as main deck",
+                        f"unknown section {clip(written, 60)!r}; its card is counted in the "
+                        "main deck",
                         raw,
                         "unknown-section",
                     )
@@ -178,6 +151,7 @@ def parse_csv(text: str) -> Deck:
             cell(number_col),
             text=raw,
             line=line,
+            board=board,
         )
     mark_commander_source(deck)
     return deck

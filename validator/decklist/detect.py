@@ -38,7 +38,9 @@ JSON_SHAPES = {
     "mtgjson": 'MTGJSON deck file ("data" with "mainBoard", "sideBoard", "commander")',
     "json": 'deckcheck JSON deck ("main", "sideboard", "commanders", "companion")',
 }
-_MOXFIELD_BOARDS = (
+#: The boards Moxfield writes (each one's section is the shared vocabulary's,
+#: validator/decklist/sections.py): any of them holding card entries makes a Moxfield deck.
+MOXFIELD_BOARDS = (
     "mainboard",
     "sideboard",
     "commanders",
@@ -47,6 +49,11 @@ _MOXFIELD_BOARDS = (
     "attractions",
     "stickers",
     "maybeboard",
+    "considering",
+    "tokens",
+    "planes",
+    "schemes",
+    "contraptions",
 )
 #: Keys of deckcheck's own JSON deck that hold cards.
 DECKCHECK_JSON_SECTIONS = (
@@ -85,7 +92,7 @@ def json_shape(obj: Any) -> str:
         )
     if isinstance(obj, dict):
         if isinstance(obj.get("boards"), dict) or any(
-            _moxfield_board(obj.get(key)) for key in _MOXFIELD_BOARDS
+            _moxfield_board(obj.get(key)) for key in MOXFIELD_BOARDS
         ):
             return "moxfield"
         cards = obj.get("cards")

@@ -53,8 +53,10 @@ def add_entry(
     collector: Any = None,
     text: str | None = None,
     line: int | None = None,
+    board: str | None = None,
 ) -> None:
-    """Append the entry, or a ParseIssue saying what is wrong with it (prefixed by `where`)."""
+    """Append the entry, or a ParseIssue saying what is wrong with it (prefixed by `where`).
+    `board`: the section as the input named it (the report names it for a card not counted)."""
     prefix = f"{where}: " if where else ""
     parsed = _quantity(quantity)
     if isinstance(parsed, str):
@@ -92,6 +94,7 @@ def add_entry(
             printing[1],
             text,
             where if line is None and where else None,
+            board,
         )
     )
 

@@ -30,19 +30,9 @@ from validator.decklist.base import (
     unusable_text,
 )
 from validator.decklist.entry import mark_commander_source
+from validator.decklist.sections import lookup_section
 from validator.model import Deck, DeckEntry, ParseIssue, Section
 
-_SECTION_KEYS = {
-    "main": Section.MAIN,
-    "mainboard": Section.MAIN,
-    "sideboard": Section.SIDEBOARD,
-    "commanders": Section.COMMANDER,
-    "commander": Section.COMMANDER,
-    "companion": Section.COMPANION,
-    "maybeboard": Section.IGNORED,
-    "attractions": Section.ATTRACTION,  # CR 717.2a
-    "stickers": Section.STICKER,  # CR 123.2a
-}
 # Descriptive keys a program may add; any other key is noted (info), since a misspelt section
 # ("sidebaord") would otherwise drop its cards without a word.
 _INFO_KEYS = frozenset(
@@ -82,12 +72,48 @@ def load_json(text: str) -> Any:
             f"JSON holds {values:,} values (commas); the limit is "
             f"{MAX_JSON_VALUES:,} (a deck's card objects hold a few hundred)"
         )
+    duplicated: list[tuple[dict[str, Any], str]] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items) and not duplicated:
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    duplicated.append((obj, key))
+                    break
+                seen.add(key)
+        return obj
+
     try:
-        return json.loads(text.lstrip("\ufeff \t\r\n"))
+        document = json.loads(text.lstrip("\ufeff \t\r\n"), object_pairs_hook=pairs)
     except RecursionError:
         raise DecklistError("malformed JSON: nested too deeply") from None
     except ValueError as exc:
         raise DecklistError(f"malformed JSON: {exc}") from None
+    if duplicated:
+        # JSON readers keep the last of two equal keys: the first one's cards would vanish.
+        obj, key = duplicated[0]
+        path = _path_of(document, obj) or "the document"
+        raise DecklistError(
+            f"duplicated JSON key {clip(printable(key), 60)!r} in {path}: a JSON object names "
+            "each key once (the last would silently win); merge the two into one"
+        )
+    return document
+
+
+def _path_of(document: Any, target: Any, path: str = "$") -> str | None:
+    """The JSON path ("$.boards.mainboard") of the object `target` in `document`."""
+    stack = [(document, path)]
+    while stack:
+        value, where = stack.pop()
+        if value is target:
+            return where
+        if isinstance(value, dict):
+            stack += [(v, f"{where}.{clip(printable(str(k)), 40)}") for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    return None
 
 
 def parse_json(text: str, shape: str | None = None) -> Deck:
@@ -125,12 +151,27 @@ def read_deckcheck_json(data: Any) -> Deck:
     deck = Deck(input_format="json")
     _read_name(deck, data.get("name"))
     _read_as_of(deck, data.get("as_of"))
-    sections = [
-        (key, _SECTION_KEYS[key], value) for key, value in data.items() if key in _SECTION_KEYS
-    ]
-    check_entry_count(sum(len(v) if isinstance(v, list) else 1 for _, _, v in sections))
-    for key in data:
-        if key not in _SECTION_KEYS and key not in _INFO_KEYS:
+    # Every key the section vocabulary knows holds cards (validator/decklist/sections.py); a
+    # list under another key (a descriptive one too, when it holds card entries) is a section
+    # deckcheck does not know: its cards are listed as not counted, with a warning naming it.
+    # Other fields are noted (info).
+    sections = []
+    for key, value in data.items():
+        known = lookup_section(key) if key not in _INFO_KEYS else None
+        if known is not None:
+            sections.append((key, known.section, value))
+        elif isinstance(value, list) and (key not in _INFO_KEYS or _holds_cards(value)):
+            deck.issues.append(
+                ParseIssue(
+                    None,
+                    f"{clip(printable(key), 100)}: not a section deckcheck knows; its cards "
+                    "are not counted",
+                    _dump(key),
+                    "unknown-section",
+                )
+            )
+            sections.append((key, Section.IGNORED, value))
+        elif key not in _INFO_KEYS:
             deck.issues.append(
                 ParseIssue(
                     None,
@@ -139,6 +180,7 @@ def read_deckcheck_json(data: Any) -> Deck:
                     "ignored-field",
                 )
             )
+    check_entry_count(sum(len(v) if isinstance(v, list) else 1 for _, _, v in sections))
     for key, section, value in sections:
         _read_section(deck, key, section, value)
     mark_commander_source(deck)
@@ -175,20 +217,30 @@ def _read_section(deck: Deck, key: str, section: Section, value: Any) -> None:
         return
     # "companion" and "commander" may hold one item instead of a list.
     if not isinstance(value, list) or _is_pair(value):
-        if key in ("companion", "commander", "commanders"):
+        if section in (Section.COMPANION, Section.COMMANDER):
             _read_item(deck, key, section, value)
         else:
             deck.issues.append(ParseIssue(None, f"{key}: expected a list of cards", _dump(value)))
         return
     for index, item in enumerate(value):
-        _read_item(deck, f"{key}[{index}]", section, item)
+        _read_item(deck, f"{key}[{index}]", section, item, key)
+
+
+def _holds_cards(value: list) -> bool:
+    """Whether a list holds card entries (`[4, "Name"]`, `{"name": ...}`), not only text."""
+    return any(
+        (isinstance(item, list) and _is_pair(item)) or (isinstance(item, dict) and "name" in item)
+        for item in value
+    )
 
 
 def _is_pair(value: list) -> bool:
     return 2 <= len(value) <= 4 and _is_int(value[0]) and isinstance(value[1], str)
 
 
-def _read_item(deck: Deck, path: str, section: Section, item: Any) -> None:
+def _read_item(
+    deck: Deck, path: str, section: Section, item: Any, board: str | None = None
+) -> None:
     text = _dump(item)
     fields = _item_fields(item)
     if isinstance(fields, str):
@@ -228,7 +280,15 @@ def _read_item(deck: Deck, path: str, section: Section, item: Any) -> None:
         printing.append(written or None)
     deck.entries.append(
         DeckEntry(
-            value, " ".join(name.split()), section, None, printing[0], printing[1], text, path
+            value,
+            " ".join(name.split()),
+            section,
+            None,
+            printing[0],
+            printing[1],
+            text,
+            path,
+            board or path,
         )
     )
 

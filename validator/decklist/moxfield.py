@@ -13,32 +13,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from validator.decklist.base import DecklistError, check_entry_count, json_object
+from validator.decklist.base import DecklistError, check_entry_count, clip, json_object, printable
+from validator.decklist.detect import MOXFIELD_BOARDS
 from validator.decklist.entry import add_entry, dump, mark_commander_source
+from validator.decklist.sections import lookup_section
 from validator.model import Deck, ParseIssue, Section
 
-#: Moxfield board -> section. Signature spells go with the oathbreaker (Section.COMMANDER),
-#: as every other reader does.
-BOARDS: dict[str, Section] = {
-    "mainboard": Section.MAIN,
-    "sideboard": Section.SIDEBOARD,
-    "commanders": Section.COMMANDER,
-    "companions": Section.COMPANION,
-    "signatureSpells": Section.COMMANDER,
-    "attractions": Section.ATTRACTION,  # CR 717.2a
-    "stickers": Section.STICKER,  # CR 123.2a
-    "maybeboard": Section.IGNORED,
-    "considering": Section.IGNORED,
-    # Not part of a constructed deck.
-    "tokens": Section.IGNORED,
-    "planes": Section.IGNORED,
-    "schemes": Section.IGNORED,
-    "contraptions": Section.IGNORED,
-}
+#: The boards Moxfield writes: a top-level one is read whatever its value holds.
+BOARDS = MOXFIELD_BOARDS
+
+
+def _is_board(value: Any) -> bool:
+    """A v2 top-level value that is a board: an object of card entries (`{"card": ...}`)."""
+    return isinstance(value, dict) and any(
+        isinstance(entry, dict) and "card" in entry for entry in value.values()
+    )
 
 
 def _boards(data: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(board name, {key: entry}) for each board, from either shape."""
+    """(board name, {key: entry}) for each board, from either shape; in v2, any top-level
+    object of card entries is a board, known or not (an unknown one is never dropped)."""
     boards = data.get("boards")
     if isinstance(boards, dict):
         found = []
@@ -46,7 +40,11 @@ def _boards(data: dict[str, Any]) -> list[tuple[str, Any]]:
             cards = board.get("cards") if isinstance(board, dict) else None
             found.append((str(name), cards))
         return found
-    return [(key, data[key]) for key in BOARDS if isinstance(data.get(key), dict)]
+    return [
+        (key, value)
+        for key, value in data.items()
+        if (key in BOARDS and isinstance(value, dict)) or _is_board(value)
+    ]
 
 
 def _card_name(entry: dict[str, Any]) -> str | None:
@@ -76,7 +74,18 @@ def read_moxfield(data: Any) -> Deck:
         if board == "companions" and isinstance(entries, dict):
             companions = {_card_name(e) for e in entries.values() if isinstance(e, dict)}
     for board, entries in boards:
-        section = BOARDS.get(board, Section.IGNORED)
+        known = lookup_section(board)
+        section = known.section if known is not None else Section.IGNORED
+        if known is None and entries:
+            deck.issues.append(
+                ParseIssue(
+                    None,
+                    f"board {clip(printable(board), 60)!r} is not one deckcheck knows; its "
+                    "cards are not counted",
+                    dump(board),
+                    "unknown-section",
+                )
+            )
         if not isinstance(entries, dict):
             if entries is not None:
                 deck.issues.append(
@@ -108,6 +117,9 @@ def read_moxfield(data: Any) -> Deck:
                 card.get("set"),
                 card.get("cn"),
                 text=dump({"quantity": entry.get("quantity"), "name": name, "board": board}),
+                board=board
+                if entry_section is section
+                else f"{board} (the companion, listed again)",
             )
     mark_commander_source(deck)
     return deck

@@ -2,7 +2,9 @@
 "mainBoard": [...], "sideBoard": [...], "commander": [...]}}`, each card an MTGJSON card with
 `count`, `name`, `setCode` and `number`.
 
-`displayCommander`, `tokens`, `planes` and `schemes` are not part of the deck. Older files hold
+`displayCommander`, `tokens`, `planes`, `schemes` and `maybeBoard` are not part of the deck:
+their cards are listed as not counted. Any other list of card objects is a board deckcheck does
+not know: a warning names it, and its cards are listed as not counted. Older files hold
 `commander` as one card instead of a list.
 """
 
@@ -12,13 +14,29 @@ from typing import Any
 
 from validator.decklist.base import DecklistError, check_entry_count
 from validator.decklist.entry import add_entry, dump, mark_commander_source
+from validator.decklist.sections import lookup_section
 from validator.model import Deck, ParseIssue, Section
 
-BOARDS: dict[str, Section] = {
-    "mainBoard": Section.MAIN,
-    "sideBoard": Section.SIDEBOARD,
-    "commander": Section.COMMANDER,
-}
+#: The card lists of an MTGJSON deck (each one's section is the shared vocabulary's,
+#: validator/decklist/sections.py).
+BOARDS = (
+    "mainBoard",
+    "sideBoard",
+    "commander",
+    "displayCommander",
+    "tokens",
+    "planes",
+    "schemes",
+    "maybeBoard",
+)
+
+
+def _is_card_list(value: Any) -> bool:
+    """A list of MTGJSON card objects (`{"name": ..., "count": ...}`)."""
+    return isinstance(value, list) and any(
+        isinstance(card, dict) and "name" in card and ("count" in card or "uuid" in card)
+        for card in value
+    )
 
 
 def read_mtgjson(document: Any) -> Deck:
@@ -33,12 +51,24 @@ def read_mtgjson(document: Any) -> Deck:
     if isinstance(name, str) and name.strip():
         deck.name = " ".join(name.split())[:200]
     boards = []
-    for key, section in BOARDS.items():
+    keys = list(BOARDS) + [k for k, v in data.items() if k not in BOARDS and _is_card_list(v)]
+    for key in keys:
         value = data.get(key)
         if isinstance(value, dict):
             value = [value]  # MTGJSON 5.1: one commander card
         if value is None:
             continue
+        known = lookup_section(key)
+        section = known.section if known is not None else Section.IGNORED
+        if known is None:
+            deck.issues.append(
+                ParseIssue(
+                    None,
+                    f"data.{key}: not a list of cards deckcheck knows; its cards are not counted",
+                    dump(key),
+                    "unknown-section",
+                )
+            )
         if not isinstance(value, list):
             deck.issues.append(
                 ParseIssue(None, f"data.{key}: expected a list of cards", dump(value))
@@ -61,6 +91,7 @@ def read_mtgjson(document: Any) -> Deck:
                 card.get("setCode"),
                 card.get("number"),
                 text=dump({"count": card.get("count"), "name": card.get("name")}),
+                board=key,
             )
     mark_commander_source(deck)
     return deck

@@ -19,6 +19,7 @@ from validator.decklist.base import (
     name_issue,
     quantity_issue,
 )
+from validator.decklist.sections import SectionName, lookup_section, section_label
 from validator.model import (
     COMMANDER,
     COMPANION,
@@ -35,31 +36,8 @@ _MAIN, _SIDE, _CMDR, _COMP, _IGN = MAIN, SIDEBOARD, COMMANDER, COMPANION, IGNORE
 # Sections of one or two cards that Arena lists before the deck (a blank line ends them).
 _LEAD = (_CMDR, _COMP)
 
-# Header words, compared lower-cased without a trailing ":" or "(count)".
-_HEADERS: dict[str, Section] = {
-    "deck": _MAIN,
-    "main": _MAIN,
-    "mainboard": _MAIN,
-    "main board": _MAIN,
-    "maindeck": _MAIN,
-    "main deck": _MAIN,
-    "sideboard": _SIDE,
-    "side board": _SIDE,
-    "commander": _CMDR,
-    "commanders": _CMDR,
-    "companion": _COMP,
-    "companions": _COMP,
-    "maybeboard": _IGN,
-    "maybe board": _IGN,
-    "maybe": _IGN,
-    "considering": _IGN,
-    "tokens": _IGN,
-    # Supplementary decks, listed apart from the deck (CR 717.2a, 123.2a).
-    "attractions": Section.ATTRACTION,
-    "attraction deck": Section.ATTRACTION,
-    "stickers": Section.STICKER,
-    "sticker sheets": Section.STICKER,
-}
+# Header words: the shared vocabulary (validator/decklist/sections.py). A line of its own may
+# be any name marked `bare` there; a `[...]`, `#` or `//` header may be any name it knows.
 # Headers only Arena-style exports write ("Sideboard" alone is common to every format).
 _ARENA_HEADERS = frozenset({"deck", "commander", "companion", "about"})
 # Card-type group headers (TappedOut, MTGGoldfish, Moxfield "by type"): they sort, not section.
@@ -86,9 +64,15 @@ _GROUP_HEADERS = frozenset(
         "noncreature spells",
     }
 )
-# Forge .dck sections beyond main/sideboard/commander: not part of a 60/100-card deck.
-_FORGE_EXTRA = frozenset(
+# Forge .dck's own section names: [metadata] and the sections a Forge deck writes (what
+# each one means is the shared vocabulary's: [Planes] is a planar deck, CR 901.3...).
+_FORGE_SECTIONS = frozenset(
     {
+        "metadata",
+        "main",
+        "sideboard",
+        "commander",
+        "attractions",
         "avatar",
         "planes",
         "schemes",
@@ -97,8 +81,6 @@ _FORGE_EXTRA = frozenset(
         "contraptions",
     }
 )
-# Forge's [Attractions] is the Attraction deck (CR 717.2a): read as its own section.
-_FORGE_SECTIONS = _FORGE_EXTRA | {"metadata", "main", "sideboard", "commander", "attractions"}
 
 # After normalisation a line has single spaces, so this cannot backtrack far.
 _QTY_LINE = re.compile(r"([0-9]+)(?: ?[xX])? (\S.*)", re.ASCII)
@@ -113,7 +95,6 @@ _PRINTING = re.compile(
 _TAIL_CHARS = re.compile(r"[(\[*|<^]")
 # Trailing tokens that mark a printing, never part of a name (Moxfield, MTGGoldfish).
 _MARKERS = frozenset({"*F*", "*E*", "*CMDR*", "(F)"})
-_IGNORED_CATEGORIES = frozenset({"maybeboard", "considering", "maybe"})
 _OPENERS = {"]": "[", "^": "^", ">": "<"}
 # Real card lines are under 200 characters; longer ones are refused before any stripping, so
 # that no input can make the tail loop quadratic.
@@ -226,29 +207,38 @@ def _strip_printing(tail: _Tail) -> None:
         tail.name, tail.set_code, tail.collector = match.groups()
 
 
+#: Which section a line's categories choose when several name one (a Commander category
+#: wins over all, then these in order).
+_CATEGORY_ORDER = (_COMP, _SIDE, Section.ATTRACTION, Section.STICKER, _IGN)
+
+
 def _apply_categories(tail: _Tail, categories: list[str]) -> None:
-    """Archidekt `[Ramp,Commander{top}]` tags: Commander/Companion/Sideboard/Maybeboard/noDeck."""
-    labels: set[str] = set()
-    no_deck = False
+    """Archidekt / Moxfield `[Ramp,Commander{top}]` tags: a category the shared vocabulary
+    knows (Commander, Companion, Sideboard, Maybeboard, Tokens...) chooses the section, and a
+    `{noDeck}` flag puts the card outside the deck; other categories ("Ramp") are the user's.
+    For a section other than the commander's, `tail.source` keeps the category as written,
+    which the report names for a card not counted."""
+    found: dict[Section, str] = {}
+    no_deck: str | None = None
     for group in categories:
         for part in group.split(","):
             label, _, flags = part.partition("{")
-            labels.add(label.strip().lower())
-            no_deck = no_deck or "nodeck" in flags.lower()
-    if "commander" in labels:
+            known = lookup_section(label)
+            if known is not None:
+                found.setdefault(known.section, section_label(label))
+            if no_deck is None and "nodeck" in flags.lower():
+                no_deck = section_label(label) or "noDeck"
+    if _CMDR in found:
         tail.section, tail.source = _CMDR, "category"
-    elif tail.section is not None:
+        return
+    if tail.section is not None:
         return  # *CMDR* marker already decided
-    elif "companion" in labels:
-        tail.section = _COMP
-    elif "sideboard" in labels:
-        tail.section = _SIDE
-    elif labels & {"attraction", "attractions"}:
-        tail.section = Section.ATTRACTION
-    elif labels & {"sticker", "stickers", "sticker sheet", "sticker sheets"}:
-        tail.section = Section.STICKER
-    elif labels & _IGNORED_CATEGORIES or no_deck:
-        tail.section = _IGN
+    for section in _CATEGORY_ORDER:
+        if section in found:
+            tail.section, tail.source = section, found[section]
+            return
+    if no_deck is not None:
+        tail.section, tail.source = _IGN, no_deck
 
 
 #: (quantity, name, set code, collector number, section, commander source, Forge "|") of a
@@ -343,6 +333,7 @@ class _Reader:
         self.deck = Deck()
         self.section = _MAIN
         self.section_source: str | None = None  # "arena-section" under a Commander header
+        self.label: str | None = None  # the current section's header as written ("Maybeboard")
         self.mode = "cards"  # or "about" (Arena About block) or "metadata" (Forge)
         self.saw_header = False  # a header other than Commander/Companion (`_enter`)
         self.saw_sb_prefix = False
@@ -392,13 +383,18 @@ class _Reader:
             text, sb, quantity, name, set_code, collector, tail_section, tail_source, forge = hit
             if tail_section is not None:
                 section, source, explicit = tail_section, tail_source, True
+                # The category that chose a section other than the commander's (`split_tail`).
+                board = None if tail_section is _CMDR else tail_source
             elif sb:
-                section, source, explicit = _SIDE, None, True
+                section, source, explicit, board = _SIDE, None, True, None
             else:
                 section, source, explicit = self.section, self.section_source, False
+                board = self.label
             if set_code is not None and not forge:
                 self.arena = True
-            entry = DeckEntry(quantity, name, section, number, set_code, collector, text)
+            entry = DeckEntry(
+                quantity, name, section, number, set_code, collector, text, None, board
+            )
             entries.append(entry)
             if section is _CMDR and self.deck.commander_source is None:
                 self.deck.commander_source = source or "arena-section"
@@ -410,12 +406,14 @@ class _Reader:
         if self.gap:  # the blank-line rule (`_card_line`)
             self._new_block()
         self.seen_card_line = True
-        section = self.section
+        section, board = self.section, self.label
         lines = zip(range(start + 1, end + 1), hits[start:end], raws[start:end])
         added = [
-            DeckEntry(1, value, section, number, None, None, raw)
+            DeckEntry(1, value, section, number, None, None, raw, None, board)
             if value.__class__ is str  # "1 NAME": the name, the line is the text
-            else DeckEntry(value[0], value[1], section, number, *value[2:])
+            else DeckEntry(
+                value[0], value[1], section, number, value[2], value[3], value[4], None, board
+            )
             for number, value, raw in lines
         ]
         self.deck.entries += added
@@ -435,7 +433,7 @@ class _Reader:
                 # A Commander or Companion section holds its one or two cards; the blank line
                 # after them ends it (Arena writes a `Deck` header next, which reads the same;
                 # a hand-made list may not, and its deck must not become 99 commanders).
-                self.section, self.section_source = _MAIN, None
+                self.section, self.section_source, self.label = _MAIN, None, None
             return None
         first = line[0]
         if first == "#" or line.startswith("//"):
@@ -456,23 +454,26 @@ class _Reader:
 
     def _header(self, line: str, bare: bool) -> bool:
         key = header_key(line)
-        section = _HEADERS.get(key)
-        if section is not None:
-            self._enter(section)
+        known: SectionName | None = None
+        if key in _GROUP_HEADERS:  # "Creatures", "Lands": they sort, not section
+            self.saw_header = True
         elif key == "about":
             self.saw_header = True
             self.mode = "about"
-        elif key in _GROUP_HEADERS:
-            self.saw_header = True
+        elif (known := lookup_section(line)) is not None and (known.bare or not bare):
+            self._enter(known.section, label=section_label(line))
         else:
             return False
         if bare and key in _ARENA_HEADERS:
             self.arena = True
         return True
 
-    def _enter(self, section: Section, source: str = "arena-section") -> None:
+    def _enter(
+        self, section: Section, source: str = "arena-section", label: str | None = None
+    ) -> None:
         self.section = section
         self.section_source = source if section is _CMDR else None
+        self.label = label
         self.mode = "cards"
         if section in _LEAD:
             # Marks its own cards only: the rest of the list reads as if it were not there
@@ -501,14 +502,15 @@ class _Reader:
         if key == "metadata":
             self.saw_header = True
             self.mode = "metadata"
-        elif key in _FORGE_EXTRA:
-            self._enter(_IGN)
         elif not self._header(word, bare=False):
+            # Never silent: a warning naming it; its cards are still counted where they were.
             self.deck.issues.append(
                 ParseIssue(
                     number,
-                    f"unknown section [{word}]; its cards stay in the current section",
+                    f"unknown section [{clip(word, 60)}]; its cards are counted in the "
+                    f"current section ({self.label or self.section.value})",
                     clip(raw.rstrip()),
+                    "unknown-section",
                 )
             )
 

@@ -23,7 +23,9 @@ from validator.report import escape_controls
 DECK_EXTENSIONS = frozenset(
     {".txt", ".dek", ".cod", ".dck", ".dec", ".deck", ".json", ".csv", ".mwdeck", ""}
 )
-MANIFEST_COLUMNS = ("file", "player", "format", "commander", "as_of")
+#: A manifest's `as_of` judges its row's deck as of that date whatever --as-of says; its
+#: `date` (the event's) does so unless --as-of is given (judge.py `as_of_for`).
+MANIFEST_COLUMNS = ("file", "player", "format", "commander", "as_of", "date")
 #: An event file holds many decks: it may be this large (each deck in it still meets the
 #: per-decklist limits, since each is parsed on its own).
 EVENT_MAX_BYTES = 64 * 1024 * 1024
@@ -51,6 +53,11 @@ class DeckJob:
     #: The manifest row this job comes from ("players.csv line 6"): an error in its format or
     #: commander cell names it, so that the organizer knows which cell to fix.
     listed_in: str | None = field(default=None, repr=False, compare=False)
+    #: The date and name of the event the deck was registered for, when its input carries
+    #: them (an MTGO or Melee event file, a manifest's `date` column): without --as-of, the
+    #: deck is judged as of that date (judge.py `as_of_for`).
+    event_date: str | None = field(default=None, compare=False)
+    event_name: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         self.source, self.player, self.error = (
@@ -58,6 +65,8 @@ class DeckJob:
             shown(self.player),
             shown(self.error),
         )
+        # The date stays as written: judged as of, or refused naming it (judge.py).
+        self.event_name = shown(self.event_name)
 
 
 @dataclass
@@ -224,7 +233,6 @@ class _Collector:
         max_bytes: int,
     ):
         self.formats = formats
-        self.event_dates = default_as_of == "event"
         self.out = EventInputs()
         self.read_stdin = read_stdin
         self.max_bytes = max_bytes
@@ -519,6 +527,8 @@ class _Collector:
                 key: _as_text(raw.get(columns[key])) for key in MANIFEST_COLUMNS if key in columns
             }
             file = row.pop("file", None)
+            if row.get("date"):
+                row["event_date"] = row.pop("date")[:10]
             where = f"{path.name} line {n}"
             row["listed_in"] = where
             if not file:
@@ -585,13 +595,15 @@ class _Collector:
             fields["format"] = (
                 row.get("format") or own_format or _event_format_key(d.get("format"), self.formats)
             )
-            if not fields.get("as_of") and self.event_dates:
-                fields["as_of"] = (
-                    _as_text(d.get("Date"))
-                    or _as_text(d.get("date"))
-                    or _as_text(tournament.get("Date"))
-                    or ""
-                )[:10] or None
+            # The event's date, judged as of unless --as-of says otherwise (judge.py).
+            fields["event_date"] = (
+                _as_text(d.get("Date"))
+                or _as_text(d.get("date"))
+                or _as_text(tournament.get("Date"))
+                or fields.get("event_date")
+                or ""
+            )[:10] or None
+            fields["event_name"] = shown(_as_text(tournament.get("Name")))
             players[player or ""] = players.get(player or "", 0) + 1
             # ASCII: a lone surrogate in a name ("\ud800") stays an escape that the JSON
             # parser reports on its item; as UTF-8 it could not be encoded at all.
@@ -620,7 +632,7 @@ class _Collector:
 
 def _job_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("format", "player", "as_of", "listed_in"):
+    for key in ("format", "player", "as_of", "listed_in", "event_date"):
         if row.get(key):
             out[key] = row[key]
     if row.get("commanders"):
@@ -680,9 +692,10 @@ def collect(
     default_as_of: str | None = None,
     read_stdin: Callable[[], bytes] | None = None,
 ) -> EventInputs:
-    """Turn command-line inputs into deck jobs, in input order. `default_as_of="event"` judges
-    each event-file deck as of its own date. Nothing here raises for a bad input: it becomes a
-    job with an `error`, or a skip."""
+    """Turn command-line inputs into deck jobs, in input order; each event-file deck carries
+    its event's date (`DeckJob.event_date`: judge.py decides whether it is used;
+    `default_as_of` is kept for callers, unused). Nothing here raises for a bad input: it
+    becomes a job with an `error`, or a skip."""
     from validator.decklist import MAX_BYTES
 
     if isinstance(inputs, (str, os.PathLike)):

@@ -25,12 +25,16 @@ class DeckResult:
     #: Per problem of `report.sorted_problems()`, the offending decklist lines as written.
     offending: list[list[str]] = field(default_factory=list)
     deck_name: str | None = None
+    #: The event the deck was registered for, when its input names it (DeckJob).
+    event_name: str | None = None
+    event_date: str | None = None
 
     @property
     def verdict(self) -> str:
+        """ "legal", "illegal", "unconfirmed" (report.py `Report.verdict`) or "unreadable"."""
         if self.report is None:
             return "unreadable"
-        return "legal" if self.report.legal else "illegal"
+        return self.report.verdict
 
 
 @dataclass
@@ -41,7 +45,36 @@ class RunOptions:
     rules: tuple[str, ...] = ()
     bracket: int | None = None
     input_format: str | None = None
-    as_of: str | None = None  # the default for decks that do not carry their own
+    #: --as-of: a date, the default for decks that do not carry their own; "today" for the
+    #: card data's current legality; None (or "event") judges a deck whose input carries its
+    #: event's date as of that date (`as_of_for`).
+    as_of: str | None = None
+
+    @property
+    def event_dates(self) -> bool:
+        """Whether decks are judged as of their event's date (no --as-of, or 'event')."""
+        return self.as_of in (None, "event")
+
+    @property
+    def fixed_as_of(self) -> str | None:
+        """The one date --as-of gives every deck without its own, or None."""
+        return None if self.as_of in (None, "event", "today") else self.as_of
+
+
+def as_of_for(job: DeckJob, deck: Any, options: RunOptions) -> tuple[str | None, str | None]:
+    """The date a deck is judged as of, and where it comes from: the deck's own (a manifest's
+    `as_of` cell, a JSON deck's "as_of": "deck"), else --as-of ("option"), else its event's
+    date when --as-of is not given ("event": an event file's or a manifest's `date`), else
+    (None, None): the card data's current legality. `--as-of today` sets aside the event's
+    date: an event judged by today's ban list (what a deck may be played with now)."""
+    own = job.as_of or deck.as_of
+    if own:
+        return own, "deck"
+    if options.fixed_as_of:
+        return options.fixed_as_of, "option"
+    if options.event_dates and job.event_date:
+        return job.event_date, "event"
+    return None, None
 
 
 def _offending(report: Report, deck: Any) -> list[list[str]]:
@@ -79,7 +112,14 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
 
     wanted = job.format or options.default_format
     # Reported as given when it names no format (FILE:FORMAT, a manifest): printable.
-    result = DeckResult(id=job.source, source=job.source, player=job.player, format=shown(wanted))
+    result = DeckResult(
+        id=job.source,
+        source=job.source,
+        player=job.player,
+        format=shown(wanted),
+        event_name=job.event_name,
+        event_date=shown(job.event_date),
+    )
     if job.error is not None:
         result.error = job.error
         return result
@@ -114,8 +154,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
             # A registration in an event file with no card: the player's deck is empty, a
             # verdict to give ("0 cards", CR 100.2a), unlike an empty file, which holds nothing.
             deck = exc.deck
-        default = options.as_of if options.as_of != "event" else None
-        as_of = job.as_of or deck.as_of or default
+        as_of, as_of_from = as_of_for(job, deck, options)
         commanders, bracket = job.commanders or options.commanders, options.bracket
         if not fmt.is_commander:
             # The run's --commander and --bracket are for its Commander decks (a run whose
@@ -145,6 +184,7 @@ def judge(job: DeckJob, cards: Any, options: RunOptions, history: Any = None) ->
         return result
     result.deck_name = shown(deck.name)
     report.player = job.player
+    report.as_of_from = as_of_from if report.as_of else None
     result.report = report
     # The offending lines are shown for illegal decks only (the HTML report's deck sections).
     result.offending = [] if report.legal else _offending(report, deck)

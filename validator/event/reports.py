@@ -11,7 +11,7 @@ import stat
 from typing import Any
 
 from validator.event.judge import DeckResult
-from validator.event.run import EventResult
+from validator.event.run import SUMMARY_COUNTS, EventResult
 from validator.history.provenance import (
     as_of_label,
     prov_card_data_date,
@@ -19,7 +19,7 @@ from validator.history.provenance import (
     synced_shown,
 )
 from validator.model import Severity
-from validator.report import SCHEMA, escape_controls, shown_lines
+from validator.report import SCHEMA, escape_controls, settle_lines, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
 DATE_NOTES = frozenset({"legality-date-uncertain"})
@@ -61,21 +61,40 @@ def _as_of(r: DeckResult, prov: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------- text
 
 
-def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
-    """One line per deck (verdict and first problem), the skips, the per-format summary and
-    the provenance."""
+def _common_folder(ids: list[str]) -> str:
+    """The folder every id starts with ("../data/MTGO/"), or "": said once above the table."""
+    if len(ids) < 2 or not all("/" in i for i in ids):
+        return ""
+    folder = os.path.commonprefix(ids)
+    return folder[: folder.rfind("/") + 1]
+
+
+def render_event_text(
+    result: EventResult, *, verbose: bool = False, only_problems: bool = False
+) -> str:
+    """One line per deck (verdict and first problem; with `only_problems`, only the decks
+    that need attention), the skips, the per-format summary and the provenance. The columns
+    stay aligned whatever the ids' lengths: the folder they share is said once above them."""
     rows = result.results
-    width = min(max([len(r.id) for r in rows] + [4]), 70)
-    out = [f"{'deck':<{width}}  {'format':<10} {'verdict':<10}  first problem"]
-    for r in rows:
+    shown_rows = [r for r in rows if r.verdict != "legal"] if only_problems else rows
+    folder = _common_folder([r.id for r in rows])
+    ids = [r.id[len(folder) :] for r in shown_rows]
+    width = max([len(i) for i in ids] + [4])
+    formats = max([len(r.format or "-") for r in shown_rows] + [10])
+    out = [f"decks in {folder}"] if folder else []
+    out.append(f"{'deck':<{width}}  {'format':<{formats}} {'verdict':<11}  first problem")
+    for r, deck_id in zip(shown_rows, ids):
         if r.report is None:
             first = r.error or ""
         else:
             errors = r.report.errors
             first = errors[0].message + shown_lines(errors[0]) if errors else ""
+        verdict = r.verdict if r.verdict == "legal" else r.verdict.upper()
         out.append(
-            f"{r.id:<{width}}  {r.format or '-':<10} {r.verdict.upper() if r.verdict != 'legal' else 'legal':<10}  {first}"
+            f"{deck_id:<{width}}  {r.format or '-':<{formats}} {verdict:<11}  {first}".rstrip()
         )
+    if only_problems:
+        out.append(f"({len(rows) - len(shown_rows)} legal deck(s) not listed: --only-problems)")
     for s in result.skipped if verbose else ():
         out.append(f"skipped {s.source}: {s.reason}")
     summary = result.summary()
@@ -84,20 +103,26 @@ def render_event_text(result: EventResult, *, verbose: bool = False) -> str:
             f"({len(result.skipped)} file(s) skipped as not decklists; --verbose lists them)"
         )
     out.append("")
-    out.append(f"{'format':<16} {'decks':>6} {'legal':>6} {'illegal':>8} {'unreadable':>11}")
-    for fmt, c in summary["per_format"].items():
-        out.append(
-            f"{fmt:<16} {c['decks']:>6} {c['legal']:>6} {c['illegal']:>8} {c['unreadable']:>11}"
-        )
-    out.append(
-        f"{'total':<16} {summary['decks']:>6} {summary['legal']:>6} "
-        f"{summary['illegal']:>8} {summary['unreadable']:>11}"
-    )
-    judged = summary["legal"] + summary["illegal"]
+    columns = ("decks", "legal", "illegal", "unconfirmed", "unreadable")
+    out.append(f"{'format':<16} " + " ".join(f"{c:>{len(c) + 1}}" for c in columns))
+    for fmt, counts in [*summary["per_format"].items(), ("total", summary)]:
+        out.append(f"{fmt:<16} " + " ".join(f"{counts[c]:>{len(c) + 1}}" for c in columns))
+    judged = summary["legal"] + summary["illegal"] + summary["unconfirmed"]
     out.append(
         f"{summary['legal']} of {judged} decks legal"
+        + (
+            f"; {summary['unconfirmed']} unconfirmed (no rule found broken, but something "
+            "could not be checked: see each deck's problems)"
+            if summary["unconfirmed"]
+            else ""
+        )
         + (f"; {summary['unreadable']} input(s) unreadable" if summary["unreadable"] else "")
     )
+    if any(r.report is not None and r.report.as_of_from == "event" for r in rows):
+        out.append(
+            "judged as of each event's date (the date its event file or manifest carries); "
+            "--as-of today judges by current legality"
+        )
     out.append(provenance_line(result.provenance))
     return "\n".join(escape_controls(line) for line in out)
 
@@ -229,6 +254,8 @@ tr.total td{font-weight:bold;border-top:2px solid #333}
 ul.problems{margin:.3em 0;padding-left:1.2em}ul.problems li{margin:.25em 0}
 .lines{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em;color:#333;background:#f6f6f6;padding:.15em .4em;margin:.15em 0;white-space:pre-wrap}
 .cite{color:#555;font-size:.88em}
+.v-legal{color:#060}.v-illegal{color:#a00;font-weight:bold}.v-unconfirmed{color:#a60;font-weight:bold}
+.v-unreadable{color:#a00}.nw{white-space:nowrap}
 @media print{body{margin:1cm;font-size:11pt}.deck{border-color:#999}a{color:inherit}}
 """
 
@@ -241,12 +268,46 @@ def _e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def render_event_html(result: EventResult, *, title: str = "deckcheck event report") -> str:
-    """One self-contained printable page: the summary per format first, then each illegal
-    deck (sorted by player) with its problems and offending lines, then unreadable inputs.
-    Everything from the input is escaped; no external assets."""
+def short_names(results: list[DeckResult]) -> dict[str, str]:
+    """Each deck's id without what every id shares (their folder), and a deck of an event
+    file without the file, which its event names ("legacy-challenge.json#amy" -> "amy");
+    the whole id is kept for a page's tooltip and the JSON."""
+    ids = [r.id for r in results]
+    folder = _common_folder(ids)
+    names = [i[len(folder) :] for i in ids]
+    names = [
+        n.split("#", 1)[1] if "#" in n and (r.event_name or r.event_date) else n
+        for r, n in zip(results, names)
+    ]
+    return {i: n or i for i, n in zip(ids, names)}
+
+
+def _events(result: EventResult) -> list[tuple[str, str | None]]:
+    """The events the decks were registered for: (name, date), in input order."""
+    seen: dict[tuple[str, str | None], None] = {}
+    for r in result.results:
+        if r.event_name or r.event_date:
+            seen[(r.event_name or "event", r.event_date)] = None
+    return list(seen)
+
+
+def render_event_html(result: EventResult, *, title: str | None = None) -> str:
+    """One self-contained printable page: the event (its name and date, when the input
+    names them), the summary per format, every player with their verdict (legal too: the
+    roster to tick), then each illegal and unconfirmed deck (sorted by player) with its
+    problems and offending lines, then unreadable inputs. Decks are shown by a short name
+    (`short_names`; the whole id as a tooltip). Everything from the input is escaped; no
+    external assets."""
     prov = result.provenance
     summary = result.summary()
+    events = _events(result)
+    if title is None:
+        title = (
+            " · ".join(f"{name}{f' — {day}' if day else ''}" for name, day in events[:3])
+            if events
+            else "deckcheck event report"
+        )
+    short = short_names(result.results)
     data = prov["card_data"]
     synced = synced_shown(prov)
     when = prov["legality_as_of"] or "unknown"
@@ -265,55 +326,65 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         f"{_e(synced)} UTC &middot; Scryfall updated_at "
         f"{_e(data['scryfall_updated_at'] or 'unknown')} &middot; legality as of "
         f"{_e(when)} ({_e(prov['legality_basis'])})</p>",
+        *(
+            [
+                '<p class="prov">judged as of the event\'s date, the date its event file or '
+                "manifest carries (<code>--as-of today</code> judges by current legality)</p>"
+            ]
+            if any(r.report is not None and r.report.as_of_from == "event" for r in result.results)
+            else []
+        ),
         "<h2>Summary</h2>",
-        "<table><thead><tr><th>format</th><th>decks</th><th>legal</th><th>illegal</th>"
-        "<th>unreadable</th></tr></thead><tbody>",
+        "<table><thead><tr><th>format</th>"
+        + "".join(f"<th>{c}</th>" for c in SUMMARY_COUNTS)
+        + "</tr></thead><tbody>",
     ]
-    for fmt, c in summary["per_format"].items():
+    for fmt, c in [*summary["per_format"].items(), ("total", summary)]:
+        total = " class=total" if c is summary else ""
         out.append(
-            f"<tr><td>{_e(fmt)}</td><td class=n>{c['decks']}</td><td class=n>{c['legal']}"
-            f"</td><td class=n>{c['illegal']}</td><td class=n>{c['unreadable']}</td></tr>"
+            f"<tr{total}><td>{_e(fmt)}</td>"
+            + "".join(f"<td class=n>{c[k]}</td>" for k in SUMMARY_COUNTS)
+            + "</tr>"
         )
-    out.append(
-        f"<tr class=total><td>total</td><td class=n>{summary['decks']}</td><td class=n>"
-        f"{summary['legal']}</td><td class=n>{summary['illegal']}</td><td class=n>"
-        f"{summary['unreadable']}</td></tr></tbody></table>"
-    )
+    out.append("</tbody></table>")
     if summary["skipped"]:
         out.append(f"<p class=meta>{summary['skipped']} file(s) skipped as not decklists.</p>")
 
     by_player = lambda r: (r.player is None, (r.player or "").casefold(), r.id)  # noqa: E731
-    illegal = sorted((r for r in result.results if r.verdict == "illegal"), key=by_player)
-    out.append(f"<h2>Illegal decks ({len(illegal)})</h2>")
-    if not illegal:
-        out.append("<p>None.</p>")
-    for r in illegal:
-        report = r.report
-        assert report is not None
-        who = r.player or r.id
-        out.append('<section class="deck">')
-        out.append(f"<h3>{_e(who)} &mdash; {_e(report.format_name)}</h3>")
-        meta = [f"deck {_e(r.id)}"]
-        if report.as_of:
-            meta.append(f"legality as of {_e(as_of_label(report.as_of, report.as_of_precision))}")
-        meta.append(f"main {report.main_count}, sideboard {report.sideboard_count}")
-        if report.commanders:
-            meta.append("commander " + _e(", ".join(report.commanders)))
-        out.append(f'<div class="meta">{" &middot; ".join(meta)}</div><ul class="problems">')
-        for p, lines in zip(report.sorted_problems(), r.offending or [[]] * len(report.problems)):
-            if p.severity == Severity.INFO and p.code not in DATE_NOTES:
-                continue
-            out.append(
-                f'<li><span class="sev-{p.severity.value}">{_e(p.severity.value)}</span> '
-                f'{_e(p.message)} <span class="cite">[{_e(p.citation)}; {_e(p.code)}]'
-                f"</span>"
-            )
-            for line in lines[:12]:
-                out.append(f'<div class="lines">{_e(line)}</div>')
-            if len(lines) > 12:
-                out.append(f'<div class="meta">&hellip; {len(lines) - 12} more line(s)</div>')
-            out.append("</li>")
-        out.append("</ul></section>")
+    several = len(events) > 1  # then each player's event is named
+    out.append(
+        f"<h2>Players ({len(result.results)})</h2><table><thead><tr><th>player</th>"
+        + ("<th>event</th>" if several else "")
+        + "<th>deck</th><th>format</th><th>verdict</th><th>first problem</th></tr></thead><tbody>"
+    )
+    for r in sorted(result.results, key=by_player):
+        if r.report is None:
+            first = r.error or ""
+        else:
+            errors = r.report.sorted_problems()
+            first = errors[0].message if errors and r.verdict != "legal" else ""
+        event = (
+            f"<td>{_e(r.event_name or '')} <span class=nw>{_e(r.event_date or '')}</span></td>"
+            if several
+            else ""
+        )
+        out.append(
+            f'<tr><td>{_e(r.player or "")}</td>{event}<td title="{_e(r.id)}">{_e(short[r.id])}</td>'
+            f'<td>{_e(r.format or "")}</td><td class="v-{r.verdict}">{_e(r.verdict)}</td>'
+            f"<td>{_e(first)}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    for verdict, heading in (
+        ("illegal", "Illegal decks"),
+        ("unconfirmed", "Unconfirmed decks: no rule found broken, not everything checked"),
+    ):
+        decks = sorted((r for r in result.results if r.verdict == verdict), key=by_player)
+        if verdict == "unconfirmed" and not decks:
+            continue
+        out.append(f"<h2>{heading} ({len(decks)})</h2>")
+        if not decks:
+            out.append("<p>None.</p>")
+        out += _deck_sections(decks, short)
 
     noted = sorted(
         (
@@ -351,6 +422,42 @@ def render_event_html(result: EventResult, *, title: str = "deckcheck event repo
         out.append("</tbody></table>")
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def _deck_sections(decks: list[DeckResult], short: dict[str, str]) -> list[str]:
+    """Each deck with its problems (notes left out, but for DATE_NOTES) and offending lines."""
+    out: list[str] = []
+    for r in decks:
+        report = r.report
+        assert report is not None
+        who = r.player or r.id
+        out.append('<section class="deck">')
+        out.append(f"<h3>{_e(who)} &mdash; {_e(report.format_name)}</h3>")
+        meta = [f'deck <span title="{_e(r.id)}">{_e(short.get(r.id, r.id))}</span>']
+        if report.as_of:
+            meta.append(f"legality as of {_e(as_of_label(report.as_of, report.as_of_precision))}")
+        meta.append(f"main {report.main_count}, sideboard {report.sideboard_count}")
+        if report.commanders:
+            meta.append("commander " + _e(", ".join(report.commanders)))
+        out.append(f'<div class="meta">{" &middot; ".join(meta)}</div><ul class="problems">')
+        for p, lines in zip(report.sorted_problems(), r.offending or [[]] * len(report.problems)):
+            if p.severity == Severity.INFO and p.code not in DATE_NOTES:
+                continue
+            out.append(
+                f'<li><span class="sev-{p.severity.value}">{_e(p.severity.value)}</span> '
+                f'{_e(p.message)} <span class="cite">[{_e(p.citation)}; {_e(p.code)}]'
+                f"</span>"
+            )
+            for line in lines[:12]:
+                out.append(f'<div class="lines">{_e(line)}</div>')
+            if len(lines) > 12:
+                out.append(f'<div class="meta">&hellip; {len(lines) - 12} more line(s)</div>')
+            out.append("</li>")
+        out.append("</ul>")
+        # What could not be checked, and what would settle it (an unconfirmed verdict's).
+        out += [f'<div class="meta">{_e(line.strip())}</div>' for line in settle_lines(report)]
+        out.append("</section>")
+    return out
 
 
 def write_event_report(path: Any, result: EventResult) -> None:

@@ -27,6 +27,10 @@ WARM_DECK_S = 0.0007
 INDEX_LOAD_S = 0.25
 
 
+#: The summary's counts: decks, and decks per verdict (`DeckResult.verdict`).
+SUMMARY_COUNTS = ("decks", "legal", "illegal", "unconfirmed", "unreadable")
+
+
 @dataclass
 class EventResult:
     results: list[DeckResult]
@@ -36,12 +40,10 @@ class EventResult:
     def summary(self) -> dict[str, Any]:
         """Counts per verdict and per format: the numbers every rendering prints."""
         per_format: dict[str, dict[str, int]] = {}
-        totals = {"decks": 0, "legal": 0, "illegal": 0, "unreadable": 0}
+        totals = dict.fromkeys(SUMMARY_COUNTS, 0)
         for r in self.results:
             key = r.format or "(no format)"
-            row = per_format.setdefault(
-                key, {"decks": 0, "legal": 0, "illegal": 0, "unreadable": 0}
-            )
+            row = per_format.setdefault(key, dict.fromkeys(SUMMARY_COUNTS, 0))
             for target in (row, totals):
                 target["decks"] += 1
                 target[r.verdict] += 1
@@ -101,8 +103,9 @@ def run_event(
     try:
         history = None
         wants_history = (
-            bool(options.as_of)
+            bool(options.fixed_as_of)
             or any(j.as_of for j in to_judge)
+            or (options.event_dates and any(j.event_date for j in to_judge))
             or any(b'"as_of"' in (j.data or b"") for j in to_judge)
         )
         if wants_history:
@@ -127,12 +130,12 @@ def run_event(
         results = pool.run_jobs(
             inputs.jobs, cards, options, processes=processes, history=history, db=db
         )
-        prov = provenance(database, options.as_of if options.as_of != "event" else None)
+        prov = provenance(database, options.fixed_as_of)
         dates = {r.report.as_of for r in results if r.report is not None}
         # The precision belongs to one date: said again below only when every deck has it.
         prov.pop("legality_as_of_precision", None)
         dated = dates - {None}
-        if dated and (options.as_of == "event" or len(dates) > 1):
+        if dated and (options.as_of == "event" or len(dates) > 1):  # "event": as documented
             # Each deck as of its own date; a deck without one was judged on the card data.
             prov["legality_as_of"], prov["legality_basis"] = "per deck", "history"
             if None in dates:  # an added field: the values of the others stay as documented

@@ -12,11 +12,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 
-def recorded_changes(cards: Any, limit: int | None) -> list[dict[str, Any]]:
+def recorded_changes(cards: Any, limit: int | None) -> list[Any]:
     """The newest `limit` changes of the database's log (200 when None, every one for 0),
-    listed oldest first: by date, then by the log's own order within a day."""
-    rows = cards.changes(200 if limit is None else limit)
-    return sorted(rows, key=lambda ch: (str(ch["changed_at"]), ch.get("id") or 0))
+    listed oldest first, as `format_changes` lists them (the same `Change` shape, dated by the
+    same rule: the card data of the sync that recorded each, `history_for`)."""
+    from validator.history.legality import history_for
+
+    changes = history_for(cards).database_changes()
+    limit = 200 if limit is None else limit
+    return changes[-limit:] if limit else changes
 
 
 @dataclass(frozen=True)

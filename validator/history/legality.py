@@ -19,7 +19,7 @@ import gzip
 import json
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import lru_cache
 from types import MappingProxyType
@@ -57,6 +57,9 @@ class Change:
     kind: str  # banned, unbanned, restricted, unrestricted, rotated-out, became-legal, changed
     source: str  # "shipped", "database" or "gap" (LegalityHistory.gap_changes)
     oracle_id: str | None = None  # shipped: None (the file holds names; cli resolves them)
+    #: Every source that knows this change (`merge_sources`: one known from the shipped
+    #: history and the database's log is listed once); empty: `source` alone.
+    sources: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The fields of `deckcheck changes --json` (schema deckcheck.changes/1), plus the
@@ -71,7 +74,33 @@ class Change:
             "after": self.after.isoformat(),
             "kind": self.kind,
             "source": self.source,
+            "sources": list(self.sources or (self.source,)),
         }
+
+
+def merge_sources(changes: Iterable[Change]) -> list[Change]:
+    """`changes` (oldest first) with a change that two sources know (the same card, format,
+    old and new status, their windows overlapping) listed once, with both sources and the
+    window both allow; `source` stays the first one's."""
+    out: list[Change] = []
+    open_: dict[tuple[str, str, str, str], int] = {}
+    for c in changes:
+        key = (c.format, c.name.casefold(), c.old, c.new)
+        at = open_.get(key)
+        if at is not None:
+            seen = out[at]
+            if seen.source != c.source and c.after <= seen.on and seen.after <= c.on:
+                out[at] = replace(
+                    seen,
+                    after=max(seen.after, c.after),
+                    on=min(seen.on, c.on),
+                    oracle_id=seen.oracle_id or c.oracle_id,
+                    sources=tuple(dict.fromkeys((*(seen.sources or (seen.source,)), c.source))),
+                )
+                continue
+        open_[key] = len(out)
+        out.append(c)
+    return out
 
 
 class _ShippedChanges(Mapping[str, tuple[Change, ...]]):
@@ -496,8 +525,14 @@ class LegalityHistory:
         self._first_seen[card.oracle_id] = found
         return found
 
+    def database_changes(self) -> list[Change]:
+        """The database's change log, oldest first, each change dated by the card data of the
+        sync that recorded it (`history_for`): what `deckcheck changes` lists."""
+        return list(self._db)
+
     def changes(self, format: str | None = None, since: date | None = None) -> list[Change]:
-        """Bans, unbans, restrictions and rotations (both sources) on or after `since`."""
+        """Bans, unbans, restrictions and rotations (both sources) on or after `since`; a
+        change both sources know is listed once (`merge_sources`)."""
         out: list[Change] = []
         for changes in self.shipped.changes.values():
             out += [
@@ -510,7 +545,7 @@ class LegalityHistory:
             for c in self._db
             if (format is None or c.format == format) and (since is None or c.on >= since)
         ]
-        return sorted(out, key=lambda c: (c.on, c.format, c.name))
+        return merge_sources(sorted(out, key=lambda c: (c.on, c.format, c.name)))
 
 
 def history_for(db: Any) -> LegalityHistory:

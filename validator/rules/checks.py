@@ -345,7 +345,12 @@ def _supplementary(
     twice."""
     total = sum(e.quantity for e in entries)
     groups = _by_card(entries)
-    problems = [Problem(size_code, f"{total} {listed}", rule, INFO, lines=entry_lines(entries))]
+    # The problems name their cards (`cards`), not only their lines: the supplementary deck's
+    # cards, or those listed twice when that alone is wrong.
+    names = tuple(sorted(g[0].card.name for g in groups.values()))
+    problems = [
+        Problem(size_code, f"{total} {listed}", rule, INFO, cards=names, lines=entry_lines(entries))
+    ]
     repeated = sorted(g[0].card.name for g in groups.values() if sum(e.quantity for e in g) > 1)
     if len(groups) < minimum or repeated:
         why = []
@@ -358,7 +363,7 @@ def _supplementary(
                 invalid_code,
                 f"{need}; {'; '.join(why)}",
                 rule + "a",
-                cards=tuple(repeated),
+                cards=names if len(groups) < minimum else tuple(repeated),
                 lines=entry_lines(entries),
             )
         )

@@ -10,7 +10,7 @@ import re
 from operator import attrgetter
 
 from validator.cards.names import lookup_key
-from validator.decklist.base import NOTE_CODES, unusable_text
+from validator.decklist.base import NOTE_CODES, WARNING_CODES, unusable_text
 from validator.model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 from validator.store.index import CardIndex
 from validator.store.source import CardSource, choose
@@ -149,7 +149,11 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 code=issue.code,
                 message=f"line {issue.line}: {issue.message}" if issue.line else issue.message,
                 citation="deckcheck:input",
-                severity=Severity.INFO if issue.code in NOTE_CODES else Severity.ERROR,
+                severity=Severity.INFO
+                if issue.code in NOTE_CODES
+                else Severity.WARNING
+                if issue.code in WARNING_CODES
+                else Severity.ERROR,
                 lines=(issue.line,) if issue.line else (),
             )
         )

@@ -408,7 +408,11 @@ class Service:
         return {
             "status": "ok",
             "version": validator.__version__,
-            "cards": snap.card_count,
+            # The sync's card count, as `deckcheck info` and every report's provenance say;
+            # `deck_cards`: those of them a deck can hold (what the loaded index answers
+            # from: no tokens, art cards, schemes...).
+            "cards": sync.get("card_count", snap.card_count),
+            "deck_cards": snap.card_count,
             # Scryfall's updated_at of the bulk file loaded, else (a `sync --from` file:
             # Scryfall's time unknown) when that sync finished: never null once synced.
             # `scryfall_updated_at` is Scryfall's alone (null when unknown), as `deckcheck
