@@ -222,10 +222,12 @@ def check_resolved(
     bracket: int | None = None,
     rarities: Callable[[Card], set[str] | None] | None = None,
     as_of: date | None = None,
+    printed_sets: Callable[[Iterable[str]], dict[str, set[str]] | None] | None = None,
 ) -> list[Problem]:
     """Every problem of an already resolved deck in one format. Mutates `deck` (commander
     designation moves cards between sections): pass a clone to reuse it. `as_of` picks a
-    points format's list version (today when None)."""
+    points format's list version (today when None). `printed_sets(oracle ids)` gives the sets
+    each card was printed in (None without printings), for a format with legal sets."""
     problems = list(deck.problems)
     if fmt.lists is not None:  # the format's dated ban list as of the deck's date
         from validator.rules.points import list_in_force
@@ -242,6 +244,10 @@ def check_resolved(
         problems += commander_section_as_deck(deck, fmt)
     for check in GENERIC_CHECKS:
         problems += check(deck, fmt)
+    if fmt.sets:  # Old School: the card pool is the legal sets (needs printings)
+        from validator.rules.sets import set_problems
+
+        problems += set_problems(deck, fmt, printed_sets)
     if fmt.points is not None:
         from validator.rules.points import points_problems
 
@@ -294,6 +300,10 @@ class _Prepared:
     rarities: Callable[[Card], set[str] | None] | None
     cards: CardSource | None = None
 
+    def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
+        """The sets each card was printed in, from the card source's printings."""
+        return self.cards.printed_sets(oracle_ids) if self.cards is not None else None
+
 
 def _prepare(deck: Deck, cards: CardSource, commanders: Sequence[str]) -> _Prepared:
     named, problems = _named_cards(commanders, cards) if commanders else ([], [])
@@ -316,6 +326,7 @@ def _report(
         commanders=prepared.commanders,
         rarities=prepared.rarities,
         as_of=as_of.date if as_of is not None else None,
+        printed_sets=prepared.printed_sets,
         **options,
     )
     if fmt.points is not None or fmt.lists is not None:

@@ -68,6 +68,9 @@ class PointsVersion:
     banned: tuple[str, ...] = ()
     restricted: tuple[str, ...] = ()
     allowed: tuple[str, ...] = ()
+    #: The legal sets from this day (Scryfall set codes, lower case): a card is legal only
+    #: when printed in one of them (Old School 93/94). Empty: no set rule.
+    sets: tuple[str, ...] = ()
 
     def cost(self, card_name: str, as_companion: bool = False) -> int:
         """Points of the card named `card_name` (Oracle name; a multi-face card also matches
@@ -194,7 +197,7 @@ def parse_points(
     seen: dict[date, int] = {}
     for i, table in enumerate(raw, 1):
         label = f"{where}: version {table.get('date', f'#{i}')}"
-        keys = {"date", "source", *(("banned", "restricted", "allowed") if lists else ())}
+        keys = {"date", "source", *(("banned", "restricted", "allowed", "sets") if lists else ())}
         keys |= set() if lists else {"points", "companion"}
         extra = set(table) - keys
         if extra:
@@ -207,6 +210,11 @@ def parse_points(
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise PointsError(f"{label}: {key} must be a list of card names, not {value!r}")
             names[key] = tuple(value)
+        sets = table.get("sets", [])
+        if not isinstance(sets, list) or not all(isinstance(v, str) and v.strip() for v in sets):
+            raise PointsError(
+                f'{label}: sets must be a list of set codes ("lea", "arn"), not {sets!r}'
+            )
         if "date" not in table:
             raise PointsError(f"{label}: needs a `date` (the day it took effect)")
         day = _day(table["date"], label)
@@ -230,6 +238,7 @@ def parse_points(
                 {lookup_key(n): p for n, p in points.items()},
                 {lookup_key(n): p for n, p in companion.items()},
                 **names,  # type: ignore[arg-type]  # its keys: banned, restricted, allowed
+                sets=tuple(sorted({v.strip().lower() for v in sets})),
             )
         )
     versions.sort(key=lambda v: v.day)
