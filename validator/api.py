@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Mapping as _MappingABC
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import IO, Any, cast
 
@@ -299,10 +299,24 @@ class _Prepared:
     commanders: list[Card]
     rarities: Callable[[Card], set[str] | None] | None
     cards: CardSource | None = None
+    #: The sets each card was printed in, asked once per deck (check_formats judges it in
+    #: every Old School format); None inside: printings are not known.
+    _sets: dict[str, set[str]] | None = field(default_factory=dict, repr=False)
 
     def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
         """The sets each card was printed in, from the card source's printings."""
-        return self.cards.printed_sets(oracle_ids) if self.cards is not None else None
+        wanted = list(oracle_ids)
+        if self._sets is not None and self.cards is not None:
+            missing = [oid for oid in wanted if oid not in self._sets]
+            if missing:
+                found = self.cards.printed_sets(missing)
+                if found is None:
+                    self._sets = None
+                else:
+                    self._sets.update(found)
+        if self._sets is None or self.cards is None:
+            return None
+        return {oid: self._sets.get(oid, set()) for oid in wanted}
 
 
 def _prepare(deck: Deck, cards: CardSource, commanders: Sequence[str]) -> _Prepared:

@@ -273,3 +273,18 @@ def test_old_school_without_printings_is_not_judged_legal(tmp_path, core_db):
     report = api.validate(DECK.format(extra=""), "oldschool", db=str(tmp_path / "cards.sqlite3"))
     assert [p.code for p in report.errors] == ["sets-unchecked"]
     assert not report.legal
+
+
+def test_check_formats_asks_the_printings_once_per_deck(printed_db):
+    asked = []
+
+    class Counting(validator.CardIndex):
+        def printed_sets(self, oracle_ids):
+            ids = list(oracle_ids)
+            asked.append(ids)
+            return super().printed_sets(ids)
+
+    cards = Counting.from_db(validator.open_db(printed_db))
+    reports = {r.format: r for r in api.check_formats(DECK.format(extra=""), cards=cards)}
+    assert len(asked) == 1  # five Old School formats, one look-up
+    assert reports["oldschool"].legal and reports["oldschoolcfb"].legal
