@@ -141,3 +141,11 @@ def test_a_listed_name_the_card_data_lacks_is_a_warning(tmp_path, core_db):
     assert warning.cards == ("Sharazad",) and "list of 2020-01-01" in warning.message
     later = api.validate("60 Island\n", "dated", db=core_db, formats=formats, as_of="2023-01-01")
     assert not any(p.code == "list-unknown-card" for p in later.problems)
+
+
+def test_two_versions_of_a_list_with_one_date_are_an_error_naming_both(tmp_path):
+    with pytest.raises(FormatError) as err:
+        dated(tmp_path, lists=LISTS.replace("2022-01-01", "2020-01-01"))
+    message = str(err.value)
+    assert "[dated]" in message and "lists.toml" in message
+    assert "two versions (#1 and #2) have the date 2020-01-01" in message
