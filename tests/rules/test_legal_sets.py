@@ -82,7 +82,7 @@ def test_a_card_printed_in_a_legal_set_is_legal_whatever_the_legality_key_says(t
     problems = judged(deck, fmt, date(2019, 1, 1))
     assert [(p.code, p.cards) for p in problems] == [("not-in-legal-sets", ("Goblin Guide",))]
     message = problems[0].message
-    assert "Old House's legal sets (arn, lea; list of 2018-01-01)" in message
+    assert "Old House's legal sets (list of 2018-01-01; test list): arn, lea" in message
     assert "printed in: zen" in message
     assert problems[0].lines == (3,)
 
@@ -95,7 +95,9 @@ def test_the_version_in_force_decides_the_sets_and_the_restricted_list(tmp_path)
     restricted = [("restricted", ("Lightning Bolt",))]
     assert codes(date(2022, 1, 1)) == restricted  # Ice Age is legal, Bolt restricted
     (problem,) = judged(deck, fmt, date(2022, 1, 1))
-    assert "restricted in Old House (list of 2022-01-01): at most 1 copy" in problem.message
+    assert (
+        "restricted in Old House (list of 2022-01-01; test list): at most 1 copy" in problem.message
+    )
 
 
 def test_restricted_at_most_one_copy_over_deck_and_sideboard(tmp_path):
@@ -117,7 +119,7 @@ def test_a_banned_card_is_one_error_and_an_allowed_one_needs_no_legal_set(tmp_pa
     deck = deck_of((1, "Ancestral Recall"), (1, "Goblin Guide"))
     problems = judged(deck, fmt, date(2019, 1, 1))
     assert [(p.code, p.cards) for p in problems] == [("banned", ("Ancestral Recall",))]
-    assert "banned in Old House (list of 2018-01-01)" in problems[0].message
+    assert "banned in Old House (list of 2018-01-01; test list)" in problems[0].message
 
 
 def test_without_printings_the_deck_is_not_judged_legal_and_says_what_to_run(tmp_path):
@@ -165,7 +167,7 @@ def test_a_house_format_can_name_its_legal_sets_without_dates(tmp_path):
     deck = deck_of((4, "Lightning Bolt"), (4, "Brainstorm"))
     problems = judged(deck, fmt)
     assert [(p.code, p.cards) for p in problems] == [("not-in-legal-sets", ("Brainstorm",))]
-    assert "Alpha Only's legal sets (lea)" in problems[0].message
+    assert "Alpha Only's legal sets: lea" in problems[0].message
 
 
 # --- the shipped Old School formats -----------------------------------------------------------
@@ -259,7 +261,11 @@ def test_old_school_judged_from_synced_printings(printed_db, source):
     errors = {p.code: p for p in bad.errors}
     assert set(errors) == {"not-in-legal-sets", "restricted"}
     assert "printed in: ice, mmq" in errors["not-in-legal-sets"].message
-    assert "Old School 93/94 (list of 2023-10-26)" in errors["restricted"].message
+    # the list's version, and what its dates are (the source's commits)
+    restricted = errors["restricted"].message
+    assert "Old School 93/94 (list of 2023-10-26; version dates are those of the source's" in (
+        restricted
+    )
 
 
 def test_old_school_without_printings_is_not_judged_legal(tmp_path, core_db):

@@ -65,8 +65,10 @@ class FormatRules:
     #: (`validator/rules/sets.py`, which needs printings); from the dated list's version when
     #: it names sets. Empty: the legality key decides the card pool.
     sets: frozenset[str] = frozenset()
-    #: The date of the dated list's version this format is as of (`on`), for the messages.
+    #: The date of the dated list's version this format is as of (`on`), and what its dates
+    #: are (the list's `note`), for the messages.
     list_version: date | None = None
+    list_note: str | None = None
     #: Oracle name -> its `name_status` (None: not listed), filled as cards are judged.
     _by_name: dict[str, str | None] = field(
         default_factory=dict, init=False, repr=False, compare=False
@@ -100,7 +102,12 @@ class FormatRules:
             status = {**_name_status(own, where, strict=False)}
             sets = frozenset(version.sets) if version.sets else self.sets
             hit = cache[version.day] = replace(
-                self, lists=None, name_status=status, sets=sets, list_version=version.day
+                self,
+                lists=None,
+                name_status=status,
+                sets=sets,
+                list_version=version.day,
+                list_note=self.lists.note,
             )
         return hit
 
@@ -121,9 +128,12 @@ class FormatRules:
 
     @property
     def as_of_list(self) -> str:
-        """ " (list of 2023-10-26)" when the format is as of a dated list's version, for the
-        problems its lists decide; "" otherwise."""
-        return f" (list of {self.list_version})" if self.list_version else ""
+        """ " (list of 2023-10-26; what its dates are)" when the format is as of a dated list's
+        version, for the problems its lists decide; "" otherwise."""
+        if not self.list_version:
+            return ""
+        note = f"; {self.list_note}" if self.list_note else ""
+        return f" (list of {self.list_version}{note})"
 
     def status(self, card: Any) -> str:
         """The card's legality in this format: the format's own banned / restricted / allowed

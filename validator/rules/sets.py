@@ -47,8 +47,7 @@ def set_problems(
     if not groups:
         return []
     cite = fmt.cite("card_pool")
-    version = f"; list of {fmt.list_version}" if fmt.list_version else ""
-    legal = f"{fmt.name}'s legal sets ({', '.join(sorted(fmt.sets))}{version})"
+    legal = f"{fmt.name}'s legal sets{fmt.as_of_list}: {', '.join(sorted(fmt.sets))}"
     printed = printed_sets(list(groups)) if printed_sets is not None else None
     if printed is None:
         entries = [e for group in groups.values() for e in group]
