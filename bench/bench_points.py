@@ -108,14 +108,37 @@ def main() -> int:
         alone = min(alone, (time.perf_counter() - started) / len(resolved))
     print(f"the points check alone (resolved deck): {alone * 1e6:.1f} us/deck")
 
-    # check_formats judges a deck in every format: the three formats this list data added
-    # (two points formats, one dated ban list) are extra work there; measured against the
-    # same formats without them.
+    # Old School 93/94: its dated lists and legal sets against the card data's `oldschool`
+    # key alone. The derived card data has no printings, so this is the sets-unchecked path
+    # (one printings look-up per deck, every card named in the problem).
+    old_school = get_format("oldschool")
+    key_only = dataclasses.replace(old_school, lists=None, banned=frozenset(), name_status={})
+    ma, mb = compare(parsed, old_school, key_only, index, args.rounds)
+    print(
+        f"Old School   with lists and sets {ma * 1e3:.3f} ms/deck, key only {mb * 1e3:.3f} "
+        f"ms/deck: ratio {ma / mb:.3f} ({(ma - mb) * 1e6:+.1f} us/deck)"
+    )
+
+    # check_formats judges a deck in every format: the formats this list data added (two
+    # points formats, European Highlander's dated ban list, the Old School formats' dated lists
+    # and legal sets) are extra work there; measured against the same formats without them
+    # (Old School 93/94 as the card data's `oldschool` key alone, as it was before).
     from validator.rules.formats import load_formats
 
     every = load_formats()
-    new = ("canadianhighlander", "australianhighlander", "europeanhighlander")
+    new = (
+        "canadianhighlander",
+        "australianhighlander",
+        "europeanhighlander",
+        "oldschoolcfb",
+        "oldschoolec",
+        "oldschooleg",
+        "oldschoolitalian",
+    )
     before = {k: f for k, f in every.items() if k not in new}
+    before["oldschool"] = dataclasses.replace(
+        every["oldschool"], lists=None, banned=frozenset(), name_status={}
+    )
     sample = parsed[:50]
     timing = {"with": float("inf"), "without": float("inf")}
     for i in range(args.rounds):
@@ -126,7 +149,8 @@ def main() -> int:
             timing[label] = min(timing[label], (time.perf_counter() - started) / len(sample))
     print(
         f"check_formats, {len(every)} formats: {timing['with'] * 1e3:.3f} ms/deck; "
-        f"without the {len(new)} added: {timing['without'] * 1e3:.3f} ms/deck "
+        f"without the {len(new)} added (and Old School's lists): "
+        f"{timing['without'] * 1e3:.3f} ms/deck "
         f"(ratio {timing['with'] / timing['without']:.3f})"
     )
     return 0
