@@ -22,6 +22,7 @@ import csv
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -72,12 +73,7 @@ def build(source: Path) -> dict[str, str]:
             f"source = {_toml_str('XMage (github.com/magefree/mage), Mage.Deck.Constructed')}",
             f"note = {_toml_str(NOTE)}",
         ]
-        for day in sorted(by_day):
-            commits = sorted(by_day[day], key=lambda c: when[fmt, c])
-            last = commits[-1]
-            src = f"XMage commit {last}: {subject[fmt, last]}"
-            if len(commits) > 1:
-                src += f" (same day as {', '.join(commits[:-1])})"
+        for day, last, src in _days(fmt, by_day, subject, when):
             tables: dict[str, dict[str, int]] = {"deck": {}, "companion": {}}
             twice, fixed = [], []
             for r in points[fmt, last]:
@@ -108,6 +104,18 @@ def build(source: Path) -> dict[str, str]:
     for fmt, (filename, title) in OLD_SCHOOL.items():
         out[filename] = _old_school(source, fmt, title, subject, when)
     return out
+
+
+def _days(fmt: str, by_day: Mapping[str, Iterable[str]], subject: dict, when: dict):
+    """(day, the day's last commit, its `source` text) for each day with commits, in order:
+    two commits on one day are one version, the list in force at the end of that day."""
+    for day in sorted(by_day):
+        commits = sorted(by_day[day], key=lambda c: when[fmt, c])
+        last = commits[-1]
+        src = f"XMage commit {last}: {subject[fmt, last]}"
+        if len(commits) > 1:
+            src += f" (same day as {', '.join(commits[:-1])})"
+        yield day, last, src
 
 
 def _names(key: str, names: list[str]) -> str:
@@ -240,16 +248,11 @@ def _old_school(source: Path, fmt: str, title: str, subject: dict, when: dict) -
         f"source = {_toml_str(f'XMage (github.com/magefree/mage), {fmt}.java')}",
         f"note = {_toml_str(NOTE)}",
     ]
-    for day in sorted(by_day):
-        commits = sorted(by_day[day], key=lambda c: when[fmt, c])
-        last = commits[-1]
+    for day, last, src in _days(fmt, by_day, subject, when):
         kinds = rows[last]
         banned = sorted(set(kinds["banned"]))
         both = sorted(set(kinds["restricted"]) & set(banned))
         restricted = sorted(set(kinds["restricted"]) - set(banned))
-        src = f"XMage commit {last}: {subject[fmt, last]}"
-        if len(commits) > 1:
-            src += f" (same day as {', '.join(commits[:-1])})"
         src += f"; set classes {', '.join(kinds['set_class'])}"
         if both:
             src += (

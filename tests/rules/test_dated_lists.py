@@ -9,12 +9,12 @@ import json
 from datetime import date
 
 import pytest
-from support import load_cards, make_deck, shared_data
+from support import house_format, load_cards, make_deck, shared_data
 
 from validator import api
 from validator.cards.names import lookup_key
 from validator.model import Severity
-from validator.rules.formats import FormatError, get_format, load_formats
+from validator.rules.formats import FormatError, get_format
 
 CARDS = load_cards("cards_core.json")
 
@@ -31,13 +31,8 @@ banned = []
 
 
 def dated(tmp_path, extra: str = "", lists: str = LISTS):
-    (tmp_path / "lists.toml").write_text(lists, encoding="utf-8")
-    path = tmp_path / "house.toml"
-    path.write_text(
-        f'[dated]\nname = "Dated Legacy"\nlegality = "legacy"\nlists = "lists.toml"\n{extra}\n',
-        encoding="utf-8",
-    )
-    return get_format("dated", load_formats(path))
+    table = f'name = "Dated Legacy"\nlegality = "legacy"\nlists = "lists.toml"\n{extra}'
+    return house_format(tmp_path, "dated", table, **{"lists.toml": lists})
 
 
 def verdict(deck, fmt, day):

@@ -10,12 +10,12 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, load_cards, make_deck
+from support import FIXTURES, house_format, load_cards, make_deck
 
 import validator
 from validator import api
 from validator.model import Severity
-from validator.rules.formats import FormatError, get_format, load_formats
+from validator.rules.formats import FormatError, get_format
 
 CARDS = load_cards("cards_core.json")
 
@@ -48,13 +48,10 @@ PRINTED = {
 
 
 def old_school(tmp_path: Path, extra: str = "", lists: str = LISTS):
-    (tmp_path / "lists.toml").write_text(lists, encoding="utf-8")
-    path = tmp_path / "house.toml"
-    path.write_text(
-        f'[old]\nname = "Old House"\nlegality = "vintage"\nmin_deck = 40\nlists = "lists.toml"\n{extra}\n',
-        encoding="utf-8",
+    table = (
+        f'name = "Old House"\nlegality = "vintage"\nmin_deck = 40\nlists = "lists.toml"\n{extra}'
     )
-    return get_format("old", load_formats(path))
+    return house_format(tmp_path, "old", table, **{"lists.toml": lists})
 
 
 def printed_sets(oracle_ids):
@@ -157,12 +154,8 @@ def test_malformed_sets_are_errors_naming_format_version_and_key(tmp_path, lists
 
 
 def test_a_house_format_can_name_its_legal_sets_without_dates(tmp_path):
-    path = tmp_path / "house.toml"
-    path.write_text(
-        '[alpha]\nname = "Alpha Only"\nlegality = "vintage"\nmin_deck = 40\nsets = ["LEA"]\n',
-        encoding="utf-8",
-    )
-    fmt = get_format("alpha", load_formats(path))
+    table = 'name = "Alpha Only"\nlegality = "vintage"\nmin_deck = 40\nsets = ["LEA"]'
+    fmt = house_format(tmp_path, "alpha", table)
     assert fmt.sets == frozenset({"lea"})
     deck = deck_of((4, "Lightning Bolt"), (4, "Brainstorm"))
     problems = judged(deck, fmt)
