@@ -190,6 +190,9 @@ def test_the_shipped_old_school_formats_carry_every_version(key):
     assert today.status(CARDS["Black Lotus"]) == "restricted"
     assert "Contract from Below" in fmt.banned  # ante: banned by name (data/formats.toml)
     assert "commits" in fmt.lists.note  # a version's date is its source commit's
+    # `deckcheck formats --json` and GET /v1/formats: the list in force and its sets
+    summary = fmt.to_dict()["lists"]
+    assert summary["version"] == "2023-10-26" and set(summary["sets"]) == latest_sets
 
 
 def test_old_school_versions_follow_the_source():

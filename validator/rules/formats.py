@@ -173,7 +173,7 @@ class FormatRules:
 
 
 _UNLISTED = object()  # `FormatRules.status`: a name not looked up yet
-_LIST_SUMMARY = ("version", "versions", "first_version", "last_version", "file")
+_LIST_SUMMARY = ("version", "versions", "first_version", "last_version", "file", "sets")
 
 #: The documented keys of a format table (data/formats.toml's header) and what each must be.
 #: A house formats file is checked against this before any deck is judged by it.

@@ -129,7 +129,7 @@ class PointsList:
         """What `deckcheck formats` and GET /v1/formats show: cap, the version in force today,
         the number of versions and their range."""
         current = self.in_force(today or date.today())
-        return {
+        out: dict[str, Any] = {
             "cap": self.cap,
             "sideboard_counts": self.sideboard,
             "version": current.day.isoformat() if current else None,
@@ -138,6 +138,9 @@ class PointsList:
             "last_version": self.versions[-1].day.isoformat(),
             "file": Path(self.source).name if self.source else None,
         }
+        if current is not None and current.sets:  # a dated list's legal sets (Old School)
+            out["sets"] = list(current.sets)
+        return out
 
 
 def _points_table(value: Any, where: str) -> dict[str, int]:
