@@ -1,8 +1,10 @@
 """Build deckcheck's shipped points lists, `data/points/*.toml`, and dated ban lists,
 `data/lists/*.toml`, from `../shared/data/formats/points/` (see its README: every version of the
-Canadian Highlander and Australian Highlander points lists and European Highlander's ban list,
-tabulated from the XMage project's format definitions, one version per commit that changed the
-list; Premodern's ban list by announcement, with the announcements' dates).
+Canadian Highlander and Australian Highlander points lists, European Highlander's ban list and
+Old School 93/94's (and its variants') banned and restricted lists and legal sets, tabulated from
+the XMage project's format definitions, one version per commit that changed the list;
+Premodern's ban list by announcement, with the announcements' dates). Old School's sets are
+XMage's set classes mapped to Scryfall set codes (`SET_CODES`).
 
     python scripts/build_points.py [--source ../shared/data/formats/points] [--out data]
 
