@@ -1,8 +1,10 @@
 """Build deckcheck's shipped points lists, `data/points/*.toml`, and dated ban lists,
 `data/lists/*.toml`, from `../shared/data/formats/points/` (see its README: every version of the
-Canadian Highlander and Australian Highlander points lists and European Highlander's ban list,
-tabulated from the XMage project's format definitions, one version per commit that changed the
-list; Premodern's ban list by announcement, with the announcements' dates).
+Canadian Highlander and Australian Highlander points lists, European Highlander's ban list and
+Old School 93/94's (and its variants') banned and restricted lists and legal sets, tabulated from
+the XMage project's format definitions, one version per commit that changed the list;
+Premodern's ban list by announcement, with the announcements' dates). Old School's sets are
+XMage's set classes mapped to Scryfall set codes (`SET_CODES`).
 
     python scripts/build_points.py [--source ../shared/data/formats/points] [--out data]
 
@@ -22,6 +24,7 @@ import csv
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -72,12 +75,7 @@ def build(source: Path) -> dict[str, str]:
             f"source = {_toml_str('XMage (github.com/magefree/mage), Mage.Deck.Constructed')}",
             f"note = {_toml_str(NOTE)}",
         ]
-        for day in sorted(by_day):
-            commits = sorted(by_day[day], key=lambda c: when[fmt, c])
-            last = commits[-1]
-            src = f"XMage commit {last}: {subject[fmt, last]}"
-            if len(commits) > 1:
-                src += f" (same day as {', '.join(commits[:-1])})"
+        for day, last, src in _days(fmt, by_day, subject, when):
             tables: dict[str, dict[str, int]] = {"deck": {}, "companion": {}}
             twice, fixed = [], []
             for r in points[fmt, last]:
@@ -105,7 +103,21 @@ def build(source: Path) -> dict[str, str]:
         out[filename] = "\n".join(lines) + "\n"
     out["lists/european-highlander.toml"] = _european(source, subject, when)
     out["lists/premodern.toml"] = _premodern(source)
+    for fmt, (filename, title) in OLD_SCHOOL.items():
+        out[filename] = _old_school(source, fmt, title, subject, when)
     return out
+
+
+def _days(fmt: str, by_day: Mapping[str, Iterable[str]], subject: dict, when: dict):
+    """(day, the day's last commit, its `source` text) for each day with commits, in order:
+    two commits on one day are one version, the list in force at the end of that day."""
+    for day in sorted(by_day):
+        commits = sorted(by_day[day], key=lambda c: when[fmt, c])
+        last = commits[-1]
+        src = f"XMage commit {last}: {subject[fmt, last]}"
+        if len(commits) > 1:
+            src += f" (same day as {', '.join(commits[:-1])})"
+        yield day, last, src
 
 
 def _names(key: str, names: list[str]) -> str:
@@ -166,6 +178,96 @@ def _premodern(source: Path) -> str:
             f'date = "{day}"',
             f"source = {_toml_str(said)}",
             _names("banned", sorted(banned)),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+#: source format name -> (shipped file, title): Old School 93/94 and its variants' rules.
+OLD_SCHOOL = {
+    "OldSchool9394": ("lists/old-school-9394.toml", "Old School 93/94"),
+    "OldSchool9394CFB": (
+        "lists/old-school-9394-cfb.toml",
+        "Old School 93/94, Channel Fireball rules",
+    ),
+    "OldSchool9394EC": ("lists/old-school-9394-ec.toml", "Old School 93/94, Eternal Central rules"),
+    "OldSchool9394EG": ("lists/old-school-9394-eg.toml", "Old School 93/94, EudoGames rules"),
+    "OldSchool9394Italian": (
+        "lists/old-school-9394-italian.toml",
+        "Old School 93/94, Italian rules",
+    ),
+}
+#: XMage's set classes -> Scryfall set codes (scryfall-sets-2026-08-15.json), what the
+#: printings synced by `deckcheck sync --printings` carry.
+SET_CODES = {
+    "LimitedEditionAlpha": ("lea",),
+    "LimitedEditionBeta": ("leb",),
+    "UnlimitedEdition": ("2ed",),
+    "ArabianNights": ("arn",),
+    "Antiquities": ("atq",),
+    "Legends": ("leg",),
+    "TheDark": ("drk",),
+    "FallenEmpires": ("fem",),
+    "RevisedEdition": ("3ed",),
+    "Chronicles": ("chr",),
+    "MediaInserts": ("pmei",),
+}
+#: XMage's Media Inserts held the Dragon Con and HarperPrism book promos (Scryfall's own sets
+#: `pdrc`, `phpr`: Arena, Sewers of Estark) until these commits took them out of it; a version
+#: older than the commit has them among its Media Inserts.
+MEDIA_INSERTS_SPLIT = {"07cef62dfb6": "pdrc", "0a7cc9672e7": "phpr"}
+
+
+def _sets(fmt: str, commit: str, classes: list[str], when: dict) -> list[str]:
+    codes: set[str] = set()
+    for name in classes:
+        if name not in SET_CODES:
+            raise SystemExit(f"{fmt} {commit}: set class {name} has no Scryfall code here; add it")
+        codes.update(SET_CODES[name])
+        if name == "MediaInserts":
+            codes.update(
+                code
+                for split, code in MEDIA_INSERTS_SPLIT.items()
+                if when[fmt, commit] < when[fmt, split]
+            )
+    return sorted(codes)
+
+
+def _old_school(source: Path, fmt: str, title: str, subject: dict, when: dict) -> str:
+    """An Old School format's banned and restricted lists and legal sets, every XMage version
+    (one per day: the day's last commit). A card is legal when printed in one of `sets`
+    (XMage's rule: any printing of the card in a legal set). A name both banned and restricted
+    in one version is banned (XMage checks its ban list first), and said in `source`."""
+    rows: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    by_day: dict[str, set[str]] = defaultdict(set)
+    for row in _rows(source / "banned_restricted_sets_by_version.tsv"):
+        if row["format"] == fmt:
+            rows[row["commit"]][row["kind"]].append(row["value"])
+            by_day[row["commit_date"]].add(row["commit"])
+    lines = [
+        f"# {title}: banned and restricted lists and legal sets, every version: generated by",
+        "# scripts/build_points.py from ../shared/data/formats/points/"
+        "banned_restricted_sets_by_version.tsv; do not edit.",
+        f"source = {_toml_str(f'XMage (github.com/magefree/mage), {fmt}.java')}",
+        f"note = {_toml_str(NOTE)}",
+    ]
+    for day, last, src in _days(fmt, by_day, subject, when):
+        kinds = rows[last]
+        banned = sorted(set(kinds["banned"]))
+        both = sorted(set(kinds["restricted"]) & set(banned))
+        restricted = sorted(set(kinds["restricted"]) - set(banned))
+        src += f"; set classes {', '.join(kinds['set_class'])}"
+        if both:
+            src += (
+                f"; {', '.join(both)} both banned and restricted: banned (XMage checks bans first)"
+            )
+        lines += [
+            "",
+            "[[version]]",
+            f'date = "{day}"',
+            f"source = {_toml_str(src)}",
+            _names("sets", _sets(fmt, last, kinds["set_class"], when)),
+            _names("banned", banned),
+            _names("restricted", restricted),
         ]
     return "\n".join(lines) + "\n"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -278,3 +279,15 @@ def placement_outcome(validate, decklist: str, cards) -> str:
     if any(p["severity"] in ("error", "warning") for p in problems):
         return "reported"  # a problem about the section (an unknown one), not naming the card
     return "silent"
+
+
+def house_format(tmp_path: Path, key: str, table: str, **files: str) -> Any:
+    """The format `key` of a house formats file written in `tmp_path` with the table body
+    `table`, beside the list files it names (`files`: file name -> content)."""
+    from validator.rules.formats import get_format, load_formats
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    path = tmp_path / "house.toml"
+    path.write_text(f"[{key}]\n{table}\n", encoding="utf-8")
+    return get_format(key, load_formats(path))

@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Mapping as _MappingABC
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import IO, Any, cast
 
@@ -223,10 +223,12 @@ def check_resolved(
     bracket: int | None = None,
     rarities: Callable[[Card], set[str] | None] | None = None,
     as_of: date | None = None,
+    printed_sets: Callable[[Iterable[str]], dict[str, set[str]] | None] | None = None,
 ) -> list[Problem]:
     """Every problem of an already resolved deck in one format. Mutates `deck` (commander
     designation moves cards between sections): pass a clone to reuse it. `as_of` picks a
-    points format's list version (today when None)."""
+    points format's list version (today when None). `printed_sets(oracle ids)` gives the sets
+    each card was printed in (None without printings), for a format with legal sets."""
     problems = list(deck.problems)
     if fmt.lists is not None:  # the format's dated ban list as of the deck's date
         from validator.rules.points import list_in_force
@@ -243,6 +245,10 @@ def check_resolved(
         problems += commander_section_as_deck(deck, fmt)
     for check in GENERIC_CHECKS:
         problems += check(deck, fmt)
+    if fmt.sets:  # Old School: the card pool is the legal sets (needs printings)
+        from validator.rules.sets import set_problems
+
+        problems += set_problems(deck, fmt, printed_sets)
     if fmt.points is not None:
         from validator.rules.points import points_problems
 
@@ -294,6 +300,24 @@ class _Prepared:
     commanders: list[Card]
     rarities: Callable[[Card], set[str] | None] | None
     cards: CardSource | None = None
+    #: The sets each card was printed in, asked once per deck (check_formats judges it in
+    #: every Old School format); None inside: printings are not known.
+    _sets: dict[str, set[str]] | None = field(default_factory=dict, repr=False)
+
+    def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
+        """The sets each card was printed in, from the card source's printings."""
+        wanted = list(oracle_ids)
+        if self._sets is not None and self.cards is not None:
+            missing = [oid for oid in wanted if oid not in self._sets]
+            if missing:
+                found = self.cards.printed_sets(missing)
+                if found is None:
+                    self._sets = None
+                else:
+                    self._sets.update(found)
+        if self._sets is None or self.cards is None:
+            return None
+        return {oid: self._sets.get(oid, set()) for oid in wanted}
 
 
 def _prepare(deck: Deck, cards: CardSource, commanders: Sequence[str]) -> _Prepared:
@@ -317,6 +341,7 @@ def _report(
         commanders=prepared.commanders,
         rarities=prepared.rarities,
         as_of=as_of.date if as_of is not None else None,
+        printed_sets=prepared.printed_sets,
         **options,
     )
     if fmt.points is not None or fmt.lists is not None:

@@ -183,6 +183,23 @@ _ALL: Final[tuple[Code, ...]] = (
         _POOL,
         "the points list names a card the card data does not know: its points never apply",
     ),
+    # Legal sets (Old School 93/94 and its variants): the dated list's sets in force.
+    Code(
+        "not-in-legal-sets",
+        "error",
+        _POOL,
+        "a card printed in none of the format's legal sets (the list's version date and sets "
+        "named)",
+    ),
+    Code(
+        "sets-unchecked",
+        "error",
+        _POOL,
+        "the format's card pool is its legal sets and the card data has no printings: not "
+        "judged legal; run `deckcheck sync --printings`",
+        undecidable=True,
+        settled_by="`deckcheck sync --printings` (the sets each card was printed in)",
+    ),
     Code(
         "sticker-sheets",
         "info",

@@ -377,8 +377,10 @@ def test_documented_keys_are_exactly_the_format_fields():
     import dataclasses
 
     # points_cap and points_sideboard are read into the `points` list they belong to;
-    # name_status is derived from banned / restricted / allowed, _by_name is its cache.
-    fields = {f.name for f in dataclasses.fields(FormatRules)} - {"key", "name_status", "_by_name"}
+    # name_status is derived from banned / restricted / allowed, _by_name is its cache;
+    # list_version and list_note say which dated list's version the format is as of (`on`).
+    derived = {"key", "name_status", "_by_name", "list_version", "list_note"}
+    fields = {f.name for f in dataclasses.fields(FormatRules)} - derived
     assert set(KEY_TYPES) == fields | {"points_cap", "points_sideboard"}
 
 

@@ -47,3 +47,30 @@ def test_validate_exits_by_the_points_verdict(capsys, core_db, tmp_path, as_of, 
         assert "points list is known from 2017-01-30 on" in out
     else:
         assert "over Canadian Highlander's cap of 10" in out
+
+
+def test_formats_with_a_database_warns_of_list_names_no_card_has(capsys, core_db, tmp_path):
+    # The names are checked as the formats are read, when card data is at hand: a misspelled
+    # name ("Sensei's Diving Top") never applies, silently.
+    (tmp_path / "pts.toml").write_text(
+        '[[version]]\ndate = "2020-01-01"\n'
+        'points = { "Sol Ring" = 3, "Sensei\'s Diving Top" = 1 }\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "house.toml").write_text(
+        '[pointy]\nname = "Pointy"\nlegality = "vintage"\npoints = "pts.toml"\npoints_cap = 7\n',
+        encoding="utf-8",
+    )
+    house = str(tmp_path / "house.toml")
+    code, out, err = run(capsys, "formats", "--formats-file", house, "--db", core_db)
+    assert code == 0 and "pointy" in out
+    (warning,) = [line for line in err.splitlines() if "[pointy]" in line]
+    assert "Sensei's Diving Top" in warning and "Sol Ring" not in warning
+    code, out, err = run(capsys, "formats", "--formats-file", house)  # no card data: no check
+    assert code == 0 and "[pointy]" not in err
+
+
+def test_formats_shows_old_schools_legal_sets(capsys):
+    code, out, _ = run(capsys, "formats")
+    (line,) = [x for x in out.splitlines() if x.startswith("oldschool ")]
+    assert "(ban list of 2023-10-26: legal sets 2ed, arn, atq, drk, lea, leb, leg)" in line

@@ -9,12 +9,12 @@ import json
 from datetime import date
 
 import pytest
-from support import load_cards, make_deck, shared_data
+from support import house_format, load_cards, make_deck, shared_data
 
 from validator import api
 from validator.cards.names import lookup_key
 from validator.model import Severity
-from validator.rules.formats import FormatError, get_format, load_formats
+from validator.rules.formats import FormatError, get_format
 
 CARDS = load_cards("cards_core.json")
 
@@ -31,13 +31,8 @@ banned = []
 
 
 def dated(tmp_path, extra: str = "", lists: str = LISTS):
-    (tmp_path / "lists.toml").write_text(lists, encoding="utf-8")
-    path = tmp_path / "house.toml"
-    path.write_text(
-        f'[dated]\nname = "Dated Legacy"\nlegality = "legacy"\nlists = "lists.toml"\n{extra}\n',
-        encoding="utf-8",
-    )
-    return get_format("dated", load_formats(path))
+    table = f'name = "Dated Legacy"\nlegality = "legacy"\nlists = "lists.toml"\n{extra}'
+    return house_format(tmp_path, "dated", table, **{"lists.toml": lists})
 
 
 def verdict(deck, fmt, day):
@@ -141,3 +136,11 @@ def test_a_listed_name_the_card_data_lacks_is_a_warning(tmp_path, core_db):
     assert warning.cards == ("Sharazad",) and "list of 2020-01-01" in warning.message
     later = api.validate("60 Island\n", "dated", db=core_db, formats=formats, as_of="2023-01-01")
     assert not any(p.code == "list-unknown-card" for p in later.problems)
+
+
+def test_two_versions_of_a_list_with_one_date_are_an_error_naming_both(tmp_path):
+    with pytest.raises(FormatError) as err:
+        dated(tmp_path, lists=LISTS.replace("2022-01-01", "2020-01-01"))
+    message = str(err.value)
+    assert "[dated]" in message and "lists.toml" in message
+    assert "two versions (#1 and #2) have the date 2020-01-01" in message

@@ -247,3 +247,32 @@ def test_a_month_only_date_with_a_list_change_inside_it_is_said(tmp_path, core_d
     # A month without a change inside it has no such note.
     quiet = api.validate(text, "pointy", db=core_db, formats=formats, as_of="2022-07")
     assert not any(p.code == "points-date-uncertain" for p in quiet.problems)
+
+
+@pytest.mark.parametrize(
+    ("points", "words"),
+    [
+        (POINTS.replace('"Sol Ring" = 4', '"Sol Ring" = true'), ["Sol Ring", "True"]),
+        (POINTS.replace('"Sol Ring" = 4', '"Sol Ring" = "4"'), ["Sol Ring", "'4'"]),
+        (POINTS.replace('"Lurrus of the Dream-Den" = 3', '"Lurrus of the Dream-Den" = -3'), []),
+    ],
+)
+def test_a_point_value_that_is_not_a_whole_number_names_format_version_and_card(
+    tmp_path, points, words
+):
+    with pytest.raises(FormatError) as err:
+        fmt_of(tmp_path, points=points)
+    message = str(err.value)
+    assert "format [pointy]" in message and "version 2022-06-01" in message
+    assert "whole numbers, 0 or more" in message
+    for word in words:
+        assert word in message
+
+
+@pytest.mark.parametrize("cap", ["-1", "1.5", '"7"', "true"])
+def test_a_cap_that_is_not_a_whole_number_names_format_and_key(tmp_path, cap):
+    path = house(tmp_path)
+    path.write_text(path.read_text().replace("points_cap = 7", f"points_cap = {cap}"))
+    with pytest.raises(FormatError) as err:
+        load_formats(path)
+    assert "format [pointy]" in str(err.value) and "points_cap" in str(err.value)

@@ -74,15 +74,33 @@ def real_cards():
     return _real_cards()
 
 
-@pytest.mark.integration
-def test_every_name_of_every_shipped_version_is_a_real_card(real_cards):
-    known = set()
+@pytest.fixture(scope="module")
+def known(real_cards) -> set[str]:
+    """Every real card's name and face names, folded."""
+    names = set()
     for name, obj in real_cards.items():
-        known.add(lookup_key(name))
-        known |= {lookup_key(face["name"]) for face in obj.get("card_faces") or ()}
+        names.add(lookup_key(name))
+        names |= {lookup_key(face["name"]) for face in obj.get("card_faces") or ()}
+    return names
+
+
+@pytest.mark.integration
+def test_every_name_of_every_shipped_version_is_a_real_card(known):
     for key in ("canadianhighlander", "australianhighlander"):
         missing = sorted(n for n in get_format(key).points.names() if lookup_key(n) not in known)
         assert missing == [], f"{key}: names no card has"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    "key",
+    ["oldschool", "oldschoolcfb", "oldschoolec", "oldschooleg", "oldschoolitalian", "premodern"],
+)
+def test_every_name_of_every_shipped_ban_list_is_a_real_card(known, key):
+    fmt = get_format(key)
+    names = {n for v in fmt.lists.versions for n in (*v.banned, *v.restricted, *v.allowed)}
+    names |= set(fmt.banned)
+    assert sorted(n for n in names if lookup_key(n) not in known) == [], f"{key}: no such card"
 
 
 @pytest.fixture(scope="module")

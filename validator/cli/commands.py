@@ -883,7 +883,10 @@ def cmd_formats(args: argparse.Namespace) -> int:
     formats = load_formats(args.formats_file)
     # With --db, say which formats the database has no legalities for (a sync older than the
     # format, or a house format's legality key that Scryfall does not have).
-    known = set(_open_cards(args.db, many=False).formats()) if args.db else None
+    cards = _open_cards(args.db, many=False) if args.db else None
+    known = set(cards.formats()) if cards is not None else None
+    if cards is not None:
+        _warn_unknown_list_names(formats, cards)
     if args.json:
         out = {k: f.to_dict() for k, f in formats.items()}
         if known is not None:
@@ -918,9 +921,27 @@ def _points_label(points) -> str:
 
 
 def _lists_label(lists) -> str:
-    """ "  (ban list of 2023-07-15)": the version of a dated ban list in force today."""
+    """ "  (ban list of 2023-07-15)": the version of a dated ban list in force today, and its
+    legal sets where it has them (Old School)."""
+    from datetime import date
+
     info = lists.summary()
-    return f"  (ban list of {info['version'] or 'none before ' + info['first_version']})"
+    current = lists.in_force(date.today())
+    sets = f": legal sets {', '.join(current.sets)}" if current and current.sets else ""
+    return f"  (ban list of {info['version'] or 'none before ' + info['first_version']}{sets})"
+
+
+def _warn_unknown_list_names(formats, cards) -> None:
+    """Each points or ban list name the card data does not know, on stderr as the formats are
+    read (a misspelled name never applies; validating a deck says it too)."""
+    from datetime import date
+
+    from validator.rules.points import point_name_problems
+
+    for fmt in formats.values():
+        if fmt.points is not None or fmt.lists is not None:
+            for problem in point_name_problems(fmt, date.today(), cards):
+                print(f"warning: format [{fmt.key}]: {problem.message}", file=sys.stderr)
 
 
 def cmd_card(args: argparse.Namespace) -> int:

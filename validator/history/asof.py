@@ -71,6 +71,9 @@ class AsOfCards:
     def rarities(self, oracle_id: str) -> set[str] | None:
         return self.inner.rarities(oracle_id)
 
+    def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
+        return self.inner.printed_sets(oracle_ids)
+
     def formats(self) -> list[str]:
         return self.inner.formats()
 

@@ -223,7 +223,7 @@ def _pool_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[Resolved
         entries = deck_and_sideboard(deck, fmt)
     else:
         return _deck_groups(deck, fmt).values()
-    if fmt.name_status or fmt.lists_complete:
+    if fmt.name_status or fmt.lists_complete or fmt.sets:
         return _by_card([e for e in entries if fmt.status(e.card) != "legal"]).values()
     key = fmt.legality
     return _by_card(
@@ -240,9 +240,9 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     problems = []
     cite = fmt.cite("card_pool")
     key = fmt.legality
-    # the format's own banned / restricted / allowed names, or a dated list that is the whole
-    # ban list
-    own = bool(fmt.name_status) or fmt.lists_complete
+    # the format's own banned / restricted / allowed names, a dated list that is the whole
+    # ban list, or legal sets (then rules/sets.py judges the pool, not the legality key)
+    own = bool(fmt.name_status) or fmt.lists_complete or bool(fmt.sets)
     for group in _pool_groups(deck, fmt):
         card = group[0].card
         # Card.legality, inlined: every card
@@ -255,7 +255,7 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
             problems.append(
                 Problem(
                     "banned",
-                    f"{card.name} is banned in {fmt.name}",
+                    f"{card.name} is banned in {fmt.name}{fmt.as_of_list}",
                     cite,
                     cards=(card.name,),
                     lines=lines,
@@ -268,7 +268,7 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
                 problems.append(
                     Problem(
                         "restricted",
-                        f"{card.name} is restricted in {fmt.name}: at most "
+                        f"{card.name} is restricted in {fmt.name}{fmt.as_of_list}: at most "
                         f"{fmt.restricted_limit} copy over main deck and sideboard, "
                         f"this deck has {total}",
                         cite,

@@ -7,6 +7,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from datetime import date
 from pathlib import Path
 from typing import Any, cast
 
@@ -60,6 +61,14 @@ class FormatRules:
     #: The dated list's `banned` is the format's whole ban list: a card the legality key
     #: (today's) bans is legal on a date whose list does not ban it.
     lists_complete: bool = False
+    #: The legal sets (Scryfall set codes): a card is legal only when printed in one of them
+    #: (`validator/rules/sets.py`, which needs printings); from the dated list's version when
+    #: it names sets. Empty: the legality key decides the card pool.
+    sets: frozenset[str] = frozenset()
+    #: The date of the dated list's version this format is as of (`on`), and what its dates
+    #: are (the list's `note`), for the messages.
+    list_version: date | None = None
+    list_note: str | None = None
     #: Oracle name -> its `name_status` (None: not listed), filled as cards are judged.
     _by_name: dict[str, str | None] = field(
         default_factory=dict, init=False, repr=False, compare=False
@@ -91,24 +100,52 @@ class FormatRules:
             }
             # the version decides over the format's fixed names where they disagree
             status = {**_name_status(own, where, strict=False)}
-            hit = cache[version.day] = replace(self, lists=None, name_status=status)
+            sets = frozenset(version.sets) if version.sets else self.sets
+            hit = cache[version.day] = replace(
+                self,
+                lists=None,
+                name_status=status,
+                sets=sets,
+                list_version=version.day,
+                list_note=self.lists.note,
+            )
         return hit
+
+    def listed(self, card: Any) -> str | None:
+        """The card's status by the format's own banned / restricted / allowed names ("legal"
+        for an allowed one), None when they do not name it."""
+        if not self.name_status:
+            return None
+        # by Oracle name, folded once per name (the card-pool check asks for every card)
+        hit = self._by_name.get(card.name, _UNLISTED)
+        if hit is _UNLISTED:
+            hit = self.name_status.get(lookup_key(card.name))
+            if hit is None and " // " in card.name:
+                hit = self.name_status.get(lookup_key(card.name.split(" // ")[0]))
+            if len(self._by_name) < 100_000:  # bounded: one entry per card name
+                self._by_name[card.name] = hit
+        return cast("str | None", hit)
+
+    @property
+    def as_of_list(self) -> str:
+        """ " (list of 2023-10-26; what its dates are)" when the format is as of a dated list's
+        version, for the problems its lists decide; "" otherwise."""
+        if not self.list_version:
+            return ""
+        note = f"; {self.list_note}" if self.list_note else ""
+        return f" (list of {self.list_version}{note})"
 
     def status(self, card: Any) -> str:
         """The card's legality in this format: the format's own banned / restricted / allowed
         names first (a house list on top of the format it builds on), then the card data's
         status for `legality`."""
-        if self.name_status:
-            # by Oracle name, folded once per name (the card-pool check asks for every card)
-            hit = self._by_name.get(card.name, _UNLISTED)
-            if hit is _UNLISTED:
-                hit = self.name_status.get(lookup_key(card.name))
-                if hit is None and " // " in card.name:
-                    hit = self.name_status.get(lookup_key(card.name.split(" // ")[0]))
-                if len(self._by_name) < 100_000:  # bounded: one entry per card name
-                    self._by_name[card.name] = hit
-            if hit is not None:
-                return cast(str, hit)
+        hit = self.listed(card)
+        if hit is not None:
+            return hit
+        if self.sets:
+            # the card pool is the legal sets, which only printings tell (rules/sets.py checks
+            # it); the legality key does not speak of this format's pool
+            return "legal"
         status = card.legalities.get(self.legality, "not_legal")
         if status == "banned" and self.lists_complete and self.lists is None:
             return "legal"  # `on`: the day's list is the whole ban list, and it does not ban it
@@ -125,6 +162,8 @@ class FormatRules:
                 if f.name == "lists":  # a ban list has no cap
                     summary = {k: v for k, v in summary.items() if k in _LIST_SUMMARY}
                 value = summary
+            elif isinstance(value, date):
+                value = value.isoformat()
             elif isinstance(value, (frozenset, tuple)):
                 value = sorted(value)
             elif isinstance(value, Mapping):
@@ -134,7 +173,7 @@ class FormatRules:
 
 
 _UNLISTED = object()  # `FormatRules.status`: a name not looked up yet
-_LIST_SUMMARY = ("version", "versions", "first_version", "last_version", "file")
+_LIST_SUMMARY = ("version", "versions", "first_version", "last_version", "file", "sets")
 
 #: The documented keys of a format table (data/formats.toml's header) and what each must be.
 #: A house formats file is checked against this before any deck is judged by it.
@@ -173,6 +212,7 @@ KEY_TYPES: dict[str, str] = {
     "allowed": _NAMES,
     "lists": _POINTS,
     "lists_complete": _BOOL,
+    "sets": _NAMES,
 }
 #: Keys whose value is one of a few words.
 KEY_CHOICES: dict[str, tuple[str, ...]] = {
@@ -298,6 +338,9 @@ def _build(
     merged["name_status"] = _name_status(merged, where)
     for name in ("banned", "restricted", "allowed"):
         merged[name] = frozenset(merged.get(name, ()))
+    merged["sets"] = frozenset(code.strip().lower() for code in merged.get("sets", ()))
+    if "" in merged["sets"]:
+        raise FormatError(f"{where}: sets has an empty set code")
     return FormatRules(key=key, **merged)
 
 

@@ -68,6 +68,9 @@ class PointsVersion:
     banned: tuple[str, ...] = ()
     restricted: tuple[str, ...] = ()
     allowed: tuple[str, ...] = ()
+    #: The legal sets from this day (Scryfall set codes, lower case): a card is legal only
+    #: when printed in one of them (Old School 93/94). Empty: no set rule.
+    sets: tuple[str, ...] = ()
 
     def cost(self, card_name: str, as_companion: bool = False) -> int:
         """Points of the card named `card_name` (Oracle name; a multi-face card also matches
@@ -126,7 +129,7 @@ class PointsList:
         """What `deckcheck formats` and GET /v1/formats show: cap, the version in force today,
         the number of versions and their range."""
         current = self.in_force(today or date.today())
-        return {
+        out: dict[str, Any] = {
             "cap": self.cap,
             "sideboard_counts": self.sideboard,
             "version": current.day.isoformat() if current else None,
@@ -135,6 +138,9 @@ class PointsList:
             "last_version": self.versions[-1].day.isoformat(),
             "file": Path(self.source).name if self.source else None,
         }
+        if current is not None and current.sets:  # a dated list's legal sets (Old School)
+            out["sets"] = list(current.sets)
+        return out
 
 
 def _points_table(value: Any, where: str) -> dict[str, int]:
@@ -194,7 +200,7 @@ def parse_points(
     seen: dict[date, int] = {}
     for i, table in enumerate(raw, 1):
         label = f"{where}: version {table.get('date', f'#{i}')}"
-        keys = {"date", "source", *(("banned", "restricted", "allowed") if lists else ())}
+        keys = {"date", "source", *(("banned", "restricted", "allowed", "sets") if lists else ())}
         keys |= set() if lists else {"points", "companion"}
         extra = set(table) - keys
         if extra:
@@ -207,6 +213,11 @@ def parse_points(
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise PointsError(f"{label}: {key} must be a list of card names, not {value!r}")
             names[key] = tuple(value)
+        sets = table.get("sets", [])
+        if not isinstance(sets, list) or not all(isinstance(v, str) and v.strip() for v in sets):
+            raise PointsError(
+                f'{label}: sets must be a list of set codes ("lea", "arn"), not {sets!r}'
+            )
         if "date" not in table:
             raise PointsError(f"{label}: needs a `date` (the day it took effect)")
         day = _day(table["date"], label)
@@ -230,6 +241,7 @@ def parse_points(
                 {lookup_key(n): p for n, p in points.items()},
                 {lookup_key(n): p for n, p in companion.items()},
                 **names,  # type: ignore[arg-type]  # its keys: banned, restricted, allowed
+                sets=tuple(sorted({v.strip().lower() for v in sets})),
             )
         )
     versions.sort(key=lambda v: v.day)

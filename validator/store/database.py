@@ -663,6 +663,24 @@ class CardDB:
                 r[0] for r in conn.execute(select(t.c.rarity).where(t.c.oracle_id == oracle_id))
             }
 
+    def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
+        """The set codes each card was printed in; None when printings were never synced."""
+        t = PrintingRow.__table__
+        wanted = list(dict.fromkeys(oracle_ids))
+        with self._snapshot() as conn:  # "none synced" and the sets from one snapshot
+            if conn.execute(select(t.c.set_code).limit(1)).first() is None:
+                return None
+            found: dict[str, set[str]] = {oid: set() for oid in wanted}
+            for i in range(0, len(wanted), 500):  # under SQLite's bound-variable limit
+                rows = conn.execute(
+                    select(t.c.oracle_id, t.c.set_code).where(
+                        t.c.oracle_id.in_(wanted[i : i + 500])
+                    )
+                )
+                for oid, code in rows:
+                    found[oid].add(code)
+            return found
+
     def has_printings(self) -> bool:
         t = PrintingRow.__table__
         with self._connect() as conn:

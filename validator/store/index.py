@@ -135,6 +135,9 @@ class CardIndex:
     def rarities(self, oracle_id: str) -> set[str] | None:
         return self._printings.rarities(oracle_id) if self._printings else None
 
+    def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
+        return self._printings.printed_sets(oracle_ids) if self._printings else None
+
     def card_by_id(self, oracle_id: str) -> Card | None:
         return self._card(oracle_id)
 

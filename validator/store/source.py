@@ -41,6 +41,11 @@ class CardSource(Protocol):
         """Every rarity the card was printed at; None when printings are not known."""
         ...
 
+    def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
+        """The set codes each card was printed in (a card with none known maps to an empty
+        set); None when printings are not known."""
+        ...
+
     def formats(self) -> list[str]:
         """The legality keys the card data has; [] when not known."""
         ...

@@ -261,6 +261,23 @@ class SqliteCards:
                 )
             }
 
+    def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
+        """The set codes each card was printed in; None when printings were never synced."""
+        wanted = list(dict.fromkeys(oracle_ids))
+        with self._snapshot() as conn:  # "none synced" and the sets from one snapshot
+            if conn.execute("SELECT 1 FROM printings LIMIT 1").fetchone() is None:
+                return None
+            found: dict[str, set[str]] = {oid: set() for oid in wanted}
+            for i in range(0, len(wanted), 500):  # under SQLite's bound-variable limit
+                chunk = wanted[i : i + 500]
+                marks = ", ".join("?" * len(chunk))
+                for oid, code in conn.execute(
+                    f"SELECT oracle_id, set_code FROM printings WHERE oracle_id IN ({marks})",
+                    chunk,
+                ):
+                    found[oid].add(code)
+            return found
+
     def has_printings(self) -> bool:
         with self._snapshot() as conn:
             return conn.execute("SELECT 1 FROM printings LIMIT 1").fetchone() is not None
