@@ -254,6 +254,28 @@ class Problem:
         }
 
 
+@dataclass(frozen=True)
+class NameReading:
+    """How a decklist line whose name is not an Oracle name was read: by the English name MTGO
+    or Arena prints (`how` "mtgo-arena-name") or a printing's printed name ("printed-name",
+    with its language, a Scryfall code)."""
+
+    line: int | None
+    written: str  # the name as the line wrote it
+    card: str  # the Oracle name it was read as
+    how: str
+    language: str = "en"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "name": self.written,
+            "card": self.card,
+            "read_by": self.how,
+            "language": self.language,
+        }
+
+
 @dataclass(slots=True)
 class ResolvedEntry:
     """A deck entry matched to its card.
@@ -545,6 +567,8 @@ class ResolvedDeck:
     #: (name as written, line) of the `unresolved` entries that name a card but not a card of
     #: a deck (a meld result, CR 712.4b): they have their own problem, not "unknown card".
     not_cards: set[tuple[str, int | None]] = field(default_factory=set)
+    #: Lines read by a name that is not an Oracle name (another language's, MTGO's).
+    readings: list[NameReading] = field(default_factory=list)
 
     def clone(self) -> ResolvedDeck:
         """A copy whose entries can be moved between sections without touching this one.
@@ -562,6 +586,7 @@ class ResolvedDeck:
             sticker_sheets=list(self.sticker_sheets),
             attractions=list(self.attractions),
             not_cards=set(self.not_cards),
+            readings=list(self.readings),
         )
 
     #: Entries by section (`_SectionIndex`), kept right by `move`.

@@ -52,6 +52,8 @@ class Report:
     #: Event runs: the deck's stable id and its player (validator/event/judge.py `_ids`).
     deck_id: str | None = None
     player: str | None = None
+    #: Lines read by a name that is not an Oracle name (`model.NameReading`).
+    readings: list[Any] = field(default_factory=list)
 
     @property
     def legal(self) -> bool:
@@ -94,6 +96,7 @@ class Report:
             "as_of": self.as_of,
             **({"as_of_precision": self.as_of_precision} if self.as_of_precision else {}),
             **({"id": self.deck_id, "player": self.player} if self.deck_id is not None else {}),
+            **({"names_read": [r.to_dict() for r in self.readings]} if self.readings else {}),
         }
 
 
@@ -116,6 +119,7 @@ def summarize_deck(report: Report, deck: Any) -> None:
     report.commander_source = deck.deck.commander_source
     report.attractions = sum(e.quantity for e in getattr(deck, "attractions", ()))
     report.sticker_sheets = sum(e.quantity for e in getattr(deck, "sticker_sheets", ()))
+    report.readings = list(getattr(deck, "readings", ()))
 
 
 #: Characters that would drive a terminal or break a line of text output (C0 and C1 controls,
@@ -144,6 +148,8 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         lines.append(f"  attraction deck: {report.attractions} card(s), not in the deck")
     if report.sticker_sheets:
         lines.append(f"  sticker sheets: {report.sticker_sheets}, not in the deck")
+    if report.readings:
+        lines += names_read_lines(report.readings, verbose=verbose)
     for p in report.sorted_problems():
         if p.severity == INFO and not verbose:
             continue
@@ -153,6 +159,28 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     if hidden:
         lines.append(f"  ({hidden} note(s) hidden; --verbose shows them)")
     return "\n".join(escape_controls(line) for line in lines)
+
+
+def names_read_lines(readings: list[Any], *, verbose: bool = False) -> list[str]:
+    """Once per report, how many lines were read by a name that is not an Oracle name, by
+    language (and with `verbose`, each of them)."""
+    from validator.cards.printed import ALT_NAME, LANGUAGES
+
+    counts: dict[str, int] = {}
+    for r in readings:
+        how = (
+            "by MTGO/Arena name"
+            if r.how == ALT_NAME
+            else f"in {LANGUAGES.get(r.language, 'another language')}"
+        )
+        counts[how] = counts.get(how, 0) + 1
+    said = ", ".join(f"{n} {how}" for how, n in sorted(counts.items(), key=lambda i: -i[1]))
+    out = [f"  names read: {said}"]
+    if verbose:
+        for r in readings:
+            where = f"line {r.line}: " if r.line else ""
+            out.append(f"    {where}{r.written} -> {r.card} ({r.language}, {r.how})")
+    return out
 
 
 #: At most this many line numbers after a problem in the text output (the JSON has them all).

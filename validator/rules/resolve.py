@@ -10,8 +10,10 @@ import re
 from operator import attrgetter
 
 from validator.cards.names import lookup_key
+from validator.cards.printed import script_of
 from validator.decklist.base import NOTE_CODES, unusable_text
 from validator.model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
+from validator.rules.other_names import read_other_name, script_suggestions
 from validator.store.index import CardIndex
 from validator.store.source import CardSource, choose
 
@@ -206,6 +208,15 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 _remember(known, entry.name, card)
                 continue
         cards = candidates if len(candidates) == 1 else choose(folded, candidates)
+        reading = None
+        if not cards:
+            # Not an Oracle name: an MTGO/Arena name, a bilingual line, another language's.
+            cards, reading, problems = read_other_name(entry, source)
+            if problems:
+                resolved.problems += problems
+                if not cards:  # a name of several cards: never a guess
+                    resolved.unresolved.append(entry)
+                    continue
         if (
             not cards
             and entry.set_code
@@ -216,6 +227,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             if hit:
                 card = source.card_by_id(hit[0])
                 cards = [card] if card else []
+        if reading is not None and len(cards) == 1:
+            resolved.readings.append(reading)
         if len(cards) == 1 and cards[0].is_meld_result:
             # CR 712.4b: never a card of the deck; counted like an unknown name, so that it
             # gives one problem rather than also "deck too small".
@@ -250,7 +263,11 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             hint, reordered = [], ""
             if suggest and suggested < MAX_SUGGESTED_NAMES and can_look_up(entry.name):
                 suggested += 1
-                hint = suggestions(entry.name, source)
+                hint = (
+                    suggestions(entry.name, source)
+                    if entry.name.isascii() or script_of(entry.name) == "latin"
+                    else script_suggestions(entry.name, source)
+                )
                 reordered = _quantity_after_name(entry.name, source)
             where = f"line {entry.line}: " if entry.line else _path(entry)
             message = f"{where}unknown card {entry.name!r}{reordered}"

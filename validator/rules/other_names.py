@@ -1,0 +1,206 @@
+"""A decklist name that is no Oracle name, read as the name a card is printed under: the English
+name MTGO and Arena print (`data/alt-names.tsv`), a bilingual shop line (`《稲妻/Lightning
+Bolt》`), or a printed name of a synced language (`deckcheck sync --languages`).
+
+Only whole names are matched (folded by `cards.printed.fold_printed`), never a prefix; a printed
+name that belongs to several cards (the German "Zwang": Duress and Coercion) is never guessed:
+it is a problem naming the candidates and asking for the English name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from validator.cards.names import lookup_key
+from validator.cards.printed import (
+    ALT_NAME,
+    LANGUAGES,
+    PRINTED_NAME,
+    alt_names,
+    fold_printed,
+    script_of,
+)
+from validator.model import Card, NameReading, Problem, Severity
+from validator.store.source import CardSource, choose
+
+#: How a bilingual line (`《稲妻/Lightning Bolt》`) was read (`NameReading.how`).
+BILINGUAL_NAME = "bilingual-name"
+#: The language of a bilingual line's other name when no synced language knows it (BCP 47).
+UNDETERMINED = "und"
+
+#: Brackets Japanese shops put around a card name (《稲妻》, 【稲妻】, 「稲妻」).
+_BRACKETS = {"《": "》", "【": "】", "「": "」", "〈": "〉", "『": "』"}
+
+#: One printed-name hit: (oracle id, language, printed name, part: 0 the whole card, n its face n).
+Hit = tuple[str, str, str, int]
+_Read = tuple[list[Card], NameReading | None, list[Problem]]
+
+
+def read_other_name(entry: Any, source: CardSource) -> _Read:
+    """The card(s) an entry's name stands for when it is no Oracle name, how it was read, and
+    its problems (several cards for one printed name; a bilingual line's two names disagree).
+    ([], None, []) when it is no name deckcheck knows."""
+    name = entry.name
+    text, bracketed = _unbracket(name)
+    pair = _bilingual(text, bracketed)
+    if pair is not None:
+        return _read_bilingual(entry, pair, source)
+    card_name = alt_names().get(lookup_key(text))
+    if card_name is not None:
+        cards = _by_english(card_name, source)
+        if len(cards) == 1:
+            return cards, NameReading(entry.line, name, cards[0].name, ALT_NAME), []
+    if bracketed:
+        cards = _by_english(text, source)
+        if len(cards) == 1:
+            return cards, None, []
+    return _read_printed(entry, text, source)
+
+
+def _unbracket(name: str) -> tuple[str, bool]:
+    text = name.strip()
+    close = _BRACKETS.get(text[:1])
+    if close is not None and text.endswith(close) and len(text) > 2:
+        return text[1:-1].strip(), True
+    return text, False
+
+
+def _bilingual(text: str, bracketed: bool) -> tuple[str, str] | None:
+    """(the localized name, the English name) of `稲妻/Lightning Bolt`: one single slash (a
+    split card's ` // ` is not one), a localized name not in ASCII or the whole in brackets."""
+    slashes = [
+        i
+        for i, ch in enumerate(text)
+        if ch in "/／" and text[i - 1 : i] not in "/／" and text[i + 1 : i + 2] not in "/／"
+    ]
+    slashes = [i for i in slashes if 0 < i < len(text) - 1]
+    if len(slashes) != 1:
+        return None
+    local, english = text[: slashes[0]].strip(), text[slashes[0] + 1 :].strip()
+    if not local or not english or (local.isascii() and not bracketed):
+        return None
+    return local, english
+
+
+def _read_bilingual(entry: Any, pair: tuple[str, str], source: CardSource) -> _Read:
+    local, english = pair
+    by_english = _by_english(english, source)
+    by_local, local_reading, local_problems = _read_printed(entry, local, source)
+    if not by_local:
+        by_local = _by_english(local, source)
+    language = local_reading.language if local_reading is not None else UNDETERMINED
+    if len(by_english) != 1:
+        # The English half names no single card: the localized half alone decides.
+        return by_local, local_reading, local_problems
+    card = by_english[0]
+    problems = []
+    if by_local and card not in by_local:
+        problems.append(
+            Problem(
+                "bilingual-names-differ",
+                f"{_where(entry)}{local!r} is {'; '.join(sorted(c.name for c in by_local))}, "
+                f"not {card.name} as {english!r} is: read as {card.name}; check which card "
+                "the list means",
+                "CR 201.2",
+                Severity.WARNING,
+                cards=(card.name, *sorted(c.name for c in by_local)),
+                lines=_lines(entry),
+            )
+        )
+    return (
+        [card],
+        NameReading(entry.line, entry.name, card.name, BILINGUAL_NAME, language),
+        problems,
+    )
+
+
+def _by_english(name: str, source: CardSource) -> list[Card]:
+    folded = lookup_key(name)
+    return choose(folded, source.lookup_folded([folded]).get(folded, []))
+
+
+def _read_printed(entry: Any, text: str, source: CardSource) -> _Read:
+    lookup = getattr(source, "lookup_printed", None)
+    if lookup is None or not text:
+        return [], None, []
+    folded = fold_printed(text)
+    hits: Sequence[Hit] = lookup([folded]).get(folded, ())
+    if not hits:
+        return [], None, []
+    # As `choose` for English names: a card's whole printed name beats a face of another card,
+    # a front face a back face.
+    best = min(min(part, 2) for _, _, _, part in hits)
+    hits = [h for h in hits if min(h[3], 2) == best]
+    ids = sorted({oid for oid, _, _, _ in hits})
+    cards = [c for c in map(source.card_by_id, ids) if c is not None]
+    languages = sorted({lang for _, lang, _, _ in hits})
+    if len(cards) == 1:
+        card = cards[0]
+        language = languages[0]
+        return [card], NameReading(entry.line, entry.name, card.name, PRINTED_NAME, language), []
+    if not cards:
+        return [], None, []
+    names = sorted({c.name for c in cards})
+    said = " or ".join(LANGUAGES.get(lang, lang) for lang in languages)
+    return (
+        [],
+        None,
+        [
+            Problem(
+                "ambiguous-printed-name",
+                f"{_where(entry)}{entry.name!r} is the {said} name of several cards: "
+                f"{'; '.join(names)}; write the English name of the one you mean (CR 201.2)",
+                "CR 201.2",
+                cards=tuple(names),
+                lines=_lines(entry),
+            )
+        ],
+    )
+
+
+def script_suggestions(name: str, source: CardSource, limit: int = 3) -> list[str]:
+    """ "Did you mean" for a name not in Latin letters: the printed names of the same script
+    that are close to it (rapidfuzz), each with its English name."""
+    listing = getattr(source, "all_printed_names", None)
+    if listing is None:
+        return []
+    names = listing()
+    script = script_of(name)
+    choices = _script_names(names, script)
+    from rapidfuzz import fuzz, process
+
+    query = fold_printed(name)
+    found = process.extract(
+        query, choices[0], scorer=fuzz.ratio, processor=None, limit=limit, score_cutoff=60
+    )
+    return [choices[1][i] for _, _, i in found]
+
+
+#: (id of a source's printed-name list, script) -> (the list, folded names, names shown).
+_BY_SCRIPT: dict[tuple[int, str], tuple[Any, list[str], list[str]]] = {}
+
+
+def _script_names(names: list[tuple[str, str]], script: str) -> tuple[list[str], list[str]]:
+    key = (id(names), script)
+    found = _BY_SCRIPT.get(key)
+    if found is None or found[0] is not names:
+        if len(_BY_SCRIPT) >= 8:
+            _BY_SCRIPT.clear()
+        folded, shown = [], []
+        for printed, card in names:
+            if script_of(printed) == script:
+                folded.append(fold_printed(printed))
+                shown.append(f"{printed} ({card})")
+        found = _BY_SCRIPT[key] = (names, folded, shown)
+    return found[1], found[2]
+
+
+def _lines(entry: Any) -> tuple[int, ...]:
+    return (entry.line,) if entry.line else ()
+
+
+def _where(entry: Any) -> str:
+    if entry.line:
+        return f"line {entry.line}: "
+    return f"{entry.where}: " if getattr(entry, "where", None) else ""
