@@ -254,6 +254,33 @@ class Problem:
         }
 
 
+#: Scryfall's language codes (the `lang` of a card object), with their names.
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "es": "Spanish",
+    "fr": "French",
+    "de": "German",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "ru": "Russian",
+    "zhs": "Simplified Chinese",
+    "zht": "Traditional Chinese",
+    "he": "Hebrew",
+    "la": "Latin",
+    "grc": "Ancient Greek",
+    "ar": "Arabic",
+    "sa": "Sanskrit",
+    "ph": "Phyrexian",
+    "qya": "Quenya",
+}
+
+#: How a name that is not an Oracle name was read (`NameReading.how`).
+ALT_NAME = "mtgo-arena-name"  # an English name MTGO/Arena print (data/alt-names.tsv)
+PRINTED_NAME = "printed-name"  # a printing's printed name (a language's, or an English flavor)
+
+
 @dataclass(frozen=True)
 class NameReading:
     """How a decklist line whose name is not an Oracle name was read: by the English name MTGO

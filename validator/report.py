@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from validator.model import (
+    ALT_NAME,
     COMMANDER,
     COMPANION,
     ERROR,
     INFO,
+    LANGUAGES,
     MAIN,
     SIDEBOARD,
     WARNING,
@@ -164,8 +166,6 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
 def names_read_lines(readings: list[Any], *, verbose: bool = False) -> list[str]:
     """Once per report, how many lines were read by a name that is not an Oracle name, by
     language (and with `verbose`, each of them)."""
-    from validator.cards.printed import ALT_NAME, LANGUAGES
-
     counts: dict[str, int] = {}
     for r in readings:
         how = (

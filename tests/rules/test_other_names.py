@@ -50,3 +50,120 @@ def test_mtgo_name_counts_with_its_oracle_name(index):
         "4 Leyline Weaver\n1 Spider Manifestation\n55 Mountain\n", "vintage", cards=index
     )
     assert [p.code for p in report.errors] == ["too-many-copies"]
+
+
+# ---------------------------------------------------------------- printed names (synced)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "sqlalchemy", "index"])
+def localized(request, localized_db):
+    """The three card sources over one database with printed names: each reads them."""
+    from validator.store.database import CardDB
+    from validator.store.sqlite import SqliteCards
+
+    if request.param == "sqlite":
+        source = SqliteCards(localized_db)
+    elif request.param == "sqlalchemy":
+        source = CardDB(localized_db)
+    else:
+        source = CardIndex.from_db(SqliteCards(localized_db))
+    yield source
+    close = getattr(source, "close", None) or getattr(source.database, "close", None)
+    if close:
+        close()
+
+
+def _read(report) -> list[tuple[str, str, str]]:
+    return [(r["name"], r["card"], r["language"]) for r in report.to_dict()["names_read"]]
+
+
+def test_japanese_list_resolves_and_says_how(localized):
+    report = validate("4 稲妻\n4 火/氷\n52 山\n", "vintage", cards=localized)
+    assert report.legal, report.problems
+    assert _read(report) == [
+        ("稲妻", "Lightning Bolt", "ja"),
+        ("火/氷", "Fire // Ice", "ja"),
+        ("山", "Mountain", "ja"),
+    ]
+    assert "names read: 3 in Japanese" in render_text(report)
+
+
+@pytest.mark.parametrize(
+    "written, card",
+    [
+        ("厚かましい借り手", "Brazen Borrower // Petty Theft"),  # an adventure's card face
+        ("Dreister Langfinger", "Brazen Borrower // Petty Theft"),  # its real Scryfall shape
+        ("Geheimnisstöberer", "Delver of Secrets // Insectile Aberration"),  # a DFC front
+        ("Scopritore di Segreti // Insetto Aberrante", "Delver of Secrets // Insectile Aberration"),
+        ("幽（ゆう）霊（れい）暗殺者、ケイヤ", "Kaya, Ghost Assassin"),  # furigana kept
+        ("危ない! 火事だ! 敵だ!", "Fear, Fire, Foes!"),  # half-width for full-width
+        ("ＦＵＬＭＩＮＥ", "Lightning Bolt"),  # full-width Latin letters
+    ],
+)
+def test_printed_name_forms(localized, written, card):
+    report = validate(f"1 {written}\n59 Island\n", "vintage", cards=localized)
+    assert _read(report) == [(written, card, _read(report)[0][2])]
+
+
+def test_english_names_first(localized):
+    report = validate("4 Lightning Bolt\n56 Mountain\n", "vintage", cards=localized)
+    assert report.legal and "names_read" not in report.to_dict()
+
+
+def test_name_of_two_cards_is_never_guessed(localized):
+    report = validate("4 Zwang\n56 Gebirge\n", "vintage", cards=localized)
+    problems = [p for p in report.problems if p.code == "ambiguous-printed-name"]
+    assert len(problems) == 1 and not report.legal
+    assert problems[0].cards == ("Coercion", "Duress")
+    assert "German" in problems[0].message and "English name" in problems[0].message
+    assert problems[0].citation == "CR 201.2"
+    assert report.main_count == 60  # still counted as listed
+    assert "unknown-card" not in {p.code for p in report.problems}
+
+
+def test_bilingual_lines(localized):
+    report = validate(
+        "4 《稲妻/Lightning Bolt》\n4 稲妻/Lightning Bolt\n52 《山/Mountain》\n",
+        "vintage",
+        cards=localized,
+    )
+    assert [p.code for p in report.errors] == ["too-many-copies"]  # 8 Lightning Bolt
+    assert {r["read_by"] for r in report.to_dict()["names_read"]} == {"bilingual-name"}
+    assert not report.warnings
+
+
+def test_bilingual_names_that_differ_warn_naming_both(localized):
+    report = validate("4 《強迫/Coercion》\n56 Island\n", "vintage", cards=localized)
+    (warning,) = report.warnings
+    assert warning.code == "bilingual-names-differ"
+    assert warning.cards == ("Coercion", "Duress")
+    assert report.legal  # read by its English name
+
+
+def test_mixed_languages_read_line_by_line(localized):
+    report = validate(
+        "1 稲妻\n1 Fulmine\n1 Foudre\n1 Blitzschlag\n1 Relámpago\n55 Island\n",
+        "vintage",
+        cards=localized,
+    )
+    assert [lang for _, _, lang in _read(report)] == ["ja", "it", "fr", "de", "es"]
+    assert [p.code for p in report.errors] == ["too-many-copies"]
+
+
+def test_suggestions_come_from_the_same_script(localized):
+    report = validate("4 稲妻妻\n56 Island\n", "vintage", cards=localized)
+    (problem,) = report.errors
+    assert problem.code == "unknown-card"
+    assert "稲妻 (Lightning Bolt)" in problem.message
+
+
+def test_unknown_printed_name_is_unknown(localized):
+    report = validate("4 稲\n56 Island\n", "vintage", cards=localized)
+    assert [p.code for p in report.errors] == ["unknown-card"]
+
+
+def test_warm_index_says_how_every_time(localized):
+    # a name read in another language is never taken as an Oracle name the next time
+    for _ in range(2):
+        report = validate("4 稲妻\n4 Leyline Weaver\n52 Island\n", "vintage", cards=localized)
+        assert [r[1] for r in _read(report)] == ["Lightning Bolt", "Spider Manifestation"]

@@ -18,33 +18,10 @@ import functools
 import re
 import unicodedata
 
+from validator.model import ALT_NAME, LANGUAGES, PRINTED_NAME
 from validator.resources import resource_path
 
-#: Scryfall's language codes (the `lang` of a card object), with their names.
-LANGUAGES: dict[str, str] = {
-    "en": "English",
-    "es": "Spanish",
-    "fr": "French",
-    "de": "German",
-    "it": "Italian",
-    "pt": "Portuguese",
-    "ja": "Japanese",
-    "ko": "Korean",
-    "ru": "Russian",
-    "zhs": "Simplified Chinese",
-    "zht": "Traditional Chinese",
-    "he": "Hebrew",
-    "la": "Latin",
-    "grc": "Ancient Greek",
-    "ar": "Arabic",
-    "sa": "Sanskrit",
-    "ph": "Phyrexian",
-    "qya": "Quenya",
-}
-
-#: How a name that is not an Oracle name was read (`NameReading.how`).
-ALT_NAME = "mtgo-arena-name"  # an English name MTGO/Arena print (data/alt-names.tsv)
-PRINTED_NAME = "printed-name"  # a printing's printed name (a language's, or an English flavor)
+__all__ = ["ALT_NAME", "LANGUAGES", "PRINTED_NAME", "alt_names", "fold_printed", "script_of"]
 
 _KANA = "\u3041-\u3096\u30a1-\u30fa"
 # Inline furigana: a parenthesised run of kana right after a kanji (MTGJSON's Japanese names
@@ -88,7 +65,7 @@ def fold_printed(name: str) -> str:
     if not text.isascii():
         # Accents of Latin letters only (é, ñ, ç): a kana's voicing mark or a Cyrillic й is a
         # letter of its own. Invisible format characters (a BOM, a joiner) go too.
-        out = []
+        out: list[str] = []
         for ch in unicodedata.normalize("NFD", text):
             if unicodedata.combining(ch) and out and out[-1] < "\u0250":
                 continue

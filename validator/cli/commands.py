@@ -171,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
             "deckcheck sync",
             "deckcheck sync --from oracle-cards.json",
             "deckcheck sync --printings",
+            "deckcheck sync --languages ja,it",
+            "deckcheck sync --from oracle-cards.json --languages-from all-cards.json.gz",
         ],
     )
     _add_db(p)
@@ -193,6 +195,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--printings",
         action="store_true",
         help="also sync printings (default_cards): set codes, rarities, flavor names",
+    )
+    p.add_argument(
+        "--languages",
+        metavar="CODES",
+        help="also read the cards' printed names in these languages (Scryfall's codes, "
+        "comma-separated: ja,it,fr,de,es,pt,ko,ru,zhs,zht..., or all) from Scryfall's "
+        "all_cards bulk data, so that decklists in them resolve",
+    )
+    p.add_argument(
+        "--languages-from",
+        type=Path,
+        metavar="ALL_CARDS_FILE",
+        help="with --from: read the printed names from this all_cards file (JSON or JSON "
+        "Lines, gzip or not) instead of downloading it (every language it has, unless "
+        "--languages says which)",
     )
     p.add_argument(
         "--min-rate",
@@ -537,6 +554,30 @@ def cmd_sync(args: argparse.Namespace) -> int:
     for option in ("min_rate", "stall_timeout", "request_timeout"):
         if getattr(args, option) is not None and not getattr(args, option) > 0:
             raise UsageError(f"--{option.replace('_', '-')} must be greater than 0")
+    languages: set[str] | None = None
+    if args.languages is not None:
+        from validator.sync.printednames import parse_languages
+
+        try:
+            languages = parse_languages(args.languages)
+        except ValueError as exc:
+            raise UsageError(f"--languages: {exc}") from exc
+    if args.languages_from is not None:
+        from validator.sync.bulkfile import source_problem
+
+        if args.from_file is None:
+            raise UsageError(
+                "--languages-from goes with --from ORACLE_FILE (the names are written with "
+                "the cards); online, --languages downloads all_cards itself"
+            )
+        problem = source_problem(args.languages_from)
+        if problem:
+            raise UsageError(f"--languages-from: {problem}")
+    elif args.languages is not None and args.from_file is not None:
+        raise UsageError(
+            "--languages with --from needs --languages-from ALL_CARDS_FILE (the file the "
+            "printed names are read from)"
+        )
     quiet_log = not sys.stderr.isatty()
     try:
         results = sync(
@@ -544,6 +585,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
             from_file=args.from_file,
             force=args.force,
             printings=args.printings,
+            languages=languages if args.languages is not None else None,
+            all_languages=args.languages is not None and languages is None,
+            languages_from=args.languages_from,
             allow_shrink=args.allow_shrink,
             limits=DownloadLimits.from_env(args.min_rate, args.stall_timeout, args.request_timeout),
             lock_timeout=args.lock_timeout,

@@ -150,7 +150,7 @@ def _read_printed(entry: Any, text: str, source: CardSource) -> _Read:
             Problem(
                 "ambiguous-printed-name",
                 f"{_where(entry)}{entry.name!r} is the {said} name of several cards: "
-                f"{'; '.join(names)}; write the English name of the one you mean (CR 201.2)",
+                f"{'; '.join(names)}; write the English name of the one you mean",
                 "CR 201.2",
                 cards=tuple(names),
                 lines=_lines(entry),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 from validator.cards.compact import IndexData, LegalityInterner, SyncStamp, decode_card
@@ -35,6 +36,12 @@ class CardIndex:
         self._names: list[str] | None = None
         self._printings = printings  # a CardDB, or None
         self.sync: SyncStamp | None = None
+        #: Printed names (`deckcheck sync --languages`): folded -> [(oracle_id, lang, name,
+        #: part)], read from the database at the first name no Oracle name matches, so that
+        #: English decks never pay for them.
+        self._printed: dict[str, list[tuple[str, str, str, int]]] | None = None
+        self._printed_pairs: list[tuple[str, str]] | None = None
+        self._printed_lock = threading.Lock()
 
     @property
     def database(self):
@@ -110,6 +117,51 @@ class CardIndex:
                 cards = found[folded] = [c for c in map(self._card, ids) if c is not None]
             out[folded] = cards
         return out
+
+    def _printed_names(self) -> dict[str, list[tuple[str, str, str, int]]]:
+        printed = self._printed
+        if printed is None:
+            with self._printed_lock:
+                printed = self._printed
+                if printed is None:
+                    printed = {}
+                    reader = getattr(self._printings, "printed_name_rows", None)
+                    rows = reader() if reader is not None else []
+                    known = self._raw.keys() | self._by_id.keys()  # deck cards only
+                    langs: dict[str, str] = {}
+                    for folded, oid, lang, part, name in rows:
+                        if oid in known:
+                            hit = (oid, langs.setdefault(lang, lang), name, part)
+                            printed.setdefault(folded, []).append(hit)
+                    self._printed = printed
+        return printed
+
+    def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
+        """The printed names (folded by `printed.fold_printed`) of deck cards: folded ->
+        [(oracle_id, lang, name, part)]."""
+        printed = self._printed_names()
+        return {f: printed[f] for f in folded if f in printed}
+
+    def all_printed_names(self) -> list[tuple[str, str]]:
+        """(printed name, Oracle name) of every deck card's printed names (suggestions)."""
+        if self._printed_pairs is None:
+            pairs = []
+            for hits in self._printed_names().values():
+                for oid, _, name, _ in hits:
+                    card = self._card(oid)
+                    if card is not None:
+                        pairs.append((name, card.name))
+            self._printed_pairs = pairs
+        return self._printed_pairs
+
+    def printed_names_of(self, oracle_id: str) -> list[tuple[str, int, str]]:
+        """(lang, part, name) of a card's printed names."""
+        return sorted(
+            (lang, part, name)
+            for hits in self._printed_names().values()
+            for oid, lang, name, part in hits
+            if oid == oracle_id
+        )
 
     def formats(self) -> list[str]:
         """The legality keys its database's last sync saw; [] (not known) for an index built
