@@ -59,6 +59,18 @@ _HEADERS: dict[str, Section] = {
     "attraction deck": Section.ATTRACTION,
     "stickers": Section.STICKER,
     "sticker sheets": Section.STICKER,
+    # The same headers in the languages players write lists in (Japanese coverage and shop
+    # lists, MTG Arena's localized clients).
+    "メインデッキ": _MAIN,
+    "デッキ": _MAIN,
+    "サイドボード": _SIDE,
+    "統率者": _CMDR,
+    "相棒": _COMP,
+    "mazzo": _MAIN,
+    "mazo": _MAIN,
+    "banquillo": _SIDE,
+    "réserve": _SIDE,
+    "reserva": _SIDE,
 }
 # Headers only Arena-style exports write ("Sideboard" alone is common to every format).
 _ARENA_HEADERS = frozenset({"deck", "commander", "companion", "about"})

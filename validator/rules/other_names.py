@@ -137,7 +137,12 @@ def _read_printed(entry: Any, text: str, source: CardSource) -> _Read:
     languages = sorted({lang for _, lang, _, _ in hits})
     if len(cards) == 1:
         card = cards[0]
-        language = languages[0]
+        # A name printed alike in several languages ("Santuario Mistico": es, it, pt): the
+        # language that prints it exactly as written, else as written but for case.
+        exact = sorted({lang for _, lang, n, _ in hits if n == text}) or sorted(
+            {lang for _, lang, n, _ in hits if n.casefold() == text.casefold()}
+        )
+        language = (exact or languages)[0]
         return [card], NameReading(entry.line, entry.name, card.name, PRINTED_NAME, language), []
     if not cards:
         return [], None, []
