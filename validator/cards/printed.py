@@ -21,7 +21,15 @@ import unicodedata
 from validator.model import ALT_NAME, LANGUAGES, PRINTED_NAME
 from validator.resources import resource_path
 
-__all__ = ["ALT_NAME", "LANGUAGES", "PRINTED_NAME", "alt_names", "fold_printed", "script_of"]
+__all__ = [
+    "ALT_NAME",
+    "LANGUAGES",
+    "PRINTED_NAME",
+    "alt_name_pairs",
+    "alt_names",
+    "fold_printed",
+    "script_of",
+]
 
 _KANA = "\u3041-\u3096\u30a1-\u30fa"
 # Inline furigana: a parenthesised run of kana right after a kanji (MTGJSON's Japanese names
@@ -79,18 +87,20 @@ def fold_printed(name: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
+def alt_name_pairs() -> tuple[tuple[str, str], ...]:
+    """The shipped MTGO/Arena names: (the name as printed, the Oracle name of its card)."""
+    with open(resource_path("data", "alt-names.tsv"), encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f if not line.startswith("#")]
+    return tuple((row[0], row[1]) for row in rows[1:] if len(row) == 2)  # after the header
+
+
+@functools.lru_cache(maxsize=1)
 def alt_names() -> dict[str, str]:
     """The shipped MTGO/Arena names: the English-folded name (`names.lookup_key`) -> the Oracle
     name of its card."""
     from validator.cards.names import lookup_key
 
-    table: dict[str, str] = {}
-    with open(resource_path("data", "alt-names.tsv"), encoding="utf-8") as f:
-        rows = [line.rstrip("\n").split("\t") for line in f if not line.startswith("#")]
-    for row in rows[1:]:  # the column header
-        if len(row) == 2:
-            table[lookup_key(row[0])] = row[1]
-    return table
+    return {lookup_key(printed): card for printed, card in alt_name_pairs()}
 
 
 def script_of(name: str) -> str:

@@ -918,11 +918,21 @@ def cmd_card(args: argparse.Namespace) -> int:
         raise UsageError('give a card name: deckcheck card "Lightning Bolt"')
     db = _open_cards(args.db, many=False)
     card = db.card(args.name)
+    from validator.rules.other_names import cards_by_other_name, printed_names_of
+
+    if card is None:  # a printed name (稲妻), an MTGO/Arena name
+        found, problems = cards_by_other_name(args.name, db)
+        if problems:
+            raise UsageError(problems[0].message)
+        card = found[0] if found else None
     if card is None:
         raise UsageError(f"no card named {args.name!r}{_did_you_mean(args.name, db)}")
     from validator.report import card_facts
 
     facts = card_facts(card, db.formats())
+    printed = printed_names_of(card, db)
+    if printed:  # only cards printed under other names: other cards' answers are unchanged
+        facts["printed_names"] = printed
     from validator.rules.formats import load_formats
     from validator.rules.points import card_points
 
@@ -944,6 +954,10 @@ def cmd_card(args: argparse.Namespace) -> int:
                     f"  {fmt:<20} {entry['points']}{own} (cap {entry['cap']}, "
                     f"list of {entry['version']})"
                 )
+        elif key == "printed_names":
+            print("printed names:")
+            for lang, names in value.items():
+                print(f"  {lang:<16} {'; '.join(names)}")
         elif key in ("deck_card", "commander_eligible") and facts.get("meld_from"):
             # CR 712.4b: said, not left out as an unremarkable False
             print(f"{label}: no (the back face of a meld pair is not a card, CR 712.4b)")

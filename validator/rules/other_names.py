@@ -17,6 +17,7 @@ from validator.cards.printed import (
     ALT_NAME,
     LANGUAGES,
     PRINTED_NAME,
+    alt_name_pairs,
     alt_names,
     fold_printed,
     script_of,
@@ -209,3 +210,31 @@ def _where(entry: Any) -> str:
     if entry.line:
         return f"line {entry.line}: "
     return f"{entry.where}: " if getattr(entry, "where", None) else ""
+
+
+def cards_by_other_name(name: str, source: CardSource) -> tuple[list[Card], list[Problem]]:
+    """The cards a name that is no Oracle name stands for (`deckcheck card 稲妻`, `GET
+    /v1/cards/稲妻`): one card; or none, with the problem of a printed name of several cards
+    (naming them)."""
+    from validator.model import DeckEntry
+
+    cards, _, problems = read_other_name(DeckEntry(quantity=1, name=name), source)
+    return cards, [p for p in problems if p.code == "ambiguous-printed-name"]
+
+
+def printed_names_of(card: Card, source: Any) -> dict[str, list[str]]:
+    """A card's names by language, besides its Oracle name: the printed names synced
+    (`sync --languages`; the whole card's, faces joined by " // ") and the English names MTGO
+    and Arena print ("en")."""
+    out: dict[str, list[str]] = {}
+    reader = getattr(source, "printed_names_of", None)
+    for lang, part, printed in reader(card.oracle_id) if reader is not None else ():
+        names = out.setdefault(lang, [])
+        if part == 0 and printed not in names:
+            names.append(printed)
+    folded = lookup_key(card.name)
+    for printed, oracle in alt_name_pairs():
+        names = out.setdefault("en", [])
+        if lookup_key(oracle) == folded and printed not in names:
+            names.append(printed)
+    return {lang: sorted(names) for lang, names in sorted(out.items()) if names}
