@@ -94,20 +94,15 @@ def test_ambiguous_rendered_line_is_the_only_difference(localized_index):
     for row in _manifest():
         if not row["ambiguous_names_used"]:
             continue
-        day = date.fromisoformat(row["event_date"])
-        mine = validate(
-            (folder / row["file"]).read_text(encoding="utf-8"),
-            row["format"],
-            cards=index,
-            as_of=day,
-            history=history,
-        )
-        twin = validate(
-            (folder / row["english_equivalent_file"]).read_text(encoding="utf-8"),
-            row["format"],
-            cards=index,
-            as_of=day,
-            history=history,
+        mine, twin = (
+            validate(
+                (folder / row[key]).read_text(encoding="utf-8"),
+                row["format"],
+                cards=index,
+                as_of=date.fromisoformat(row["event_date"]),
+                history=history,
+            )
+            for key in ("file", "english_equivalent_file")
         )
         (refused,) = [p for p in mine.problems if p.code == "ambiguous-printed-name"]
         # the cards the manifest lists for the name are among those named (es "Pantano" is

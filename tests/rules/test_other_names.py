@@ -167,3 +167,32 @@ def test_warm_index_says_how_every_time(localized):
     for _ in range(2):
         report = validate("4 稲妻\n4 Leyline Weaver\n52 Island\n", "vintage", cards=localized)
         assert [r[1] for r in _read(report)] == ["Lightning Bolt", "Spider Manifestation"]
+
+
+def test_mtgo_name_known_from_printings_is_said_too(tmp_path):
+    """With `sync --printings`, the printing's printed name already finds the card: the report
+    still says the line was read by an MTGO/Arena name, every time."""
+    from validator.store.sqlite import SqliteCards
+    from validator.sync import import_file
+
+    oracle = json.loads((FIXTURES / "cards_localized.json").read_text(encoding="utf-8"))
+    spider = next(o for o in oracle if o["name"] == "Spider Manifestation")
+    printing = {
+        "object": "card",
+        "oracle_id": spider["oracle_id"],
+        "name": spider["name"],
+        "lang": "en",
+        "printed_name": "Leyline Weaver",
+        "set": "om1",
+        "collector_number": "1",
+        "rarity": "rare",
+    }
+    (tmp_path / "default-cards.json").write_text(json.dumps([printing]), encoding="utf-8")
+    db = str(tmp_path / "c.sqlite3")
+    import_file(FIXTURES / "cards_localized.json", db)
+    import_file(tmp_path / "default-cards.json", db, bulk_type="default_cards")
+    index = CardIndex.from_db(SqliteCards(db))
+    for _ in range(2):
+        report = validate("4 Leyline Weaver\n56 Island\n", "vintage", cards=index)
+        assert report.legal
+        assert [r["read_by"] for r in report.to_dict()["names_read"]] == ["mtgo-arena-name"]

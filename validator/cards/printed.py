@@ -18,6 +18,7 @@ import functools
 import re
 import unicodedata
 
+from validator.cards.names import _LIGATURES as _ENGLISH_CHARACTERS
 from validator.model import ALT_NAME, LANGUAGES, PRINTED_NAME
 from validator.resources import resource_path
 
@@ -37,49 +38,55 @@ _KANA = "\u3041-\u3096\u30a1-\u30fa"
 _FURIGANA = re.compile(rf"(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヶ])\([{_KANA}ー]+\)")
 # The long-vowel mark after kana, as people type it: a hyphen, a dash, a box-drawing line, a wave.
 _LONG_VOWEL = re.compile(rf"(?<=[{_KANA}ー])[-~\u2010-\u2015\u2212\u2500\u2501\u301c\uff5e]")
-# Middle dots: katakana middle dot, Latin middle dot, bullet, hyphenation point, dot operators.
-_MIDDLE_DOTS = str.maketrans(dict.fromkeys("\u00b7\u2022\u2027\u2219\u22c5\u30fb", "・"))
-_PUNCTUATION = str.maketrans(
-    {
-        "\u2019": "'",
-        "\u2018": "'",
-        "`": "'",
-        "\u00b4": "'",
-        "\u02bc": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u00ab": '"',
-        "\u00bb": '"',
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2012": "-",
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-    }
-)
+# One table: the apostrophe, quote and dash variants as the English folding writes them (not
+# its letters: ß and ø are letters of their own in German and Danish names), the guillemets,
+# and the middle dots (katakana, Latin, bullet, hyphenation point, dot operators) as the
+# katakana middle dot.
+_CHARACTERS = {
+    code: value
+    for code, value in _ENGLISH_CHARACTERS.items()
+    if not chr(code).isalpha() and not chr(code).isspace()
+}
+_CHARACTERS.update(str.maketrans({"\u00ab": '"', "\u00bb": '"', "\u02bc": "'"}))
+_CHARACTERS.update(str.maketrans(dict.fromkeys("\u00b7\u2022\u2027\u2219\u22c5", "・")))
+#: Characters `_CHARACTERS` changes: most names have none, and a search costs less than a
+#: translation.
+_TRANSLATED = re.compile("[" + re.escape("".join(map(chr, _CHARACTERS))) + "]")
+#: Latin letters that may carry an accent (é, ñ, ç, ő) and invisible format characters (a BOM,
+#: a joiner, a direction mark, a soft hyphen).
+_LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+_FORMAT = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+#: A combining accent on a Latin letter (after NFD): a kana's voicing mark (U+3099) or the
+#: Cyrillic short i's breve on и is not one.
+_LATIN_MARKS = re.compile("(?<=[A-Za-z])[\u0300-\u036f]+")
 _SPLIT = re.compile(r"\s*/{1,2}\s*")
 _SPACES = re.compile(r"\s+")
+_KANA_OR_DASH = re.compile(f"[{_KANA}]")
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def fold_printed(name: str) -> str:
     """The key a printed name is stored and looked up by (see the module's docstring)."""
     text = unicodedata.normalize("NFKC", name)
-    if "(" in text:
-        text = _FURIGANA.sub("", text)
-    text = _LONG_VOWEL.sub("ー", text.translate(_MIDDLE_DOTS))
-    text = text.translate(_PUNCTUATION)
     if not text.isascii():
-        # Accents of Latin letters only (é, ñ, ç): a kana's voicing mark or a Cyrillic й is a
-        # letter of its own. Invisible format characters (a BOM, a joiner) go too.
-        out: list[str] = []
-        for ch in unicodedata.normalize("NFD", text):
-            if unicodedata.combining(ch) and out and out[-1] < "\u0250":
-                continue
-            if unicodedata.category(ch) != "Cf":
-                out.append(ch)
-        text = unicodedata.normalize("NFC", "".join(out)).replace("ё", "е").replace("Ё", "Е")
+        if "(" in text:
+            text = _FURIGANA.sub("", text)
+        if _TRANSLATED.search(text):
+            text = text.translate(_CHARACTERS)
+        if _KANA_OR_DASH.search(text):
+            text = _LONG_VOWEL.sub("ー", text)
+        if _FORMAT.search(text):
+            text = _FORMAT.sub("", text)
+        if _LATIN_ACCENTED.search(text):
+            # Accents of Latin letters only (é, ñ, ç): a kana's voicing mark or the Cyrillic
+            # й is a letter of its own.
+            text = unicodedata.normalize(
+                "NFC", _LATIN_MARKS.sub("", unicodedata.normalize("NFD", text))
+            )
+        if "ё" in text or "Ё" in text:
+            text = text.replace("ё", "е").replace("Ё", "Е")
+    elif "`" in text:
+        text = text.replace("`", "'")
     text = _SPACES.sub(" ", text).strip().casefold()
     if "/" in text:
         text = _SPLIT.sub(" // ", text)

@@ -10,9 +10,18 @@ import re
 from operator import attrgetter
 
 from validator.cards.names import lookup_key
-from validator.cards.printed import script_of
+from validator.cards.printed import ALT_NAME, alt_names, script_of
 from validator.decklist.base import NOTE_CODES, unusable_text
-from validator.model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
+from validator.model import (
+    Card,
+    Deck,
+    NameReading,
+    Problem,
+    ResolvedDeck,
+    ResolvedEntry,
+    Section,
+    Severity,
+)
 from validator.rules.other_names import read_other_name, script_suggestions
 from validator.store.index import CardIndex
 from validator.store.source import CardSource, choose
@@ -165,8 +174,13 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     # Every line named a card it named before (most decks of a run), and no line is in a
     # section looked at apart (ignored, supplementary: below): one pass each, in C. all(): a
     # Card is never false, and `None in hits` would call Card.__eq__ on each.
-    if all(hits) and _APART.isdisjoint(map(_SECTION, entries)):
+    together = _APART.isdisjoint(map(_SECTION, entries))
+    if all(hits) and together:
         resolved.entries = list(map(ResolvedEntry, entries, hits))  # type: ignore[arg-type]
+        return resolved
+    # A deck in another language: its other names were read before too (`read_names`).
+    read_names = source.read_names if isinstance(source, CardIndex) else None
+    if read_names and together and _all_read(resolved, entries, hits, read_names):
         return resolved
     ignored = Section.IGNORED
     supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
@@ -185,6 +199,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             }
         )
     suggested = 0
+    alt = alt_names()
     out = resolved.entries
     for entry, card in zip(wanted, hits):
         if card is not None:
@@ -203,16 +218,21 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 or card.type_line == "Stickers"
                 or "Attraction" in card.subtypes
                 or entry.section in supplementary
+                or folded in alt
             ):
                 out.append(ResolvedEntry(entry, card))
                 _remember(known, entry.name, card)
                 continue
         cards = candidates if len(candidates) == 1 else choose(folded, candidates)
-        reading = None
+        reading, reread = None, True
+        if folded in alt and len(cards) == 1:
+            # An MTGO/Arena name the database knows as an alias (`sync --printings`): said.
+            reading = NameReading(entry.line, entry.name, cards[0].name, ALT_NAME)
         if not cards:
             # Not an Oracle name: an MTGO/Arena name, a bilingual line, another language's.
             cards, reading, problems = read_other_name(entry, source)
             if problems:
+                reread = False  # its problem is said again each time
                 resolved.problems += problems
                 if not cards:  # a name of several cards: never a guess
                     resolved.unresolved.append(entry)
@@ -243,8 +263,12 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             resolved.attractions.append(ResolvedEntry(entry=entry, card=cards[0]))
         elif len(cards) == 1:
             resolved.entries.append(ResolvedEntry(entry=entry, card=cards[0]))
-            if candidates:  # found by its name, not by its printing
+            if candidates and reading is None:  # found by its name, not by its printing
                 _remember(known, entry.name, cards[0])
+            elif reading is not None and reread and read_names is not None:
+                if len(read_names) >= MAX_KNOWN_NAMES:
+                    read_names.clear()
+                read_names[entry.name] = (cards[0], reading.how, reading.language)
         elif cards:
             resolved.unresolved.append(entry)
             names = sorted({c.name for c in cards})
@@ -311,6 +335,29 @@ def _quantity_after_name(name: str, source: CardSource) -> str:
         f"; if {int(hit.group(2))} is the number of copies, write it first: "
         f"'{int(hit.group(2))} {card.name}'"
     )
+
+
+def _all_read(
+    resolved: ResolvedDeck,
+    entries: list,
+    hits: list,
+    read_names: dict[str, tuple[Card, str, str]],
+) -> bool:
+    """Fill `resolved` when every line names a card it named before, by its Oracle name or by
+    another name read before (`read_names`, whose readings are said again); False, leaving
+    `resolved` untouched, when some line does not."""
+    readings = []
+    cards = list(hits)
+    for i, entry in enumerate(entries):
+        if cards[i] is None:
+            other = read_names.get(entry.name)
+            if other is None:
+                return False
+            cards[i] = other[0]
+            readings.append(NameReading(entry.line, entry.name, other[0].name, other[1], other[2]))
+    resolved.entries = list(map(ResolvedEntry, entries, cards))
+    resolved.readings = readings
+    return True
 
 
 def _remember(known: dict[str, Card], name: str, card: Card) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 
 from validator.cards.compact import IndexData, LegalityInterner, SyncStamp, decode_card
 from validator.cards.names import lookup_key
 from validator.model import Card
+
+#: Printed names kept per index (`CardIndex.lookup_printed`); the dict starts over when full.
+MAX_CACHED_NAMES = 50_000
 
 
 class CardIndex:
@@ -30,18 +32,18 @@ class CardIndex:
         self._found: dict[str, list[Card]] = {}  # folded name -> cards, once built
         #: Names as written that resolved to one card of a deck (see `resolve`), bounded.
         self.deck_cards: dict[str, Card] = {}
+        #: Printed names (`sync --languages`) asked of the database so far: folded ->
+        #: [(oracle_id, lang, name, part)] ([] for none), bounded (`lookup_printed`).
+        self._printed: dict[str, list[tuple[str, str, str, int]]] = {}
+        #: Names as written that another name's reading gave one card of a deck (see
+        #: `rules.resolve`): name -> (card, how, language), bounded as `deck_cards`.
+        self.read_names: dict[str, tuple[Card, str, str]] = {}
         self._legalities: LegalityInterner | None = None
         for names, card in cards:
             self.add(card, names)
         self._names: list[str] | None = None
         self._printings = printings  # a CardDB, or None
         self.sync: SyncStamp | None = None
-        #: Printed names (`deckcheck sync --languages`): folded -> [(oracle_id, lang, name,
-        #: part)], read from the database at the first name no Oracle name matches, so that
-        #: English decks never pay for them.
-        self._printed: dict[str, list[tuple[str, str, str, int]]] | None = None
-        self._printed_pairs: list[tuple[str, str]] | None = None
-        self._printed_lock = threading.Lock()
 
     @property
     def database(self):
@@ -90,6 +92,8 @@ class CardIndex:
             self._found.pop(folded, None)
         self._names = None
         self.deck_cards.clear()  # a name may now match this card too
+        self.read_names.clear()
+        self._printed.clear()
 
     def _card(self, oracle_id: str) -> Card | None:
         card = self._by_id.get(oracle_id)
@@ -118,50 +122,42 @@ class CardIndex:
             out[folded] = cards
         return out
 
-    def _printed_names(self) -> dict[str, list[tuple[str, str, str, int]]]:
-        printed = self._printed
-        if printed is None:
-            with self._printed_lock:
-                printed = self._printed
-                if printed is None:
-                    printed = {}
-                    reader = getattr(self._printings, "printed_name_rows", None)
-                    rows = reader() if reader is not None else []
-                    known = self._raw.keys() | self._by_id.keys()  # deck cards only
-                    langs: dict[str, str] = {}
-                    for folded, oid, lang, part, name in rows:
-                        if oid in known:
-                            hit = (oid, langs.setdefault(lang, lang), name, part)
-                            printed.setdefault(folded, []).append(hit)
-                    self._printed = printed
-        return printed
-
     def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
         """The printed names (folded by `printed.fold_printed`) of deck cards: folded ->
-        [(oracle_id, lang, name, part)]."""
-        printed = self._printed_names()
-        return {f: printed[f] for f in folded if f in printed}
+        [(oracle_id, lang, name, part)]. Asked of the database for the names not asked before
+        (one query for a deck's), and kept, bounded: the printed names of ten languages are
+        ten times the English ones, and English decks never need them."""
+        out: dict[str, list[tuple[str, str, str, int]]] = {}
+        cache, missing = self._printed, []
+        for f in folded:
+            hits = cache.get(f)
+            if hits is None:
+                missing.append(f)
+            elif hits:
+                out[f] = hits
+        reader = getattr(self._printings, "lookup_printed", None)
+        if missing and reader is not None:
+            found = reader(missing)
+            known = self._raw.keys() | self._by_id.keys() if found else set()
+            if len(cache) >= MAX_CACHED_NAMES:
+                cache.clear()
+            for f in missing:
+                # the cards of this index only (a newer sync's are no card for it)
+                hits = [h for h in found.get(f, ()) if h[0] in known]
+                cache[f] = hits
+                if hits:
+                    out[f] = hits
+        return out
 
     def all_printed_names(self) -> list[tuple[str, str]]:
         """(printed name, Oracle name) of every deck card's printed names (suggestions)."""
-        if self._printed_pairs is None:
-            pairs = []
-            for hits in self._printed_names().values():
-                for oid, _, name, _ in hits:
-                    card = self._card(oid)
-                    if card is not None:
-                        pairs.append((name, card.name))
-            self._printed_pairs = pairs
-        return self._printed_pairs
+        reader = getattr(self._printings, "all_printed_names", None)
+        return reader() if reader is not None else []
 
     def printed_names_of(self, oracle_id: str) -> list[tuple[str, int, str]]:
         """(lang, part, name) of a card's printed names."""
-        return sorted(
-            (lang, part, name)
-            for hits in self._printed_names().values()
-            for oid, lang, name, part in hits
-            if oid == oracle_id
-        )
+        reader = getattr(self._printings, "printed_names_of", None)
+        return reader(oracle_id) if reader is not None else []
 
     def formats(self) -> list[str]:
         """The legality keys its database's last sync saw; [] (not known) for an index built

@@ -76,39 +76,44 @@ def read_printed_names(
     name = name or path.name
     out = PrintedNames()
     same = {oid: oid for oid in known}  # one string per oracle id
+    rows, skipped, seen_languages = out.rows, out.skipped, out.languages
     for position, obj in iter_bulk_file(path, stats, on_read, name=name, keys=KEYS):
-        if obj.get("object", "card") != "card":
-            continue
         lang = obj.get("lang")
-        faces = obj.get("card_faces") or ()
-        if not isinstance(faces, (list, tuple)):
+        oid = obj.get("oracle_id")
+        faces = obj.get("card_faces")
+        if faces is not None and not isinstance(faces, list):
             raise SyncError(f"{name}, {position}: card_faces is not a list")
-        oid = obj.get("oracle_id") or next(
-            (f.get("oracle_id") for f in faces if isinstance(f, dict) and f.get("oracle_id")),
-            None,
-        )
-        for key, value in (("lang", lang), ("oracle_id", oid)):
-            if not isinstance(value, str) or not value:
-                raise SyncError(
-                    f"{name}, {position}: no {key!r} in the card object; an all_cards file "
-                    "(Scryfall's bulk data of every printing in every language) has it on "
-                    "every card"
-                )
-        assert isinstance(lang, str) and isinstance(oid, str)
+        if not oid and faces:
+            oid = next(
+                (f.get("oracle_id") for f in faces if isinstance(f, dict) and f.get("oracle_id")),
+                None,
+            )
+        if type(lang) is not str or type(oid) is not str or not lang or not oid:
+            key = "lang" if type(lang) is not str or not lang else "oracle_id"
+            raise SyncError(
+                f"{name}, {position}: no {key!r} in the card object; an all_cards file "
+                "(Scryfall's bulk data of every printing in every language) has it on "
+                "every card"
+            )
         if languages is not None and lang not in languages and lang != "en":
             continue
-        for part, printed in _names(obj, faces, lang):
-            if not printed or len(printed) > MAX_NAME or "\x00" in printed:
+        if faces or lang == "en":
+            names = _names(obj, faces or (), lang)
+        else:  # the common object: one face, another language
+            printed = obj.get("printed_name")
+            names = [(0, printed)] if printed else []
+        for part, printed in names:
+            if type(printed) is not str or len(printed) > MAX_NAME or "\x00" in printed:
                 continue
             folded = fold_printed(printed)
             if not folded:
                 continue
             card_id = same.get(oid)
             if card_id is None:
-                out.skipped.add((oid, lang, printed))
+                skipped.add((oid, lang, printed))
                 continue
-            out.rows.setdefault((folded, card_id, lang, part), printed)
-            out.languages.add(lang)
+            rows.setdefault((folded, card_id, lang, part), printed)
+            seen_languages.add(lang)
     return out
 
 
