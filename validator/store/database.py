@@ -1299,7 +1299,9 @@ def write_printed_names(conn: Connection, rows: Iterable[tuple[str, str, str, in
     t = PrintedNameRow.__table__
     conn.execute(delete(t))
     writer, batch, count = _RowWriter(conn), [], 0
-    for row in sorted(rows):  # key order: SQLite appends to the b-tree (see `NameRow`)
+    ordered = list(rows)
+    ordered.sort()  # key order: SQLite appends to the b-tree (see `NameRow`)
+    for row in ordered:
         batch.append(row)
         if len(batch) >= 5000:
             writer.insert(t, batch)

@@ -77,6 +77,10 @@ def read_printed_names(
     out = PrintedNames()
     same = {oid: oid for oid in known}  # one string per oracle id
     rows, skipped, seen_languages = out.rows, out.skipped, out.languages
+    # Each distinct name folded once (a name is printed on many printings), without the
+    # bounded cache's bookkeeping: the names kept bound this dict as they bound `rows`.
+    fold = fold_printed.__wrapped__
+    folds: dict[str, str] = {}
     for position, obj in iter_bulk_file(path, stats, on_read, name=name, keys=KEYS):
         lang = obj.get("lang")
         oid = obj.get("oracle_id")
@@ -105,7 +109,9 @@ def read_printed_names(
         for part, printed in names:
             if type(printed) is not str or len(printed) > MAX_NAME or "\x00" in printed:
                 continue
-            folded = fold_printed(printed)
+            folded = folds.get(printed)
+            if folded is None:
+                folded = folds[printed] = fold(printed)
             if not folded:
                 continue
             card_id = same.get(oid)
