@@ -36,7 +36,8 @@ HEADER = (
 
 
 def _fold(name: str) -> str:
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:  # run as a script from a checkout: this checkout's code
+        sys.path.insert(0, str(ROOT))
     from validator.cards.names import fold_name
 
     return fold_name(name)

@@ -170,9 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         examples=[
             "deckcheck sync",
             "deckcheck sync --from oracle-cards.json",
-            "deckcheck sync --printings",
-            "deckcheck sync --languages ja,it",
-            "deckcheck sync --from oracle-cards.json --languages-from all-cards.json.gz",
+            "deckcheck sync --printings --languages ja,it",
         ],
     )
     _add_db(p)
