@@ -196,3 +196,13 @@ def test_mtgo_name_known_from_printings_is_said_too(tmp_path):
         report = validate("4 Leyline Weaver\n56 Island\n", "vintage", cards=index)
         assert report.legal
         assert [r["read_by"] for r in report.to_dict()["names_read"]] == ["mtgo-arena-name"]
+
+
+def test_latin_typo_in_a_localized_deck_gets_its_languages_names(localized):
+    report = validate("4 Fulmne\n4 Costrizione\n52 Montagna\n", "vintage", cards=localized)
+    (problem,) = report.errors
+    assert problem.code == "unknown-card"
+    assert "did you mean 'Fulmine (Lightning Bolt)'?" in problem.message
+    # the same typo in an English deck: no Italian suggestion
+    english = validate("4 Fulmne\n56 Mountain\n", "vintage", cards=localized)
+    assert "Fulmine" not in english.errors[0].message

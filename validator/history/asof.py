@@ -68,7 +68,7 @@ class AsOfCards:
         reader = getattr(self.inner, "lookup_printed", None)
         return reader(folded) if reader is not None else {}
 
-    def all_printed_names(self) -> list[tuple[str, str]]:
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
         reader = getattr(self.inner, "all_printed_names", None)
         return reader() if reader is not None else []
 

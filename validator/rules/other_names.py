@@ -165,15 +165,17 @@ def _read_printed(entry: Any, text: str, source: CardSource) -> _Read:
     )
 
 
-def script_suggestions(name: str, source: CardSource, limit: int = 3) -> list[str]:
-    """ "Did you mean" for a name not in Latin letters: the printed names of the same script
-    that are close to it (rapidfuzz), each with its English name."""
+def script_suggestions(
+    name: str, source: CardSource, limit: int = 3, language: str | None = None
+) -> list[str]:
+    """ "Did you mean" from printed names (rapidfuzz): those of the same script as `name` (a
+    name in Japanese, Chinese, Korean or Russian), or with `language`, that language's names of
+    the same script (an Italian deck's unknown name); each shown with its English name."""
     listing = getattr(source, "all_printed_names", None)
     if listing is None:
         return []
     names = listing()
-    script = script_of(name)
-    choices = _script_names(names, script)
+    choices = _script_names(names, script_of(name), language)
     from rapidfuzz import fuzz, process
 
     query = fold_printed(name)
@@ -183,23 +185,37 @@ def script_suggestions(name: str, source: CardSource, limit: int = 3) -> list[st
     return [choices[1][i] for _, _, i in found]
 
 
-#: (id of a source's printed-name list, script) -> (the list, folded names, names shown).
-_BY_SCRIPT: dict[tuple[int, str], tuple[Any, list[str], list[str]]] = {}
+#: (id of a source's printed-name list, script, language) -> (the list, folded, shown).
+_BY_SCRIPT: dict[tuple[int, str, str | None], tuple[Any, list[str], list[str]]] = {}
 
 
-def _script_names(names: list[tuple[str, str]], script: str) -> tuple[list[str], list[str]]:
-    key = (id(names), script)
+def _script_names(
+    names: list[tuple[str, str, str]], script: str, language: str | None
+) -> tuple[list[str], list[str]]:
+    key = (id(names), script, language)
     found = _BY_SCRIPT.get(key)
     if found is None or found[0] is not names:
         if len(_BY_SCRIPT) >= 8:
             _BY_SCRIPT.clear()
-        folded, shown = [], []
-        for printed, card in names:
-            if script_of(printed) == script:
-                folded.append(fold_printed(printed))
-                shown.append(f"{printed} ({card})")
+        folded, shown, seen = [], [], set()
+        for printed, card, lang in names:
+            if (language is None or lang == language) and script_of(printed) == script:
+                if (printed, card) not in seen:  # a name printed alike in several languages
+                    seen.add((printed, card))
+                    folded.append(fold_printed(printed))
+                    shown.append(f"{printed} ({card})")
         found = _BY_SCRIPT[key] = (names, folded, shown)
     return found[1], found[2]
+
+
+def deck_language(readings: Sequence[NameReading]) -> str | None:
+    """The language most of a deck's lines were read in, other than English: where its unknown
+    names in Latin letters look for suggestions. None for a deck read in English."""
+    counts: dict[str, int] = {}
+    for r in readings:
+        if r.how != ALT_NAME and r.language not in ("en", UNDETERMINED):
+            counts[r.language] = counts.get(r.language, 0) + 1
+    return max(sorted(counts), key=counts.__getitem__) if counts else None
 
 
 def _lines(entry: Any) -> tuple[int, ...]:

@@ -7,6 +7,7 @@ Two card sources share one protocol: `CardDB` (one query per deck; a single vali
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from operator import attrgetter
 
 from validator.cards.names import lookup_key
@@ -22,7 +23,7 @@ from validator.model import (
     Section,
     Severity,
 )
-from validator.rules.other_names import read_other_name, script_suggestions
+from validator.rules.other_names import deck_language, read_other_name, script_suggestions
 from validator.store.index import CardIndex
 from validator.store.source import CardSource, choose
 
@@ -199,6 +200,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             }
         )
     suggested = 0
+    latin_unknown: list[tuple[int, str]] = []  # (problem index, name): `_suggest_in_deck_language`
     alt = alt_names()
     out = resolved.entries
     for entry, card in zip(wanted, hits):
@@ -287,12 +289,15 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             hint, reordered = [], ""
             if suggest and suggested < MAX_SUGGESTED_NAMES and can_look_up(entry.name):
                 suggested += 1
+                latin = entry.name.isascii() or script_of(entry.name) == "latin"
                 hint = (
                     suggestions(entry.name, source)
-                    if entry.name.isascii() or script_of(entry.name) == "latin"
+                    if latin
                     else script_suggestions(entry.name, source)
                 )
                 reordered = _quantity_after_name(entry.name, source)
+                if latin and not hint and not reordered:
+                    latin_unknown.append((len(resolved.problems), entry.name))
             where = f"line {entry.line}: " if entry.line else _path(entry)
             message = f"{where}unknown card {entry.name!r}{reordered}"
             if hint:
@@ -306,7 +311,25 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                     lines=_lines(entry),
                 )
             )
+    if latin_unknown and resolved.readings:
+        _suggest_in_deck_language(resolved, latin_unknown, source)
     return resolved
+
+
+def _suggest_in_deck_language(
+    resolved: ResolvedDeck, unknown: list[tuple[int, str]], source: CardSource
+) -> None:
+    """An unknown name in Latin letters with no English name close to it, in a deck read in
+    another language (Italian, French...): suggestions from that language's printed names."""
+    language = deck_language(resolved.readings)
+    if language is None:
+        return
+    for index, name in unknown:
+        hint = script_suggestions(name, source, language=language)
+        if hint:
+            problem = resolved.problems[index]
+            message = f"{problem.message}; did you mean {' or '.join(repr(h) for h in hint)}?"
+            resolved.problems[index] = replace(problem, message=message)
 
 
 #: Names as written kept per index (`CardIndex.deck_cards`); the dict starts over when full, so

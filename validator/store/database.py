@@ -541,7 +541,7 @@ class CardDB:
             )
         self.engine = engine
         self._all_names: list[str] | None = None
-        self._printed_pairs: list[tuple[str, str]] | None = None
+        self._printed_pairs: list[tuple[str, str, str]] | None = None
 
     @property
     def database(self) -> CardDB:
@@ -680,8 +680,8 @@ class CardDB:
                 return []
             return [tuple(r) for r in conn.execute(text(sql.ALL_PRINTED_NAMES))]
 
-    def all_printed_names(self) -> list[tuple[str, str]]:
-        """(printed name, Oracle name) of every deck card's printed names (suggestions)."""
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
+        """(printed name, Oracle name, lang) of every deck card's printed names (suggestions)."""
         if self._printed_pairs is None:
             with self._snapshot() as conn:
                 self._printed_pairs = (

@@ -149,8 +149,8 @@ class CardIndex:
                     out[f] = hits
         return out
 
-    def all_printed_names(self) -> list[tuple[str, str]]:
-        """(printed name, Oracle name) of every deck card's printed names (suggestions)."""
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
+        """(printed name, Oracle name, lang) of every deck card's printed names (suggestions)."""
         reader = getattr(self._printings, "all_printed_names", None)
         return reader() if reader is not None else []
 

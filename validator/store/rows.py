@@ -89,9 +89,9 @@ def printed_names_matching(n: int) -> str:
     return f"{ALL_PRINTED_NAMES} WHERE printed_names.folded IN ({in_list(n)}) AND {_DECK_CARD}"
 
 
-#: (printed name, Oracle name) of every deck card's printed names (suggestions).
+#: (printed name, Oracle name, lang) of every deck card's printed names (suggestions).
 PRINTED_NAME_PAIRS = (
-    "SELECT printed_names.name, cards.name FROM printed_names "
+    "SELECT printed_names.name, cards.name, printed_names.lang FROM printed_names "
     f"JOIN cards ON cards.oracle_id = printed_names.oracle_id WHERE {_DECK_CARD} "
     "ORDER BY printed_names.lang, printed_names.folded, printed_names.part"
 )

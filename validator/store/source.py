@@ -43,8 +43,8 @@ class CardSource(Protocol):
         whole card, n its face n)]; {} when none were synced."""
         ...
 
-    def all_printed_names(self) -> list[tuple[str, str]]:
-        """(printed name, Oracle name) of every deck card's printed names (suggestions)."""
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
+        """(printed name, Oracle name, lang) of every deck card's printed names (suggestions)."""
         ...
 
     def rarities(self, oracle_id: str) -> set[str] | None:

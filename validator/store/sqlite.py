@@ -61,7 +61,7 @@ class SqliteCards:
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._all_names: list[str] | None = None
-        self._printed_pairs: list[tuple[str, str]] | None = None
+        self._printed_pairs: list[tuple[str, str, str]] | None = None
         self._full_db: Any = None
 
     # -------------------------------------------------------------- connections, snapshots
@@ -230,7 +230,7 @@ class SqliteCards:
                 return []
             return conn.execute(sql.ALL_PRINTED_NAMES).fetchall()
 
-    def all_printed_names(self) -> list[tuple[str, str]]:
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
         """See `db.CardDB.all_printed_names`."""
         if self._printed_pairs is None:
             with self._snapshot() as conn:
