@@ -61,6 +61,15 @@ NOTES: dict[str, str] = {
   Scryfall names its oracle_cards file (`oracle-cards-….json`) is refused with exit 2, since one
   printing per card would misjudge Pauper Commander's rarity check (both files' objects look
   alike, so a renamed one is not caught).
+- `--languages ja,it,...` (Scryfall's codes, or `all`) also downloads Scryfall's `all_cards`
+  file (several GB uncompressed; streamed, with the same deadlines, retries and progress as the
+  cards) and keeps the cards' printed names in those languages, written in the cards'
+  transaction, so that decklists in them resolve ([Decklists in other languages](languages.md)).
+  Offline: `--from ORACLE_FILE --languages-from ALL_CARDS_FILE [--languages ...]`. An unknown
+  code is a usage error listing Scryfall's codes; an all_cards object without `lang` or an
+  oracle id is an exit-2 error naming the key and the line; printed names of cards the oracle
+  data does not hold are skipped and counted in the summary. A later sync without
+  `--languages` keeps the names.
 - `--from` wants the bulk file itself, not a Scryfall API page (`{"object": "list", "data":
   [...]}`, which it names as such). A file that nests JSON more than 64 levels deep, starts
   with more than 1 MiB of whitespace (or holds that much in blank lines in a row) or has a line

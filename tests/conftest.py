@@ -26,3 +26,19 @@ def core_db(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("core-db") / "cards.sqlite3"
     import_file(FIXTURES / "cards_core.json", str(path))
     return str(path)
+
+
+@pytest.fixture(scope="session")
+def localized_db(tmp_path_factory) -> str:
+    """A card database of tests/fixtures/cards_localized.json with the printed names of
+    tests/fixtures/all_cards_localized.jsonl (`sync --languages-from`): real cards and names
+    from the shared data (scripts/build_localized_fixtures.py)."""
+    from validator.sync import import_file
+
+    path = tmp_path_factory.mktemp("localized-db") / "cards.sqlite3"
+    import_file(
+        FIXTURES / "cards_localized.json",
+        str(path),
+        languages_from=FIXTURES / "all_cards_localized.jsonl",
+    )
+    return str(path)

@@ -78,6 +78,22 @@ _ALL: Final[tuple[Code, ...]] = (
         undecidable=True,
         settled_by="the card's full name",
     ),
+    # CR 201.2: a card's name is its English name whatever language it is printed in, so a
+    # printed name is read as the English name of its card, and only when it is one card's.
+    Code(
+        "ambiguous-printed-name",
+        "error",
+        "CR 201.2",
+        "a printed (non-English) name of several cards: write the card's English name",
+        undecidable=True,
+        settled_by="the card's English name",
+    ),
+    Code(
+        "bilingual-names-differ",
+        "warning",
+        "CR 201.2",
+        "a bilingual line's two names are different cards: read by its English name",
+    ),
     Code(
         "ignored-field", "info", _INPUT, "a JSON field that is not part of a decklist was ignored"
     ),

@@ -257,6 +257,55 @@ class Problem:
         }
 
 
+#: Scryfall's language codes (the `lang` of a card object), with their names.
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "es": "Spanish",
+    "fr": "French",
+    "de": "German",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "ru": "Russian",
+    "zhs": "Simplified Chinese",
+    "zht": "Traditional Chinese",
+    "he": "Hebrew",
+    "la": "Latin",
+    "grc": "Ancient Greek",
+    "ar": "Arabic",
+    "sa": "Sanskrit",
+    "ph": "Phyrexian",
+    "qya": "Quenya",
+}
+
+#: How a name that is not an Oracle name was read (`NameReading.how`).
+ALT_NAME = "mtgo-arena-name"  # an English name MTGO/Arena print (data/alt-names.tsv)
+PRINTED_NAME = "printed-name"  # a printing's printed name (a language's, or an English flavor)
+
+
+@dataclass(frozen=True)
+class NameReading:
+    """How a decklist line whose name is not an Oracle name was read: by the English name MTGO
+    or Arena prints (`how` "mtgo-arena-name") or a printing's printed name ("printed-name",
+    with its language, a Scryfall code)."""
+
+    line: int | None
+    written: str  # the name as the line wrote it
+    card: str  # the Oracle name it was read as
+    how: str
+    language: str = "en"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "name": self.written,
+            "card": self.card,
+            "read_by": self.how,
+            "language": self.language,
+        }
+
+
 @dataclass(slots=True)
 class ResolvedEntry:
     """A deck entry matched to its card.
@@ -549,6 +598,8 @@ class ResolvedDeck:
     #: (name as written, line) of the `unresolved` entries that name a card but not a card of
     #: a deck (a meld result, CR 712.4b): they have their own problem, not "unknown card".
     not_cards: set[tuple[str, int | None]] = field(default_factory=set)
+    #: Lines read by a name that is not an Oracle name (another language's, MTGO's).
+    readings: list[NameReading] = field(default_factory=list)
 
     def clone(self) -> ResolvedDeck:
         """A copy whose entries can be moved between sections without touching this one.
@@ -566,6 +617,7 @@ class ResolvedDeck:
             sticker_sheets=list(self.sticker_sheets),
             attractions=list(self.attractions),
             not_cards=set(self.not_cards),
+            readings=list(self.readings),
         )
 
     #: Entries by section (`_SectionIndex`), kept right by `move`.

@@ -9,10 +9,12 @@ from typing import Any
 
 from validator.codes import CODES, UNDECIDABLE
 from validator.model import (
+    ALT_NAME,
     COMMANDER,
     COMPANION,
     ERROR,
     INFO,
+    LANGUAGES,
     MAIN,
     SIDEBOARD,
     WARNING,
@@ -78,6 +80,8 @@ class Report:
     #: deck): each {"quantity", "name", "section" (as the input named it), "kind" ("outside",
     #: "supplementary"), "line", "where"} (validator/decklist/sections.py `not_counted`).
     not_counted: list[dict[str, Any]] = field(default_factory=list)
+    #: Lines read by a name that is not an Oracle name (`model.NameReading`).
+    readings: list[Any] = field(default_factory=list)
 
     @property
     def legal(self) -> bool:
@@ -135,6 +139,7 @@ class Report:
             **({"as_of_precision": self.as_of_precision} if self.as_of_precision else {}),
             **({"as_of_from": self.as_of_from} if self.as_of_from else {}),
             **({"id": self.deck_id, "player": self.player} if self.deck_id is not None else {}),
+            **({"names_read": [r.to_dict() for r in self.readings]} if self.readings else {}),
         }
 
 
@@ -179,6 +184,7 @@ def summarize_deck(report: Report, deck: Any) -> None:
     report.commander_source = deck.deck.commander_source
     report.attractions = sum(e.quantity for e in getattr(deck, "attractions", ()))
     report.sticker_sheets = sum(e.quantity for e in getattr(deck, "sticker_sheets", ()))
+    report.readings = list(getattr(deck, "readings", ()))
 
 
 #: Characters that would drive a terminal or break a line of text output (C0 and C1 controls,
@@ -210,6 +216,8 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     if report.sticker_sheets:
         lines.append(f"  sticker sheets: {report.sticker_sheets}, not in the deck")
     lines += not_counted_lines(report.not_counted)
+    if report.readings:
+        lines += names_read_lines(report.readings, verbose=verbose)
     for p in report.sorted_problems():
         if p.severity == INFO and not verbose:
             continue
@@ -243,6 +251,26 @@ def not_counted_lines(items: list[dict[str, Any]]) -> list[str]:
     if more > 0:
         lines.append(f"  not counted: +{more} more (--json lists them)")
     return lines
+
+
+def names_read_lines(readings: list[Any], *, verbose: bool = False) -> list[str]:
+    """Once per report, how many lines were read by a name that is not an Oracle name, by
+    language (and with `verbose`, each of them)."""
+    counts: dict[str, int] = {}
+    for r in readings:
+        how = (
+            "by MTGO/Arena name"
+            if r.how == ALT_NAME
+            else f"in {LANGUAGES.get(r.language, 'another language')}"
+        )
+        counts[how] = counts.get(how, 0) + 1
+    said = ", ".join(f"{n} {how}" for how, n in sorted(counts.items(), key=lambda i: -i[1]))
+    out = [f"  names read: {said}"]
+    if verbose:
+        for r in readings:
+            where = f"line {r.line}: " if r.line else ""
+            out.append(f"    {where}{r.written} -> {r.card} ({r.language}, {r.how})")
+    return out
 
 
 #: At most this many line numbers after a problem in the text output (the JSON has them all).

@@ -681,3 +681,41 @@ def test_api_docs_work_without_the_internet(browser, core_db, tmp_path, width):
         assert loaded and all(url.startswith(server.base + "/") for url in loaded), loaded
         name = _shot(browser, tmp_path, f"docs-{width}.png")
     _keep(tmp_path, name)
+
+
+def test_page_checks_a_japanese_list(browser, localized_db, tmp_path):
+    """A list in Japanese (and one bilingual shop line): read, the English card beside each
+    line read in Japanese; a German name of two cards refused naming both."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, WAIT)
+    shots = Path(os.environ.get("DECKCHECK_SHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    with Server(localized_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        browser.get(server.base + "/")
+        wait.until(lambda d: len(Select(d.find_element(By.ID, "format")).options) > 10)
+        Select(browser.find_element(By.ID, "format")).select_by_value("vintage")
+        paste(
+            browser,
+            "4 稲妻\n4 《火/Fire // Ice》\n4 秘密を掘り下げる者\n48 山\n\nサイドボード\n2 強迫\n",
+        )
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Legal in Vintage" in d.find_element(By.ID, "verdict").text)
+        assert (
+            "5 names read as their cards' English names"
+            in browser.find_element(By.ID, "summary").text
+        )
+        shown = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#listing .read-as")]
+        assert shown[0].strip() == "→ Lightning Bolt (ja)" and len(shown) == 5
+        browser.save_screenshot(str(shots / "serve-japanese.png"))
+        paste(browser, "4 Zwang\n56 Gebirge\n")
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Not legal in Vintage" in d.find_element(By.ID, "verdict").text)
+        refused = browser.find_element(
+            By.CSS_SELECTOR, "li.problem[data-code=ambiguous-printed-name]"
+        )
+        assert "Coercion; Duress" in refused.text
+        browser.save_screenshot(str(shots / "serve-german-ambiguous.png"))

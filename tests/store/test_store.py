@@ -508,3 +508,30 @@ def test_a_read_only_directory_is_named_as_the_reason(db_path: Path, monkeypatch
         f"sqlite:///{db_path}", sqlite3.OperationalError("unable to open database file")
     )
     assert "read-only" in str(error) and "-shm" in str(error) and "writable" in str(error)
+
+
+def test_database_without_printed_names_table_reads(tmp_path):
+    """A database an older deckcheck synced has no printed_names table until its next sync
+    creates it: every reader answers no printed names, never an error."""
+    import sqlite3
+
+    from support import FIXTURES
+
+    from validator.api import validate
+    from validator.store.database import CardDB
+    from validator.store.index import CardIndex
+    from validator.store.sqlite import SqliteCards
+    from validator.sync import import_file
+
+    db = tmp_path / "c.sqlite3"
+    import_file(FIXTURES / "cards_localized.json", str(db))
+    con = sqlite3.connect(db)
+    con.execute("DROP TABLE printed_names")
+    con.commit()
+    con.close()
+    for source in (SqliteCards(db), CardDB(str(db)), CardIndex.from_db(SqliteCards(db))):
+        assert source.lookup_printed(["稲妻"]) == {}
+        report = validate("4 稲妻\n56 Island\n", "vintage", cards=source)
+        assert [p.code for p in report.errors] == ["unknown-card"]
+    import_file(FIXTURES / "cards_localized.json", str(db), force=True)  # the sync adds it
+    assert SqliteCards(db).printed_name_rows() == []

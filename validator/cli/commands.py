@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
         examples=[
             "deckcheck sync",
             "deckcheck sync --from oracle-cards.json",
-            "deckcheck sync --printings",
+            "deckcheck sync --printings --languages ja,it",
         ],
     )
     _add_db(p)
@@ -197,6 +197,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--printings",
         action="store_true",
         help="also sync printings (default_cards): set codes, rarities, flavor names",
+    )
+    p.add_argument(
+        "--languages",
+        metavar="CODES",
+        help="also read the cards' printed names in these languages (Scryfall's codes, "
+        "comma-separated: ja,it,fr,de,es,pt,ko,ru,zhs,zht..., or all) from Scryfall's "
+        "all_cards bulk data, so that decklists in them resolve",
+    )
+    p.add_argument(
+        "--languages-from",
+        type=Path,
+        metavar="ALL_CARDS_FILE",
+        help="with --from: read the printed names from this all_cards file (JSON or JSON "
+        "Lines, gzip or not) instead of downloading it (every language it has, unless "
+        "--languages says which)",
     )
     p.add_argument(
         "--min-rate",
@@ -582,6 +597,30 @@ def cmd_sync(args: argparse.Namespace) -> int:
             raise UsageError(f"--{option.replace('_', '-')} must be greater than 0")
     if args.max_retry_after is not None and not args.max_retry_after >= 0:
         raise UsageError("--max-retry-after must not be negative")
+    languages: set[str] | None = None
+    if args.languages is not None:
+        from validator.sync.printednames import parse_languages
+
+        try:
+            languages = parse_languages(args.languages)
+        except ValueError as exc:
+            raise UsageError(f"--languages: {exc}") from exc
+    if args.languages_from is not None:
+        from validator.sync.bulkfile import source_problem
+
+        if args.from_file is None:
+            raise UsageError(
+                "--languages-from goes with --from ORACLE_FILE (the names are written with "
+                "the cards); online, --languages downloads all_cards itself"
+            )
+        problem = source_problem(args.languages_from)
+        if problem:
+            raise UsageError(f"--languages-from: {problem}")
+    elif args.languages is not None and args.from_file is not None:
+        raise UsageError(
+            "--languages with --from needs --languages-from ALL_CARDS_FILE (the file the "
+            "printed names are read from)"
+        )
     quiet_log = not sys.stderr.isatty()
     try:
         results = sync(
@@ -589,6 +628,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
             from_file=args.from_file,
             force=args.force,
             printings=args.printings,
+            languages=languages if args.languages is not None else None,
+            all_languages=args.languages is not None and languages is None,
+            languages_from=args.languages_from,
             allow_shrink=args.allow_shrink,
             limits=DownloadLimits.from_env(
                 args.min_rate, args.stall_timeout, args.request_timeout, args.max_retry_after
@@ -952,11 +994,21 @@ def cmd_card(args: argparse.Namespace) -> int:
         raise UsageError('give a card name: deckcheck card "Lightning Bolt"')
     db = _open_cards(args.db, many=False)
     card = db.card(args.name)
+    from validator.rules.other_names import cards_by_other_name, printed_names_of
+
+    if card is None:  # a printed name (稲妻), an MTGO/Arena name
+        found, problems = cards_by_other_name(args.name, db)
+        if problems:
+            raise UsageError(problems[0].message)
+        card = found[0] if found else None
     if card is None:
         raise UsageError(f"no card named {args.name!r}{_did_you_mean(args.name, db)}")
     from validator.report import card_facts
 
     facts = card_facts(card, db.formats())
+    printed = printed_names_of(card, db)
+    if printed:  # only cards printed under other names: other cards' answers are unchanged
+        facts["printed_names"] = printed
     from validator.rules.formats import load_formats
     from validator.rules.points import card_points
 
@@ -978,6 +1030,10 @@ def cmd_card(args: argparse.Namespace) -> int:
                     f"  {fmt:<20} {entry['points']}{own} (cap {entry['cap']}, "
                     f"list of {entry['version']})"
                 )
+        elif key == "printed_names":
+            print("printed names:")
+            for lang, names in value.items():
+                print(f"  {lang:<16} {'; '.join(names)}")
         elif key in ("deck_card", "commander_eligible") and facts.get("meld_from"):
             # CR 712.4b: said, not left out as an unremarkable False
             print(f"{label}: no (the back face of a meld pair is not a card, CR 712.4b)")

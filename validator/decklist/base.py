@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 from typing import Any, BinaryIO
 
 from validator.errors import DeckcheckError
@@ -120,6 +121,9 @@ def decode_text(data: str | bytes) -> str:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
+            japanese = _shift_jis(data)
+            if japanese is not None:
+                return decode_text(japanese)
             line = data.count(b"\n", 0, exc.start) + 1
             raise DecklistError(
                 f"input is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
@@ -132,6 +136,23 @@ def decode_text(data: str | bytes) -> str:
             "input contains NUL characters: a binary file, or UTF-16 without a byte-order mark?"
         )
     return text
+
+
+#: Kana: Shift_JIS text always has some (Japanese card names are written with them), and
+#: text in a Western code page read as Shift_JIS practically never does.
+_KANA = re.compile("[\u3041-\u3096\u30a1-\u30fa]")
+
+
+def _shift_jis(data: bytes) -> str | None:
+    """The text of a Japanese decklist saved as Shift_JIS (Windows' cp932: Japanese shops'
+    exports, `《稲妻/Lightning Bolt》`), or None. Read only when every byte decodes and the
+    text has kana: a windows-1252 file stays refused (read as Shift_JIS it would give wrong
+    card names)."""
+    try:
+        text = data.decode("cp932")
+    except UnicodeDecodeError:
+        return None
+    return text if _KANA.search(text) else None
 
 
 def digits_value(digits: str) -> int | None:

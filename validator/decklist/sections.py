@@ -89,6 +89,12 @@ SECTION_NAMES: Final[dict[str, SectionName]] = {
     **_names("token tokens", _TOKENS),
     **_names("dungeon dungeons", _DUNGEON),
     **_names("displaycommander", _DISPLAY),  # MTGJSON: the card shown on the box
+    # The same headers in the languages players write lists in (Japanese coverage and shop
+    # lists, MTG Arena's localized clients: Italian, Spanish, French, Portuguese).
+    **_names("メインデッキ デッキ mazzo mazo", _MAIN),
+    **_names("サイドボード banquillo réserve reserva", _SIDE),
+    **_names("統率者", _COMMANDER),
+    **_names("相棒", _COMPANION),
 }
 
 
@@ -108,8 +114,8 @@ def section_label(name: str) -> str:
 
 def section_key(name: str) -> str:
     """The key of a section name in SECTION_NAMES (`section_label`, then only its letters
-    and digits, lower-cased)."""
-    return "".join(ch for ch in section_label(name).lower() if ch.isascii() and ch.isalnum())
+    and digits, lower-cased; in any script: サイドボード, réserve)."""
+    return "".join(ch for ch in section_label(name).lower() if ch.isalnum())
 
 
 @lru_cache(maxsize=4096)

@@ -64,6 +64,14 @@ class AsOfCards:
     def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
         return self.inner.printing(set_code, collector_number)
 
+    def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
+        reader = getattr(self.inner, "lookup_printed", None)
+        return reader(folded) if reader is not None else {}
+
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
+        reader = getattr(self.inner, "all_printed_names", None)
+        return reader() if reader is not None else []
+
     def card_by_id(self, oracle_id: str) -> Card | None:
         card = self.inner.card_by_id(oracle_id)
         return self._overlay(card) if card is not None else None

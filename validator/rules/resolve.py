@@ -7,11 +7,23 @@ Two card sources share one protocol: `CardDB` (one query per deck; a single vali
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from operator import attrgetter
 
 from validator.cards.names import lookup_key
+from validator.cards.printed import ALT_NAME, alt_names, script_of
 from validator.decklist.base import NOTE_CODES, WARNING_CODES, unusable_text
-from validator.model import Card, Deck, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
+from validator.model import (
+    Card,
+    Deck,
+    NameReading,
+    Problem,
+    ResolvedDeck,
+    ResolvedEntry,
+    Section,
+    Severity,
+)
+from validator.rules.other_names import deck_language, read_other_name, script_suggestions
 from validator.store.index import CardIndex
 from validator.store.source import CardSource, choose
 
@@ -167,8 +179,13 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
     # Every line named a card it named before (most decks of a run), and no line is in a
     # section looked at apart (ignored, supplementary: below): one pass each, in C. all(): a
     # Card is never false, and `None in hits` would call Card.__eq__ on each.
-    if all(hits) and _APART.isdisjoint(map(_SECTION, entries)):
+    together = _APART.isdisjoint(map(_SECTION, entries))
+    if all(hits) and together:
         resolved.entries = list(map(ResolvedEntry, entries, hits))  # type: ignore[arg-type]
+        return resolved
+    # A deck in another language: its other names were read before too (`read_names`).
+    read_names = source.read_names if isinstance(source, CardIndex) else None
+    if read_names and together and _all_read(resolved, entries, hits, read_names):
         return resolved
     ignored = Section.IGNORED
     supplementary = (Section.STICKER, Section.ATTRACTION)  # looked at apart (below)
@@ -187,6 +204,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             }
         )
     suggested = 0
+    latin_unknown: list[tuple[int, str]] = []  # (problem index, name): `_suggest_in_deck_language`
+    alt = alt_names()
     out = resolved.entries
     for entry, card in zip(wanted, hits):
         if card is not None:
@@ -205,11 +224,25 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 or card.type_line == "Stickers"
                 or "Attraction" in card.subtypes
                 or entry.section in supplementary
+                or folded in alt
             ):
                 out.append(ResolvedEntry(entry, card))
                 _remember(known, entry.name, card)
                 continue
         cards = candidates if len(candidates) == 1 else choose(folded, candidates)
+        reading, reread = None, True
+        if folded in alt and len(cards) == 1:
+            # An MTGO/Arena name the database knows as an alias (`sync --printings`): said.
+            reading = NameReading(entry.line, entry.name, cards[0].name, ALT_NAME)
+        if not cards:
+            # Not an Oracle name: an MTGO/Arena name, a bilingual line, another language's.
+            cards, reading, problems = read_other_name(entry, source)
+            if problems:
+                reread = False  # its problem is said again each time
+                resolved.problems += problems
+                if not cards:  # a name of several cards: never a guess
+                    resolved.unresolved.append(entry)
+                    continue
         if (
             not cards
             and entry.set_code
@@ -220,6 +253,8 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             if hit:
                 card = source.card_by_id(hit[0])
                 cards = [card] if card else []
+        if reading is not None and len(cards) == 1:
+            resolved.readings.append(reading)
         if len(cards) == 1 and cards[0].is_meld_result:
             # CR 712.4b: never a card of the deck; counted like an unknown name, so that it
             # gives one problem rather than also "deck too small".
@@ -234,8 +269,12 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             resolved.attractions.append(ResolvedEntry(entry=entry, card=cards[0]))
         elif len(cards) == 1:
             resolved.entries.append(ResolvedEntry(entry=entry, card=cards[0]))
-            if candidates:  # found by its name, not by its printing
+            if candidates and reading is None:  # found by its name, not by its printing
                 _remember(known, entry.name, cards[0])
+            elif reading is not None and reread and read_names is not None:
+                if len(read_names) >= MAX_KNOWN_NAMES:
+                    read_names.clear()
+                read_names[entry.name] = (cards[0], reading.how, reading.language)
         elif cards:
             resolved.unresolved.append(entry)
             names = sorted({c.name for c in cards})
@@ -254,8 +293,15 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
             hint, reordered = [], ""
             if suggest and suggested < MAX_SUGGESTED_NAMES and can_look_up(entry.name):
                 suggested += 1
-                hint = suggestions(entry.name, source)
+                latin = entry.name.isascii() or script_of(entry.name) == "latin"
+                hint = (
+                    suggestions(entry.name, source)
+                    if latin
+                    else script_suggestions(entry.name, source)
+                )
                 reordered = _quantity_after_name(entry.name, source)
+                if latin and not hint and not reordered:
+                    latin_unknown.append((len(resolved.problems), entry.name))
             where = f"line {entry.line}: " if entry.line else _path(entry)
             message = f"{where}unknown card {entry.name!r}{reordered}"
             if hint:
@@ -269,7 +315,25 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                     lines=_lines(entry),
                 )
             )
+    if latin_unknown and resolved.readings:
+        _suggest_in_deck_language(resolved, latin_unknown, source)
     return resolved
+
+
+def _suggest_in_deck_language(
+    resolved: ResolvedDeck, unknown: list[tuple[int, str]], source: CardSource
+) -> None:
+    """An unknown name in Latin letters with no English name close to it, in a deck read in
+    another language (Italian, French...): suggestions from that language's printed names."""
+    language = deck_language(resolved.readings)
+    if language is None:
+        return
+    for index, name in unknown:
+        hint = script_suggestions(name, source, language=language)
+        if hint:
+            problem = resolved.problems[index]
+            message = f"{problem.message}; did you mean {' or '.join(repr(h) for h in hint)}?"
+            resolved.problems[index] = replace(problem, message=message)
 
 
 #: Names as written kept per index (`CardIndex.deck_cards`); the dict starts over when full, so
@@ -298,6 +362,29 @@ def _quantity_after_name(name: str, source: CardSource) -> str:
         f"; if {int(hit.group(2))} is the number of copies, write it first: "
         f"'{int(hit.group(2))} {card.name}'"
     )
+
+
+def _all_read(
+    resolved: ResolvedDeck,
+    entries: list,
+    hits: list,
+    read_names: dict[str, tuple[Card, str, str]],
+) -> bool:
+    """Fill `resolved` when every line names a card it named before, by its Oracle name or by
+    another name read before (`read_names`, whose readings are said again); False, leaving
+    `resolved` untouched, when some line does not."""
+    readings = []
+    cards = list(hits)
+    for i, entry in enumerate(entries):
+        if cards[i] is None:
+            other = read_names.get(entry.name)
+            if other is None:
+                return False
+            cards[i] = other[0]
+            readings.append(NameReading(entry.line, entry.name, other[0].name, other[1], other[2]))
+    resolved.entries = list(map(ResolvedEntry, entries, cards))
+    resolved.readings = readings
+    return True
 
 
 def _remember(known: dict[str, Card], name: str, card: Card) -> None:

@@ -33,6 +33,7 @@ import validator
 from validator.decklist.detect import FILE_EXTENSIONS
 from validator.report import card_facts, check_formats_dict
 from validator.rules.formats import get_format
+from validator.rules.other_names import cards_by_other_name, printed_names_of
 from validator.rules.points import card_points
 from validator.rules.resolve import suggestions
 
@@ -377,6 +378,16 @@ class Service:
                 instance=f"/v1/cards/{quote(shown)}",
             )
         card = snapshot_card(snap, name)  # the snapshot validation uses, never newer data
+        if card is None:  # a printed name (稲妻), an MTGO/Arena name: as validation reads it
+            found, ambiguous = cards_by_other_name(name, snap.index)
+            if ambiguous:
+                raise ProblemError(
+                    "ambiguous-printed-name",
+                    ambiguous[0].message,
+                    name=name,
+                    suggestions=list(ambiguous[0].cards),
+                )
+            card = found[0] if found else None
         if card is None:
             hint = suggestions(name, snap.index, short_names=True)  # as `deckcheck card`
             did = f"; did you mean {' or '.join(hint)}?" if hint else ""
@@ -385,6 +396,9 @@ class Service:
             )
         facts = card_facts(card, snap.formats)
         facts["points"] = card_points(card.name, self.formats)
+        printed = printed_names_of(card, snap.index)
+        if printed:  # only cards printed under other names: other cards' answers are unchanged
+            facts["printed_names"] = printed
         return facts
 
     def health(self) -> dict[str, Any]:

@@ -38,6 +38,7 @@ PROBLEM_TYPES: dict[str, tuple[int, str]] = {
     "bad-input": (400, "Bad input"),
     "bad-as-of": (400, "The as-of date is not a date, or is before the legality history"),
     "unknown-card": (404, "No card by that name"),
+    "ambiguous-printed-name": (404, "A printed name of several cards: ask by the English name"),
     "not-found": (404, "No such resource"),
     "method-not-allowed": (405, "Method not allowed"),
     "body-too-large": (413, "Request body too large"),

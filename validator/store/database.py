@@ -270,6 +270,27 @@ _table(
 )
 
 
+class PrintedNameRow(metaclass=_TableClass):
+    """The names a card is printed under in other languages, and English printings' printed and
+    flavor names (`deckcheck sync --languages`, from Scryfall's all_cards): per card, language
+    and name, the whole card's printed name (`part` 0) and each face's (`part` 1, 2...).
+    No foreign key to `cards`: an oracle-cards sync rewrites changed cards without touching
+    these rows, and readers join them with the cards they hold."""
+
+    __tablename__ = "printed_names"
+
+
+_table(
+    PrintedNameRow,
+    Column("folded", String(300), primary_key=True),  # cards.printed.fold_printed
+    Column("oracle_id", String(36), primary_key=True),
+    Column("lang", String(5), primary_key=True),
+    Column("part", Integer, primary_key=True),
+    Column("name", String(300), nullable=False),  # as printed
+    sqlite_with_rowid=False,
+)
+
+
 class SyncRun(metaclass=_TableClass):
     """One completed sync: where the data came from and what it held."""
 
@@ -521,6 +542,7 @@ class CardDB:
             )
         self.engine = engine
         self._all_names: list[str] | None = None
+        self._printed_pairs: list[tuple[str, str, str]] | None = None
 
     @property
     def database(self) -> CardDB:
@@ -634,6 +656,48 @@ class CardDB:
             rows = sql.index_rows(conn.execute(text(sql.DECK_CARDS)), texts)
             names = [tuple(r) for r in conn.execute(text(sql.ALL_NAMES))]
         return IndexData(sync=stamp, rows=rows, names=names)
+
+    def _has_printed_names(self, conn: Connection) -> bool:
+        # A database an older deckcheck synced has no such table until its next sync.
+        return inspect(conn).has_table(PrintedNameRow.__tablename__)
+
+    def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
+        """The printed names (folded by `printed.fold_printed`) of deck cards: folded ->
+        [(oracle_id, lang, name, part)]."""
+        rows: list[Any] = []
+        with self._snapshot() as conn:
+            if not self._has_printed_names(conn):
+                return {}
+            for chunk in sql.chunks(sorted(set(folded))):
+                rows += conn.execute(
+                    text(sql.printed_names_matching(len(chunk))), sql.params(chunk)
+                )
+        return sql.printed_hits(rows)
+
+    def printed_name_rows(self) -> list[tuple[str, str, str, int, str]]:
+        """Every printed name of a card the database holds (the warm index's)."""
+        with self._snapshot() as conn:
+            if not self._has_printed_names(conn):
+                return []
+            return [tuple(r) for r in conn.execute(text(sql.ALL_PRINTED_NAMES))]
+
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
+        """(printed name, Oracle name, lang) of every deck card's printed names (suggestions)."""
+        if self._printed_pairs is None:
+            with self._snapshot() as conn:
+                self._printed_pairs = (
+                    [tuple(r) for r in conn.execute(text(sql.PRINTED_NAME_PAIRS))]
+                    if self._has_printed_names(conn)
+                    else []
+                )
+        return self._printed_pairs
+
+    def printed_names_of(self, oracle_id: str) -> list[tuple[str, int, str]]:
+        """(lang, part, name) of a card's printed names."""
+        with self._snapshot() as conn:
+            if not self._has_printed_names(conn):
+                return []
+            return [tuple(r) for r in conn.execute(text(sql.PRINTED_NAMES_OF), {"p0": oracle_id})]
 
     def all_names(self) -> list[str]:
         """Every deck card's Oracle name (for "did you mean" suggestions)."""
@@ -1245,6 +1309,25 @@ class _RowWriter:
             )
         else:
             self.conn.execute(insert(table), [dict(zip(cols, r)) for r in rows])
+
+
+def write_printed_names(conn: Connection, rows: Iterable[tuple[str, str, str, int, str]]) -> int:
+    """Replace the printed names inside the caller's transaction (the one that writes the
+    cards, so a failed sync keeps the previous names): `rows` are (folded, oracle_id, lang,
+    part, name), each key once. Returns the row count."""
+    t = PrintedNameRow.__table__
+    conn.execute(delete(t))
+    writer, batch, count = _RowWriter(conn), [], 0
+    ordered = list(rows)
+    ordered.sort()  # key order: SQLite appends to the b-tree (see `NameRow`)
+    for row in ordered:
+        batch.append(row)
+        if len(batch) >= 5000:
+            writer.insert(t, batch)
+            count += len(batch)
+            batch = []
+    writer.insert(t, batch)
+    return count + len(batch)
 
 
 def write_printings(

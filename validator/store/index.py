@@ -8,6 +8,9 @@ from validator.cards.compact import IndexData, LegalityInterner, SyncStamp, deco
 from validator.cards.names import lookup_key
 from validator.model import Card
 
+#: Printed names kept per index (`CardIndex.lookup_printed`); the dict starts over when full.
+MAX_CACHED_NAMES = 50_000
+
 
 class CardIndex:
     """Every deck card in memory, keyed by folded name: lookups are dict hits.
@@ -29,6 +32,12 @@ class CardIndex:
         self._found: dict[str, list[Card]] = {}  # folded name -> cards, once built
         #: Names as written that resolved to one card of a deck (see `resolve`), bounded.
         self.deck_cards: dict[str, Card] = {}
+        #: Printed names (`sync --languages`) asked of the database so far: folded ->
+        #: [(oracle_id, lang, name, part)] ([] for none), bounded (`lookup_printed`).
+        self._printed: dict[str, list[tuple[str, str, str, int]]] = {}
+        #: Names as written that another name's reading gave one card of a deck (see
+        #: `rules.resolve`): name -> (card, how, language), bounded as `deck_cards`.
+        self.read_names: dict[str, tuple[Card, str, str]] = {}
         self._legalities: LegalityInterner | None = None
         for names, card in cards:
             self.add(card, names)
@@ -87,6 +96,8 @@ class CardIndex:
             self._found.pop(folded, None)
         self._names = None
         self.deck_cards.clear()  # a name may now match this card too
+        self.read_names.clear()
+        self._printed.clear()
 
     def _card(self, oracle_id: str) -> Card | None:
         card = self._by_id.get(oracle_id)
@@ -114,6 +125,43 @@ class CardIndex:
                 cards = found[folded] = [c for c in map(self._card, ids) if c is not None]
             out[folded] = cards
         return out
+
+    def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
+        """The printed names (folded by `printed.fold_printed`) of deck cards: folded ->
+        [(oracle_id, lang, name, part)]. Asked of the database for the names not asked before
+        (one query for a deck's), and kept, bounded: the printed names of ten languages are
+        ten times the English ones, and English decks never need them."""
+        out: dict[str, list[tuple[str, str, str, int]]] = {}
+        cache, missing = self._printed, []
+        for f in folded:
+            hits = cache.get(f)
+            if hits is None:
+                missing.append(f)
+            elif hits:
+                out[f] = hits
+        reader = getattr(self._printings, "lookup_printed", None)
+        if missing and reader is not None:
+            found = reader(missing)
+            known = self._raw.keys() | self._by_id.keys() if found else set()
+            if len(cache) >= MAX_CACHED_NAMES:
+                cache.clear()
+            for f in missing:
+                # the cards of this index only (a newer sync's are no card for it)
+                hits = [h for h in found.get(f, ()) if h[0] in known]
+                cache[f] = hits
+                if hits:
+                    out[f] = hits
+        return out
+
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
+        """(printed name, Oracle name, lang) of every deck card's printed names (suggestions)."""
+        reader = getattr(self._printings, "all_printed_names", None)
+        return reader() if reader is not None else []
+
+    def printed_names_of(self, oracle_id: str) -> list[tuple[str, int, str]]:
+        """(lang, part, name) of a card's printed names."""
+        reader = getattr(self._printings, "printed_names_of", None)
+        return reader(oracle_id) if reader is not None else []
 
     def formats(self) -> list[str]:
         """The legality keys its database's last sync saw; [] (not known) for an index built

@@ -31,6 +31,17 @@ DECK_CARDS = f"SELECT {_CARD_COLUMNS} FROM cards WHERE {_DECK_CARD}"
 DECK_CARD_NAMES = f"SELECT cards.name FROM cards WHERE {_DECK_CARD}"
 #: The name table: (folded name, oracle_id).
 ALL_NAMES = "SELECT folded, oracle_id FROM card_names"
+#: Every printed name of a card the database holds: (folded, oracle_id, lang, part, name).
+ALL_PRINTED_NAMES = (
+    "SELECT printed_names.folded, printed_names.oracle_id, printed_names.lang, "
+    "printed_names.part, printed_names.name FROM printed_names "
+    "JOIN cards ON cards.oracle_id = printed_names.oracle_id"
+)
+#: Whether the database has the printed-name table (a database synced by an older deckcheck
+#: has none until its next sync creates it): SQLite's and PostgreSQL's catalogues.
+HAS_PRINTED_NAMES_SQLITE = (
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'printed_names'"
+)
 #: Every legality set: (id, statuses as JSON text).
 ALL_LEGALITY_SETS = "SELECT id, statuses FROM legality_sets"
 #: The newest sync run, as a `SyncStamp`'s fields.
@@ -71,6 +82,34 @@ def names_matching(n: int, *, deck_cards_only: bool) -> str:
         "JOIN cards ON cards.oracle_id = card_names.oracle_id "
         f"WHERE card_names.folded IN ({in_list(n)}){deck_only}"
     )
+
+
+def printed_names_matching(n: int) -> str:
+    """(folded, oracle_id, lang, part, name) of `n` folded printed names, of deck cards."""
+    return f"{ALL_PRINTED_NAMES} WHERE printed_names.folded IN ({in_list(n)}) AND {_DECK_CARD}"
+
+
+#: (printed name, Oracle name, lang) of every deck card's printed names (suggestions).
+PRINTED_NAME_PAIRS = (
+    "SELECT printed_names.name, cards.name, printed_names.lang FROM printed_names "
+    f"JOIN cards ON cards.oracle_id = printed_names.oracle_id WHERE {_DECK_CARD} "
+    "ORDER BY printed_names.lang, printed_names.folded, printed_names.part"
+)
+
+
+def printed_hits(rows: Iterable[Sequence[Any]]) -> dict[str, list[tuple[str, str, str, int]]]:
+    """(folded, oracle_id, lang, part, name) rows as folded name -> [(oracle_id, lang, name,
+    part)], what `CardSource.lookup_printed` answers."""
+    out: dict[str, list[tuple[str, str, str, int]]] = {}
+    for folded, oid, lang, part, name in rows:
+        out.setdefault(folded, []).append((oid, lang, name, part))
+    return out
+
+
+#: (lang, part, name) of one card's printed names (`deckcheck card`).
+PRINTED_NAMES_OF = (
+    "SELECT lang, part, name FROM printed_names WHERE oracle_id = :p0 ORDER BY lang, part, name"
+)
 
 
 def decode_rows(

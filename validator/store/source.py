@@ -37,6 +37,16 @@ class CardSource(Protocol):
 
     def card_by_id(self, oracle_id: str) -> Card | None: ...
 
+    def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
+        """Deck cards by their printed names (`deckcheck sync --languages`), folded by
+        `printed.fold_printed`: folded -> [(oracle_id, lang, name as printed, part: 0 the
+        whole card, n its face n)]; {} when none were synced."""
+        ...
+
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
+        """(printed name, Oracle name, lang) of every deck card's printed names (suggestions)."""
+        ...
+
     def rarities(self, oracle_id: str) -> set[str] | None:
         """Every rarity the card was printed at; None when printings are not known."""
         ...

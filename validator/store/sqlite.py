@@ -61,6 +61,7 @@ class SqliteCards:
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._all_names: list[str] | None = None
+        self._printed_pairs: list[tuple[str, str, str]] | None = None
         self._full_db: Any = None
 
     # -------------------------------------------------------------- connections, snapshots
@@ -207,6 +208,45 @@ class SqliteCards:
             if found:
                 return found[0]
         return None
+
+    @staticmethod
+    def _has_printed_names(conn: sqlite3.Connection) -> bool:
+        return conn.execute(sql.HAS_PRINTED_NAMES_SQLITE).fetchone() is not None
+
+    def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
+        """See `db.CardDB.lookup_printed`."""
+        rows: list[Any] = []
+        with self._snapshot() as conn:
+            if not self._has_printed_names(conn):
+                return {}
+            for chunk in sql.chunks(sorted(set(folded))):
+                rows += conn.execute(sql.printed_names_matching(len(chunk)), sql.params(chunk))
+        return sql.printed_hits(rows)
+
+    def printed_name_rows(self) -> list[tuple[str, str, str, int, str]]:
+        """See `db.CardDB.printed_name_rows`."""
+        with self._snapshot() as conn:
+            if not self._has_printed_names(conn):
+                return []
+            return conn.execute(sql.ALL_PRINTED_NAMES).fetchall()
+
+    def all_printed_names(self) -> list[tuple[str, str, str]]:
+        """See `db.CardDB.all_printed_names`."""
+        if self._printed_pairs is None:
+            with self._snapshot() as conn:
+                self._printed_pairs = (
+                    conn.execute(sql.PRINTED_NAME_PAIRS).fetchall()
+                    if self._has_printed_names(conn)
+                    else []
+                )
+        return self._printed_pairs
+
+    def printed_names_of(self, oracle_id: str) -> list[tuple[str, int, str]]:
+        """See `db.CardDB.printed_names_of`."""
+        with self._snapshot() as conn:
+            if not self._has_printed_names(conn):
+                return []
+            return conn.execute(sql.PRINTED_NAMES_OF, {"p0": oracle_id}).fetchall()
 
     def all_names(self) -> list[str]:
         """Every deck card's Oracle name, in table order as `CardDB.all_names` (suggestions)."""

@@ -53,6 +53,11 @@ class SyncResult:
     sha256: str | None = None
     changes: list[dict[str, Any]] = field(default_factory=list)
     printing_count: int | None = None
+    #: `--languages`: the printed names kept, those of cards the oracle data does not hold
+    #: (skipped), and the languages read.
+    printed_name_count: int | None = None
+    printed_names_skipped: int = 0
+    languages: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         if self.skipped:
@@ -63,6 +68,11 @@ class SyncResult:
         head = f"{self.bulk_type}: {self.card_count} cards imported in {self.duration_s:.1f} s"
         if self.printing_count is not None:
             head = f"{self.bulk_type}: {self.printing_count} printings imported in {self.duration_s:.1f} s"
+        if self.printed_name_count is not None:
+            head += (
+                f"\nprinted names: {self.printed_name_count} in {', '.join(self.languages)}; "
+                f"{self.printed_names_skipped} skipped (cards not in the oracle data)"
+            )
         changes = summarize_changes(self.changes)
         return head + ("\n" + changes if changes else "")
 

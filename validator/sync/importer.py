@@ -42,6 +42,8 @@ from validator.sync.bulkfile import BulkFileError, BulkStats, iter_bulk_file, so
 from validator.sync.errors import SyncBusy, SyncError, SyncResult, _env_number
 
 ORACLE, DEFAULT = "oracle_cards", "default_cards"
+#: Every printing in every language: the printed names of `sync --languages`.
+ALL_CARDS = "all_cards"
 ENV_LOCK_TIMEOUT = "DECKCHECK_SYNC_LOCK_TIMEOUT"
 #: How long a sync waits for another sync of the same database to finish (a full import takes
 #: about a minute; a slow machine several).
@@ -260,8 +262,14 @@ def import_file(
     name: str | None = None,
     allow_shrink: bool = False,
     lock_timeout: float | None = None,
+    languages_from: Path | None = None,
+    languages: set[str] | None = None,
 ) -> SyncResult:
     """Import a bulk file (JSON array or JSON Lines, gzip or not) in one transaction.
+
+    With `languages_from` (an all_cards file; oracle cards only), the cards' printed names in
+    `languages` (None: every language the file has) replace the stored ones in the same
+    transaction (`sync.printednames`).
 
     Any failure raises SyncError and rolls back: readers keep seeing the previous database
     (or, when there was none, no database file is left behind). `name` is how error messages
@@ -352,6 +360,8 @@ def import_file(
                         "(allow_shrink=True)"
                     )
                 result.card_count, result.changes = written.card_count, written.changes
+                if languages_from is not None:
+                    _import_printed_names(conn, Path(languages_from), languages, result, progress)
             refresh_aliases(conn)
             result.duration_s = time.monotonic() - started
             result.sha256 = stats.sha256
@@ -405,6 +415,41 @@ def import_file(
             if wrote:  # (a sync that never had the lock wrote nothing)
                 _truncate_wal(db_file)
     return result
+
+
+def _import_printed_names(
+    conn: Any,
+    path: Path,
+    languages: set[str] | None,
+    result: SyncResult,
+    progress: Callable[[int], None] | None,
+) -> None:
+    """The printed names of an all_cards file, written in the cards' transaction."""
+    from validator.cards.printed import LANGUAGES
+    from validator.store.database import CardRow, write_printed_names
+    from validator.sync.printednames import read_printed_names
+
+    problem = source_problem(path)
+    if problem:
+        raise SyncError(problem)
+    name = path.name if path.is_file() else str(path)
+    known = [
+        oid
+        for (oid,) in conn.execute(
+            CardRow.__table__.select().with_only_columns(CardRow.__table__.c.oracle_id)
+        )
+    ]
+    printed = read_printed_names(path, known, languages, on_read=progress, name=name)
+    wanted = (languages or set(LANGUAGES)) - {"en"}
+    if wanted and not (printed.languages & wanted):
+        said = ", ".join(sorted(languages)) if languages else "any language but English"
+        raise SyncError(
+            f"{name} holds no printed names in {said}: --languages-from takes Scryfall's "
+            "all_cards file (every printing in every language)"
+        )
+    result.printed_name_count = write_printed_names(conn, printed.row_list())
+    result.printed_names_skipped = len(printed.skipped)
+    result.languages = sorted(printed.languages)
 
 
 @contextmanager

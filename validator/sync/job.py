@@ -27,6 +27,7 @@ from validator.sync.http import (
     make_session,
 )
 from validator.sync.importer import (
+    ALL_CARDS,
     DEFAULT,
     ORACLE,
     _sqlite_path,
@@ -61,8 +62,15 @@ def sync(
     allow_shrink: bool = False,
     limits: DownloadLimits | None = None,
     lock_timeout: float | None = None,
+    languages: set[str] | None = None,
+    all_languages: bool = False,
+    languages_from: Path | str | None = None,
 ) -> list[SyncResult]:
     """Bring the card database up to date: oracle cards, then printings when asked.
+
+    `languages` (Scryfall codes) or `all_languages` also keep the cards' printed names in
+    those languages, read from Scryfall's all_cards bulk file (downloaded, or `languages_from`
+    with `from_file`) and written in the oracle cards' transaction.
 
     `from_file` imports a bulk file already on disk (oracle cards, or with `printings=True` a
     default_cards file). Otherwise Scryfall is asked which file is current (`api`, default
@@ -83,6 +91,10 @@ def sync(
                 if printings:
                     _refuse_oracle_file_as_printings(from_file)
                 kind = DEFAULT if printings else ORACLE
+                if languages_from is not None and kind != ORACLE:
+                    raise SyncError(
+                        "--languages-from goes with an oracle-cards import, not --printings"
+                    )
                 echo(f"importing {from_file}")
                 size = from_file.stat().st_size if from_file.is_file() else None
                 with _progress("import", size) as bar:
@@ -96,6 +108,8 @@ def sync(
                             progress=bar,
                             allow_shrink=allow_shrink,
                             lock_timeout=lock_timeout,
+                            languages_from=Path(languages_from) if languages_from else None,
+                            languages=languages,
                         )
                     ]
             session = session or make_session()
@@ -103,7 +117,19 @@ def sync(
             for kind in [ORACLE] + ([DEFAULT] if printings else []):
                 results.append(
                     _sync_one(
-                        db, kind, session, api, force, echo, allow_shrink, limits, lock_timeout
+                        db,
+                        kind,
+                        session,
+                        api,
+                        force,
+                        echo,
+                        allow_shrink,
+                        limits,
+                        lock_timeout,
+                        languages=languages
+                        if kind == ORACLE and (languages or all_languages)
+                        else None,
+                        all_languages=all_languages and kind == ORACLE,
                     )
                 )
             return results
@@ -166,13 +192,18 @@ def _sync_one(
     allow_shrink: bool = False,
     limits: DownloadLimits | None = None,
     lock_timeout: float | None = None,
+    *,
+    languages: set[str] | None = None,
+    all_languages: bool = False,
 ) -> SyncResult:
+    with_names = bool(languages) or all_languages
     descriptor = fetch_descriptor(session, kind, api, limits=limits)
     uri = download_uri(descriptor, f"the {kind} bulk data")
     updated_at = descriptor.get("updated_at")
     if not isinstance(updated_at, str):
         updated_at = None
-    if not force and _up_to_date(db, kind, updated_at):
+    # Printed names asked for: imported again with the cards (their transaction).
+    if not force and not with_names and _up_to_date(db, kind, updated_at):
         return SyncResult(bulk_type=kind, source=uri, skipped=True, updated_at=updated_at)
     expected = descriptor.get("compressed_size") if descriptor.get("jsonl_download_uri") else None
     if not isinstance(expected, int):
@@ -180,6 +211,7 @@ def _sync_one(
     name = uri.rsplit("/", 1)[-1].split("?", 1)[0] or "bulk file"
     tmpdir = Path(tempfile.mkdtemp(prefix="deckcheck-"))
     part = tmpdir / "bulk.part"
+    names_part = tmpdir / "all-cards.part"
     try:
         echo(f"downloading {uri}")
         with _progress("download", expected) as bar:
@@ -191,6 +223,22 @@ def _sync_one(
                 limits=limits,
                 progress=(lambda n, total: bar(n)) if bar else None,
             )
+        if with_names:
+            # Every printing in every language (several GB uncompressed): the same
+            # deadlines, retries and progress as the cards' download, streamed to disk.
+            all_cards = fetch_descriptor(session, ALL_CARDS, api, limits=limits)
+            all_uri = download_uri(all_cards, "the all_cards bulk data")
+            size = all_cards.get("compressed_size") if all_cards.get("jsonl_download_uri") else None
+            echo(f"downloading {all_uri}")
+            with _progress("download", size if isinstance(size, int) else None) as bar:
+                download(
+                    session,
+                    all_uri,
+                    names_part,
+                    size if isinstance(size, int) else None,
+                    limits=limits,
+                    progress=(lambda n, total: bar(n)) if bar else None,
+                )
         echo(f"importing {kind}")
         with _progress("import", part.stat().st_size) as bar:
             return import_file(
@@ -204,9 +252,12 @@ def _sync_one(
                 name=name,
                 allow_shrink=allow_shrink,
                 lock_timeout=lock_timeout,
+                languages_from=names_part if with_names else None,
+                languages=languages,
             )
     finally:
         part.unlink(missing_ok=True)
+        names_part.unlink(missing_ok=True)
         tmpdir.rmdir()
 
 

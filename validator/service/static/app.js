@@ -207,10 +207,13 @@ function render(report) {
   if (deck.commanders.length) parts.push(`commander: ${deck.commanders.join(" and ")}`);
   if (deck.companion) parts.push(`companion: ${deck.companion}`);
   parts.push(`${plural(report.counts.error, "error")}, ${plural(report.counts.warning, "warning")}`);
+  const read = report.names_read || [];
+  if (read.length === 1) parts.push("1 name read as its card's English name");
+  else if (read.length) parts.push(`${read.length} names read as their cards' English names`);
   $("summary").textContent = parts.join(" · ");
   $("provenance").textContent = provenanceText(report);
 
-  renderListing();
+  renderListing(read);
   const problems = report.problems.filter((p) => p.severity !== "info");
   const notes = report.problems.filter((p) => p.severity === "info");
   $("problems").replaceChildren(...problems.map(problemItem));
@@ -281,10 +284,18 @@ function linesText(lines) {
 // A problem naming more cards than this shows its first lines, and a button to see them all.
 const LONG_CARD_LIST = 8;
 
-function renderListing() {
-  const items = checkedLines.map((text, i) => el("li", { "data-line": String(i + 1) },
-    el("span", { class: "ln", "aria-hidden": "true", text: String(i + 1) }),
-    el("span", { class: "tx", text: text || " " })));
+// A line read by a name that is no Oracle name (another language's, MTGO's) shows the card it
+// was read as, and the language: "稲妻 → Lightning Bolt (ja)".
+function renderListing(read = []) {
+  const asRead = new Map(read.map((r) => [r.line, r]));
+  const items = checkedLines.map((text, i) => {
+    const item = el("li", { "data-line": String(i + 1) },
+      el("span", { class: "ln", "aria-hidden": "true", text: String(i + 1) }),
+      el("span", { class: "tx", text: text || " " }));
+    const r = asRead.get(i + 1);
+    if (r) item.append(el("span", { class: "read-as", text: ` → ${r.card} (${r.language})` }));
+    return item;
+  });
   $("listing").replaceChildren(...items);
 }
 

@@ -1,0 +1,67 @@
+"""Folding of printed (non-English) names: what people type for the same name folds alike,
+and nothing else does (never a prefix, never a kana's voicing mark)."""
+
+from __future__ import annotations
+
+import pytest
+
+from validator.cards.names import fold_name
+from validator.cards.printed import fold_printed, script_of
+
+
+@pytest.mark.parametrize(
+    "typed, printed",
+    [
+        # furigana, as MTGJSON's Japanese names carry them (the shared file's real source)
+        ("幽（ゆう）霊（れい）暗（あん）殺（さつ）者（しゃ）、ケイヤ", "幽霊暗殺者、ケイヤ"),
+        ("幽(ゆう)霊(れい)暗殺者、ケイヤ", "幽霊暗殺者、ケイヤ"),
+        # full-width !, an ideographic space, as printed; typed half-width
+        ("危ない! 火事だ! 敵だ!", "危ない！　火事だ！　敵だ！"),
+        # half-width katakana (the voicing mark a separate character)
+        ("ｹｲﾔ", "ケイヤ"),
+        ("ｺﾞﾌﾞﾘﾝ", "ゴブリン"),
+        # middle dot and long-vowel variants
+        ("マナ･クリプト", "マナ・クリプト"),
+        ("マナ·クリプト", "マナ・クリプト"),
+        ("ボ－ラス", "ボーラス"),
+        ("ボ-ラス", "ボーラス"),
+        ("ボ―ラス", "ボーラス"),
+        # full-width Latin letters, case, accents of Latin letters, apostrophes
+        ("ＦＵＬＭＩＮＥ", "Fulmine"),
+        ("geheimnisstoberer", "Geheimnisstöberer"),
+        ("Vortici d’Etere", "Vortici d'Etere"),
+        ("relampago", "Relámpago"),
+        # Russian ё is written е
+        ("Ёж", "ёж"),
+        # split names, as English ones
+        ("火/氷", "火 // 氷"),
+    ],
+)
+def test_typed_forms_fold_to_the_printed_name(typed, printed):
+    assert fold_printed(typed) == fold_printed(printed)
+
+
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ("ガ", "カ"),  # a voiced kana is another letter
+        ("й", "и"),  # so is the Cyrillic short i
+        ("稲妻", "稲"),  # never a prefix
+        ("マナ・クリプト", "マナクリプト"),  # a dot is not dropped
+    ],
+)
+def test_different_names_stay_different(one, other):
+    assert fold_printed(one) != fold_printed(other)
+
+
+def test_english_folding_is_untouched():
+    # the shipped legality history is keyed by fold_name: it folds as before
+    assert fold_name("Lim-Dûl's Vault") == "lim-dul's vault"
+    assert fold_name("ガ") == "カ"
+
+
+def test_script_of():
+    assert script_of("稲妻") == "cjk"
+    assert script_of("번개") == "cjk"
+    assert script_of("Молния") == "cyrillic"
+    assert script_of("Relámpago") == "latin"
