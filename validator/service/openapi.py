@@ -33,12 +33,13 @@ def _ref(name: str) -> dict[str, str]:
 
 def report_components() -> dict[str, Any]:
     """The report schema and its $defs as OpenAPI components (`Report`, `Problem`,
-    `Provenance`), their references rewritten to the document's components."""
+    `Provenance`, `NotCounted`, `NameRead`), their references rewritten to the document's
+    components."""
     schema = json_schema()
     defs = schema.pop("$defs")
     for key in ("$schema", "$id"):
         schema.pop(key, None)
-    names = {"problem": "Problem", "provenance": "Provenance"}
+    names = {k: "".join(w.capitalize() for w in k.split("_")) for k in defs}
     text = json.dumps({"Report": schema, **{names[k]: v for k, v in defs.items()}})
     for key, name in names.items():
         text = text.replace(f'"#/$defs/{key}"', f'"{REF}{name}"')
@@ -67,6 +68,7 @@ def answer_components(formats: Iterable[str]) -> dict[str, Any]:
                 "schema": {"const": "deckcheck.check-formats/1"},
                 "source": string_or_null,
                 "legal_in": {"type": "array", "items": {"enum": known}},
+                "unconfirmed_in": {"type": "array", "items": {"enum": known}},
                 "formats": {
                     "type": "object",
                     "propertyNames": {"enum": known},
@@ -85,6 +87,7 @@ def answer_components(formats: Iterable[str]) -> dict[str, Any]:
                             "problems": {"type": "array", "items": _ref("Problem")},
                             "warnings": {"type": "array", "items": _ref("Problem")},
                             "problems_omitted": {"type": "integer", "minimum": 0},
+                            "verdict": {"enum": ["legal", "illegal", "unconfirmed"]},
                         },
                     },
                 },
@@ -138,7 +141,16 @@ def answer_components(formats: Iterable[str]) -> dict[str, Any]:
             "properties": {
                 "status": {"const": "ok"},
                 "version": {"type": "string"},
-                "cards": {"type": "integer", "minimum": 0},
+                "cards": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "every card in the database (as `deckcheck info`)",
+                },
+                "deck_cards": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "those a deck can hold (tokens, emblems and art cards aside)",
+                },
                 "updated_at": string_or_null,
                 "scryfall_updated_at": string_or_null,
                 "sync": {

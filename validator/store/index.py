@@ -43,6 +43,10 @@ class CardIndex:
             self.add(card, names)
         self._names: list[str] | None = None
         self._printings = printings  # a CardDB, or None
+        #: whether the database holds printings, read with the cards (`from_db`; None: ask it):
+        #: without them a legal-sets or rarity check asks nothing more of the database, so a
+        #: database unreadable after the load fails no validation
+        self._has_printings: bool | None = None
         self.sync: SyncStamp | None = None
         #: the database's legality keys, read with the cards (`from_db`): validating asks for
         #: them, and a database unreadable after the load must not fail a validation
@@ -62,6 +66,7 @@ class CardIndex:
         index.sync = data.sync
         index._load_compact(data)
         index._formats = list(db.formats())
+        index._has_printings = db.has_printings()
         return index
 
     def _load_compact(self, data: IndexData) -> None:
@@ -178,13 +183,18 @@ class CardIndex:
         return self._names
 
     def printing(self, set_code: str, collector_number: str) -> tuple[str, str] | None:
-        return self._printings.printing(set_code, collector_number) if self._printings else None
+        if not self._asks_printings():
+            return None
+        return self._printings.printing(set_code, collector_number)
 
     def rarities(self, oracle_id: str) -> set[str] | None:
-        return self._printings.rarities(oracle_id) if self._printings else None
+        return self._printings.rarities(oracle_id) if self._asks_printings() else None
 
     def printed_sets(self, oracle_ids: Iterable[str]) -> dict[str, set[str]] | None:
-        return self._printings.printed_sets(oracle_ids) if self._printings else None
+        return self._printings.printed_sets(oracle_ids) if self._asks_printings() else None
+
+    def _asks_printings(self) -> bool:
+        return self._printings is not None and self._has_printings is not False
 
     def card_by_id(self, oracle_id: str) -> Card | None:
         return self._card(oracle_id)
