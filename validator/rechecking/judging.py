@@ -1,0 +1,91 @@
+"""One stored deck judged for STATE: its verdict, its problems, the cards it resolved to, and
+what a later sync or day can change about it (`state.OPEN`, `state.DATED`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from validator.errors import DeckcheckError
+from validator.rechecking.records import RowFailure
+from validator.rechecking.rows import DeckRow
+from validator.rechecking.state import DATED, OPEN, Judgement
+
+#: Problem codes a sync can settle: a name the card data does not know yet (the next sync may
+#: bring the card, CR 100.2a "cannot tell" is not "illegal"). One place to name them, until
+#: validator/codes.py marks each code's undecidability (then read it from there).
+SETTLED_BY_SYNC = frozenset(
+    {"unknown-card", "commander-unknown", "list-unknown-card", "points-unknown-card"}
+)
+#: Of those, the errors that leave a deck unconfirmed rather than illegal.
+UNDECIDABLE_ERRORS = frozenset({"unknown-card", "commander-unknown"})
+
+
+def verdict_of(report: Any) -> str:
+    """ "legal", "illegal", or "unconfirmed" (every error is one a sync can settle). The
+    report's own `verdict` when it has one."""
+    given = getattr(report, "verdict", None)
+    if isinstance(given, str) and given:
+        return str(given)
+    errors = report.errors
+    if not errors:
+        return "legal"
+    if all(p.code in UNDECIDABLE_ERRORS for p in errors):
+        return "unconfirmed"
+    return "illegal"
+
+
+def problem_records(report: Any) -> list[dict[str, Any]]:
+    """The errors and warnings as STATE keeps them (notes are not part of a verdict)."""
+    return [
+        {"code": p.code, "severity": p.severity.value, "cards": list(p.cards), "message": p.message}
+        for p in report.sorted_problems()
+        if p.severity.value != "info"
+    ]
+
+
+def judge_row(
+    row: DeckRow,
+    cards: Any,
+    formats: Mapping[str, Any] | None,
+    sync_id: int | None,
+    today: dt.date,
+) -> Judgement | RowFailure:
+    """Judge one deck row; what stops judging it (no decklist, no format) is its failure."""
+    from validator.api import parse_decklist, validate
+    from validator.rules.formats import get_format
+
+    try:
+        fmt = get_format(row.format, formats)
+        resolved: list[Any] = []
+        report = validate(
+            parse_decklist(row.text),
+            fmt,
+            cards=cards,
+            source=row.id,
+            as_of=row.as_of,
+            resolved_into=resolved,
+        )
+    except DeckcheckError as exc:
+        return RowFailure(row.id, row.where, str(exc))
+    deck = resolved[0]
+    ids = {e.card.oracle_id for e in deck.entries}
+    ids.update(e.card.oracle_id for e in deck.sticker_sheets)
+    ids.update(e.card.oracle_id for e in deck.attractions)
+    flags = 0
+    if deck.unresolved or any(p.code in SETTLED_BY_SYNC for p in report.problems):
+        flags |= OPEN
+    if (fmt.points is not None or fmt.lists is not None) and report.as_of is None:
+        flags |= DATED  # judged by the list in force today (rules/points.py)
+    return Judgement(
+        format=fmt.key,
+        legality=fmt.legality,
+        digest=row.digest,
+        verdict=verdict_of(report),
+        problems=problem_records(report),
+        cards=frozenset(ids),
+        sync_id=sync_id,
+        judged_on=today.isoformat(),
+        flags=flags,
+    )

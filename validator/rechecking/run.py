@@ -1,0 +1,314 @@
+"""`recheck`: judge again only the stored decks a change touches, and say which verdicts
+changed and why. The CLI (`deckcheck recheck`) and the Dask partitions are skins over it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from validator.rechecking.judging import SETTLED_BY_SYNC, judge_row
+from validator.rechecking.plan import EDITED, Change, plan
+from validator.rechecking.records import (
+    ChangedDeck,
+    FormatSummary,
+    ProblemChange,
+    RecheckResult,
+    RowFailure,
+)
+from validator.rechecking.rows import DeckRow, read_rows, unique_rows
+from validator.rechecking.state import DEFAULT_LOCK_TIMEOUT, Judgement, StoredDeck, open_state
+
+_RULES_DIGEST: str | None = None
+
+
+def rules_digest() -> str:
+    """What the rules are, apart from the card data: deckcheck's version and every data file
+    (formats, dated lists, points, the shipped history). A new one re-judges every deck."""
+    global _RULES_DIGEST
+    if _RULES_DIGEST is None:
+        import validator
+        from validator.resources import resource_dir
+
+        h = hashlib.blake2b(validator.__version__.encode(), digest_size=16)
+        root = resource_dir("data")
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            h.update(str(path.relative_to(root)).encode() + b"\x00")
+            h.update(path.read_bytes())
+        _RULES_DIGEST = h.hexdigest()
+    return _RULES_DIGEST
+
+
+def sync_record(database: Any) -> tuple[int | None, dict[int, str | None]]:
+    """The id of the database's last sync of oracle cards, and each sync's card data date."""
+    from validator.history.provenance import card_data_date
+
+    try:
+        runs = list(database.syncs("oracle_cards"))
+    except Exception:  # noqa: BLE001 - a source with no sync record: cards built in code
+        return None, {}
+    days = {}
+    for run in runs:
+        day = card_data_date(run)
+        days[int(run["id"])] = day.isoformat() if day else None
+    return (max(days) if days else None), days
+
+
+def logged_changes(
+    database: Any, after: int | None, upto: int | None, days: Mapping[int, str | None]
+) -> list[Change]:
+    """The change log's changes recorded by the syncs after `after` up to `upto`."""
+    if upto is None or (after is not None and after >= upto):
+        return []
+    try:
+        rows = database.changes(0)
+    except Exception:  # noqa: BLE001 - no change log: nothing recorded
+        return []
+    out = []
+    for r in rows:
+        sid = r.get("sync_id")
+        if sid is None or (after is not None and sid <= after) or sid > upto:
+            continue
+        out.append(
+            Change(
+                r["oracle_id"],
+                r["name"],
+                r["format"],
+                r.get("old_status"),
+                r.get("new_status"),
+                int(sid),
+                days.get(int(sid)),
+            )  # fmt: skip
+        )
+    out.sort(key=lambda c: c.sync_id)
+    return out
+
+
+def since_sync(since: Any, days: Mapping[int, str | None]) -> int:
+    """`--since`: a sync id (its changes and later ones count), or a date (the syncs whose card
+    data is of that day or later): the id of the last sync before them."""
+    from validator.errors import UsageError
+
+    text = str(since).strip()
+    if text.isdigit():
+        return int(text) - 1
+    try:
+        day = dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise UsageError(
+            f"--since {text!r} is neither a sync id (deckcheck changes lists them) nor a "
+            "date (YYYY-MM-DD)"
+        ) from None
+    before = [sid for sid, d in days.items() if d is not None and d < day]
+    return max(before, default=0)
+
+
+def recheck(
+    decks: Any,
+    *,
+    state: str | os.PathLike[str] | None = None,
+    cards: Any = None,
+    db: str | os.PathLike[str] | None = None,
+    since: str | int | None = None,
+    table: str | None = None,
+    query: str | None = None,
+    today: dt.date | None = None,
+    full: bool = False,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+) -> RecheckResult:
+    """Re-check stored decks against STATE and the card data; STATE is updated in one
+    transaction. Returns the decks whose verdict changed (`RecheckResult`).
+
+    `decks`: rows (mappings with `id`, `format`, `decklist` or `deck`, optional `as_of`), a
+    JSON Lines / CSV / Parquet file, a SQLAlchemy URL with `table` or `query`, or a folder,
+    manifest or event file. `state`: STATE's file or URL (default: recheck.sqlite3 in the user
+    data directory). `cards`: the card source (default: the database at `db`). `since`: also
+    re-judge the decks touched by the changes of that sync id or date and later. `full`: judge
+    every deck again.
+
+    Raises UsageError (a repeated id, unreadable DECKS), StateError (STATE not usable: left
+    untouched), DatabaseError; a row that cannot be judged is one of `failures`."""
+    from validator.api import open_db
+
+    rows, failures = unique_rows(read_rows(decks, table=table, query=query))
+    own = cards is None
+    source: Any = open_db(db) if own else cards
+    try:
+        database = getattr(source, "database", None) or source
+        result = _recheck(rows, failures, state, source, database, since, today, full, lock_timeout)
+    finally:
+        if own:
+            source.close()
+    return result
+
+
+def _recheck(
+    rows: list[DeckRow],
+    failures: list[RowFailure],
+    state: Any,
+    source: Any,
+    database: Any,
+    since: Any,
+    today: dt.date | None,
+    full: bool,
+    lock_timeout: float,
+) -> RecheckResult:
+    today = today or dt.date.today()
+    sync_id, days = sync_record(database)
+    digest = rules_digest()
+    result = RecheckResult(failures=failures, sync_id=sync_id)
+    result.card_data = days.get(sync_id) if sync_id is not None else None
+    with open_state(state, lock_timeout=lock_timeout) as session:
+        meta = session.meta()
+        stored = session.decks()
+        checked = int(meta["checked_sync"]) if meta.get("checked_sync") else None
+        after = checked if since is None else min(checked or 0, since_sync(since, days))
+        changes = logged_changes(database, after, sync_id, days) if stored else []
+        todo = plan(
+            rows,
+            stored,
+            changes,
+            session.decks_with,
+            key=lambda s: s.deck_no,
+            synced_since=sync_id != checked,
+            today=today.isoformat(),
+            everything=full or (bool(stored) and meta.get("rules") != digest),
+        )
+        judged = _judge(rows, todo, source, database, sync_id, today, result)
+        old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
+        _compare(rows, stored, judged, todo, old_problems, changes, result)
+        seen = {r.id for r in rows} | {f.id for f in failures if f.id is not None}
+        result.removed = sorted(i for i in stored if i not in seen)
+        session.write(judged, stored, result.removed)
+        values = {"rules": digest, "checked_on": today.isoformat()}
+        if sync_id is not None:
+            values["checked_sync"] = str(sync_id)
+        session.set_meta(values)
+    return result
+
+
+def _judge(
+    rows: list[DeckRow],
+    todo: Mapping[str, str],
+    source: Any,
+    database: Any,
+    sync_id: int | None,
+    today: dt.date,
+    result: RecheckResult,
+) -> dict[str, Judgement]:
+    """Judge the planned rows with one card source: the database for a few decks, the
+    in-memory index for many (the event runs' cost model)."""
+    if not todo:
+        return {}
+    from validator.event.run import use_index
+
+    cards = source
+    if source is database and use_index(len(todo)):
+        from validator.store.index import CardIndex
+
+        cards = CardIndex.from_db(database)
+    judged: dict[str, Judgement] = {}
+    for row in rows:
+        if row.id not in todo:
+            continue
+        outcome = judge_row(row, cards, None, sync_id, today)
+        if isinstance(outcome, RowFailure):
+            result.failures.append(outcome)
+        else:
+            judged[row.id] = outcome
+    return judged
+
+
+def _key(problem: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    return problem["code"], tuple(problem.get("cards") or ())
+
+
+def _compare(
+    rows: Iterable[DeckRow],
+    stored: Mapping[str, StoredDeck],
+    judged: Mapping[str, Judgement],
+    todo: Mapping[str, str],
+    old_problems: Mapping[int, list[dict[str, Any]]],
+    changes: list[Change],
+    result: RecheckResult,
+) -> None:
+    """The summary per format, and a `ChangedDeck` for each verdict that changed."""
+    from validator.cards.names import fold_name
+    from validator.rules.formats import get_format
+
+    by_name: dict[str, list[Change]] = {}
+    for ch in changes:
+        by_name.setdefault(fold_name(ch.name), []).append(ch)
+    for row in rows:
+        j = judged.get(row.id)
+        if j is None and row.id in todo:
+            continue  # it failed: one of `failures`, not a verdict
+        old = stored.get(row.id)
+        fmt_key = j.format if j is not None else old.format if old is not None else row.format
+        summary = result.summary.setdefault(fmt_key, FormatSummary())
+        summary.checked += 1
+        if j is None:
+            continue
+        summary.rejudged += 1
+        if old is None:
+            summary.new += 1
+            continue
+        if j.verdict == old.verdict:
+            continue
+        counter = f"newly_{j.verdict}"
+        if hasattr(summary, counter):
+            setattr(summary, counter, getattr(summary, counter) + 1)
+        name = get_format(j.format).name
+        before = {_key(p): p for p in old_problems.get(old.deck_no, [])}
+        after = {_key(p): p for p in j.problems}
+        diffs = [("removed", before[k]) for k in before if k not in after] + [
+            ("added", after[k]) for k in after if k not in before
+        ]
+        result.changed.append(
+            ChangedDeck(
+                row.id,
+                j.format,
+                old.verdict,
+                j.verdict,
+                tuple(
+                    ProblemChange(
+                        kind,
+                        p["code"],
+                        tuple(p.get("cards") or ()),
+                        p["message"],
+                        _cause(p, j, todo[row.id], by_name, name, result.card_data),
+                    )
+                    for kind, p in diffs
+                ),
+            )
+        )
+
+
+def _cause(
+    problem: Mapping[str, Any],
+    judged: Judgement,
+    why: str,
+    by_name: Mapping[str, list[Change]],
+    format_name: str,
+    card_data: str | None,
+) -> str:
+    """Why a problem came or went: the legality change of one of its cards in the deck's
+    legality key, else the edit, else the card data now known."""
+    from validator.cards.names import fold_name
+
+    day = f" of {card_data}" if card_data else ""
+    if problem["code"] in SETTLED_BY_SYNC and why != EDITED:
+        return f"the card data{day} settles this name"
+    found = [
+        ch.describe(format_name)
+        for name in problem.get("cards") or ()
+        for ch in by_name.get(fold_name(name), ())
+        if ch.format in (judged.legality, "*")
+    ]
+    if found:
+        return "; ".join(dict.fromkeys(found))
+    if why == EDITED:
+        return "the deck was edited"
+    return f"judged again against the card data{day} ({why})"

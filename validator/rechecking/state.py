@@ -1,0 +1,417 @@
+"""STATE: what deckcheck last concluded about each stored deck, so that a re-check judges only
+the decks a change touches.
+
+Per deck: its format (and the format's legality key), the hash of its content, the verdict
+with its problems, the cards its names resolved to and the sync it was judged against; an index
+from card to decks (`recheck_deck_cards`) makes "the decks holding a changed card" a look-up.
+Cards are numbered (`recheck_cards`) so that the index holds two small integers a row: 81,883
+decks take about 35 MB.
+
+A SQLite file by default, or tables in any SQLAlchemy database (`--store URL`). Every run is
+one transaction holding the write lock from its start (SQLite's BEGIN IMMEDIATE; PostgreSQL an
+advisory lock of its own, `database.sync_lock`): a second run waits, and a run killed at any
+point leaves STATE as it was. A file that is not deckcheck's, is of a newer schema or is
+corrupt is refused before anything is written to it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from validator.errors import DeckcheckError
+
+#: The state's schema: what `recheck_meta` says in `schema`, and its version (bumped on an
+#: incompatible change; a newer file is refused, never rewritten by older code).
+STATE_SCHEMA = "deckcheck.recheck-state"
+STATE_VERSION = 1
+#: PostgreSQL advisory lock of re-checks ("recheck" in ASCII); syncs use their own.
+RECHECK_LOCK_KEY = 0x72656368656B
+#: Seconds a run waits for another one on the same STATE before giving up.
+DEFAULT_LOCK_TIMEOUT = 600.0
+#: `flags` bits: the verdict depends on something a sync can settle (a name that is no card
+#: yet); it depends on today's date (a dated ban or points list judged at today's date).
+OPEN = 1
+DATED = 2
+
+
+class StateError(DeckcheckError):
+    """STATE cannot be used: not deckcheck's, of a newer schema, corrupt, or locked too long.
+    It is left as it was."""
+
+    code = "recheck-state"
+
+
+@dataclass(slots=True)
+class StoredDeck:
+    """One deck's row in STATE (without its problems and cards, read only when needed)."""
+
+    deck_no: int
+    format: str
+    legality: str
+    digest: bytes
+    verdict: str
+    sync_id: int | None
+    judged_on: str
+    flags: int
+
+
+@dataclass(slots=True)
+class Judgement:
+    """A deck's verdict as STATE keeps it."""
+
+    format: str
+    legality: str
+    digest: bytes
+    verdict: str
+    problems: list[dict[str, Any]]
+    cards: frozenset[str]
+    sync_id: int | None
+    judged_on: str
+    flags: int
+
+
+def default_state_path() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("deckcheck", appauthor=False)) / "recheck.sqlite3"
+
+
+def _tables() -> Any:
+    from sqlalchemy import (
+        Column,
+        Integer,
+        LargeBinary,
+        MetaData,
+        PrimaryKeyConstraint,
+        String,
+        Table,
+        Text,
+    )
+
+    md = MetaData()
+    meta = Table(
+        "recheck_meta", md, Column("key", String(40), primary_key=True), Column("value", Text)
+    )
+    decks = Table(
+        "recheck_decks",
+        md,
+        Column("deck_no", Integer, primary_key=True, autoincrement=True),
+        Column("id", String(1000), nullable=False, unique=True),
+        Column("format", String(60), nullable=False),
+        Column("legality", String(40), nullable=False),
+        Column("digest", LargeBinary(16), nullable=False),
+        Column("verdict", String(20), nullable=False),
+        Column("problems", Text, nullable=False),  # JSON: [{code, cards, message}]
+        Column("cards", LargeBinary, nullable=False),  # card_no as packed uint32
+        Column("sync_id", Integer, nullable=True),
+        Column("judged_on", String(10), nullable=False),
+        Column("flags", Integer, nullable=False),
+    )
+    cards = Table(
+        "recheck_cards",
+        md,
+        Column("card_no", Integer, primary_key=True, autoincrement=True),
+        Column("oracle_id", String(36), nullable=False, unique=True),
+    )
+    deck_cards = Table(
+        "recheck_deck_cards",
+        md,
+        Column("card_no", Integer, nullable=False),
+        Column("deck_no", Integer, nullable=False),
+        PrimaryKeyConstraint("card_no", "deck_no"),
+        sqlite_with_rowid=False,  # the key is the row: half the size of a rowid table
+    )
+    return md, meta, decks, cards, deck_cards
+
+
+def _check_file(path: Path) -> bool:
+    """Whether the SQLite file at `path` is a STATE (True) or new (False: absent, empty, or a
+    database with no tables); StateError, touching nothing, when it is anything else."""
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        return False
+    if not path.is_file():
+        raise StateError(f"STATE {path} is not a file: give --store a file path or a URL")
+    from urllib.parse import quote
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
+        try:
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if not names:
+                return False
+            found = (
+                dict(conn.execute("SELECT key, value FROM recheck_meta").fetchall())
+                if "recheck_meta" in names
+                else {}
+            )
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise StateError(
+            f"STATE {path} cannot be read ({exc}): it is not a SQLite database or it is "
+            "corrupt; it was left untouched (give --store another file, or remove it to "
+            "judge every deck again)"
+        ) from exc
+    _check_meta(found, str(path))
+    return True
+
+
+def _check_meta(found: dict[str, Any], where: str) -> None:
+    if found.get("schema") != STATE_SCHEMA:
+        raise StateError(
+            f"STATE {where} is not a deckcheck re-check state (it has other tables); it was "
+            "left untouched: give --store another file"
+        )
+    try:
+        version = int(found.get("version", ""))
+    except ValueError:
+        version = -1
+    if version > STATE_VERSION:
+        raise StateError(
+            f"STATE {where} is of a newer schema (version {found.get('version')}; this "
+            f"deckcheck reads version {STATE_VERSION}); it was left untouched: upgrade deckcheck"
+        )
+    if version < 1:
+        raise StateError(f"STATE {where} has no readable schema version; it was left untouched")
+
+
+class StateSession:
+    """One run's transaction on STATE (from `open_state`)."""
+
+    def __init__(self, conn: Any, where: str):
+        self.conn = conn
+        self.where = where
+        self._md, self._meta, self._decks, self._cards, self._deck_cards = _TABLES
+        self._card_nos: dict[str, int] | None = None
+
+    # ------------------------------------------------------------------ reading
+
+    def meta(self) -> dict[str, str]:
+        from sqlalchemy import select
+
+        return {k: v for k, v in self.conn.execute(select(self._meta.c.key, self._meta.c.value))}
+
+    def decks(self) -> dict[str, StoredDeck]:
+        """Every stored deck by id (no problems, no cards: those are read when needed)."""
+        from sqlalchemy import select
+
+        d = self._decks.c
+        rows = self.conn.execute(
+            select(
+                d.id,
+                d.deck_no,
+                d.format,
+                d.legality,
+                d.digest,
+                d.verdict,
+                d.sync_id,
+                d.judged_on,
+                d.flags,
+            )  # fmt: skip
+        )
+        return {r[0]: StoredDeck(r[1], r[2], r[3], bytes(r[4]), *r[5:]) for r in rows}
+
+    def problems(self, deck_nos: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+        from sqlalchemy import select
+
+        out: dict[int, list[dict[str, Any]]] = {}
+        d = self._decks.c
+        for chunk in _chunks(sorted(set(deck_nos))):
+            for no, problems in self.conn.execute(
+                select(d.deck_no, d.problems).where(d.deck_no.in_(chunk))
+            ):
+                out[no] = json.loads(problems)
+        return out
+
+    def card_nos(self) -> dict[str, int]:
+        if self._card_nos is None:
+            from sqlalchemy import select
+
+            c = self._cards.c
+            self._card_nos = dict(self.conn.execute(select(c.oracle_id, c.card_no)).all())
+        return self._card_nos
+
+    def decks_with(self, oracle_ids: Iterable[str]) -> dict[str, set[int]]:
+        """For each card, the deck numbers of the decks holding it (the index: one look-up)."""
+        from sqlalchemy import select
+
+        nos = self.card_nos()
+        by_no = {nos[o]: o for o in set(oracle_ids) if o in nos}
+        out: dict[str, set[int]] = {o: set() for o in oracle_ids}
+        dc = self._deck_cards.c
+        for chunk in _chunks(sorted(by_no)):
+            for card_no, deck_no in self.conn.execute(
+                select(dc.card_no, dc.deck_no).where(dc.card_no.in_(chunk))
+            ):
+                out[by_no[card_no]].add(deck_no)
+        return out
+
+    # ------------------------------------------------------------------ writing
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        from sqlalchemy import delete, insert
+
+        self.conn.execute(delete(self._meta).where(self._meta.c.key.in_(list(values))))
+        self.conn.execute(insert(self._meta), [{"key": k, "value": v} for k, v in values.items()])
+
+    def _numbered(self, oracle_ids: Iterable[str]) -> dict[str, int]:
+        from sqlalchemy import insert
+
+        nos = self.card_nos()
+        new = sorted(set(oracle_ids) - nos.keys())
+        if new:
+            start = max(nos.values(), default=0) + 1
+            numbered = {o: start + i for i, o in enumerate(new)}
+            self.conn.execute(
+                insert(self._cards), [{"card_no": n, "oracle_id": o} for o, n in numbered.items()]
+            )
+            nos.update(numbered)
+        return nos
+
+    def write(
+        self,
+        judged: dict[str, Judgement],
+        stored: dict[str, StoredDeck],
+        removed: Sequence[str],
+    ) -> None:
+        """Store the decks judged this run (new ones added, others replaced, their index rows
+        with them) and drop the `removed` ones."""
+        from sqlalchemy import bindparam, delete, insert, select, update
+
+        d, dc = self._decks.c, self._deck_cards.c
+        nos = self._numbered(o for j in judged.values() for o in j.cards)
+        gone = [stored[i].deck_no for i in removed] + [
+            stored[i].deck_no for i in judged if i in stored
+        ]
+        for chunk in _chunks(sorted(gone)):
+            self.conn.execute(delete(self._deck_cards).where(dc.deck_no.in_(chunk)))
+        for chunk in _chunks(sorted(stored[i].deck_no for i in removed)):
+            self.conn.execute(delete(self._decks).where(d.deck_no.in_(chunk)))
+
+        def values(deck_id: str, j: Judgement) -> dict[str, Any]:
+            card_nos = sorted(nos[o] for o in j.cards)
+            return {
+                "id": deck_id,
+                "format": j.format,
+                "legality": j.legality,
+                "digest": j.digest,
+                "verdict": j.verdict,
+                "problems": json.dumps(j.problems, ensure_ascii=False, separators=(",", ":")),
+                "cards": array("I", card_nos).tobytes(),
+                "sync_id": j.sync_id,
+                "judged_on": j.judged_on,
+                "flags": j.flags,
+            }
+
+        updates = [
+            {**values(i, j), "no": stored[i].deck_no} for i, j in judged.items() if i in stored
+        ]
+        if updates:
+            stmt = (
+                update(self._decks)
+                .where(d.deck_no == bindparam("no"))
+                .values({k: bindparam(k) for k in updates[0] if k not in ("no", "id")})
+            )
+            self.conn.execute(stmt, [{k: v for k, v in u.items() if k != "id"} for u in updates])
+        inserts = [values(i, j) for i, j in judged.items() if i not in stored]
+        if inserts:
+            self.conn.execute(insert(self._decks), inserts)
+        deck_nos = dict(
+            row
+            for chunk in _chunks(sorted(judged))
+            for row in self.conn.execute(select(d.id, d.deck_no).where(d.id.in_(chunk)))
+        )
+        pairs = {
+            (nos[o], deck_nos[i]) for i, j in judged.items() for o in j.cards
+        }  # fmt: skip
+        if pairs:
+            self.conn.execute(
+                insert(self._deck_cards),
+                [{"card_no": c, "deck_no": n} for c, n in sorted(pairs)],
+            )
+
+
+_TABLES = _tables()
+
+
+def _chunks(items: Sequence[Any], size: int = 900) -> Iterator[Sequence[Any]]:
+    """Pieces small enough for one statement's parameters (SQLite's limit is 999 in old
+    builds)."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def state_url(state: str | os.PathLike[str] | None) -> tuple[str, Path | None]:
+    """The SQLAlchemy URL of STATE and, for a SQLite file, its path."""
+    target = os.fspath(state) if state else str(default_state_path())
+    if "://" in target:
+        from validator.store.location import sqlite_file
+
+        return target, sqlite_file(target)
+    path = Path(target).expanduser().resolve()
+    return f"sqlite:///{path}", path
+
+
+@contextmanager
+def open_state(
+    state: str | os.PathLike[str] | None, *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> Iterator[StateSession]:
+    """STATE for one run: checked, then one transaction holding its write lock (created with
+    its tables when new), committed when the block ends without an exception, rolled back
+    otherwise."""
+    from sqlalchemy import exc as sa_exc
+
+    from validator.store.database import LockTimeout, make_write_engine, sync_lock
+
+    url, path = state_url(state)
+    if path is not None:
+        _check_file(path)
+    try:
+        engine = make_write_engine(url, lock_timeout=lock_timeout)
+    except DeckcheckError as exc:
+        raise StateError(str(exc)) from exc
+    where = str(path) if path is not None else engine.url.render_as_string()
+    try:
+        with engine.begin() as conn:
+            sync_lock(
+                conn, lock_timeout, key=RECHECK_LOCK_KEY, what="deckcheck recheck (same STATE)"
+            )
+            session = StateSession(conn, where)
+            _prepare_schema(conn, session, where)
+            yield session
+    except sa_exc.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise StateError(
+                f"another deckcheck recheck holds STATE {where} (waited {lock_timeout:.0f} s); "
+                "it was left untouched: try again when it ends"
+            ) from exc
+        raise StateError(f"STATE {where} cannot be used: {exc.orig}; left untouched") from exc
+    except sa_exc.DatabaseError as exc:
+        raise StateError(
+            f"STATE {where} cannot be used ({exc.orig}): it is corrupt or not deckcheck's; "
+            "it was left untouched"
+        ) from exc
+    except LockTimeout as exc:
+        raise StateError(str(exc)) from exc
+    finally:
+        engine.dispose()
+
+
+def _prepare_schema(conn: Any, session: StateSession, where: str) -> None:
+    from sqlalchemy import inspect
+
+    md = _TABLES[0]
+    names = set(inspect(conn).get_table_names())
+    if "recheck_meta" in names:
+        _check_meta(session.meta(), where)
+        return
+    md.create_all(conn)
+    session.set_meta({"schema": STATE_SCHEMA, "version": str(STATE_VERSION)})
