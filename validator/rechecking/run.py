@@ -41,68 +41,22 @@ def rules_digest() -> str:
     return _RULES_DIGEST
 
 
-def sync_record(database: Any) -> tuple[int | None, dict[int, str | None]]:
-    """The id of the database's last sync of oracle cards, and each sync's card data date."""
-    from validator.history.provenance import card_data_date
+def logged_changes(database: Any, after: int | None, days: dict[int, str | None]) -> list[Change]:
+    """The change log's changes recorded by the syncs after `after`."""
+    from validator.history.changes import changes_after
 
-    try:
-        runs = list(database.syncs("oracle_cards"))
-    except Exception:  # noqa: BLE001 - a source with no sync record: cards built in code
-        return None, {}
-    days = {}
-    for run in runs:
-        day = card_data_date(run)
-        days[int(run["id"])] = day.isoformat() if day else None
-    return (max(days) if days else None), days
-
-
-def logged_changes(
-    database: Any, after: int | None, upto: int | None, days: Mapping[int, str | None]
-) -> list[Change]:
-    """The change log's changes recorded by the syncs after `after` up to `upto`."""
-    if upto is None or (after is not None and after >= upto):
-        return []
-    try:
-        rows = database.changes(0)
-    except Exception:  # noqa: BLE001 - no change log: nothing recorded
-        return []
-    out = []
-    for r in rows:
-        sid = r.get("sync_id")
-        if sid is None or (after is not None and sid <= after) or sid > upto:
-            continue
-        out.append(
-            Change(
-                r["oracle_id"],
-                r["name"],
-                r["format"],
-                r.get("old_status"),
-                r.get("new_status"),
-                int(sid),
-                days.get(int(sid)),
-            )  # fmt: skip
-        )
-    out.sort(key=lambda c: c.sync_id)
-    return out
-
-
-def since_sync(since: Any, days: Mapping[int, str | None]) -> int:
-    """`--since`: a sync id (its changes and later ones count), or a date (the syncs whose card
-    data is of that day or later): the id of the last sync before them."""
-    from validator.errors import UsageError
-
-    text = str(since).strip()
-    if text.isdigit():
-        return int(text) - 1
-    try:
-        day = dt.date.fromisoformat(text).isoformat()
-    except ValueError:
-        raise UsageError(
-            f"--since {text!r} is neither a sync id (deckcheck changes lists them) nor a "
-            "date (YYYY-MM-DD)"
-        ) from None
-    before = [sid for sid, d in days.items() if d is not None and d < day]
-    return max(before, default=0)
+    return [
+        Change(
+            r["oracle_id"],
+            r["name"],
+            r["format"],
+            r.get("old_status"),
+            r.get("new_status"),
+            int(r["sync_id"]),
+            r["card_data"],
+        )  # fmt: skip
+        for r in changes_after(database, after, days)
+    ]
 
 
 def recheck(
@@ -155,8 +109,11 @@ def _recheck(
     full: bool,
     lock_timeout: float,
 ) -> RecheckResult:
+    from validator.history.changes import since_sync, sync_days
+
     today = today or dt.date.today()
-    sync_id, days = sync_record(database)
+    days = sync_days(database)
+    sync_id = max(days, default=None)
     digest = rules_digest()
     result = RecheckResult(failures=failures, sync_id=sync_id)
     result.card_data = days.get(sync_id) if sync_id is not None else None
@@ -165,7 +122,7 @@ def _recheck(
         stored = session.decks()
         checked = int(meta["checked_sync"]) if meta.get("checked_sync") else None
         after = checked if since is None else min(checked or 0, since_sync(since, days))
-        changes = logged_changes(database, after, sync_id, days) if stored else []
+        changes = logged_changes(database, after, days) if stored else []
         todo = plan(
             rows,
             stored,
