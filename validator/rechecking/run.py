@@ -133,9 +133,9 @@ def _recheck(
             today=today.isoformat(),
             everything=full or (bool(stored) and meta.get("rules") != digest),
         )
-        judged = _judge(rows, todo, source, database, sync_id, today, result)
+        judged = judge_planned(rows, todo, source, database, sync_id, today, result)
         old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
-        _compare(rows, stored, judged, todo, old_problems, changes, result)
+        compare(rows, stored, judged, todo, old_problems, changes, result)
         seen = {r.id for r in rows} | {f.id for f in failures if f.id is not None}
         result.removed = sorted(i for i in stored if i not in seen)
         session.write(judged, stored, result.removed)
@@ -146,7 +146,7 @@ def _recheck(
     return result
 
 
-def _judge(
+def judge_planned(
     rows: list[DeckRow],
     todo: Mapping[str, str],
     source: Any,
@@ -155,8 +155,9 @@ def _judge(
     today: dt.date,
     result: RecheckResult,
 ) -> dict[str, Judgement]:
-    """Judge the planned rows with one card source: the database for a few decks, the
-    in-memory index for many (the event runs' cost model)."""
+    """Judge the planned rows (`todo`) with one card source: the database for a few decks,
+    the in-memory index for many (the event runs' cost model); a row that cannot be judged
+    goes to `result.failures`."""
     if not todo:
         return {}
     from validator.event.run import use_index
@@ -182,7 +183,7 @@ def _key(problem: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
     return problem["code"], tuple(problem.get("cards") or ())
 
 
-def _compare(
+def compare(
     rows: Iterable[DeckRow],
     stored: Mapping[str, StoredDeck],
     judged: Mapping[str, Judgement],
@@ -191,7 +192,8 @@ def _compare(
     changes: list[Change],
     result: RecheckResult,
 ) -> None:
-    """The summary per format, and a `ChangedDeck` for each verdict that changed."""
+    """The summary per format in `result`, and a `ChangedDeck` for each verdict that changed
+    (`old_problems`: the stored problems of the re-judged decks, by deck number)."""
     from validator.cards.names import fold_name
     from validator.rules.formats import get_format
 
