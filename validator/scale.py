@@ -219,6 +219,7 @@ STATE_META = {
     "sync_id": "Int64",
     "judged_on": "string",
     "flags": "int64",
+    "open_names": "string",  # JSON list, for decks a sync can settle
 }
 #: `meta=` of `recheck_partition`'s frames: STATE's columns (the deck's new STATE row), then
 #: what the run found: the old verdict, the change (a ChangedDeck as JSON, when the verdict
@@ -319,7 +320,7 @@ def recheck_partition(
 
     import pandas as pd
 
-    from validator.rechecking.plan import Change, plan
+    from validator.rechecking.plan import Change, plan, settled_decks
     from validator.rechecking.records import RecheckResult, RowFailure
     from validator.rechecking.rows import DeckRow, deck_row
     from validator.rechecking.run import compare, judge_planned
@@ -354,7 +355,16 @@ def recheck_partition(
         changes,
         decks_with,
         key=lambda s: s.deck_no,
-        synced_since=plan_info["sync_id"] != plan_info["checked_sync"],
+        settled=settled_decks(
+            {
+                i: json.loads(r["open_names"])
+                for i, r in full.items()
+                if not _blank(r["open_names"])
+            },
+            _index_of_sync(db, plan_info["sync_id"]),
+        )
+        if plan_info["sync_id"] != plan_info["checked_sync"]
+        else set(),
         today=plan_info["today"],
         everything=bool(plan_info["everything"]),
     )
@@ -380,6 +390,7 @@ def recheck_partition(
                 verdict=j.verdict, problems=json.dumps(j.problems, ensure_ascii=False),
                 cards=json.dumps(sorted(j.cards)), sync_id=j.sync_id,
                 judged_on=j.judged_on, flags=j.flags,
+                open_names=json.dumps(list(j.open_names)) if j.open_names else None,
             )  # fmt: skip
         elif old is not None:
             row.update({k: old[k] for k in STATE_META})

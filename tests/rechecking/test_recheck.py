@@ -105,9 +105,13 @@ def test_an_unknown_name_is_settled_by_a_later_sync(tmp_path, synced, judged):
     assert first.failures == []
     assert stored(state)["brainstorm-legacy"][0] == "unconfirmed"
     judged.clear()
+    rows = [*decks(), {"id": "typo", "format": "legacy", "decklist": "4 Brainstrom\n56 Island\n"}]
+    validator.recheck(rows, state=state, db=synced("20260510", without=("Brainstorm",)))
+    assert judged == ["typo"]  # new; a sync that does not bring Brainstorm settles nothing
+    judged.clear()
     # A sync that changes nothing the deck holds still settles the name: the card came.
-    result = validator.recheck(decks(), state=state, db=synced("20260518"))
-    assert judged == ["brainstorm-legacy"]
+    result = validator.recheck(rows, state=state, db=synced("20260518"))
+    assert judged == ["brainstorm-legacy"]  # "Brainstrom" is still no card's name
     (change,) = result.changed
     assert (change.old_verdict, change.new_verdict) == ("unconfirmed", "legal")
     assert change.problems[0].code == "unknown-card"

@@ -74,7 +74,9 @@ def judge_row(
     ids.update(e.card.oracle_id for e in deck.sticker_sheets)
     ids.update(e.card.oracle_id for e in deck.attractions)
     flags = 0
-    if deck.unresolved or any(p.code in SETTLED_BY_SYNC for p in report.problems):
+    open_names = {e.name for e in deck.unresolved}
+    open_names.update(n for p in report.problems if p.code in SETTLED_BY_SYNC for n in p.cards)
+    if open_names:
         flags |= OPEN
     if (fmt.points is not None or fmt.lists is not None) and report.as_of is None:
         flags |= DATED  # judged by the list in force today (rules/points.py)
@@ -88,4 +90,5 @@ def judge_row(
         sync_id=sync_id,
         judged_on=today.isoformat(),
         flags=flags,
+        open_names=tuple(sorted(open_names)),
     )

@@ -53,13 +53,14 @@ def plan(
     decks_with: Callable[[set[str]], Mapping[str, set[Any]]],
     *,
     key: Callable[[StoredDeck], Any],
-    synced_since: bool,
+    settled: set[str],
     today: str,
     everything: bool = False,
 ) -> dict[str, str]:
     """Deck id -> why it is judged again, for the rows that need it. `changes`: the log's
     changes since STATE's last check; `decks_with(cards)`: per card, the keys (`key(stored)`)
-    of the stored decks holding it; `synced_since`: a sync came after STATE's last check."""
+    of the stored decks holding it; `settled`: the ids of the decks one of whose unknown names
+    the card data knows now (`settled_decks`)."""
     todo: dict[str, str] = {}
     wanted: dict[str, set[str]] = {}  # card -> the legality keys it changed in
     for ch in changes:
@@ -81,8 +82,22 @@ def plan(
             old.legality in found or "*" in found
         ):
             todo[row.id] = CARD_CHANGED
-        elif old.flags & OPEN and synced_since:
+        elif old.flags & OPEN and row.id in settled:
             todo[row.id] = SETTLE
         elif old.flags & DATED and old.judged_on != today:
             todo[row.id] = DATED_LIST
     return todo
+
+
+def settled_decks(open_names: Mapping[str, list[str]], cards: Any) -> set[str]:
+    """The decks (of `open_names`: id -> the names the card data did not know when it was
+    judged) one of whose names the card source `cards` knows now: one look-up of every
+    distinct name."""
+    if not open_names:
+        return set()
+    from validator.cards.names import lookup_key
+
+    names = {n for names in open_names.values() for n in names}
+    found = cards.lookup(names)
+    known = {n for n in names if found.get(lookup_key(n))}
+    return {deck_id for deck_id, names in open_names.items() if known.intersection(names)}

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from validator.rechecking.judging import SETTLED_BY_SYNC, judge_row
-from validator.rechecking.plan import EDITED, Change, plan
+from validator.rechecking.plan import EDITED, Change, plan, settled_decks
 from validator.rechecking.records import (
     ChangedDeck,
     FormatSummary,
@@ -129,7 +129,7 @@ def _recheck(
             changes,
             session.decks_with,
             key=lambda s: s.deck_no,
-            synced_since=sync_id != checked,
+            settled=settled_decks(session.open_names(), source) if sync_id != checked else set(),
             today=today.isoformat(),
             everything=full or (bool(stored) and meta.get("rules") != digest),
         )
