@@ -466,7 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--since",
         metavar="SYNC|DATE",
         help="also judge again the decks touched by the changes of that sync id "
-        "(deckcheck info lists them) or of the card data of that date and later",
+        "(as the last re-check reports it: 'judged against sync N') or of the card data of "
+        "that date and later",
     )
     p.add_argument(
         "--full", action="store_true", help="judge every deck again (the result is the same)"

@@ -117,7 +117,7 @@ def since_sync(since: Any, days: dict[int, str | None]) -> int:
         day = dt.date.fromisoformat(text).isoformat()
     except ValueError:
         raise UsageError(
-            f"since {text!r} is neither a sync id (deckcheck info lists the syncs) nor a "
+            f"since {text!r} is neither a sync id (as deckcheck recheck and GET /v1/changes report it) nor a "
             "date (YYYY-MM-DD)"
         ) from None
     return max((sid for sid, d in days.items() if d is not None and d < day), default=0)
