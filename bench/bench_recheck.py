@@ -70,8 +70,9 @@ def pick_card(rows: list[dict], db: Path) -> tuple[str, str, int]:
     for row in rows:
         names = set()
         for line in row["decklist"].splitlines():
-            if line.strip():
-                names.add(line.split(" ", 1)[1])
+            count, _, name = line.partition(" ")
+            if count.isdigit() and name:
+                names.add(name)
         for name in names:
             holding[(name, row["format"])] += 1
     target = 0.02 * len(rows)

@@ -261,3 +261,46 @@ def test_since_rejudges_the_decks_a_past_sync_touched(tmp_path, synced, judged):
     assert sorted(judged) == ["bolt-modern", "json-deck"]
     with pytest.raises(UsageError, match="neither a sync id"):
         validator.recheck(decks(), state=state, db=db, since="yesterday")
+
+
+def test_decks_from_a_sql_table_and_state_beside_them(tmp_path, synced):
+    db = synced("20260501")
+    site = tmp_path / "site.sqlite3"
+    conn = sqlite3.connect(site)
+    conn.execute("CREATE TABLE decks (id INTEGER, format TEXT, decklist TEXT, owner TEXT)")
+    conn.execute("INSERT INTO decks VALUES (1, 'modern', ?, 'amy')", (BOLT_MODERN,))
+    conn.execute("INSERT INTO decks VALUES (2, 'legacy', ?, 'bo')", (BRAINSTORM_LEGACY,))
+    conn.commit()
+    conn.close()
+    url = f"sqlite:///{site}"
+    first = validator.recheck(url, table="decks", state=url, db=db)
+    assert first.failures == [] and first.summary["modern"].new == 1
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    query = "SELECT id, format, decklist FROM decks WHERE owner = 'amy'"
+    result = validator.recheck(url, query=query, state=url, db=db)
+    assert [(c.id, c.new_verdict) for c in result.changed] == [("1", "illegal")]
+    assert result.removed == ["2"]  # the query no longer lists it
+    with pytest.raises(UsageError, match="--table or --query"):
+        validator.recheck(url, state=url, db=db)
+
+
+def test_decks_from_a_folder_of_decklists(tmp_path, synced):
+    folder = tmp_path / "registrations"
+    folder.mkdir()
+    (folder / "amy.txt").write_text(BOLT_MODERN, encoding="utf-8")
+    (folder / "players.csv").write_text(
+        "file,player,format\namy.txt,amy,modern\n", encoding="utf-8"
+    )
+    result = validator.recheck(
+        str(folder / "players.csv"), state=tmp_path / "s.sqlite3", db=synced("20260501")
+    )
+    assert result.failures == [] and result.summary["modern"].new == 1
+
+
+def test_card_lists_are_packed_narrow_until_a_number_needs_more():
+    from validator.rechecking.state import pack_cards, unpack_cards
+
+    assert len(pack_cards([1, 2, 65535])) == 7
+    assert list(unpack_cards(pack_cards([1, 2, 65535]))) == [1, 2, 65535]
+    assert list(unpack_cards(pack_cards([1, 70000]))) == [1, 70000]
+    assert list(unpack_cards(pack_cards([]))) == []

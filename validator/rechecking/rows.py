@@ -46,10 +46,8 @@ class DeckRow:
 def content_digest(fmt: str, as_of: str | None, text: str) -> bytes:
     """The hash a deck is known by: an edit, a new format or date gives another (16 bytes of
     BLAKE2b: collisions are out of reach for any number of decks a site holds)."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{fmt}\x00{as_of or ''}\x00".encode())
-    h.update(text.encode("utf-8", "surrogatepass"))
-    return h.digest()
+    data = f"{fmt}\x00{as_of or ''}\x00{text}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 # ---------------------------------------------------------------------------- one row
@@ -138,7 +136,8 @@ def deck_text(fields: Mapping[str, Any]) -> str | bytes:
 def deck_row(row: Any, where: str) -> DeckRow | RowFailure:
     """A row read into a `DeckRow`, or why it cannot be (`RowFailure`)."""
     if type(row) is dict:  # the usual row (JSON Lines, CSV): plain text fields, no checks
-        deck_id, fmt, text, as_of = (row.get(k) for k in ("id", "format", "decklist", "as_of"))
+        get = row.get
+        deck_id, fmt, text, as_of = get("id"), get("format"), get("decklist"), get("as_of")
         if (
             type(deck_id) is str
             and deck_id
@@ -192,7 +191,7 @@ def read_rows(
             )
         path = Path(source)
         name = path.name.lower()
-        if path.is_file() and name.endswith(ROW_EXTENSIONS):
+        if path.is_file() and name.endswith(ROW_EXTENSIONS) and not _is_manifest(path, name):
             yield from _file_rows(path, name)
         else:
             yield from _event_rows(source)
@@ -201,6 +200,20 @@ def read_rows(
         raise UsageError("decks= takes rows (an iterable of mappings), a path or a URL")
     for n, row in enumerate(decks, 1):
         yield deck_row(row, f"row {n}")
+
+
+def _is_manifest(path: Path, name: str) -> bool:
+    """A CSV whose header names a `file` column and no `id`: an event manifest (the decklist
+    files it lists), not deck rows."""
+    if ".csv" not in name:
+        return False
+    with _open_text(path, name) as f:
+        try:
+            header = next(csv.reader(f), [])
+        except (csv.Error, UnicodeDecodeError, OSError, EOFError):
+            return False
+    columns = {c.strip().lower() for c in header}
+    return "file" in columns and "id" not in columns
 
 
 def _open_text(path: Path, name: str) -> io.TextIOBase:
