@@ -315,7 +315,9 @@ def recheck_partition(
     """Re-check one partition of stored decks (a pandas DataFrame of deck rows, as
     `dd.read_parquet` reads them in the worker) against STATE kept in Parquet at `state`:
     the same planning and judging as `validator.recheck`, with the partition's STATE rows read
-    here. `plan_info`: `recheck_plan(db, state)`. Gives a DataFrame of `RECHECK_META`."""
+    here. `plan_info`: `recheck_plan(db, state)`. Gives a DataFrame of `RECHECK_META`; any
+    other iterable of rows (a Dask bag's partition, Spark's `mapPartitions`) gives a list of
+    dicts with those fields."""
     import datetime as dt
 
     import pandas as pd
@@ -326,7 +328,8 @@ def recheck_partition(
     from validator.rechecking.run import compare, judge_planned
     from validator.rechecking.state import StoredDeck
 
-    records = partition.to_dict("records") if hasattr(partition, "to_dict") else list(partition)
+    is_frame = hasattr(partition, "itertuples") and hasattr(partition, "columns")
+    records = partition.to_dict("records") if is_frame else list(partition)
     read = [deck_row(r, f"partition row {n}") for n, r in enumerate(records, 1)]
     rows = [r for r in read if isinstance(r, DeckRow)]
     frame = _stored_frame(state, [r.id for r in rows])
@@ -408,6 +411,8 @@ def recheck_partition(
         for verdict in ("illegal", "legal", "unconfirmed"):
             row[f"newly_{verdict}"] = int(change is not None and change.new_verdict == verdict)
         out.append(row)
+    if not is_frame:  # a Dask bag's or Spark's partition of rows: rows back
+        return out
     return pd.DataFrame(out, columns=list(RECHECK_META)).astype(RECHECK_META)
 
 

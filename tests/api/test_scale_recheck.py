@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support import two_worker_cluster
 
 import validator
 from validator import scale
@@ -81,7 +82,7 @@ def test_partitions_in_process_give_the_changed_verdicts_of_recheck(tmp_path, sy
 
 
 def test_on_a_local_cluster_with_two_workers(tmp_path, synced):
-    distributed = pytest.importorskip("dask.distributed")
+    pytest.importorskip("dask.distributed")
     decks = tmp_path / "decks"
     decks.mkdir()
     for n in range(3):  # three files: three partitions, read in the workers
@@ -89,16 +90,7 @@ def test_on_a_local_cluster_with_two_workers(tmp_path, synced):
     in_process_state = tmp_path / "state.sqlite3"
     db = synced("20260501", without=("Brainstorm",))
     validator.recheck(ROWS, state=in_process_state, db=db)
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    with two_worker_cluster():
         first = scale.recheck_dataframe(decks, None, tmp_path / "s1", db)
         assert first.changed == [] and first.summary["modern"].new == 12
         db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
@@ -109,3 +101,10 @@ def test_on_a_local_cluster_with_two_workers(tmp_path, synced):
     assert {k: v.to_dict() for k, v in on_cluster.summary.items()} == {
         k: v.to_dict() for k, v in in_process.summary.items()
     }
+
+
+def test_a_partition_of_rows_gives_rows_for_spark(tmp_path, synced):
+    db = synced("20260501")
+    out = scale.recheck_partition(iter(ROWS[:7]), None, scale.recheck_plan(db, None), db)
+    assert isinstance(out, list) and [r["id"] for r in out] == [r["id"] for r in ROWS[:7]]
+    assert set(out[0]) == set(scale.RECHECK_META) and out[0]["verdict"] == "legal"

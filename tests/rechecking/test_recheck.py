@@ -12,6 +12,7 @@ import pytest
 import validator
 from validator.errors import UsageError
 from validator.rechecking import judging
+from validator.rechecking import rows as rows_module
 from validator.rechecking.state import StateError, open_state
 
 BOLT_MODERN = "4 Lightning Bolt\n56 Mountain\n"
@@ -177,7 +178,9 @@ def test_a_repeated_id_names_both_rows(tmp_path, synced):
     state = tmp_path / "s.sqlite3"
     with pytest.raises(UsageError, match=r"'bolt-pauper' repeats: row 2 and row 6"):
         validator.recheck(rows, state=state, db=synced("20260501"))
-    assert not state.exists()
+    # Nothing was written: the next run takes the empty file as a new STATE.
+    assert sqlite3.connect(state).execute("SELECT name FROM sqlite_master").fetchall() == []
+    assert validator.recheck(decks(), state=state, db=synced("20260502")).summary
 
 
 @pytest.mark.parametrize("kind", ["foreign", "corrupt", "newer"])
@@ -304,3 +307,28 @@ def test_card_lists_are_packed_narrow_until_a_number_needs_more():
     assert list(unpack_cards(pack_cards([1, 2, 65535]))) == [1, 2, 65535]
     assert list(unpack_cards(pack_cards([1, 70000]))) == [1, 70000]
     assert list(unpack_cards(pack_cards([]))) == []
+
+
+def test_json_lines_rows_held_byte_for_byte_are_not_parsed(tmp_path, synced, judged, monkeypatch):
+    db = synced("20260501")
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    lines = [json.dumps(d) for d in decks()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    validator.recheck(str(path), state=state, db=db)
+    judged.clear()
+    parsed = []
+    real = rows_module.deck_row
+    monkeypatch.setattr(
+        "validator.rechecking.rows.deck_row",
+        lambda row, where: parsed.append(where) or real(row, where),
+    )
+    lines[2] = json.dumps({**decks()[2], "decklist": "4 Black Lotus\n56 Island\n"})
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = validator.recheck(str(path), state=state, db=db)
+    assert parsed == ["decks.jsonl line 3"] and judged == ["counter-modern"]
+    assert [c.id for c in result.changed] == ["counter-modern"]
+    path.write_text("\n".join([*lines, lines[0]]) + "\n", encoding="utf-8")
+    with pytest.raises(
+        UsageError, match="'bolt-modern' repeats: decks.jsonl line 1 and decks.jsonl line 6"
+    ):
+        validator.recheck(str(path), state=state, db=db)

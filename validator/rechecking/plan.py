@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from validator.rechecking.rows import DeckRow
+from validator.rechecking.rows import DeckRow, KnownRow
 from validator.rechecking.state import DATED, OPEN, StoredDeck
 
 NEW = "new"
@@ -47,7 +47,7 @@ class Change:
 
 
 def plan(
-    rows: Iterable[DeckRow],
+    rows: Iterable[DeckRow | KnownRow],
     stored: Mapping[str, StoredDeck],
     changes: Iterable[Change],
     decks_with: Callable[[set[str]], Mapping[str, set[Any]]],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from validator.rechecking.judging import SETTLED_BY_SYNC, judge_row
@@ -18,7 +18,7 @@ from validator.rechecking.records import (
     RecheckResult,
     RowFailure,
 )
-from validator.rechecking.rows import DeckRow, read_rows, unique_rows
+from validator.rechecking.rows import DeckRow, KnownRow, read_rows, unique_rows
 from validator.rechecking.state import DEFAULT_LOCK_TIMEOUT, Judgement, StoredDeck, open_state
 
 _RULES_DIGEST: str | None = None
@@ -86,12 +86,14 @@ def recheck(
     untouched), DatabaseError; a row that cannot be judged is one of `failures`."""
     from validator.api import open_db
 
-    rows, failures = unique_rows(read_rows(decks, table=table, query=query))
+    if isinstance(decks, (bytes, Mapping)):
+        read_rows(decks)  # raises the UsageError saying what to pass
     own = cards is None
     source: Any = open_db(db) if own else cards
     try:
         database = getattr(source, "database", None) or source
-        result = _recheck(rows, failures, state, source, database, since, today, full, lock_timeout)
+        rows = lambda known: unique_rows(read_rows(decks, table=table, query=query, known=known))  # noqa: E731
+        result = _recheck(rows, state, source, database, since, today, full, lock_timeout)
     finally:
         if own:
             source.close()
@@ -99,8 +101,7 @@ def recheck(
 
 
 def _recheck(
-    rows: list[DeckRow],
-    failures: list[RowFailure],
+    read: Callable[[Mapping[bytes, str]], tuple[list[DeckRow | KnownRow], list[RowFailure]]],
     state: Any,
     source: Any,
     database: Any,
@@ -115,11 +116,15 @@ def _recheck(
     days = sync_days(database)
     sync_id = max(days, default=None)
     digest = rules_digest()
-    result = RecheckResult(failures=failures, sync_id=sync_id)
+    result = RecheckResult(sync_id=sync_id)
     result.card_data = days.get(sync_id) if sync_id is not None else None
     with open_state(state, lock_timeout=lock_timeout) as session:
         meta = session.meta()
         stored = session.decks()
+        # The rows are read inside the run's transaction: a line STATE holds byte for byte
+        # is known by its digest, not parsed.
+        rows, result.failures = read({s.digest: i for i, s in stored.items()})
+        failures = list(result.failures)
         checked = int(meta["checked_sync"]) if meta.get("checked_sync") else None
         after = checked if since is None else min(checked or 0, since_sync(since, days))
         changes = logged_changes(database, after, days) if stored else []
@@ -147,7 +152,7 @@ def _recheck(
 
 
 def judge_planned(
-    rows: list[DeckRow],
+    rows: Sequence[DeckRow | KnownRow],
     todo: Mapping[str, str],
     source: Any,
     database: Any,
@@ -171,7 +176,11 @@ def judge_planned(
     for row in rows:
         if row.id not in todo:
             continue
-        outcome = judge_row(row, cards, None, sync_id, today)
+        read = row.parsed() if isinstance(row, KnownRow) else row
+        if isinstance(read, RowFailure):
+            result.failures.append(read)
+            continue
+        outcome = judge_row(read, cards, None, sync_id, today)
         if isinstance(outcome, RowFailure):
             result.failures.append(outcome)
         else:
@@ -184,7 +193,7 @@ def _key(problem: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
 
 
 def compare(
-    rows: Iterable[DeckRow],
+    rows: Iterable[DeckRow | KnownRow],
     stored: Mapping[str, StoredDeck],
     judged: Mapping[str, Judgement],
     todo: Mapping[str, str],
@@ -205,7 +214,12 @@ def compare(
         if j is None and row.id in todo:
             continue  # it failed: one of `failures`, not a verdict
         old = stored.get(row.id)
-        fmt_key = j.format if j is not None else old.format if old is not None else row.format
+        if j is not None:
+            fmt_key = j.format
+        elif old is not None:
+            fmt_key = old.format
+        else:
+            fmt_key = row.format if isinstance(row, DeckRow) else ""
         summary = result.summary.setdefault(fmt_key, FormatSummary())
         summary.checked += 1
         if j is None:

@@ -420,9 +420,7 @@ def open_state(
     """STATE for one run: checked, then one transaction holding its write lock (created with
     its tables when new), committed when the block ends without an exception, rolled back
     otherwise."""
-    from sqlalchemy import exc as sa_exc
-
-    from validator.store.database import LockTimeout, make_write_engine, sync_lock
+    from validator.store.database import make_write_engine
 
     url, path = state_url(state)
     if path is not None and "://" not in os.fspath(state or ""):
@@ -433,6 +431,20 @@ def open_state(
         engine = make_write_engine(url, lock_timeout=lock_timeout)
     except DeckcheckError as exc:
         raise StateError(str(exc)) from exc
+    # A first run that fails leaves an empty database (no tables): the next run takes it as
+    # new. It is not removed: another first run may be waiting on it, or writing it.
+    with _state_transaction(engine, path, lock_timeout) as session:
+        yield session
+
+
+@contextmanager
+def _state_transaction(
+    engine: Any, path: Path | None, lock_timeout: float
+) -> Iterator[StateSession]:
+    from sqlalchemy import exc as sa_exc
+
+    from validator.store.database import LockTimeout, sync_lock
+
     where = str(path) if path is not None else engine.url.render_as_string()
     try:
         with engine.begin() as conn:
