@@ -156,6 +156,7 @@ def main() -> int:
     )
     ap.add_argument("--sample", type=int, default=None, help="only the first N decks")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--profile", action="store_true", help="profile the re-check after the sync")
     args = ap.parse_args()
     if not BULK_DECKS.is_file() or not DERIVED_FILE.is_file():
         print(f"shared data not found: {BULK_DECKS} / {DERIVED_FILE}", file=sys.stderr)
@@ -200,6 +201,15 @@ def main() -> int:
             f"{took:.0f} s wall (not measured)"
         )
 
+        if args.profile:  # where the re-check's time goes, on a copy of STATE (not timed)
+            import cProfile
+            import pstats
+
+            copy = work / "profiled.sqlite3"
+            shutil.copy(state, copy)
+            profiler = cProfile.Profile()
+            profiler.runcall(validator.recheck, str(decks), state=copy, db=str(db))
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
         start = cpu()
         after = validator.recheck(str(decks), state=state, db=str(db))
         t_re = cpu() - start

@@ -332,3 +332,38 @@ def test_json_lines_rows_held_byte_for_byte_are_not_parsed(tmp_path, synced, jud
         UsageError, match="'bolt-modern' repeats: decks.jsonl line 1 and decks.jsonl line 6"
     ):
         validator.recheck(str(path), state=state, db=db)
+
+
+def test_an_unchanged_decks_file_reads_only_the_lines_a_change_touches(
+    tmp_path, synced, monkeypatch
+):
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+
+    def write(rows):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    rows = decks()
+    write(rows)
+    validator.recheck(str(path), state=state, db=synced("20260501", without=("Brainstorm",)))
+    # A new first line moves every other row down a line: STATE follows them.
+    rows.insert(0, {"id": "late", "format": "pauper", "decklist": BOLT_PAUPER})
+    write(rows)
+    validator.recheck(str(path), state=state, db=synced("20260502", without=("Brainstorm",)))
+    parsed: list[str] = []
+    real = rows_module.deck_row
+    monkeypatch.setattr(
+        "validator.rechecking.rows.deck_row",
+        lambda row, where: parsed.append(where) or real(row, where),
+    )
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(str(path), state=state, db=db)
+    # bolt-modern, json-deck (the ban) and brainstorm-legacy (the card came), nothing else.
+    assert sorted(parsed) == ["decks.jsonl line 2", "decks.jsonl line 5", "decks.jsonl line 6"]
+    assert sorted(c.id for c in result.changed) == ["bolt-modern", "brainstorm-legacy", "json-deck"]
+    assert result.summary["modern"].checked == 3 and result.summary["pauper"].checked == 2
+    fresh = tmp_path / "fresh.sqlite3"
+    validator.recheck(str(path), state=fresh, db=db)
+    assert stored(state) == stored(fresh)
+    parsed.clear()
+    assert validator.recheck(str(path), state=state, db=db).changed == []
+    assert parsed == []

@@ -28,6 +28,8 @@ from validator.rechecking.records import RowFailure
 ROW_FIELDS = ("id", "format", "decklist", "deck", "as_of")
 #: File extensions read as rows (anything else is read through the event inputs).
 ROW_EXTENSIONS = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".csv", ".csv.gz", ".parquet")
+#: The JSON Lines extensions (rows known by their line's digest).
+JSON_LINES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,9 @@ class DeckRow:
     as_of: str | None
     where: str
     digest: bytes
+    #: The row's line in a JSON Lines file (STATE keeps it: an unchanged file's rows are found
+    #: by it).
+    line_no: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +57,14 @@ class KnownRow:
     digest: bytes
     where: str
     line: bytes
+    line_no: int | None = None
 
     def parsed(self) -> DeckRow | RowFailure:
         row = deck_row(_json_loads()(self.line), self.where)
         if isinstance(row, DeckRow):
-            return DeckRow(row.id, row.format, row.text, row.as_of, row.where, self.digest)
+            return DeckRow(
+                row.id, row.format, row.text, row.as_of, row.where, self.digest, self.line_no
+            )
         return row
 
 
@@ -293,7 +301,7 @@ def _json_lines(
                 digest = line_digest(line)
                 deck_id = known.get(digest)
                 if deck_id is not None:
-                    yield KnownRow(deck_id, digest, f"{shown} line {n}", line)
+                    yield KnownRow(deck_id, digest, f"{shown} line {n}", line, n)
                     continue
                 try:
                     row = loads(line)
@@ -302,7 +310,9 @@ def _json_lines(
                     continue
                 read = deck_row(row, f"{shown} line {n}")
                 if isinstance(read, DeckRow):
-                    read = DeckRow(read.id, read.format, read.text, read.as_of, read.where, digest)
+                    read = DeckRow(
+                        read.id, read.format, read.text, read.as_of, read.where, digest, n
+                    )
                 yield read
         except (OSError, EOFError) as exc:
             raise UsageError(f"cannot read {path}: {exc}") from exc
@@ -407,3 +417,31 @@ def unique_rows(
             )
         good[row.id] = row
     return list(good.values()), failures
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    """The digest of a whole DECKS file: when STATE saw the same bytes last time, no row is
+    new, edited or gone, and only the rows a change touches are read (by their line)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
+
+
+def lines_at(path: Path, wanted: Mapping[int, tuple[str, bytes]]) -> list[KnownRow]:
+    """The rows at these line numbers (-> id, digest) of an unchanged JSON Lines file; each
+    line is checked against its digest (ValueError when one differs: the file is not the one
+    STATE saw)."""
+    name = path.name.lower()
+    opened = gzip.open(path, "rb") if name.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+    out = []
+    with opened as f:
+        for n, raw in enumerate(f, 1):
+            hit = wanted.get(n)
+            if hit is None:
+                continue
+            line = raw.rstrip(b"\r\n")
+            if line_digest(line) != hit[1]:
+                raise ValueError(f"{path.name} line {n} is not the row STATE holds")
+            out.append(KnownRow(hit[0], hit[1], f"{path.name} line {n}", line, n))
+    if len(out) != len(wanted):
+        raise ValueError(f"{path.name} is shorter than the file STATE saw")
+    return out

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from validator.rechecking.judging import SETTLED_BY_SYNC, judge_row
@@ -18,7 +20,14 @@ from validator.rechecking.records import (
     RecheckResult,
     RowFailure,
 )
-from validator.rechecking.rows import DeckRow, KnownRow, read_rows, unique_rows
+from validator.rechecking.rows import (
+    JSON_LINES,
+    DeckRow,
+    KnownRow,
+    file_digest,
+    read_rows,
+    unique_rows,
+)
 from validator.rechecking.state import DEFAULT_LOCK_TIMEOUT, Judgement, StoredDeck, open_state
 
 _RULES_DIGEST: str | None = None
@@ -100,7 +109,9 @@ def recheck(
     try:
         database = getattr(source, "database", None) or source
         rows = lambda known: unique_rows(read_rows(decks, table=table, query=query, known=known))  # noqa: E731
-        result = _recheck(rows, state, source, database, since, today, full, lock_timeout)
+        result = _recheck(
+            rows, _json_lines_file(decks), state, source, database, since, today, full, lock_timeout
+        )
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -109,8 +120,19 @@ def recheck(
     return result
 
 
+def _json_lines_file(decks: Any) -> tuple[Path, str] | None:
+    """A JSON Lines DECKS file and the digest of its bytes, else None."""
+    if not isinstance(decks, (str, os.PathLike)) or "://" in os.fspath(decks):
+        return None
+    path = Path(decks)
+    if not path.is_file() or not path.name.lower().endswith(JSON_LINES):
+        return None
+    return path.resolve(), file_digest(path)
+
+
 def _recheck(
     read: Callable[[Mapping[bytes, str]], tuple[list[DeckRow | KnownRow], list[RowFailure]]],
+    lines_file: tuple[Path, str] | None,
     state: Any,
     source: Any,
     database: Any,
@@ -127,15 +149,24 @@ def _recheck(
     digest = rules_digest()
     result = RecheckResult(sync_id=sync_id)
     result.card_data = days.get(sync_id) if sync_id is not None else None
+    file_key = json.dumps([str(lines_file[0]), lines_file[1]]) if lines_file else None
     with open_state(state, lock_timeout=lock_timeout) as session:
         meta = session.meta()
+        checked = int(meta["checked_sync"]) if meta.get("checked_sync") else None
+        after = checked if since is None else min(checked or 0, since_sync(since, days))
+        everything = full or (meta.get("rules") not in (None, digest))
+        if file_key is not None and meta.get("decks_file") == file_key and not everything:
+            # The same DECKS file, byte for byte: no deck is new, edited or gone. Only the
+            # decks a change touches are read, by their lines; nothing else is loaded.
+            _unchanged_file(session, meta, lines_file, source, database, after, days, today,
+                            sync_id != checked, result)  # fmt: skip
+            _finish(session, digest, today, sync_id, file_key, result)
+            return result
         stored = session.decks()
         # The rows are read inside the run's transaction: a line STATE holds byte for byte
         # is known by its digest, not parsed.
         rows, result.failures = read({s.digest: i for i, s in stored.items()})
         failures = list(result.failures)
-        checked = int(meta["checked_sync"]) if meta.get("checked_sync") else None
-        after = checked if since is None else min(checked or 0, since_sync(since, days))
         changes = logged_changes(database, after, days) if stored else []
         todo = plan(
             rows,
@@ -145,19 +176,90 @@ def _recheck(
             key=lambda s: s.deck_no,
             settled=settled_decks(session.open_names(), source) if sync_id != checked else set(),
             today=today.isoformat(),
-            everything=full or (bool(stored) and meta.get("rules") != digest),
+            everything=everything and bool(stored),
         )
         judged = judge_planned(rows, todo, source, database, sync_id, today, result)
         old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
         compare(rows, stored, judged, todo, old_problems, changes, result)
         seen = {r.id for r in rows} | {f.id for f in failures if f.id is not None}
         result.removed = sorted(i for i in stored if i not in seen)
-        session.write(judged, stored, result.removed)
-        values = {"rules": digest, "checked_on": today.isoformat()}
-        if sync_id is not None:
-            values["checked_sync"] = str(sync_id)
-        session.set_meta(values)
+        line_nos = {r.id: r.line_no for r in rows}
+        session.write(judged, stored, result.removed, line_nos)
+        session.renumber(
+            [
+                (r.line_no, stored[r.id].deck_no)
+                for r in rows
+                if r.id in stored
+                and r.id not in judged
+                and r.line_no is not None
+                and stored[r.id].line_no != r.line_no
+            ]
+        )
+        _finish(session, digest, today, sync_id, file_key, result)
     return result
+
+
+def _finish(
+    session: Any,
+    digest: str,
+    today: dt.date,
+    sync_id: int | None,
+    file_key: str | None,
+    result: RecheckResult,
+) -> None:
+    """STATE's record of this run: the rules, the day, the sync, and for a JSON Lines file its
+    digest and the rows that could not be read (said again while the file stays the same)."""
+    values = {"rules": digest, "checked_on": today.isoformat()}
+    if sync_id is not None:
+        values["checked_sync"] = str(sync_id)
+    values["decks_file"] = file_key or ""
+    values["decks_failures"] = json.dumps([f.to_dict() for f in result.failures])
+    session.set_meta(values)
+
+
+def _unchanged_file(
+    session: Any,
+    meta: Mapping[str, str],
+    lines_file: Any,
+    source: Any,
+    database: Any,
+    after: int | None,
+    days: Mapping[int, str | None],
+    today: dt.date,
+    synced_since: bool,
+    result: RecheckResult,
+) -> None:
+    """A re-check of the DECKS file STATE saw last time: the decks a change touches, found in
+    STATE (the card index, the unknown names, the dated lists), their rows read by line."""
+    from validator.rechecking.rows import lines_at
+
+    changes = logged_changes(database, after, dict(days))
+    holding = session.decks_with({c.oracle_id for c in changes}) if changes else {}
+    open_names = session.open_names() if synced_since else {}
+    settled = settled_decks(open_names, source)
+    wanted_nos = {no for nos in holding.values() for no in nos}
+    wanted_nos |= session.stale_dated(today.isoformat())
+    stored = session.decks_numbered(wanted_nos | session.deck_nos_of(settled))
+    rows = lines_at(
+        lines_file[0],
+        {s.line_no: (i, s.digest) for i, s in stored.items() if s.line_no is not None},
+    )
+    todo = plan(
+        rows,
+        stored,
+        changes,
+        lambda cards: holding,
+        key=lambda s: s.deck_no,
+        settled=settled,
+        today=today.isoformat(),
+    )
+    judged = judge_planned(rows, todo, source, database, result.sync_id, today, result)
+    old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
+    compare(rows, stored, judged, todo, old_problems, changes, result)
+    for key, count in session.format_counts().items():  # every deck of the file was checked
+        result.summary.setdefault(key, FormatSummary()).checked = count
+    result.failures[:0] = [RowFailure(**f) for f in json.loads(meta.get("decks_failures") or "[]")]
+    session.write(judged, stored, [], {r.id: r.line_no for r in rows})
 
 
 def judge_planned(

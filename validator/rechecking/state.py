@@ -20,7 +20,7 @@ import json
 import os
 import sqlite3
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +61,7 @@ class StoredDeck:
     sync_id: int | None
     judged_on: str
     flags: int
+    line_no: int | None = None
 
 
 @dataclass(slots=True)
@@ -118,6 +119,7 @@ def _tables() -> Any:
         Column("judged_on", String(10), nullable=False),
         Column("flags", Integer, nullable=False),
         Column("open_names", Text, nullable=True),  # JSON: the names a sync may settle
+        Column("line_no", Integer, nullable=True),  # its line in a JSON Lines DECKS file
     )
     cards = Table(
         "recheck_cards",
@@ -218,16 +220,53 @@ class StateSession:
         """Every stored deck by id (no problems, no cards: those are read when needed)."""
         # Through the driver: SQLAlchemy's row objects cost more than the rest of a run in
         # which nothing changed.
+        return self._decks_where("")
+
+    def decks_numbered(self, deck_nos: Iterable[int]) -> dict[str, StoredDeck]:
+        """The stored decks of these numbers, by id."""
+        out: dict[str, StoredDeck] = {}
+        for chunk in _chunks(sorted(set(deck_nos))):
+            out.update(self._decks_where(f" WHERE deck_no IN ({', '.join(map(str, chunk))})"))
+        return out
+
+    def _decks_where(self, where: str) -> dict[str, StoredDeck]:
         cursor = self.conn.connection.cursor()
         try:
             cursor.execute(
                 "SELECT id, deck_no, format, legality, digest, verdict, sync_id, judged_on, "
-                "flags FROM recheck_decks"
+                "flags, line_no FROM recheck_decks" + where
             )
             rows = cursor.fetchall()
         finally:
             cursor.close()
         return {r[0]: StoredDeck(r[1], r[2], r[3], bytes(r[4]), *r[5:]) for r in rows}
+
+    def deck_nos_of(self, ids: Iterable[str]) -> set[int]:
+        from sqlalchemy import select
+
+        d = self._decks.c
+        out: set[int] = set()
+        for chunk in _chunks(sorted(set(ids))):
+            out.update(self.conn.execute(select(d.deck_no).where(d.id.in_(chunk))).scalars())
+        return out
+
+    def stale_dated(self, today: str) -> set[int]:
+        """The decks judged by a dated list on another day than `today`."""
+        from sqlalchemy import select
+
+        d = self._decks.c
+        query = select(d.deck_no).where(d.flags.op("&")(DATED) != 0, d.judged_on != today)
+        return set(self.conn.execute(query).scalars())
+
+    def format_counts(self) -> dict[str, int]:
+        from sqlalchemy import func, select
+
+        d = self._decks.c
+        return dict(self.conn.execute(select(d.format, func.count()).group_by(d.format)).all())
+
+    def renumber(self, line_nos: Sequence[tuple[int, int]]) -> None:
+        """(line, deck number): where each of these decks' rows now is in DECKS."""
+        self._many("UPDATE recheck_decks SET line_no = ? WHERE deck_no = ?", list(line_nos))
 
     def problems(self, deck_nos: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
         from sqlalchemy import select
@@ -310,6 +349,7 @@ class StateSession:
         judged: dict[str, Judgement],
         stored: dict[str, StoredDeck],
         removed: Sequence[str],
+        line_nos: Mapping[str, int | None] | None = None,
     ) -> None:
         """Store the decks judged this run (new ones added, others replaced, their index rows
         with them) and drop the `removed` ones."""
@@ -357,12 +397,16 @@ class StateSession:
                 j.judged_on,
                 j.flags,
                 json.dumps(list(j.open_names), ensure_ascii=False) if j.open_names else None,
+                (line_nos or {}).get(deck_id),
             )
             if old is not None:
                 updates.append((*values, no))
             else:
                 rows.append((no, deck_id, *values))
-        columns = "format, legality, digest, verdict, problems, cards, sync_id, judged_on, flags, open_names"
+        columns = (
+            "format, legality, digest, verdict, problems, cards, sync_id, judged_on, flags, "
+            "open_names, line_no"
+        )
         self._many(
             "UPDATE recheck_decks SET "
             + ", ".join(f"{c} = ?" for c in columns.split(", "))
