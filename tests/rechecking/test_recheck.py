@@ -367,3 +367,18 @@ def test_an_unchanged_decks_file_reads_only_the_lines_a_change_touches(
     parsed.clear()
     assert validator.recheck(str(path), state=state, db=db).changed == []
     assert parsed == []
+
+
+def test_a_row_unreadable_since_is_read_again_when_a_change_touches_its_deck(tmp_path, synced):
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    rows = decks()
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    validator.recheck(str(path), state=state, db=synced("20260501"))
+    rows[2] = {"id": "counter-modern", "format": "modern"}  # its decklist lost
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    first = validator.recheck(str(path), state=state, db=synced("20260502"))
+    assert [(f.id, f.where) for f in first.failures] == [("counter-modern", "decks.jsonl line 3")]
+    db = synced("20260518", {"Counterspell": {"modern": "banned"}})
+    again = validator.recheck(str(path), state=state, db=db)
+    assert [(f.id, f.where) for f in again.failures] == [("counter-modern", "decks.jsonl line 3")]
+    assert again.changed == [] and stored(state)["counter-modern"][0] == "legal"

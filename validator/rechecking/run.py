@@ -158,10 +158,10 @@ def _recheck(
         if file_key is not None and meta.get("decks_file") == file_key and not everything:
             # The same DECKS file, byte for byte: no deck is new, edited or gone. Only the
             # decks a change touches are read, by their lines; nothing else is loaded.
-            _unchanged_file(session, meta, lines_file, source, database, after, days, today,
-                            sync_id != checked, result)  # fmt: skip
-            _finish(session, digest, today, sync_id, file_key, result)
-            return result
+            if _unchanged_file(session, meta, lines_file, source, database, after, days, today,
+                               sync_id != checked, result):  # fmt: skip
+                _finish(session, digest, today, sync_id, file_key, result)
+                return result
         stored = session.decks()
         # The rows are read inside the run's transaction: a line STATE holds byte for byte
         # is known by its digest, not parsed.
@@ -228,9 +228,11 @@ def _unchanged_file(
     today: dt.date,
     synced_since: bool,
     result: RecheckResult,
-) -> None:
+) -> bool:
     """A re-check of the DECKS file STATE saw last time: the decks a change touches, found in
-    STATE (the card index, the unknown names, the dated lists), their rows read by line."""
+    STATE (the card index, the unknown names, the dated lists), their rows read by line.
+    False, having changed nothing, when a row is not where STATE says (a deck whose row could
+    not be read last time keeps its older line): the whole file is read then."""
     from validator.rechecking.rows import lines_at
 
     changes = logged_changes(database, after, dict(days))
@@ -240,10 +242,12 @@ def _unchanged_file(
     wanted_nos = {no for nos in holding.values() for no in nos}
     wanted_nos |= session.stale_dated(today.isoformat())
     stored = session.decks_numbered(wanted_nos | session.deck_nos_of(settled))
-    rows = lines_at(
-        lines_file[0],
-        {s.line_no: (i, s.digest) for i, s in stored.items() if s.line_no is not None},
-    )
+    if any(s.line_no is None for s in stored.values()):
+        return False
+    try:
+        rows = lines_at(lines_file[0], {s.line_no: (i, s.digest) for i, s in stored.items()})
+    except ValueError:
+        return False
     todo = plan(
         rows,
         stored,
@@ -260,6 +264,7 @@ def _unchanged_file(
         result.summary.setdefault(key, FormatSummary()).checked = count
     result.failures[:0] = [RowFailure(**f) for f in json.loads(meta.get("decks_failures") or "[]")]
     session.write(judged, stored, [], {r.id: r.line_no for r in rows})
+    return True
 
 
 def judge_planned(
