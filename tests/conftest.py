@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 from support import FIXTURES
 
@@ -42,3 +46,29 @@ def localized_db(tmp_path_factory) -> str:
         languages_from=FIXTURES / "all_cards_localized.jsonl",
     )
     return str(path)
+
+
+@pytest.fixture
+def synced(tmp_path: Path) -> Callable[..., str]:
+    """`synced(day, changes={name: {fmt: status}}, without=(names))`: sync the core fixture
+    cards, as they are on `day` (YYYYMMDD, in the file's name: the card data's date), into one
+    database (the same each call, so that the change log grows); returns its path."""
+    db = str(tmp_path / "cards.sqlite3")
+
+    def sync(
+        day: str,
+        changes: dict[str, dict[str, str]] | None = None,
+        without: tuple[str, ...] = (),
+    ) -> str:
+        from validator.sync import import_file
+
+        cards = json.loads((FIXTURES / "cards_core.json").read_text(encoding="utf-8"))
+        cards = [c for c in cards if c["name"] not in without]
+        for card in cards:
+            card["legalities"].update((changes or {}).get(card["name"], {}))
+        path = tmp_path / f"oracle-cards-{day}.json"
+        path.write_text(json.dumps(cards), encoding="utf-8")
+        import_file(path, db)
+        return db
+
+    return sync

@@ -10,7 +10,8 @@ inside a test are fixtures in conftest.py instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -291,3 +292,21 @@ def house_format(tmp_path: Path, key: str, table: str, **files: str) -> Any:
     path = tmp_path / "house.toml"
     path.write_text(f"[{key}]\n{table}\n", encoding="utf-8")
     return get_format(key, load_formats(path))
+
+
+@contextmanager
+def two_worker_cluster() -> Iterator[Any]:
+    """A Dask client of a LocalCluster with 2 worker processes (1 thread each) on loopback:
+    the scale-out tests' cluster. Skips when dask.distributed is not installed."""
+    distributed = pytest.importorskip("dask.distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client

@@ -18,7 +18,8 @@ An illegal deck is a Report whose `legal` is False; an exception (always a Deckc
 DecklistError, FormatError, DatabaseError, ConditionError, UsageError, ...) means no verdict
 could be given. Submodules are imported lazily so that `deckcheck` starts fast.
 
-Public names: open_db, parse_decklist, validate, check_formats, load_formats, sync (the API);
+Public names: open_db, parse_decklist, validate, check_formats, load_formats, sync, recheck
+(the API);
 CardSource (what a card source implements), CardDB, CardIndex; Report, Problem, Severity,
 Deck, DeckEntry, Card, Section (the shared types); DeckcheckError and its family.
 """
@@ -46,6 +47,7 @@ _EXPORTS = {
     "Card": "validator.model",
     "Section": "validator.model",
     "sync": "validator.sync.job",
+    "recheck": "validator.rechecking.run",
     # The exception family (validator/errors.py): every error has a stable `.code`.
     "DeckcheckError": "validator.errors",
     "DecklistError": "validator.decklist.base",

@@ -487,6 +487,7 @@ def validate(
     source: str | None = None,
     as_of: date | str | None = None,
     history: Any = None,
+    resolved_into: list[ResolvedDeck] | None = None,
 ) -> Report:
     """Validate one deck against one format and return its `Report`.
 
@@ -494,7 +495,8 @@ def validate(
     `CardIndex` for many decks); without it the database at `db` is opened. `as_of` (a `date`
     or an ISO string) judges the deck by the legalities of that date (README "Legality as of a
     date"); `history` is the `LegalityHistory` to use (default: the shipped one plus the card
-    database's change log).
+    database's change log). `resolved_into`, a list, receives the deck as resolved (the cards
+    its names found: `validator.rechecking` keeps their ids to know which decks a change touches).
 
     Raises the DeckcheckError family when no verdict can be given: FormatError (unknown
     format), DatabaseError (no usable card database), DecklistError (text that is no
@@ -519,7 +521,12 @@ def validate(
         _check_legality_key(fmt, card_source)
         when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
         prepared = _prepare(deck, when.cards if when else card_source, commanders)
-        return _report(prepared, prepared.resolved, fmt, source, when, rules=rules, bracket=bracket)
+        report = _report(
+            prepared, prepared.resolved, fmt, source, when, rules=rules, bracket=bracket
+        )
+        if resolved_into is not None:
+            resolved_into.append(prepared.resolved)
+        return report
 
 
 #: Per card source: the legality keys its card data has (weakly held, like the caches above).

@@ -306,7 +306,15 @@ _ALL: Final[tuple[Code, ...]] = (
         "several sideboard cards could be the commander: the first that fits was taken",
     ),
     Code("commander-missing", "error", "CR 903.3", "no commander found"),
-    Code("commander-unknown", "error", "CR 903.3", "the Commander section names no known card"),
+    Code(
+        "commander-unknown",
+        "error",
+        "CR 903.3",
+        "the Commander section names no known card: the commander rules could not be checked",
+        undecidable=True,
+        settled_by="a corrected commander name, or `deckcheck sync` when the card is newer than "
+        "the card data",
+    ),
     Code("commander-not-eligible", "error", "CR 903.3", "a card that cannot be a commander"),
     Code(
         "invalid-partners",

@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from validator.rechecking.rows import blank, deck_text, id_text, not_a_row, row_fields
 from validator.store.location import database_url
 
 #: `meta=` for `dask.dataframe.map_partitions`: column -> dtype. Concrete dtypes, not
@@ -96,66 +96,11 @@ def cache_info() -> dict[str, Any]:
     }
 
 
-def _fields(row: Any) -> Mapping[str, Any] | None:
-    """The row's fields by name, or None for a row that has none (not a mapping)."""
-    if isinstance(row, Mapping):
-        return row
-    as_dict = getattr(row, "asDict", None)  # pyspark.sql.Row
-    if callable(as_dict):
-        return as_dict()
-    as_dict = getattr(row, "_asdict", None)  # a namedtuple (pandas itertuples)
-    if callable(as_dict):
-        return as_dict()
-    return None
-
-
-def _not_a_row(row: Any) -> str:
-    """Why a row without fields cannot be read, and what to send instead."""
-    kind = type(row).__name__
-    hint = {
-        "str": " (a line of text: parse JSON lines first, bag.map(json.loads))",
-        "tuple": " (a dataframe's values without their names: use ddf.to_bag(format='dict'))",
-        "NoneType": "",
-    }.get(kind, "")
-    return (
-        f"the row is {'None' if row is None else 'a ' + kind}, not a mapping of fields "
-        f"(id, format, decklist or deck){hint}"
-    )
-
-
-def _blank(value: Any) -> bool:
-    """None, NaN, NaT, pandas' NA or "": a missing value in a dataframe column."""
-    if value is None or (isinstance(value, str) and not value):
-        return True
-    pandas = sys.modules.get("pandas")  # pd.NA: only a value of a loaded pandas
-    if pandas is not None and value is pandas.NA:
-        return True
-    try:
-        return bool(value != value)  # NaN and NaT are not equal to themselves
-    except (TypeError, ValueError):
-        return False
-
-
-def _id_text(value: Any) -> str | None:
-    """A deck id as text, as it is written in the deck rows: 7 -> "7", "b" -> "b", missing
-    -> None. A whole float is written as the integer it holds (1.0 -> "1"): pandas turns a
-    column of integer ids with a missing one into floats."""
-    if _blank(value):
-        return None
-    if type(value).__module__ == "numpy":
-        value = value.item()  # a numpy scalar -> its Python value
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _json_value(value: Any) -> Any:
-    """`json.dumps`' fallback for numpy values, which a parquet list or struct column gives
-    (a numpy array for a list, numpy integers inside): their Python values."""
-    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars alike
-    if callable(tolist):
-        return tolist()
-    raise TypeError(f"a value of type {type(value).__name__} in the deck is not JSON")
+# The row helpers are the re-check's (validator/rechecking/rows.py): one reading of a deck row.
+_fields = row_fields
+_not_a_row = not_a_row
+_blank = blank
+_id_text = id_text
 
 
 def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
@@ -209,18 +154,7 @@ def _judge(
 
     deck_id, fmt = out["id"], out["format"]
     try:
-        text, field = fields.get("decklist"), "decklist"
-        if _blank(text):
-            text, field = fields.get("deck"), "deck"
-            if isinstance(text, Mapping):
-                text = json.dumps(text, ensure_ascii=False, default=_json_value)
-        if _blank(text):
-            raise ValueError("the row has neither a decklist nor a deck")
-        if not isinstance(text, (str, bytes)):
-            raise ValueError(
-                f"the row's {field} is of type {type(text).__name__}: give decklist "
-                "text, or a JSON deck (an object or its JSON text)"
-            )
+        text = deck_text(fields)
         if _blank(fmt):
             raise ValueError("the row has no format")
         options: dict[str, Any] = {}
@@ -275,7 +209,284 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
     return list(validate_rows(partition, db))
 
 
+# ---------------------------------------------------------------------------- re-checking
+
+#: The columns of STATE kept in Parquet (a re-check on Dask or Spark): what
+#: validator/rechecking/state.py keeps per deck, with the cards as a JSON list of oracle ids.
+STATE_META = {
+    "id": "string",
+    "format": "string",
+    "legality": "string",
+    "digest": "string",  # hex
+    "verdict": "string",
+    "problems": "string",  # JSON
+    "cards": "string",  # JSON list of oracle ids
+    "sync_id": "Int64",
+    "judged_on": "string",
+    "flags": "int64",
+    "open_names": "string",  # JSON list, for decks a sync can settle
+}
+#: `meta=` of `recheck_partition`'s frames: STATE's columns (the deck's new STATE row), then
+#: what the run found: the old verdict, the change (a ChangedDeck as JSON, when the verdict
+#: changed), the failure, and 0/1 counters the summary adds up per format.
+RECHECK_META = {
+    **STATE_META,
+    "old_verdict": "string",
+    "change": "string",
+    "failure": "string",
+    "checked": "int64",
+    "rejudged": "int64",
+    "new": "int64",
+    "newly_illegal": "int64",
+    "newly_legal": "int64",
+    "newly_unconfirmed": "int64",
+}
+#: The file beside a Parquet STATE's parts: its schema and what it was last checked against.
+STATE_INFO = "_deckcheck_state.json"
+
+
+def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str] | None) -> dict:
+    """What every partition of a re-check needs to know, computed once on the client and
+    shipped with the tasks (small: the changes since STATE's last check, not the cards)."""
+    import datetime as dt
+
+    from validator.api import open_db
+    from validator.history.changes import changes_after, sync_days
+    from validator.rechecking.run import rules_digest
+
+    info: dict[str, Any] = {}
+    if state is not None and os.path.exists(os.path.join(os.fspath(state), STATE_INFO)):
+        with open(os.path.join(os.fspath(state), STATE_INFO), encoding="utf-8") as f:
+            info = json.load(f)
+    database = open_db(db)
+    try:
+        days = sync_days(database)
+        sync_id = max(days, default=None)
+        checked = info.get("checked_sync")
+        changes = changes_after(database, checked, days) if info else []
+    finally:
+        database.close()
+    return {
+        "sync_id": sync_id,
+        "card_data": days.get(sync_id) if sync_id is not None else None,
+        "checked_sync": checked,
+        "everything": bool(info) and info.get("rules") != rules_digest(),
+        "today": dt.date.today().isoformat(),
+        "changes": [
+            [
+                c["oracle_id"],
+                c["name"],
+                c["format"],
+                c["old_status"],
+                c["new_status"],
+                c["sync_id"],
+                c["card_data"],
+            ]
+            for c in changes
+        ],  # fmt: skip
+    }
+
+
+def _stored_frame(state: str | os.PathLike[str] | None, ids: list[str]) -> Any:
+    """STATE's rows of these decks, read in the worker (a filter on `id`: the Parquet reader
+    skips the row groups that hold none of them)."""
+    import pandas as pd
+
+    if state is None or not ids or not os.path.exists(os.fspath(state)):
+        return pd.DataFrame(columns=list(STATE_META))
+    return pd.read_parquet(
+        state, columns=list(STATE_META), filters=[("id", "in", ids)], engine="pyarrow"
+    )
+
+
+def _index_of_sync(db: str | os.PathLike[str] | None, sync_id: int | None) -> Any:
+    """`card_index(db)`, loaded again when the process holds the index of an older sync: a
+    long-lived worker would otherwise judge a re-check by the card data before the ban."""
+    index = card_index(db)
+    held = getattr(getattr(index, "sync", None), "id", None)
+    if sync_id is not None and held is not None and held != sync_id:
+        with _LOCK:
+            _INDEXES.pop(database_url(db), None)
+        index = card_index(db)
+    return index
+
+
+def recheck_partition(
+    partition: Any,
+    state: str | os.PathLike[str] | None,
+    plan_info: Mapping[str, Any],
+    db: str | os.PathLike[str] | None = None,
+) -> Any:
+    """Re-check one partition of stored decks (a pandas DataFrame of deck rows, as
+    `dd.read_parquet` reads them in the worker) against STATE kept in Parquet at `state`:
+    the same planning and judging as `validator.recheck`, with the partition's STATE rows read
+    here. `plan_info`: `recheck_plan(db, state)`. Gives a DataFrame of `RECHECK_META`; any
+    other iterable of rows (a Dask bag's partition, Spark's `mapPartitions`) gives a list of
+    dicts with those fields."""
+    import datetime as dt
+
+    import pandas as pd
+
+    from validator.rechecking.plan import Change, plan, settled_decks
+    from validator.rechecking.records import RecheckResult, RowFailure
+    from validator.rechecking.rows import DeckRow, deck_row
+    from validator.rechecking.run import compare, judge_planned
+    from validator.rechecking.state import StoredDeck
+
+    is_frame = hasattr(partition, "itertuples") and hasattr(partition, "columns")
+    records = partition.to_dict("records") if is_frame else list(partition)
+    read = [deck_row(r, f"partition row {n}") for n, r in enumerate(records, 1)]
+    rows = [r for r in read if isinstance(r, DeckRow)]
+    frame = _stored_frame(state, [r.id for r in rows])
+    stored: dict[str, StoredDeck] = {}
+    full: dict[str, dict[str, Any]] = {}
+    for no, rec in enumerate(frame.to_dict("records")):
+        sync = rec["sync_id"]
+        stored[rec["id"]] = StoredDeck(
+            no, rec["format"], rec["legality"], bytes.fromhex(rec["digest"]), rec["verdict"],
+            None if _blank(sync) else int(sync), rec["judged_on"], int(rec["flags"]),
+        )  # fmt: skip
+        full[rec["id"]] = rec
+
+    def decks_with(cards: set[str]) -> dict[str, set[int]]:
+        out: dict[str, set[int]] = {c: set() for c in cards}
+        for deck_id, rec in full.items():
+            for card in json.loads(rec["cards"]):
+                if card in out:
+                    out[card].add(stored[deck_id].deck_no)
+        return out
+
+    changes = [Change(*c) for c in plan_info["changes"]]
+    todo = plan(
+        rows,
+        stored,
+        changes,
+        decks_with,
+        key=lambda s: s.deck_no,
+        settled=settled_decks(
+            {
+                i: json.loads(r["open_names"])
+                for i, r in full.items()
+                if not _blank(r["open_names"])
+            },
+            _index_of_sync(db, plan_info["sync_id"]),
+        )
+        if plan_info["sync_id"] != plan_info["checked_sync"]
+        else set(),
+        today=plan_info["today"],
+        everything=bool(plan_info["everything"]),
+    )
+    result = RecheckResult(sync_id=plan_info["sync_id"], card_data=plan_info["card_data"])
+    today = dt.date.fromisoformat(plan_info["today"])
+    cards = _index_of_sync(db, plan_info["sync_id"]) if todo else None
+    judged = judge_planned(rows, todo, cards, None, plan_info["sync_id"], today, result)
+    old_problems = {
+        stored[i].deck_no: json.loads(full[i]["problems"]) for i in judged if i in stored
+    }
+    compare(rows, stored, judged, todo, old_problems, changes, result)
+    changed = {c.id: c for c in result.changed}
+    failed = {f.id: f for f in result.failures}  # rows read, then not judged
+    out: list[dict[str, Any]] = []
+    for item in read:
+        deck_id: str | None = item.id
+        row: dict[str, Any] = dict.fromkeys(RECHECK_META)
+        j = judged.get(deck_id) if deck_id is not None else None
+        old = full.get(deck_id) if deck_id is not None else None
+        if j is not None:
+            row.update(
+                id=deck_id, format=j.format, legality=j.legality, digest=j.digest.hex(),
+                verdict=j.verdict, problems=json.dumps(j.problems, ensure_ascii=False),
+                cards=json.dumps(sorted(j.cards)), sync_id=j.sync_id,
+                judged_on=j.judged_on, flags=j.flags,
+                open_names=json.dumps(list(j.open_names)) if j.open_names else None,
+            )  # fmt: skip
+        elif old is not None:
+            row.update({k: old[k] for k in STATE_META})
+        else:
+            row["id"] = deck_id
+        failure = item if isinstance(item, RowFailure) else failed.get(deck_id)
+        row["failure"] = f"{failure.where}: {failure.why}" if failure is not None else None
+        row["old_verdict"] = old["verdict"] if old is not None else None
+        change = changed.get(deck_id) if deck_id is not None else None
+        row["change"] = json.dumps(change.to_dict(), ensure_ascii=False) if change else None
+        counted = row["verdict"] is not None and failure is None
+        row["checked"] = int(counted)
+        row["rejudged"] = int(j is not None)
+        row["new"] = int(j is not None and old is None)
+        for verdict in ("illegal", "legal", "unconfirmed"):
+            row[f"newly_{verdict}"] = int(change is not None and change.new_verdict == verdict)
+        out.append(row)
+    if not is_frame:  # a Dask bag's or Spark's partition of rows: rows back
+        return out
+    return pd.DataFrame(out, columns=list(RECHECK_META)).astype(RECHECK_META)
+
+
+def recheck_dataframe(
+    decks: str | os.PathLike[str],
+    state: str | os.PathLike[str] | None,
+    new_state: str | os.PathLike[str],
+    db: str | os.PathLike[str] | None = None,
+) -> Any:
+    """Re-check the deck rows of the Parquet dataset `decks` on the current Dask client:
+    the partitions are read in the workers (`dd.read_parquet`), re-checked against STATE at
+    `state` (None or absent: the first run) and the new STATE written to `new_state` (a new
+    directory: swap it in once this returns). Returns a `RecheckResult` (the changed decks,
+    the failures and the summary per format)."""
+    import dask.dataframe as dd
+
+    from validator.rechecking.records import (
+        ChangedDeck,
+        FormatSummary,
+        ProblemChange,
+        RecheckResult,
+        RowFailure,
+    )
+    from validator.rechecking.run import rules_digest
+
+    plan_info = recheck_plan(db, state)
+    frame = dd.read_parquet(os.fspath(decks))
+    out = frame.map_partitions(recheck_partition, state, plan_info, db, meta=RECHECK_META).persist()
+    keep = out[~out["verdict"].isna()][list(STATE_META)]
+    keep.to_parquet(os.fspath(new_state), write_index=False)
+    with open(os.path.join(os.fspath(new_state), STATE_INFO), "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "schema": "deckcheck.recheck-state",
+                "version": 1,
+                "checked_sync": plan_info["sync_id"],
+                "rules": rules_digest(),
+            },
+            f,
+        )
+    counters = ["checked", "rejudged", "new", "newly_illegal", "newly_legal", "newly_unconfirmed"]
+    totals = out[out["checked"] == 1].groupby("format")[counters].sum().compute()
+    found = out[~out["change"].isna() | ~out["failure"].isna()][["id", "change", "failure"]]
+    result = RecheckResult(sync_id=plan_info["sync_id"], card_data=plan_info["card_data"])
+    for key, counts in totals.iterrows():
+        result.summary[str(key)] = FormatSummary(**{c: int(counts[c]) for c in counters})
+    for rec in found.compute().to_dict("records"):
+        if not _blank(rec["change"]):
+            c = json.loads(rec["change"])
+            problems = tuple(
+                ProblemChange(p["change"], p["code"], tuple(p["cards"]), p["message"], p["cause"])
+                for p in c["problems"]
+            )
+            result.changed.append(
+                ChangedDeck(c["id"], c["format"], c["old_verdict"], c["new_verdict"], problems)
+            )
+        if not _blank(rec["failure"]):
+            where, _, why = str(rec["failure"]).partition(": ")
+            result.failures.append(RowFailure(None if _blank(rec["id"]) else rec["id"], where, why))
+    result.changed.sort(key=lambda c: c.id)
+    return result
+
+
 __all__ = [
+    "recheck_partition",
+    "recheck_plan",
+    "recheck_dataframe",
+    "RECHECK_META",
+    "STATE_META",
     "validate_partition",
     "validate_rows",
     "validate_row",

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support import shared_data
+from support import shared_data, two_worker_cluster
 
 import validator
 from validator import scale
@@ -171,20 +171,11 @@ def sample_db(tmp_path_factory) -> tuple[str, list[dict]]:
 def test_local_cluster_gives_the_in_process_verdicts(sample_db) -> None:
     db, rows = sample_db
     dask = pytest.importorskip("dask")
-    distributed = pytest.importorskip("dask.distributed")
+    pytest.importorskip("dask.distributed")
     import dask.bag as db_bag
 
     in_process = scale.validate_partition(rows, db)
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with two_worker_cluster() as client:
         bag = db_bag.from_sequence(rows, npartitions=8)
         on_cluster = bag.map_partitions(scale.validate_partition, db).compute()
         infos = client.run(scale.cache_info)

@@ -86,6 +86,14 @@ class _Parser(argparse.ArgumentParser):
         self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
 
 
+EXITS_RECHECK = """exit codes:
+  0  no verdict changed
+  1  at least one stored deck's verdict changed (listed, and in --report)
+  2  it could not be done: bad DECKS, a STATE that is not deckcheck's, no usable card
+     database, a notice that was not delivered (STATE keeps the new verdicts), or a deck
+     row that could not be judged (the others were; one line on stderr each)"""
+
+
 def _examples(examples: Sequence[str]) -> str:
     return "examples:\n" + "".join(f"  {line}\n" for line in examples) + "\n"
 
@@ -462,6 +470,60 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _command(
         sub,
+        "recheck",
+        "Re-check stored decks after a sync: only the decks a change touches.",
+        epilog=EXITS_RECHECK,
+        details="DECKS: a JSON Lines, CSV or Parquet file of rows (id, format, decklist "
+        "text or a JSON deck, optional as_of), a folder, manifest or event file, or a "
+        "SQLAlchemy URL with --table or --query. The first run judges every deck and "
+        "writes STATE; later runs judge again only new or edited decks, decks holding a "
+        "card whose legality changed in their format since, and decks with a name the "
+        "card data did not know. Prints (and --report writes) the decks whose verdict "
+        "changed, and a summary per format.",
+        examples=[
+            "deckcheck recheck decks.jsonl --report changed.csv",
+            "deckcheck recheck postgresql://site/db --table decks --store postgresql://site/db",
+            "deckcheck recheck decks.parquet --notify https://example.org/hooks/deckcheck",
+        ],
+    )
+    _add_db(p)
+    p.add_argument("decks", metavar="DECKS", help="the stored decks (see above)")
+    p.add_argument(
+        "--store",
+        metavar="STATE",
+        help="what deckcheck last concluded per deck: a SQLite file or a SQLAlchemy URL "
+        "(tables recheck_*; default: recheck.sqlite3 in the user data directory)",
+    )
+    p.add_argument("--table", help="with a SQL URL as DECKS: the table of deck rows")
+    p.add_argument("--query", help="with a SQL URL as DECKS: a SELECT giving the deck rows")
+    p.add_argument(
+        "--since",
+        metavar="SYNC|DATE",
+        help="also judge again the decks touched by the changes of that sync id "
+        "(as the last re-check reports it: 'judged against sync N') or of the card data of "
+        "that date and later",
+    )
+    p.add_argument(
+        "--full", action="store_true", help="judge every deck again (the result is the same)"
+    )
+    p.add_argument(
+        "--report",
+        metavar="OUT",
+        help="write the changed decks: .csv, .jsonl, .parquet (one row per deck) or .json "
+        "(the whole result)",
+    )
+    p.add_argument(
+        "--notify",
+        metavar="URL",
+        help="when a verdict changed, POST a JSON notice (schema deckcheck.recheck-notice/1) "
+        "to URL, signed with $DECKCHECK_NOTIFY_SECRET when set",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print the result as JSON (schema deckcheck.recheck/1)"
+    )
+
+    p = _command(
+        sub,
         "companion",
         "Show how a companion condition sentence is read.",
         details="SENTENCE may also be a companion card's name: its condition is read "
@@ -703,7 +765,7 @@ def _check_rules(rules: Sequence[str]) -> None:
 REPORT_SUFFIXES = (".csv", ".json", ".html", ".htm")
 
 
-def _check_report_path(path: Path) -> None:
+def _check_report_path(path: Path, suffixes: Sequence[str] | None = None) -> None:
     """Fail before validating, not after judging a whole event, when `--report` cannot be
     written: an unknown extension, a directory, a directory that does not exist, no right
     to write. The file is opened for appending (nothing is truncated) and removed again if
@@ -712,10 +774,11 @@ def _check_report_path(path: Path) -> None:
         raise UsageError(
             f"--report {path} is a directory; give a file name such as {path / 'report.csv'}"
         )
-    if path.suffix.lower() not in REPORT_SUFFIXES:
+    suffixes = REPORT_SUFFIXES if suffixes is None else suffixes
+    if path.suffix.lower() not in suffixes:
         raise UsageError(
             f"--report {path}: the report's type comes from its extension; "
-            f"use one of {', '.join(REPORT_SUFFIXES)}"
+            f"use one of {', '.join(suffixes)}"
         )
     from validator.event.reports import check_report_writable
 
@@ -1106,6 +1169,46 @@ def cmd_info(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_recheck(args: argparse.Namespace) -> int:
+    import json
+
+    from validator.rechecking import recheck
+    from validator.rechecking.output import REPORT_KINDS, render_text, write_report
+
+    if args.report:  # a report that cannot be written stops the run before any deck
+        _check_report_path(Path(args.report), tuple(REPORT_KINDS))
+    result = recheck(
+        args.decks,
+        state=args.store,
+        db=args.db,
+        since=args.since,
+        table=args.table,
+        query=args.query,
+        full=args.full,
+    )
+    # STATE is committed from here on: a report or notice that fails does not undo it.
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(render_text(result))
+    if args.report:
+        write_report(args.report, result)
+    if args.notify and result.changed:
+        from validator.rechecking.notify import NotifyError, notice, send
+
+        report = str(Path(args.report).resolve()) if args.report else None
+        try:
+            send(args.notify, notice(result, report))
+        except NotifyError as exc:
+            raise NotifyError(
+                f"{exc}; the new verdicts are stored in STATE"
+                + (f" and written to {args.report}" if args.report else " and printed above")
+            ) from exc
+    if result.failures:
+        return EXIT_USAGE
+    return EXIT_ILLEGAL if result.changed else EXIT_OK
+
+
 def cmd_changes(args: argparse.Namespace) -> int:
     from validator.history.changes import recorded_changes
 
@@ -1298,6 +1401,7 @@ COMMANDS = {
     "card": cmd_card,
     "info": cmd_info,
     "changes": cmd_changes,
+    "recheck": cmd_recheck,
     "companion": cmd_companion,
     "serve": cmd_serve,
     "completion": cmd_completion,

@@ -86,3 +86,90 @@ def with_oracle_ids(changes: list[Any], cards: Any) -> list[Any]:
         if len(hits) == 1:
             ids[name] = hits.pop()
     return [replace(c, oracle_id=ids.get(c.name)) if c.oracle_id is None else c for c in changes]
+
+
+#: The schema of the change feed (`GET /v1/changes`).
+FEED_SCHEMA = "deckcheck.change-feed/1"
+
+
+def sync_days(db: Any) -> dict[int, str | None]:
+    """Each oracle-card sync's id -> the date of its card data (ISO; `provenance.
+    card_data_date`), oldest first; {} for a source with no sync record."""
+    from validator.history.provenance import card_data_date
+
+    try:
+        runs = list(db.syncs("oracle_cards"))
+    except Exception:  # noqa: BLE001 - a source with no sync record: cards built in code
+        return {}
+    days: dict[int, str | None] = {}
+    for run in runs:
+        day = card_data_date(run)
+        days[int(run["id"])] = day.isoformat() if day else None
+    return days
+
+
+def since_sync(since: Any, days: dict[int, str | None]) -> int:
+    """A `since` of the change feed and `deckcheck recheck`: a sync id (its changes and later
+    ones are wanted) or a date (the changes of card data of that day or later), as the id of
+    the last sync before them. UsageError for anything else."""
+    from validator.errors import UsageError
+
+    text = str(since).strip()
+    if text.isdigit():
+        return int(text) - 1
+    try:
+        day = dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise UsageError(
+            f"since {text!r} is neither a sync id (as deckcheck recheck and GET /v1/changes report it) nor a "
+            "date (YYYY-MM-DD)"
+        ) from None
+    return max((sid for sid, d in days.items() if d is not None and d < day), default=0)
+
+
+def changes_after(
+    db: Any, after: int | None, days: dict[int, str | None] | None = None
+) -> list[dict[str, Any]]:
+    """The change log's rows recorded by the syncs after sync `after` (None: every one),
+    oldest first, each with `card_data`: the date of the card data of the sync that found it.
+    Format "*" is a card the card data no longer has."""
+    days = sync_days(db) if days is None else days
+    try:
+        rows = db.changes(0)
+    except Exception:  # noqa: BLE001 - a source without a change log has recorded nothing
+        return []
+    out = [
+        dict(r, card_data=days.get(r["sync_id"]))
+        for r in rows
+        if r.get("sync_id") is not None and (after is None or r["sync_id"] > after)
+    ]
+    out.sort(key=lambda r: (r["sync_id"], r.get("id") or 0))
+    return out
+
+
+def change_feed(db: Any, since: Any = None, legality: str | None = None) -> dict[str, Any]:
+    """The legality change feed (`GET /v1/changes`): the change log since a sync id or date,
+    in one format's legality key (None: all), with the last sync a poller compares against."""
+    days = sync_days(db)
+    after = since_sync(since, days) if since not in (None, "") else None
+    rows = changes_after(db, after, days)
+    if legality is not None:
+        rows = [r for r in rows if r["format"] in (legality, "*")]
+    last = max(days, default=None)
+    return {
+        "schema": FEED_SCHEMA,
+        "sync_id": last,
+        "card_data": days.get(last) if last is not None else None,
+        "changes": [
+            {
+                "sync_id": r["sync_id"],
+                "card_data": r["card_data"],
+                "oracle_id": r["oracle_id"],
+                "name": r["name"],
+                "legality": r["format"],
+                "old_status": r["old_status"],
+                "new_status": r["new_status"],
+            }
+            for r in rows
+        ],
+    }

@@ -401,6 +401,18 @@ class Service:
             facts["printed_names"] = printed
         return facts
 
+    def changes(self, since: str | None, format_key: str | None) -> dict[str, Any]:
+        """The legality change feed of the loaded card data (`history.changes.change_feed`)."""
+        from validator.errors import UsageError
+        from validator.history.changes import change_feed
+
+        snap = self.snapshot()
+        legality = get_format(format_key, self.formats).legality if format_key else None
+        try:
+            return change_feed(snap.db, since, legality)
+        except UsageError as exc:
+            raise ProblemError("bad-input", str(exc)) from None
+
     def health(self) -> dict[str, Any]:
         """Ready when requests can be answered: the data loaded and its database readable
         (card pages, printings and tokens are read from it), and the last poll could read it
@@ -539,6 +551,20 @@ def create_app(config: ServiceConfig | None = None, *, holder: CardHolder | None
     )
     async def get_formats() -> Response:
         return _json({k: f.to_dict() for k, f in service.formats.items()})
+
+    @app.get(
+        "/v1/changes",
+        summary="The legality change feed: what each sync changed (bans, unbans, rotations)",
+        description="The card database's change log, oldest first: each change with its "
+        "sync and the date of that sync's card data (schema deckcheck.change-feed/1). "
+        "`since`: a sync id (that sync's changes and later ones) or a date YYYY-MM-DD "
+        "(changes of card data of that day or later); `format`: a format key (its legality "
+        "key's changes, and cards removed from the card data). Poll it after the daily sync, "
+        "remembering `sync_id`, to learn of an announcement without running the CLI.",
+        responses=_problems_doc(400, 503),
+    )
+    async def get_changes(since: str | None = None, format: str | None = None) -> Response:
+        return _json(await run_in_threadpool(service.changes, since, format))
 
     @app.get(
         "/v1/cards/{name:path}",

@@ -451,21 +451,29 @@ def make_write_engine(url: str, *, lock_timeout: float, create_dirs: bool = True
     return engine
 
 
-def sync_lock(conn: Connection, timeout: float, *, poll: float = 0.2) -> None:
+def sync_lock(
+    conn: Connection,
+    timeout: float,
+    *,
+    poll: float = 0.2,
+    key: int = SYNC_LOCK_KEY,
+    what: str = "sync",
+) -> None:
     """Take the sync lock for the caller's transaction, waiting at most `timeout` seconds.
 
     PostgreSQL: a transaction-level advisory lock (released at commit or rollback, and when the
     session dies). SQLite: BEGIN IMMEDIATE already holds the write lock. Other databases: no
-    lock (their row locks still keep one import's writes whole)."""
+    lock (their row locks still keep one import's writes whole). `key` and `what` name another
+    lock of the same kind (`deckcheck recheck` serialises its runs with its own)."""
     import time
 
     if conn.dialect.name != "postgresql":
         return
     deadline = time.monotonic() + timeout
-    while not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({SYNC_LOCK_KEY})").scalar():
+    while not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({int(key)})").scalar():
         if time.monotonic() >= deadline:
             raise LockTimeout(
-                "another sync is running on "
+                f"another {what} is running on "
                 f"{shown_location(conn.engine.url.render_as_string(hide_password=False))} "
                 f"(waited {timeout:g} s)"
             )

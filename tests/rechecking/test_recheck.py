@@ -1,0 +1,384 @@
+"""`validator.recheck`: only the decks a change touches are judged again, and the verdicts
+that changed are reported with their cause; the result is the one a from-scratch run gives."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+
+import pytest
+
+import validator
+from validator.errors import UsageError
+from validator.rechecking import judging
+from validator.rechecking import rows as rows_module
+from validator.rechecking.state import StateError, open_state
+
+BOLT_MODERN = "4 Lightning Bolt\n56 Mountain\n"
+BOLT_PAUPER = "4 Lightning Bolt\n56 Mountain\n"
+COUNTER_MODERN = "4 Counterspell\n56 Island\n"
+BRAINSTORM_LEGACY = "4 Brainstorm\n56 Island\n"
+
+
+def decks() -> list[dict[str, str]]:
+    return [
+        {"id": "bolt-modern", "format": "modern", "decklist": BOLT_MODERN},
+        {"id": "bolt-pauper", "format": "pauper", "decklist": BOLT_PAUPER},
+        {"id": "counter-modern", "format": "modern", "decklist": COUNTER_MODERN},
+        {"id": "brainstorm-legacy", "format": "legacy", "decklist": BRAINSTORM_LEGACY},
+        {
+            "id": "json-deck",
+            "format": "modern",
+            "deck": {"main": [[4, "Lightning Bolt"], [56, "Mountain"]]},
+        },
+    ]
+
+
+@pytest.fixture
+def judged(monkeypatch):
+    """The ids of the decks parsed and judged (every call of `judge_row`)."""
+    seen: list[str] = []
+    real = judging.judge_row
+
+    def spy(row, *args, **kwargs):
+        seen.append(row.id)
+        return real(row, *args, **kwargs)
+
+    monkeypatch.setattr("validator.rechecking.run.judge_row", spy)
+    return seen
+
+
+def stored(state) -> dict[str, tuple[str, list]]:
+    """Every deck's verdict and problems as STATE holds them."""
+    conn = sqlite3.connect(state)
+    try:
+        rows = conn.execute("SELECT id, verdict, problems FROM recheck_decks").fetchall()
+    finally:
+        conn.close()
+    return {i: (v, json.loads(p)) for i, v, p in rows}
+
+
+def test_first_run_judges_every_deck_then_nothing_changed_parses_none(tmp_path, synced, judged):
+    db = synced("20260501")
+    state = tmp_path / "state.sqlite3"
+    first = validator.recheck(decks(), state=state, db=db)
+    assert sorted(judged) == sorted(d["id"] for d in decks())
+    assert first.changed == [] and first.failures == []
+    assert first.summary["modern"].checked == 3 and first.summary["modern"].new == 3
+    judged.clear()
+    again = validator.recheck(decks(), state=state, db=db)
+    assert judged == [] and again.changed == []
+    assert again.summary["modern"].checked == 3 and again.summary["modern"].rejudged == 0
+
+
+def test_a_ban_rejudges_only_the_decks_holding_the_card_in_that_format(tmp_path, synced, judged):
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501"))
+    judged.clear()
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(decks(), state=state, db=db)
+    # The pauper deck holds the card too, but its format's legality did not change.
+    assert sorted(judged) == ["bolt-modern", "json-deck"]
+    assert sorted(c.id for c in result.changed) == ["bolt-modern", "json-deck"]
+    change = result.changed[0]
+    assert (change.format, change.old_verdict, change.new_verdict) == ("modern", "legal", "illegal")
+    (problem,) = change.problems
+    assert problem.change == "added" and problem.code == "banned"
+    assert problem.cards == ("Lightning Bolt",)
+    assert problem.cause == "Lightning Bolt: legal -> banned in Modern, card data of 2026-05-18"
+    modern = result.summary["modern"]
+    assert (modern.checked, modern.rejudged, modern.newly_illegal) == (3, 2, 2)
+    assert result.summary["pauper"].rejudged == 0
+    # The unban brings them back.
+    judged.clear()
+    db = synced("20260601", {"Lightning Bolt": {"modern": "legal"}})
+    back = validator.recheck(decks(), state=state, db=db)
+    assert sorted(judged) == ["bolt-modern", "json-deck"]
+    assert {c.new_verdict for c in back.changed} == {"legal"}
+    assert back.changed[0].problems[0].change == "removed"
+    assert back.summary["modern"].newly_legal == 2
+
+
+def test_an_unknown_name_is_settled_by_a_later_sync(tmp_path, synced, judged):
+    state = tmp_path / "state.sqlite3"
+    first = validator.recheck(decks(), state=state, db=synced("20260501", without=("Brainstorm",)))
+    assert first.failures == []
+    assert stored(state)["brainstorm-legacy"][0] == "unconfirmed"
+    judged.clear()
+    rows = [*decks(), {"id": "typo", "format": "legacy", "decklist": "4 Brainstrom\n56 Island\n"}]
+    validator.recheck(rows, state=state, db=synced("20260510", without=("Brainstorm",)))
+    assert judged == ["typo"]  # new; a sync that does not bring Brainstorm settles nothing
+    judged.clear()
+    # A sync that changes nothing the deck holds still settles the name: the card came.
+    result = validator.recheck(rows, state=state, db=synced("20260518"))
+    assert judged == ["brainstorm-legacy"]  # "Brainstrom" is still no card's name
+    (change,) = result.changed
+    assert (change.old_verdict, change.new_verdict) == ("unconfirmed", "legal")
+    assert change.problems[0].code == "unknown-card"
+    assert "2026-05-18 settles this name" in change.problems[0].cause
+    assert result.summary["legacy"].newly_legal == 1
+
+
+def test_edited_new_and_removed_decks(tmp_path, synced, judged):
+    db = synced("20260501")
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=db)
+    judged.clear()
+    rows = decks()[1:]  # bolt-modern is gone
+    rows[1]["decklist"] = "4 Black Lotus\n56 Island\n"  # counter-modern edited: illegal now
+    rows.append({"id": "new", "format": "modern", "decklist": COUNTER_MODERN})
+    result = validator.recheck(rows, state=state, db=db)
+    assert sorted(judged) == ["counter-modern", "new"]
+    (change,) = result.changed
+    assert change.id == "counter-modern" and change.new_verdict == "illegal"
+    assert {p.cause for p in change.problems} == {"the deck was edited"}
+    assert result.removed == ["bolt-modern"] and "bolt-modern" not in stored(state)
+    assert result.summary["modern"].new == 1
+
+
+def test_the_result_is_the_one_judging_from_scratch_gives(tmp_path, synced):
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501", without=("Brainstorm",)))
+    rows = decks()
+    rows[2]["decklist"] = "4 Counterspell\n4 Ancestral Recall\n52 Island\n"
+    validator.recheck(
+        rows, state=state, db=synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    )
+    db = synced(
+        "20260601", {"Counterspell": {"legacy": "banned"}, "Lightning Bolt": {"pauper": "banned"}}
+    )
+    rows.append({"id": "late", "format": "pauper", "decklist": BOLT_PAUPER})
+    validator.recheck(rows, state=state, db=db)
+    fresh = tmp_path / "fresh.sqlite3"
+    validator.recheck(rows, state=fresh, db=db)
+    assert stored(state) == stored(fresh)
+    assert stored(state)["bolt-pauper"][0] == "illegal"  # the pauper ban reached it
+
+
+def test_an_unreadable_row_is_its_own_failure(tmp_path, synced):
+    lines = [json.dumps(d) for d in decks()]
+    lines.insert(1, "{not json")
+    lines.append(json.dumps({"id": "no-deck", "format": "modern"}))
+    lines.append(json.dumps({"id": "bad-format", "format": "nosuch", "decklist": BOLT_MODERN}))
+    path = tmp_path / "decks.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = validator.recheck(str(path), state=tmp_path / "s.sqlite3", db=synced("20260501"))
+    failures = {(f.id, f.where): f.why for f in result.failures}
+    assert failures[(None, "decks.jsonl line 2")].startswith("not a JSON object")
+    assert (
+        failures[("no-deck", "decks.jsonl line 7")] == "the row has neither a decklist nor a deck"
+    )
+    assert "nosuch" in failures[("bad-format", "decks.jsonl line 8")]
+    assert sum(s.checked for s in result.summary.values()) == 5
+
+
+def test_a_repeated_id_names_both_rows(tmp_path, synced):
+    rows = decks() + [{"id": "bolt-pauper", "format": "modern", "decklist": BOLT_MODERN}]
+    state = tmp_path / "s.sqlite3"
+    with pytest.raises(UsageError, match=r"'bolt-pauper' repeats: row 2 and row 6"):
+        validator.recheck(rows, state=state, db=synced("20260501"))
+    # Nothing was written: the next run takes the empty file as a new STATE.
+    assert sqlite3.connect(state).execute("SELECT name FROM sqlite_master").fetchall() == []
+    assert validator.recheck(decks(), state=state, db=synced("20260502")).summary
+
+
+@pytest.mark.parametrize("kind", ["foreign", "corrupt", "newer"])
+def test_a_state_that_cannot_be_used_is_left_untouched(tmp_path, synced, kind):
+    db = synced("20260501")
+    state = tmp_path / "state.sqlite3"
+    if kind == "foreign":
+        conn = sqlite3.connect(state)
+        conn.execute("CREATE TABLE players (name TEXT)")
+        conn.commit()
+        conn.close()
+    elif kind == "corrupt":
+        state.write_bytes(b"SQLite format 3\x00" + b"\x07" * 5000)
+    else:
+        validator.recheck(decks(), state=state, db=db)
+        conn = sqlite3.connect(state)
+        conn.execute("UPDATE recheck_meta SET value = '99' WHERE key = 'version'")
+        conn.commit()
+        conn.close()
+    before = state.read_bytes()
+    with pytest.raises(StateError, match="untouched") as err:
+        validator.recheck(decks(), state=state, db=db)
+    assert err.value.code == "recheck-state"
+    assert state.read_bytes() == before
+
+
+def test_a_run_that_fails_midway_leaves_state_as_it_was(tmp_path, synced, monkeypatch):
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501"))
+    before = stored(state)
+    real = judging.judge_row
+    calls = []
+
+    def dies(row, *args, **kwargs):
+        calls.append(row.id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # a kill between two decks
+        return real(row, *args, **kwargs)
+
+    monkeypatch.setattr("validator.rechecking.run.judge_row", dies)
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    with pytest.raises(KeyboardInterrupt):
+        validator.recheck(decks(), state=state, db=db)
+    assert stored(state) == before
+    monkeypatch.setattr("validator.rechecking.run.judge_row", real)
+    assert len(validator.recheck(decks(), state=state, db=db).changed) == 2
+
+
+def test_two_rechecks_on_one_state_are_serialised(tmp_path, synced):
+    db = synced("20260501")
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=db)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():
+        with open_state(state):
+            holding.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        assert holding.wait(10)
+        with pytest.raises(StateError, match="another deckcheck recheck"):
+            validator.recheck(decks(), state=state, db=db, lock_timeout=0.3)
+    finally:
+        release.set()
+        t.join()
+    assert validator.recheck(decks(), state=state, db=db).failures == []
+
+
+def test_since_rejudges_the_decks_a_past_sync_touched(tmp_path, synced, judged):
+    state = tmp_path / "state.sqlite3"
+    synced("20260501")
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    validator.recheck(decks(), state=state, db=db)
+    judged.clear()
+    validator.recheck(decks(), state=state, db=db)
+    assert judged == []
+    validator.recheck(decks(), state=state, db=db, since="2026-05-18")
+    assert sorted(judged) == ["bolt-modern", "json-deck"]
+    with pytest.raises(UsageError, match="neither a sync id"):
+        validator.recheck(decks(), state=state, db=db, since="yesterday")
+
+
+def test_decks_from_a_sql_table_and_state_beside_them(tmp_path, synced):
+    db = synced("20260501")
+    site = tmp_path / "site.sqlite3"
+    conn = sqlite3.connect(site)
+    conn.execute("CREATE TABLE decks (id INTEGER, format TEXT, decklist TEXT, owner TEXT)")
+    conn.execute("INSERT INTO decks VALUES (1, 'modern', ?, 'amy')", (BOLT_MODERN,))
+    conn.execute("INSERT INTO decks VALUES (2, 'legacy', ?, 'bo')", (BRAINSTORM_LEGACY,))
+    conn.commit()
+    conn.close()
+    url = f"sqlite:///{site}"
+    first = validator.recheck(url, table="decks", state=url, db=db)
+    assert first.failures == [] and first.summary["modern"].new == 1
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    query = "SELECT id, format, decklist FROM decks WHERE owner = 'amy'"
+    result = validator.recheck(url, query=query, state=url, db=db)
+    assert [(c.id, c.new_verdict) for c in result.changed] == [("1", "illegal")]
+    assert result.removed == ["2"]  # the query no longer lists it
+    with pytest.raises(UsageError, match="--table or --query"):
+        validator.recheck(url, state=url, db=db)
+
+
+def test_decks_from_a_folder_of_decklists(tmp_path, synced):
+    folder = tmp_path / "registrations"
+    folder.mkdir()
+    (folder / "amy.txt").write_text(BOLT_MODERN, encoding="utf-8")
+    (folder / "players.csv").write_text(
+        "file,player,format\namy.txt,amy,modern\n", encoding="utf-8"
+    )
+    result = validator.recheck(
+        str(folder / "players.csv"), state=tmp_path / "s.sqlite3", db=synced("20260501")
+    )
+    assert result.failures == [] and result.summary["modern"].new == 1
+
+
+def test_card_lists_are_packed_narrow_until_a_number_needs_more():
+    from validator.rechecking.state import pack_cards, unpack_cards
+
+    assert len(pack_cards([1, 2, 65535])) == 7
+    assert list(unpack_cards(pack_cards([1, 2, 65535]))) == [1, 2, 65535]
+    assert list(unpack_cards(pack_cards([1, 70000]))) == [1, 70000]
+    assert list(unpack_cards(pack_cards([]))) == []
+
+
+def test_json_lines_rows_held_byte_for_byte_are_not_parsed(tmp_path, synced, judged, monkeypatch):
+    db = synced("20260501")
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    lines = [json.dumps(d) for d in decks()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    validator.recheck(str(path), state=state, db=db)
+    judged.clear()
+    parsed = []
+    real = rows_module.deck_row
+    monkeypatch.setattr(
+        "validator.rechecking.rows.deck_row",
+        lambda row, where: parsed.append(where) or real(row, where),
+    )
+    lines[2] = json.dumps({**decks()[2], "decklist": "4 Black Lotus\n56 Island\n"})
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = validator.recheck(str(path), state=state, db=db)
+    assert parsed == ["decks.jsonl line 3"] and judged == ["counter-modern"]
+    assert [c.id for c in result.changed] == ["counter-modern"]
+    path.write_text("\n".join([*lines, lines[0]]) + "\n", encoding="utf-8")
+    with pytest.raises(
+        UsageError, match="'bolt-modern' repeats: decks.jsonl line 1 and decks.jsonl line 6"
+    ):
+        validator.recheck(str(path), state=state, db=db)
+
+
+def test_an_unchanged_decks_file_reads_only_the_lines_a_change_touches(
+    tmp_path, synced, monkeypatch
+):
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+
+    def write(rows):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    rows = decks()
+    write(rows)
+    validator.recheck(str(path), state=state, db=synced("20260501", without=("Brainstorm",)))
+    # A new first line moves every other row down a line: STATE follows them.
+    rows.insert(0, {"id": "late", "format": "pauper", "decklist": BOLT_PAUPER})
+    write(rows)
+    validator.recheck(str(path), state=state, db=synced("20260502", without=("Brainstorm",)))
+    parsed: list[str] = []
+    real = rows_module.deck_row
+    monkeypatch.setattr(
+        "validator.rechecking.rows.deck_row",
+        lambda row, where: parsed.append(where) or real(row, where),
+    )
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(str(path), state=state, db=db)
+    # bolt-modern, json-deck (the ban) and brainstorm-legacy (the card came), nothing else.
+    assert sorted(parsed) == ["decks.jsonl line 2", "decks.jsonl line 5", "decks.jsonl line 6"]
+    assert sorted(c.id for c in result.changed) == ["bolt-modern", "brainstorm-legacy", "json-deck"]
+    assert result.summary["modern"].checked == 3 and result.summary["pauper"].checked == 2
+    fresh = tmp_path / "fresh.sqlite3"
+    validator.recheck(str(path), state=fresh, db=db)
+    assert stored(state) == stored(fresh)
+    parsed.clear()
+    assert validator.recheck(str(path), state=state, db=db).changed == []
+    assert parsed == []
+
+
+def test_a_row_unreadable_since_is_read_again_when_a_change_touches_its_deck(tmp_path, synced):
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    rows = decks()
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    validator.recheck(str(path), state=state, db=synced("20260501"))
+    rows[2] = {"id": "counter-modern", "format": "modern"}  # its decklist lost
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    first = validator.recheck(str(path), state=state, db=synced("20260502"))
+    assert [(f.id, f.where) for f in first.failures] == [("counter-modern", "decks.jsonl line 3")]
+    db = synced("20260518", {"Counterspell": {"modern": "banned"}})
+    again = validator.recheck(str(path), state=state, db=db)
+    assert [(f.id, f.where) for f in again.failures] == [("counter-modern", "decks.jsonl line 3")]
+    assert again.changed == [] and stored(state)["counter-modern"][0] == "legal"

@@ -1,0 +1,78 @@
+"""One stored deck judged for STATE: its verdict, its problems, the cards it resolved to, and
+what a later sync or day can change about it (`state.OPEN`, `state.DATED`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from validator.errors import DeckcheckError
+from validator.rechecking.records import RowFailure
+from validator.rechecking.rows import DeckRow
+from validator.rechecking.state import DATED, OPEN, Judgement
+
+#: Problem codes whose cards are names the card data does not know yet: the next sync may
+#: bring the card (a deck holding one is re-judged after every sync, `state.OPEN`). Whether
+#: such an error leaves the deck unconfirmed is validator/codes.py's `undecidable`.
+SETTLED_BY_SYNC = frozenset(
+    {"unknown-card", "commander-unknown", "list-unknown-card", "points-unknown-card"}
+)
+
+
+def problem_records(report: Any) -> list[dict[str, Any]]:
+    """The errors and warnings as STATE keeps them (notes are not part of a verdict)."""
+    return [
+        {"code": p.code, "severity": p.severity.value, "cards": list(p.cards), "message": p.message}
+        for p in report.sorted_problems()
+        if p.severity.value != "info"
+    ]
+
+
+def judge_row(
+    row: DeckRow,
+    cards: Any,
+    formats: Mapping[str, Any] | None,
+    sync_id: int | None,
+    today: dt.date,
+) -> Judgement | RowFailure:
+    """Judge one deck row; what stops judging it (no decklist, no format) is its failure."""
+    from validator.api import parse_decklist, validate
+    from validator.rules.formats import get_format
+
+    try:
+        fmt = get_format(row.format, formats)
+        resolved: list[Any] = []
+        report = validate(
+            parse_decklist(row.text),
+            fmt,
+            cards=cards,
+            source=row.id,
+            as_of=row.as_of,
+            resolved_into=resolved,
+        )
+    except DeckcheckError as exc:
+        return RowFailure(row.id, row.where, str(exc))
+    deck = resolved[0]
+    ids = {e.card.oracle_id for e in deck.entries}
+    ids.update(e.card.oracle_id for e in deck.sticker_sheets)
+    ids.update(e.card.oracle_id for e in deck.attractions)
+    flags = 0
+    open_names = {e.name for e in deck.unresolved}
+    open_names.update(n for p in report.problems if p.code in SETTLED_BY_SYNC for n in p.cards)
+    if open_names:
+        flags |= OPEN
+    if (fmt.points is not None or fmt.lists is not None) and report.as_of is None:
+        flags |= DATED  # judged by the list in force today (rules/points.py)
+    return Judgement(
+        format=fmt.key,
+        legality=fmt.legality,
+        digest=row.digest,
+        verdict=report.verdict,
+        problems=problem_records(report),
+        cards=frozenset(ids),
+        sync_id=sync_id,
+        judged_on=today.isoformat(),
+        flags=flags,
+        open_names=tuple(sorted(open_names)),
+    )
