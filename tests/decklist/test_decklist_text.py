@@ -729,7 +729,7 @@ def _reading(deck):
 
 
 def test_card_lines_read_before_give_the_same_deck(monkeypatch):
-    """Card lines are read once per process (issue 12): a deck whose lines were all read before
+    """Card lines are read once per process: a deck whose lines were all read before
     (the blank-line sideboard, SB: lines, *CMDR*, printings, headers) reads exactly as fresh."""
     from validator.decklist import text
 
@@ -818,7 +818,7 @@ def test_card_line_cache_is_bounded(monkeypatch):
 
 
 def test_blank_line_blocks_end_to_end(commander_db, core_db):
-    """The verdicts of the reviewer's pastes: commander first, a Commander header with no
+    """The verdicts of these pastes: commander first, a Commander header with no
     `Deck` header, blank-line groups; and an oversize sideboard stays illegal."""
     import validator
 

@@ -73,7 +73,7 @@ def test_a_same_day_ban_and_unban_are_used_in_the_order_they_were_made(ban_unban
 
 
 def test_a_database_first_synced_after_the_shipped_end_invents_no_gap_change_from_them(tmp_path):
-    """The reviewer's case: first sync after 2026-08-22 with Bolt legal, then a ban and an
+    """First sync after 2026-08-22 with Bolt legal, then a ban and an
     unban on one later day. Read newest first, the first sync's status was "banned", so a
     "legal -> banned" change was invented between 2026-08-22 and the first sync."""
     from validator.sync import import_file

@@ -286,7 +286,7 @@ def test_card_pool_problems_cite_the_format():
 )
 def test_singleton_copies_and_card_pool_by_card(main, copies, pool):
     """Commander (903.5b): copies and banned cards per card, with every line naming it, whether
-    each card has one line (issue 12: the checks then need not group the deck) or several."""
+    each card has one line (the checks then need not group the deck) or several."""
     deck = make_deck(CARDS, main=main, commanders=["Goblin Guide"])
     assert [(p.cards[0], p.lines) for p in check_copies(deck, COMMANDER)] == copies
     assert [(p.code, p.cards[0], p.lines) for p in check_card_pool(deck, COMMANDER)] == [

@@ -211,7 +211,7 @@ def test_entries_by_section_follow_moves_between_sections(index):
 
 
 def test_section_index_sees_moved_entries_and_new_lists(index):
-    """The section index is checked in O(1) (issue 12): an entry moved to another section (as
+    """The section index is checked in O(1): an entry moved to another section (as
     `commander_section_as_deck` does), a new `entries` list, and the same-length list after a
     move are all seen, for both `cards_in` and the cached `count`."""
     deck = resolve(
@@ -258,7 +258,7 @@ def test_by_card_groups_lines_of_one_card_and_follows_moves(index):
 
 
 def test_names_resolved_before_give_the_same_deck(index):
-    """An index keeps the names that gave one card of a deck (issue 12). A deck resolved from
+    """An index keeps the names that gave one card of a deck. A deck resolved from
     them reads as from a fresh index, also where a remembered name stands in a section that
     holds no deck cards (Stickers: reported as not a sticker sheet), next to unknown names."""
     import json

@@ -1,4 +1,4 @@
-"""ResolvedDeck's section lists, kept in place by `move` (issue 12): whatever the moves, every
+"""ResolvedDeck's section lists, kept in place by `move`: whatever the moves, every
 answer is the one a scan of `entries` gives, in listing order."""
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def unknown_deck(lines: int = UNKNOWN_LINES) -> str:
 def test_check_formats_answer_lists_a_bounded_number_of_problems_per_format(own_db):
     """Every unknown line is a problem in every format: each format lists the first
     MAX_PROBLEMS_PER_FORMAT and counts the rest, so the answer does not grow with
-    lines x formats (it was ~20 MB for this deck; 114 MB for the reviewer's 4,999 lines)."""
+    lines x formats (it was ~20 MB for this deck; 114 MB for 4,999 lines)."""
     cap = service_app.MAX_PROBLEMS_PER_FORMAT
     with TestClient(create_app(ServiceConfig(db=own_db, poll_seconds=0))) as c:
         response = c.post("/v1/check-formats", json={"decklist": unknown_deck()})

@@ -1159,7 +1159,7 @@ def test_worker_resync_records_changes(in_worker: None, seeded: str, tmp_path: P
     ]
 
 
-# ---------------------------------------------------------------------------- crashes (issue 11)
+# -------------------------------------------------------------------------------------- crashes
 
 
 def test_connection_reset_on_the_index_request_is_retried(db: str) -> None:

@@ -167,6 +167,48 @@ def answer_components(formats: Iterable[str]) -> dict[str, Any]:
                 "swaps": {"type": "integer", "minimum": 0},
             },
         },
+        "ChangeFeed": {
+            "type": "object",
+            "description": "the legality change feed: what each sync changed, oldest first "
+            "(docs/recheck.md)",
+            "required": ["schema", "sync_id", "card_data", "changes"],
+            "properties": {
+                "schema": {"const": "deckcheck.change-feed/1"},
+                "sync_id": {
+                    "type": ["integer", "null"],
+                    "description": "the last sync: the `since` to poll from next time",
+                },
+                "card_data": string_or_null,
+                "changes": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": [
+                            "sync_id",
+                            "card_data",
+                            "oracle_id",
+                            "name",
+                            "legality",
+                            "old_status",
+                            "new_status",
+                        ],
+                        "properties": {
+                            "sync_id": {"type": "integer"},
+                            "card_data": string_or_null,
+                            "oracle_id": string_or_null,
+                            "name": {"type": "string"},
+                            "legality": {
+                                "type": "string",
+                                "description": "the legality key; `*`: a card the card data "
+                                "no longer has",
+                            },
+                            "old_status": string_or_null,
+                            "new_status": string_or_null,
+                        },
+                    },
+                },
+            },
+        },
     }
 
 
@@ -177,6 +219,7 @@ ANSWERS = {
     ("/v1/formats", "get"): "Formats",
     ("/v1/cards/{name}", "get"): "Card",
     ("/healthz", "get"): "Health",
+    ("/v1/changes", "get"): "ChangeFeed",
 }
 
 
@@ -209,6 +252,8 @@ def _body_fields(schema: dict[str, Any], formats: list[str]) -> None:
 
 def _text_plain_options(operation: dict[str, Any]) -> None:
     """The query options move from the operation into the text/plain body's description."""
+    if "text/plain" not in operation.get("requestBody", {}).get("content", {}):
+        return  # a GET's query parameters are its own
     parameters = operation.pop("parameters", [])
     options = [p for p in parameters if p.get("in") == "query"]
     rest = [p for p in parameters if p.get("in") != "query"]
@@ -251,4 +296,18 @@ def describe(
             if media != "text/plain":
                 _body_fields(described["schema"], requestable)
         _text_plain_options(operation)
+        _query_fields(operation, known)
     return document
+
+
+def _query_fields(operation: dict[str, Any], formats: list[str]) -> None:
+    """The constraints the server checks on the change feed's query parameters."""
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") != "query":
+            continue
+        if parameter["name"] == "format":
+            parameter["schema"] = {"enum": formats}
+            parameter["description"] = "a format key (GET /v1/formats)"
+        elif parameter["name"] == "since":
+            parameter["schema"] = {"type": "string", "pattern": r"^(\d+|\d{4}-\d{2}-\d{2})$"}
+            parameter["description"] = "a sync id, or a date YYYY-MM-DD"
