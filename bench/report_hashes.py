@@ -2,6 +2,7 @@
 
     python bench/report_hashes.py                       # this checkout's hashes
     python bench/report_hashes.py --baseline /tmp/old   # ... and an older tree's, compared
+    python bench/report_hashes.py --code /tmp/new --baseline /tmp/old   # two other trees
 
 `--baseline DIR` is a source tree of older deckcheck code (`git archive REV | tar -x -C DIR`).
 Both trees judge, each in a fresh process with its own code first on the path and the same card
@@ -63,11 +64,33 @@ def _env(code: Path) -> dict[str, str]:
     return env
 
 
+#: The measured processes run here: `python -c` and `python -m` put their working directory
+#: first on sys.path, so run from a checkout they would import its code whatever PYTHONPATH
+#: says, and both trees would be the same code.
+NEUTRAL = Path("/")
+
+
+def _imports_from(code: Path) -> None:
+    """Fail loudly unless a measured process imports `validator` from `code`."""
+    where = subprocess.run(
+        [sys.executable, "-c", "import validator; print(validator.__file__)"],
+        env=_env(code),
+        cwd=NEUTRAL,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not Path(where).resolve().is_relative_to(code.resolve()):
+        sys.exit(f"measuring {code} would import validator from {where}")
+
+
 def measure(code: Path, db: Path) -> dict[str, str]:
     """The three hashes of one source tree."""
+    _imports_from(code)
     bulk = subprocess.run(
         [sys.executable, "-c", BULK_PROGRAM, str(db), str(HERE)],
         env=_env(code),
+        cwd=NEUTRAL,
         capture_output=True,
         text=True,
         check=True,
@@ -92,7 +115,7 @@ def measure(code: Path, db: Path) -> dict[str, str]:
             ],
             env=_env(code),
             capture_output=True,
-            cwd=ROOT,
+            cwd=NEUTRAL,
         )
         if run.returncode == 2:
             sys.exit(f"{code}: validate failed: {run.stderr.decode(errors='replace')[-2000:]}")
@@ -104,12 +127,18 @@ def measure(code: Path, db: Path) -> dict[str, str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", type=Path, help="an older source tree to compare with")
+    ap.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        help="the source tree measured as the checkout (default: this one)",
+    )
     args = ap.parse_args()
     if not BULK_DECKS.is_file() or not TOURNAMENTS.is_dir():
         print(f"skipped: the real corpora are not here ({BULK_DECKS.parent})")
         return 0
     db = derived_db()
-    trees = [("checkout", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
+    trees = [("checkout", args.code)] + ([("baseline", args.baseline)] if args.baseline else [])
     results = {label: measure(code, db) for label, code in trees}
     for corpus in results["checkout"]:
         for label, _ in trees:
