@@ -297,6 +297,33 @@ def test_page_sends_an_opened_file_itself_so_a_windows_1252_dek_is_read_as_the_c
     _keep(tmp_path, "serve-cp1252-dek.png")
 
 
+def test_page_says_unconfirmed_apart_from_not_legal(browser, core_db, tmp_path):
+    """A list whose only error is a name the card data does not know is "Unconfirmed", with a
+    note that nothing was found broken; a banned card beside it makes it "Not legal"."""
+    from selenium.webdriver.common.by import By
+
+    with Server(core_db, tmp_path, "--poll", "0") as server:
+        server.wait_ready()
+        wait, fmt = _page(browser, server)
+        fmt.select_by_value("modern")
+        verdict = browser.find_element(By.ID, "verdict")
+        note = browser.find_element(By.ID, "verdict-note")
+        paste(browser, "4 Lightning Bolt\n4 Lightnig Boltt\n52 Mountain\n")
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Unconfirmed in Modern" in verdict.text)
+        assert "unconfirmed" in verdict.get_attribute("class").split()
+        assert note.is_displayed() and "No rule was found broken" in note.text
+        browser.save_screenshot(str(tmp_path / "serve-unconfirmed.png"))
+        _keep(tmp_path, "serve-unconfirmed.png")
+
+        paste(
+            browser, "4 Lightning Bolt\n4 Lightnig Boltt\n1 Lurrus of the Dream-Den\n51 Mountain\n"
+        )
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: "Not legal in Modern" in verdict.text)
+        assert not note.is_displayed()
+
+
 def test_page_never_shows_a_verdict_of_another_list(browser, core_db, tmp_path):
     """An edit marks the shown verdict out of date; a failed check clears it (the error is not
     shown beside the last list's "Legal"); typing over an opened file's text drops its name

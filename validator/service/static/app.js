@@ -196,12 +196,18 @@ function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
 const MAX_SUGGESTED_NAMES = 20;
 let suggestionsLeft = 0;
 
+const VERDICT_TEXT = { legal: "✓ Legal", illegal: "✗ Not legal", unconfirmed: "? Unconfirmed" };
+
 function render(report) {
   result.hidden = false;
   setStale(false);
   suggestionsLeft = MAX_SUGGESTED_NAMES;
-  verdict.className = `verdict ${report.legal ? "legal" : "illegal"}`;
-  verdict.textContent = `${report.legal ? "✓ Legal" : "✗ Not legal"} in ${report.format_name}`;
+  // Unconfirmed is not illegal: no rule was found broken, but something could not be checked
+  // (a name the card data does not know, a rarity without printings...).
+  const said = report.verdict || (report.legal ? "legal" : "illegal");
+  verdict.className = `verdict ${said}`;
+  verdict.textContent = `${VERDICT_TEXT[said] || VERDICT_TEXT.illegal} in ${report.format_name}`;
+  $("verdict-note").hidden = said !== "unconfirmed";
   const deck = report.deck, parts = [`${deck.main} main deck`];
   if (deck.sideboard) parts.push(`${deck.sideboard} sideboard`);
   if (deck.commanders.length) parts.push(`commander: ${deck.commanders.join(" and ")}`);
