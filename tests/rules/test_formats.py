@@ -93,6 +93,37 @@ def test_builtin_formats_are_read_once_and_not_shared_mutably():
     assert "modern" in load_formats()
 
 
+def test_a_format_reads_its_list_files_only_when_it_is_asked_for(monkeypatch):
+    """Judging Modern reads no Old School list: each built-in format is built (its points and
+    dated lists read) the first time it is asked for, once per process."""
+    import pickle
+
+    from validator.rules import formats as module
+
+    read: list[str] = []
+    real = module.load_points
+
+    def recording(value, **kwargs):
+        read.append(value)
+        return real(value, **kwargs)
+
+    monkeypatch.setattr(module, "load_points", recording)
+    module._builtin.cache_clear()
+    try:
+        formats = load_formats()
+        assert "oldschool" in formats and len(formats) == len(list(formats))
+        assert formats["modern"].legality == "modern"
+        assert read == []
+        assert formats["oldschool"].lists is not None
+        assert read == ["lists/old-school-9394.toml"]
+        assert load_formats()["oldschool"] is formats["oldschool"]  # not read again
+        assert read == ["lists/old-school-9394.toml"]
+        # A copy sent to another process (the event pool, Dask) builds the same rules.
+        assert pickle.loads(pickle.dumps(formats))["oldschool"] == formats["oldschool"]
+    finally:
+        module._builtin.cache_clear()
+
+
 def test_brackets_only_for_multiplayer_commander():
     formats = load_formats()
     assert [k for k, f in formats.items() if f.brackets] == ["commander"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from pathlib import Path
@@ -399,37 +399,94 @@ def _tables(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str
     return defaults, tables
 
 
+class Formats(MutableMapping[str, FormatRules]):
+    """Formats by key, each built the first time it is asked for: its points and dated ban
+    lists (data/lists/, data/points/) are files read then, so a run that judges Modern reads
+    no Old School list (a cold `deckcheck validate` read them all: ~30 ms of CPU). Iterating
+    every format (check-formats, `deckcheck formats`) builds them all. A caller's copy
+    (`load_formats`) may be changed; the built-in formats are built once per process."""
+
+    __slots__ = ("_builders", "_built")
+
+    def __init__(
+        self,
+        builders: Mapping[str, Callable[[], FormatRules]],
+        built: Mapping[str, FormatRules] | None = None,
+    ) -> None:
+        self._builders = dict(builders)
+        self._built: dict[str, FormatRules] = dict(built or {})
+        for key, rules in self._built.items():  # a built one replaces its builder, in place
+            self._builders.setdefault(key, functools.partial(_given, rules))
+
+    def __getitem__(self, key: str) -> FormatRules:
+        rules = self._built.get(key)
+        if rules is None:  # two threads may both build it: the same rules either way
+            rules = self._built[key] = self._builders[key]()
+        return rules
+
+    def __setitem__(self, key: str, rules: FormatRules) -> None:
+        self._built[key] = rules
+        self._builders[key] = functools.partial(_given, rules)
+
+    def __delitem__(self, key: str) -> None:
+        del self._builders[key]
+        self._built.pop(key, None)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._builders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builders)
+
+    def __len__(self) -> int:
+        return len(self._builders)
+
+    def __repr__(self) -> str:
+        return f"Formats({sorted(self._builders)})"
+
+
+def _given(rules: FormatRules) -> FormatRules:
+    return rules
+
+
 @functools.lru_cache(maxsize=1)
-def _builtin() -> tuple[dict[str, FormatRules], dict[str, Any]]:
-    """The built-in formats, read once per process (validating many decks reuses them)."""
+def _builtin() -> tuple[Formats, dict[str, Any]]:
+    """The built-in formats, read once per process (validating many decks reuses them); each
+    built on first use (`Formats`)."""
     path = resource_path("data", "formats.toml")
     defaults, tables = _tables(_read(path), str(path))
-    return {k: _build(k, v, defaults, str(path)) for k, v in tables.items()}, defaults
+    builders = {k: functools.partial(_build, k, v, defaults, str(path)) for k, v in tables.items()}
+    return Formats(builders), defaults
 
 
-def load_formats(extra_file: str | Path | None = None) -> dict[str, FormatRules]:
-    """The built-in formats, plus (replacing same-named ones) those of `extra_file`.
+def load_formats(extra_file: str | Path | None = None) -> Formats:
+    """The built-in formats, plus (replacing same-named ones) those of `extra_file`: a
+    read-only mapping of format key to FormatRules.
 
     Raises FormatError naming the file, the table and the key when `extra_file` cannot be
-    read or does not follow data/formats.toml's documented keys and types."""
+    read or does not follow data/formats.toml's documented keys and types (its formats are
+    built, and their lists read, at once)."""
     builtin, defaults = _builtin()
-    formats = dict(builtin)
-    if extra_file:
-        path = Path(extra_file)
-        if path.is_dir():
-            raise FormatError(
-                f"--formats-file {path} is a directory; give a TOML file with "
-                "one [table] per format (keys as in data/formats.toml)"
-            )
-        extra_defaults, tables = _tables(_read(path), str(path))
-        merged_defaults = {
-            **defaults,
-            **extra_defaults,
-            "citations": {**defaults.get("citations", {}), **extra_defaults.get("citations", {})},
-        }
-        for key, table in tables.items():
-            formats[key] = _build(key, table, merged_defaults, str(path))
-    return formats
+    # The built-in formats through the process-wide mapping, so each is built once.
+    shared = {k: functools.partial(builtin.__getitem__, k) for k in builtin}
+    if not extra_file:
+        return Formats(shared)
+    formats: dict[str, FormatRules] = {}
+    path = Path(extra_file)
+    if path.is_dir():
+        raise FormatError(
+            f"--formats-file {path} is a directory; give a TOML file with "
+            "one [table] per format (keys as in data/formats.toml)"
+        )
+    extra_defaults, tables = _tables(_read(path), str(path))
+    merged_defaults = {
+        **defaults,
+        **extra_defaults,
+        "citations": {**defaults.get("citations", {}), **extra_defaults.get("citations", {})},
+    }
+    for key, table in tables.items():
+        formats[key] = _build(key, table, merged_defaults, str(path))
+    return Formats(shared, formats)
 
 
 #: Other names players use for a format, by format_key.
