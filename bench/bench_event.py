@@ -41,6 +41,10 @@ from common import SHARED_DATA, children_cpu, derived_db, installed_env  # noqa:
 
 TOURNAMENTS = SHARED_DATA / "decklists" / "tournaments"
 TARGET = 1.2
+#: A deck read from an event file's JSON against the same deck as text (CPU per deck).
+DECK_TARGET = 1.2
+#: The default --jobs against --jobs 1: never slower in wall time by more than this.
+JOBS_WALL_TARGET = 1.05
 
 
 def run_cli(out: Path, db: Path, jobs: int | None) -> tuple[float, float, str]:
@@ -122,6 +126,64 @@ def _api_child(kind: str, out: Path, db: Path) -> tuple[float, float, dict | Non
     return cpu, wall, summary
 
 
+#: One deck-reading repetition, in a fresh interpreter (the readers' caches as cold as a
+#: CLI run's): every deck of the event files read (`parse`) or judged (`judge`: read and
+#: validated with a CardIndex, as `deckcheck validate` does) either from its job's JSON, as
+#: an event run reads it, or as the same deck in MTGO text. CPU microseconds per deck.
+PER_DECK_CHILD = """
+import json, sys, time
+sys.path.insert(1, sys.argv[5])
+from common import render_mtgo_text
+kind, stage, folder, db = sys.argv[1:5]
+from validator.decklist import parse_decklist
+from validator.event import RunOptions, collect
+from validator.event.inputs import DeckJob
+from validator.event.judge import judge
+jobs = []
+for job in collect([folder], default_as_of="event").jobs:
+    deck = json.loads(job.data or b"null")
+    # The decks both shapes hold alike: main deck and sideboard (no commanders), some card.
+    if not isinstance(deck, dict) or set(deck) - {"main", "sideboard", "name"}:
+        continue
+    if not (deck["main"] or deck["sideboard"]):
+        continue
+    if kind == "text":
+        text = render_mtgo_text(deck["main"], deck["sideboard"]).encode()
+        job = DeckJob(source=job.source, data=text, format=job.format, player=job.player,
+                      deck_index=job.deck_index, event_date=job.event_date)
+    jobs.append(job)
+if stage == "parse":
+    t0 = time.process_time()
+    for job in jobs:
+        parse_decklist(job.data, filename=job.filename)
+else:
+    from validator.api import legality_history, open_db
+    from validator.store.index import CardIndex
+    database = open_db(db)
+    cards, history = CardIndex.from_db(database), legality_history(database)
+    options = RunOptions(as_of="event")
+    t0 = time.process_time()
+    for job in jobs:
+        judge(job, cards, options, history)
+print(json.dumps([len(jobs), (time.process_time() - t0) / len(jobs) * 1e6]))
+"""
+
+
+def per_deck(kind: str, stage: str, out: Path, db: Path) -> float:
+    """CPU microseconds per deck (PER_DECK_CHILD)."""
+    here = str(Path(__file__).resolve().parent)
+    proc = subprocess.run(
+        [sys.executable, "-c", PER_DECK_CHILD, kind, stage, str(TOURNAMENTS), str(db), here],
+        capture_output=True,
+        text=True,
+        env=installed_env(),
+        cwd=out,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"per-deck run failed: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])[1]
+
+
 def run_api(out: Path, db: Path) -> tuple[float, float, str, dict]:
     """`event.collect` + `event.run_event(jobs=1)` + the two reports, timed inside a fresh
     process after its imports."""
@@ -146,6 +208,11 @@ def main() -> None:
         default=None,
         help="--jobs for the CLI (default: deckcheck's default, the cores)",
     )
+    ap.add_argument(
+        "--decks-only",
+        action="store_true",
+        help="only the per-deck figures (an event file's JSON deck against the same text)",
+    )
     args = ap.parse_args()
     if not TOURNAMENTS.is_dir():
         raise SystemExit(f"shared data not available: {TOURNAMENTS}")
@@ -156,6 +223,21 @@ def main() -> None:
             f"{TOURNAMENTS} (--as-of event); database {db}; {os.cpu_count()} cores; "
             f"loadavg {os.getloadavg()[0]:.1f}"
         )
+        deck_cpu: dict[tuple[str, str], list[float]] = {}
+        for _ in range(args.repeat):
+            for stage in ("parse", "judge"):
+                for kind in ("text", "json"):  # interleaved, as below
+                    deck_cpu.setdefault((stage, kind), []).append(per_deck(kind, stage, out, db))
+        # The least of the repeats: load on a shared machine only ever adds CPU time.
+        print("per deck, CPU us (least of fresh processes): MTGO text / the event's JSON")
+        for stage, what in (("parse", "read (parse_decklist)"), ("judge", "judged (read + rules)")):
+            text, js = min(deck_cpu[stage, "text"]), min(deck_cpu[stage, "json"])
+            print(
+                f"  {what:<22} text {text:7.1f}  JSON {js:7.1f}  JSON/text {js / text:.2f}x "
+                f"(target <= {DECK_TARGET}x) {'PASS' if js / text <= DECK_TARGET else 'MISS'}"
+            )
+        if args.decks_only:
+            return
         run_cli(out, db, 1)  # warm-up, untimed: the bytecode cache, the OS's file cache
         cli1, clin, api, bare = [], [], [], []
         for _ in range(args.repeat):
@@ -206,6 +288,12 @@ def main() -> None:
         f"CLI default --jobs / API: CPU {med(clin, 0) / med(api, 0):.2f}x, best runs "
         f"{best(clin) / best(api):.2f}x, wall {med(clin, 1) / med(api, 1):.2f}x (more CPU for "
         "less wall time)"
+    )
+    jobs_wall = med(clin, 1) / med(cli1, 1)
+    print(
+        f"CLI default --jobs / --jobs 1: wall {jobs_wall:.2f}x (target <= {JOBS_WALL_TARGET}x) "
+        f"{'PASS' if jobs_wall <= JOBS_WALL_TARGET else 'MISS'}; CPU "
+        f"{med(clin, 0) / med(cli1, 0):.2f}x; loadavg now {os.getloadavg()[0]:.1f}"
     )
     summary = api[-1][3]
     print(
