@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import SHARED_DATA, children_cpu, derived_db, installed_env  # noqa: E402
@@ -116,9 +117,11 @@ print(json.dumps([cpu() - c0, time.perf_counter() - t0, summary]))
 """
 
 
-def _api_child(kind: str, out: Path, db: Path) -> tuple[float, float, dict | None]:
+def _child(program: str, out: Path, *args: str) -> Any:
+    """Run `program` in a fresh interpreter (cwd `out`, the installed package's bytecode):
+    the JSON of its last line."""
     proc = subprocess.run(
-        [sys.executable, "-c", API_CHILD, kind, str(TOURNAMENTS), str(db), str(out)],
+        [sys.executable, "-c", program, *args],
         capture_output=True,
         text=True,
         env=installed_env(),
@@ -126,7 +129,11 @@ def _api_child(kind: str, out: Path, db: Path) -> tuple[float, float, dict | Non
     )
     if proc.returncode != 0:
         raise SystemExit(f"in-process run failed: {proc.stderr[-2000:]}")
-    cpu, wall, summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _api_child(kind: str, out: Path, db: Path) -> tuple[float, float, dict | None]:
+    cpu, wall, summary = _child(API_CHILD, out, kind, str(TOURNAMENTS), str(db), str(out))
     return cpu, wall, summary
 
 
@@ -176,16 +183,7 @@ print(json.dumps([len(jobs), (time.process_time() - t0) / len(jobs) * 1e6]))
 def per_deck(kind: str, stage: str, out: Path, db: Path) -> float:
     """CPU microseconds per deck (PER_DECK_CHILD)."""
     here = str(Path(__file__).resolve().parent)
-    proc = subprocess.run(
-        [sys.executable, "-c", PER_DECK_CHILD, kind, stage, str(TOURNAMENTS), str(db), here],
-        capture_output=True,
-        text=True,
-        env=installed_env(),
-        cwd=out,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"per-deck run failed: {proc.stderr[-2000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])[1]
+    return _child(PER_DECK_CHILD, out, kind, stage, str(TOURNAMENTS), str(db), here)[1]
 
 
 def collect_jobs() -> list:
