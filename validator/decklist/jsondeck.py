@@ -317,10 +317,12 @@ _PATHS: dict[str, list[str]] = {}
 
 
 def _paths(key: str, count: int) -> list[str]:
+    """The JSON paths of a section's first `count` items (at least)."""
     paths = _PATHS.get(key)
     if paths is None or len(paths) < count:
-        paths = [f"{key}[{index}]" for index in range(max(count, 100))]
-        if len(key) <= 20 and len(_PATHS) < 100:
+        kept = len(key) <= 20 and len(_PATHS) < 100
+        paths = [f"{key}[{index}]" for index in range(max(count, 100) if kept else count)]
+        if kept:
             _PATHS[key] = paths
     return paths
 
