@@ -35,12 +35,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import SHARED_DATA, children_cpu, derived_db, installed_env  # noqa: E402
 
 TOURNAMENTS = SHARED_DATA / "decklists" / "tournaments"
 TARGET = 1.2
+#: A deck read from an event file's JSON against the same deck as text (CPU per deck).
+DECK_TARGET = 1.2
+#: The default --jobs against --jobs 1: never slower in wall time by more than this.
+JOBS_WALL_TARGET = 1.05
 
 
 def run_cli(out: Path, db: Path, jobs: int | None) -> tuple[float, float, str]:
@@ -87,6 +92,7 @@ from validator.api import legality_history, open_db, validate
 from validator.event import RunOptions, collect, run_event
 from validator.event.reports import write_event_report
 from validator.store.index import CardIndex
+from validator.decklist import NoCardLines
 if kind == "event":
     c0, t0 = cpu(), time.perf_counter()
     result = run_event(collect([folder], default_as_of="event"), db=db,
@@ -101,16 +107,21 @@ else:  # the validations alone: a CardIndex and one validate() per deck, no repo
     index = CardIndex.from_db(database)
     history = legality_history(database)
     for job in jobs:
-        validate(job.data, job.format, cards=index, as_of=job.as_of, history=history)
+        try:
+            validate(job.data, job.format, cards=index, as_of=job.as_of, history=history)
+        except NoCardLines:  # a registration with no card (the event run judges it empty)
+            pass
     database.close()
     summary = None
 print(json.dumps([cpu() - c0, time.perf_counter() - t0, summary]))
 """
 
 
-def _api_child(kind: str, out: Path, db: Path) -> tuple[float, float, dict | None]:
+def _child(program: str, out: Path, *args: str) -> Any:
+    """Run `program` in a fresh interpreter (cwd `out`, the installed package's bytecode):
+    the JSON of its last line."""
     proc = subprocess.run(
-        [sys.executable, "-c", API_CHILD, kind, str(TOURNAMENTS), str(db), str(out)],
+        [sys.executable, "-c", program, *args],
         capture_output=True,
         text=True,
         env=installed_env(),
@@ -118,8 +129,78 @@ def _api_child(kind: str, out: Path, db: Path) -> tuple[float, float, dict | Non
     )
     if proc.returncode != 0:
         raise SystemExit(f"in-process run failed: {proc.stderr[-2000:]}")
-    cpu, wall, summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _api_child(kind: str, out: Path, db: Path) -> tuple[float, float, dict | None]:
+    cpu, wall, summary = _child(API_CHILD, out, kind, str(TOURNAMENTS), str(db), str(out))
     return cpu, wall, summary
+
+
+#: One deck-reading repetition, in a fresh interpreter (the readers' caches as cold as a
+#: CLI run's): every deck of the event files read (`parse`) or judged (`judge`: read and
+#: validated with a CardIndex, as `deckcheck validate` does) either from its job's JSON, as
+#: an event run reads it, or as the same deck in MTGO text. CPU microseconds per deck.
+PER_DECK_CHILD = """
+import json, sys, time
+sys.path.insert(1, sys.argv[5])
+from common import render_mtgo_text
+kind, stage, folder, db = sys.argv[1:5]
+from validator.decklist import parse_decklist
+from validator.event import RunOptions, collect
+from validator.event.inputs import DeckJob
+from validator.event.judge import judge
+jobs = []
+for job in collect([folder], default_as_of="event").jobs:
+    deck = json.loads(job.data or b"null")
+    # The decks both shapes hold alike: main deck and sideboard (no commanders), some card.
+    if not isinstance(deck, dict) or set(deck) - {"main", "sideboard", "name"}:
+        continue
+    if not (deck["main"] or deck["sideboard"]):
+        continue
+    if kind == "text":
+        text = render_mtgo_text(deck["main"], deck["sideboard"]).encode()
+        job = DeckJob(source=job.source, data=text, format=job.format, player=job.player,
+                      deck_index=job.deck_index, event_date=job.event_date)
+    jobs.append(job)
+if stage == "parse":
+    t0 = time.process_time()
+    for job in jobs:
+        parse_decklist(job.data, filename=job.filename)
+else:
+    from validator.api import legality_history, open_db
+    from validator.store.index import CardIndex
+    database = open_db(db)
+    cards, history = CardIndex.from_db(database), legality_history(database)
+    options = RunOptions(as_of="event")
+    t0 = time.process_time()
+    for job in jobs:
+        judge(job, cards, options, history)
+print(json.dumps([len(jobs), (time.process_time() - t0) / len(jobs) * 1e6]))
+"""
+
+
+def per_deck(kind: str, stage: str, out: Path, db: Path) -> float:
+    """CPU microseconds per deck (PER_DECK_CHILD)."""
+    here = str(Path(__file__).resolve().parent)
+    return _child(PER_DECK_CHILD, out, kind, stage, str(TOURNAMENTS), str(db), here)[1]
+
+
+def collect_jobs() -> list:
+    from validator.event import collect
+
+    return collect([str(TOURNAMENTS)], default_as_of="event").jobs
+
+
+def default_jobs(decks: int) -> str:
+    """The processes the default --jobs takes now (validator/event/pool.py), with the load it
+    reads; "?" for older code without the decision."""
+    from validator.event import pool
+
+    if not hasattr(pool, "default_processes"):
+        return "?"
+    load = pool.other_load()
+    return f"{pool.default_processes(decks, pool.usable_cores(), load)} ({load:.1f})"
 
 
 def run_api(out: Path, db: Path) -> tuple[float, float, str, dict]:
@@ -146,6 +227,11 @@ def main() -> None:
         default=None,
         help="--jobs for the CLI (default: deckcheck's default, the cores)",
     )
+    ap.add_argument(
+        "--decks-only",
+        action="store_true",
+        help="only the per-deck figures (an event file's JSON deck against the same text)",
+    )
     args = ap.parse_args()
     if not TOURNAMENTS.is_dir():
         raise SystemExit(f"shared data not available: {TOURNAMENTS}")
@@ -156,11 +242,30 @@ def main() -> None:
             f"{TOURNAMENTS} (--as-of event); database {db}; {os.cpu_count()} cores; "
             f"loadavg {os.getloadavg()[0]:.1f}"
         )
+        deck_cpu: dict[tuple[str, str], list[float]] = {}
+        for _ in range(args.repeat):
+            for stage in ("parse", "judge"):
+                for kind in ("text", "json"):  # interleaved, as below
+                    deck_cpu.setdefault((stage, kind), []).append(per_deck(kind, stage, out, db))
+        # The least of the repeats: load on a shared machine only ever adds CPU time.
+        print("per deck, CPU us (least of fresh processes): MTGO text / the event's JSON")
+        for stage, what in (("parse", "read (parse_decklist)"), ("judge", "judged (read + rules)")):
+            text, js = min(deck_cpu[stage, "text"]), min(deck_cpu[stage, "json"])
+            print(
+                f"  {what:<22} text {text:7.1f}  JSON {js:7.1f}  JSON/text {js / text:.2f}x "
+                f"(target <= {DECK_TARGET}x) {'PASS' if js / text <= DECK_TARGET else 'MISS'}"
+            )
+        if args.decks_only:
+            return
         run_cli(out, db, 1)  # warm-up, untimed: the bytecode cache, the OS's file cache
         cli1, clin, api, bare = [], [], [], []
+        chosen: list[str] = []
+        decks = sum(j.error is None for j in collect_jobs())
         for _ in range(args.repeat):
             # Interleaved, so that load on the shared machine hits every variant alike.
             cli1.append(run_cli(out, db, 1))
+            if args.jobs is None:
+                chosen.append(default_jobs(decks))  # as the CLI is about to decide it
             clin.append(run_cli(out, db, args.jobs))
             api.append(run_api(out, db))
             bare.append(run_bare(out, db))
@@ -206,6 +311,14 @@ def main() -> None:
         f"CLI default --jobs / API: CPU {med(clin, 0) / med(api, 0):.2f}x, best runs "
         f"{best(clin) / best(api):.2f}x, wall {med(clin, 1) / med(api, 1):.2f}x (more CPU for "
         "less wall time)"
+    )
+    jobs_wall = med(clin, 1) / med(cli1, 1)
+    if chosen:
+        print(f"the default --jobs took (processes, by the load then): {', '.join(chosen)}")
+    print(
+        f"CLI default --jobs / --jobs 1: wall {jobs_wall:.2f}x (target <= {JOBS_WALL_TARGET}x) "
+        f"{'PASS' if jobs_wall <= JOBS_WALL_TARGET else 'MISS'}; CPU "
+        f"{med(clin, 0) / med(cli1, 0):.2f}x; loadavg now {os.getloadavg()[0]:.1f}"
     )
     summary = api[-1][3]
     print(

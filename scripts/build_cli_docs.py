@@ -88,7 +88,8 @@ NOTES: dict[str, str] = {
   deck is validated.
 - `--as-of DATE`: `YYYY-MM-DD` or a month `YYYY-MM`; `event` = each event file's own date (see
   [Legality as of a date](as-of.md)).
-- `--jobs N`: processes; default the cores.
+- `--jobs N`: processes; by default as many as the batch repays on the cores other
+  processes leave free (the 1-minute load average), so one on a busy machine.
 - `--commander NAME` (repeat for partners) and `--bracket N` are for the run's
   Commander-family decks: a run with none refuses both, decks of other formats are judged
   without them. A name that is no card is a usage error with suggestions (`Tymna` → "Tymna the

@@ -258,3 +258,75 @@ def test_unknown_and_ambiguous_cards_name_their_json_path():
     assert [e.where for e in text.entries] == [None, None]
     (problem,) = resolve(text, index, suggest=False).problems
     assert problem.message.startswith("'Twin' could be any of") and problem.lines == (2,)
+
+
+def test_a_pair_read_before_is_read_again_only_with_the_same_types():
+    # Pairs read once are kept for the next decks: True equals 1 and 4.0 equals 4, but True
+    # is no quantity and 4.0 is written "[4.0, ...]": neither may take the kept reading.
+    first = parse({"main": [[1, "Island"], [4, "Forest"]]})
+    assert not first.issues
+    again = parse({"main": [[True, "Island"], [4.0, "Forest"], [4, "Forest"], [1, "Island"]]})
+    assert [(i.code, i.message, i.text) for i in again.issues] == [
+        ("bad-quantity", POSITIVE.replace("[1]", "[0]"), '[true, "Island"]')
+    ]
+    assert [(e.quantity, e.name, e.text, e.where, e.board) for e in again.entries] == [
+        (4, "Forest", '[4.0, "Forest"]', "main[1]", "main"),
+        (4, "Forest", '[4, "Forest"]', "main[2]", "main"),
+        (1, "Island", '[1, "Island"]', "main[3]", "main"),
+    ]
+    assert all(type(e.quantity) is int for e in again.entries)
+
+
+def test_pairs_read_before_keep_their_place_among_new_items():
+    parse({"main": [[2, "Plains"]], "sideboard": [[3, "Duress"]]})
+    deck = parse(
+        {
+            "main": [[2, "Plains"], "Swamp", [1, "Unknown Card"], {"name": "X", "count": 2}],
+            "sideboard": [[3, "Duress"], [0, "Duress"]],
+        }
+    )
+    assert [(e.name, e.section, e.where) for e in deck.entries] == [
+        ("Plains", Section.MAIN, "main[0]"),
+        ("Swamp", Section.MAIN, "main[1]"),
+        ("Unknown Card", Section.MAIN, "main[2]"),
+        ("X", Section.MAIN, "main[3]"),
+        ("Duress", Section.SIDEBOARD, "sideboard[0]"),
+    ]
+    assert [i.message for i in deck.issues] == [
+        "sideboard[1]: quantity must be a positive whole number"
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ['Say "Hi"', "Back\\slash", "Tab\there", "Æther Vial", "Lim-Dûl's Vault", "日本語", "x\x7f"],
+)
+def test_an_items_text_is_its_json(name):
+    # Twice: the first read, and the kept reading of the same pair.
+    for _ in range(2):
+        deck = parse({"main": [[4, name]]})
+        assert deck.entries[0].text == json.dumps([4, name], ensure_ascii=False)
+
+
+def test_a_lone_surrogate_in_a_name_is_refused_and_quoted_printably():
+    deck = parse_decklist('{"main": [[1, "Bad \\ud800"], [1, "Island"]]}')
+    assert [e.name for e in deck.entries] == ["Island"]
+    assert deck.issues[0].text == '[1, "Bad \\ud800"]'
+
+
+def test_duplicated_keys_are_found_per_document_and_per_thread():
+    from concurrent.futures import ThreadPoolExecutor
+
+    good, bad = '{"main": ["Island"]}', '{"main": ["Island"], "main": ["Forest"]}'
+
+    def read(text: str) -> str:
+        try:
+            return parse_decklist(text).entries[0].name
+        except DecklistError as exc:
+            return str(exc)[:26]
+
+    texts = [good, bad] * 50
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(read, texts))
+    assert answers == ["Island", "duplicated JSON key 'main'"] * 50
+    assert read(good) == "Island"  # nothing left over from the refused document

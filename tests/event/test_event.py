@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 
 import pytest
@@ -510,9 +509,47 @@ def test_cost_model_has_no_cliff():
 def test_processes_are_used_only_when_the_batch_repays_them():
     assert event.processes_for(8, 10) == 1
     assert event.processes_for(2, 10_000) == 2
-    assert event.processes_for(None, 10_000) == min(
-        os.cpu_count() or 1, 10_000 // event_pool.MIN_DECKS_PER_PROCESS
-    )
+    assert event.processes_for(64, 1_000) == 1_000 // event_pool.MIN_DECKS_PER_PROCESS
+
+
+@pytest.mark.parametrize(
+    "decks, cores, load, expected",
+    [
+        (2236, 2, 0.1, 2),  # an idle machine: the event in both cores
+        (2236, 8, 0.0, 8),
+        (2236, 2, 3.0, 1),  # busy: workers would only take turns with the others
+        (2236, 2, 0.6, 1),  # one core free: one process
+        (10_000, 8, 6.0, 2),  # as many as the cores others leave free
+        (10_000, 8, 9.0, 1),
+        (300, 2, 0.0, 1),  # too small a batch to repay a second process
+        (100, 64, 0.0, 1),
+        (0, 4, 0.0, 1),
+    ],
+)
+def test_the_default_jobs_take_the_free_cores_the_batch_repays(decks, cores, load, expected):
+    assert event_pool.default_processes(decks, cores, load) == expected
+
+
+def test_the_default_jobs_never_expect_to_be_slower_than_one_process():
+    one = event_pool.JUDGE_DECK_S
+    for decks in range(0, 20_000, 97):
+        for cores in (1, 2, 4, 8, 64):
+            for load in (0.0, 0.4, 1.0, 2.5, 7.0):
+                n = event_pool.default_processes(decks, cores, load)
+                assert 1 <= n <= max(1, int(cores - load + 0.5))
+                assert n == 1 or n <= decks // event_pool.MIN_DECKS_PER_PROCESS
+                wall = decks * one * event_pool.PARALLEL_CPU / n + n * event_pool.WORKER_START_S
+                assert n == 1 or wall * event_pool.MIN_SPEEDUP < decks * one
+
+
+def test_the_default_jobs_read_the_cores_and_the_load(monkeypatch):
+    monkeypatch.setattr(event_pool, "usable_cores", lambda: 4)
+    monkeypatch.setattr(event_pool, "other_load", lambda: 0.0)
+    assert event.processes_for(None, 10_000) == 4
+    assert event.processes_for(0, 10_000) == 4
+    monkeypatch.setattr(event_pool, "other_load", lambda: 5.0)
+    assert event.processes_for(None, 10_000) == 1
+    assert event.processes_for(3, 10_000) == 3  # asked for: as given
 
 
 @pytest.mark.parametrize(

@@ -321,8 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-j",
         type=int,
         metavar="N",
-        help="validate in N processes (default: the number of cores; used only "
-        "when the batch is large enough to repay it)",
+        help="validate in N processes (default: as many as the batch repays on the "
+        "cores other processes leave free, one on a busy machine; N is used only when "
+        "the batch is large enough to repay it)",
     )
     p.add_argument(
         "--commander",

@@ -153,10 +153,14 @@ def _printable(deck: Deck) -> Deck:
         issue.message = printable(issue.message)
         issue.text = printable(issue.text) if issue.text is not None else None
     for entry in deck.entries:
-        entry.text = printable(entry.text) if entry.text is not None else None
-        for field in ("set_code", "collector_number"):
-            if unusable_text(getattr(entry, field) or ""):
-                setattr(entry, field, None)  # no printing has it: look the name up instead
+        text = entry.text
+        if text is not None and not text.isascii():  # ASCII is printable as it is
+            entry.text = printable(text)
+        # No printing has a code that is no text: the name is looked up instead.
+        if entry.set_code is not None and unusable_text(entry.set_code):
+            entry.set_code = None
+        if entry.collector_number is not None and unusable_text(entry.collector_number):
+            entry.collector_number = None
     return deck
 
 

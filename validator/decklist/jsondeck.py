@@ -16,6 +16,11 @@ illegal because of one.
 
 from __future__ import annotations
 
+import json
+import threading
+from itertools import repeat
+from json.encoder import encode_basestring
+from operator import itemgetter
 from typing import Any
 
 from validator.decklist.base import (
@@ -58,8 +63,6 @@ _INFO_KEYS = frozenset(
 
 def load_json(text: str) -> Any:
     """The parsed JSON document; DecklistError when it is not JSON."""
-    import json
-
     containers = text.count("{") + text.count("[")  # brackets in strings count too: fine
     if containers > MAX_JSON_CONTAINERS:
         raise DecklistError(
@@ -72,25 +75,15 @@ def load_json(text: str) -> Any:
             f"JSON holds {values:,} values (commas); the limit is "
             f"{MAX_JSON_VALUES:,} (a deck's card objects hold a few hundred)"
         )
-    duplicated: list[tuple[dict[str, Any], str]] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(items)
-        if len(obj) != len(items) and not duplicated:
-            seen: set[str] = set()
-            for key, _ in items:
-                if key in seen:
-                    duplicated.append((obj, key))
-                    break
-                seen.add(key)
-        return obj
-
+    decoding = _DECODING
     try:
-        document = json.loads(text.lstrip("\ufeff \t\r\n"), object_pairs_hook=pairs)
+        document = decoding.decoder.decode(text.lstrip("\ufeff \t\r\n"))
     except RecursionError:
         raise DecklistError("malformed JSON: nested too deeply") from None
     except ValueError as exc:
         raise DecklistError(f"malformed JSON: {exc}") from None
+    finally:
+        duplicated, decoding.duplicated = decoding.duplicated, []
     if duplicated:
         # JSON readers keep the last of two equal keys: the first one's cards would vanish.
         obj, key = duplicated[0]
@@ -100,6 +93,29 @@ def load_json(text: str) -> Any:
             "each key once (the last would silently win); merge the two into one"
         )
     return document
+
+
+class _Decoding(threading.local):
+    """The JSON decoder of this thread, built once (`json.loads` builds one per call), and
+    the first duplicated key of the document it decodes: (its object, the key)."""
+
+    def __init__(self) -> None:
+        self.duplicated: list[tuple[dict[str, Any], str]] = []
+        self.decoder = json.JSONDecoder(object_pairs_hook=self.pairs)
+
+    def pairs(self, items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items) and not self.duplicated:
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    self.duplicated.append((obj, key))
+                    break
+                seen.add(key)
+        return obj
+
+
+_DECODING = _Decoding()
 
 
 def _path_of(document: Any, target: Any, path: str = "$") -> str | None:
@@ -222,8 +238,93 @@ def _read_section(deck: Deck, key: str, section: Section, value: Any) -> None:
         else:
             deck.issues.append(ParseIssue(None, f"{key}: expected a list of cards", _dump(value)))
         return
-    for index, item in enumerate(value):
-        _read_item(deck, f"{key}[{index}]", section, item, key)
+    # The bulk of every deck is `[quantity, "Name"]` pairs, and an event repeats them deck
+    # after deck: a pair read cleanly once is an entry again without reading it (`_PAIRS`),
+    # and a list of such pairs becomes its entries in one go.
+    paths = _paths(key, len(value))
+    if value and set(map(type, value)) == _LIST:
+        try:
+            keys = list(map(tuple, value))
+            hits = list(map(_PAIRS.get, keys))  # TypeError: an unhashable part ([[4], "A"])
+        except TypeError:
+            hits = [None]
+        # A key equal to a kept pair is two items, a number equal to an int and a string:
+        # only exactly an int is that pair (True equals 1 but is no quantity; 4.0 equals 4
+        # but its text is "[4.0, ...]").
+        if None not in hits and set(map(type, map(_first, keys))) == _INT:
+            quantities, names, texts = zip(*hits)
+            deck.entries += map(
+                DeckEntry,
+                quantities,
+                names,
+                repeat(section),
+                repeat(None),
+                repeat(None),
+                repeat(None),
+                texts,
+                paths,
+                repeat(key),
+            )
+            return
+    entries, issues = deck.entries, deck.issues
+    for item, where in zip(value, paths):
+        if item.__class__ is list and len(item) == 2:
+            quantity, name = item
+            if quantity.__class__ is int and name.__class__ is str:
+                hit = _PAIRS.get((quantity, name))
+                if hit is not None:
+                    entries.append(
+                        DeckEntry(hit[0], hit[1], section, None, None, None, hit[2], where, key)
+                    )
+                    continue
+        count, issue_count = len(entries), len(issues)
+        _read_item(deck, where, section, item, key)
+        if len(entries) > count and len(issues) == issue_count:
+            _keep_pair(item, entries[-1])
+
+
+_LIST, _INT = {list}, {int}
+_first = itemgetter(0)
+
+
+#: `[quantity, "Name"]` items that read without any issue, by (quantity, name): the name as
+#: read and the item's text for reports. What an item reads as depends on the item alone (its
+#: place, `main[3]`, is added per deck), so each distinct pair is read once per process. Only
+#: names of real card-name length are kept, and the cache starts over at `_PAIRS_MAX` pairs:
+#: hostile input cannot grow it.
+_PAIRS: dict[tuple[int, str], tuple[int, str, str]] = {}
+_PAIRS_MAX = 50_000
+_CACHED_NAME_CHARS = 200
+
+
+def _keep_pair(item: Any, entry: DeckEntry) -> None:
+    """Keep the entry a clean item read as, when the item is a `[quantity, "Name"]` pair."""
+    if item.__class__ is not list or len(item) != 2:
+        return
+    quantity, name = item
+    if quantity.__class__ is not int or name.__class__ is not str:
+        return
+    if len(name) > _CACHED_NAME_CHARS or entry.text is None:
+        return
+    if len(_PAIRS) >= _PAIRS_MAX:
+        _PAIRS.clear()
+    _PAIRS[quantity, name] = (entry.quantity, entry.name, entry.text)
+
+
+#: The JSON paths of a section's items, "main[0]", "main[1]"... by section key, for the
+#: section keys deckcheck reads (a hostile deck's own keys are not kept).
+_PATHS: dict[str, list[str]] = {}
+
+
+def _paths(key: str, count: int) -> list[str]:
+    """The JSON paths of a section's first `count` items (at least)."""
+    paths = _PATHS.get(key)
+    if paths is None or len(paths) < count:
+        kept = len(key) <= 20 and len(_PATHS) < 100
+        paths = [f"{key}[{index}]" for index in range(max(count, 100) if kept else count)]
+        if kept:
+            _PATHS[key] = paths
+    return paths
 
 
 def _holds_cards(value: list) -> bool:
@@ -319,7 +420,14 @@ def _is_int(value: Any) -> bool:
 
 
 def _dump(value: Any) -> str:
-    import json
-
+    """`value` as JSON text for reports (what `json.dumps(value, ensure_ascii=False)` writes),
+    printable and at most 300 characters."""
+    if value.__class__ is list and len(value) == 2:
+        quantity, name = value
+        if quantity.__class__ is int and name.__class__ is str:
+            # The common `[4, "Name"]`, written as json.dumps writes it (its own string
+            # encoder, ", " between items) without building an encoder per item.
+            text = printable(f"[{quantity!r}, {encode_basestring(name)}]")
+            return text if len(text) <= 300 else text[:297] + "..."
     text = printable(json.dumps(value, ensure_ascii=False))
     return text if len(text) <= 300 else text[:297] + "..."

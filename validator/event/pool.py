@@ -14,6 +14,18 @@ from validator.signals import in_child, stop_signals_as
 #: Fewer decks than this per extra process do not repay starting it.
 MIN_DECKS_PER_PROCESS = 150
 
+#: The default --jobs: what processes cost, CPU seconds measured by bench/bench_event.py on
+#: the tournament folder (2,236 decks, the full card file; rerun it when judging changes).
+#: Judging a deck with the in-memory index costs JUDGE_DECK_S; in worker processes every deck
+#: costs PARALLEL_CPU times that (its result is pickled there and unpickled here: 1.22-1.45x
+#: measured, the worst taken), and each worker WORKER_START_S to start.
+JUDGE_DECK_S = 0.0006
+PARALLEL_CPU = 1.45
+WORKER_START_S = 0.03
+#: More processes are taken only when they are expected to finish this much sooner: the
+#: estimate is rough, and a run that ends up slower than one process is the thing to avoid.
+MIN_SPEEDUP = 1.1
+
 
 # The state a forked worker inherits (set by the parent just before the pool starts).
 _WORKER: dict[str, Any] = {}
@@ -63,10 +75,46 @@ def start_method() -> str:
 
 
 def processes_for(jobs: int | None, decks: int) -> int:
-    """How many processes to use: at most `jobs` (default: the cores), and only as many as
-    the batch repays (MIN_DECKS_PER_PROCESS decks each)."""
-    wanted = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
-    return max(1, min(wanted, decks // MIN_DECKS_PER_PROCESS or 1))
+    """How many processes to use: `jobs` when given, as many as the batch repays
+    (MIN_DECKS_PER_PROCESS decks each); by default (None) what `default_processes` expects
+    to finish soonest on the cores free now."""
+    if jobs and jobs > 0:
+        return max(1, min(jobs, decks // MIN_DECKS_PER_PROCESS or 1))
+    return default_processes(decks, usable_cores(), other_load())
+
+
+def default_processes(decks: int, cores: int, load: float) -> int:
+    """The default --jobs, by the batch's estimated wall time: one process judges `decks` in
+    decks x JUDGE_DECK_S; P processes in decks x JUDGE_DECK_S x PARALLEL_CPU / P, plus
+    P x WORKER_START_S, if P cores are free: `cores` less `load`, the work of other processes
+    (a busy machine gives workers no core of their own: they would only take turns, at
+    PARALLEL_CPU the cost). P is taken when it is expected MIN_SPEEDUP times sooner than one
+    process, and is at most one per MIN_DECKS_PER_PROCESS decks."""
+    free = int(cores - max(load, 0.0) + 0.5)  # a core at least half free counts
+    most = min(free, decks // MIN_DECKS_PER_PROCESS)
+    one = decks * JUDGE_DECK_S
+    best, best_wall = 1, one / MIN_SPEEDUP
+    for processes in range(2, most + 1):
+        wall = one * PARALLEL_CPU / processes + processes * WORKER_START_S
+        if wall < best_wall:
+            best, best_wall = processes, wall
+    return best
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def other_load() -> float:
+    """How many cores other processes keep busy: the 1-minute load average (this process,
+    collecting the inputs for a moment, adds little to it); 0 where the platform has none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows; an unreadable /proc/loadavg
+        return 0.0
 
 
 def run_jobs(

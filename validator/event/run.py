@@ -20,11 +20,14 @@ from validator.event.judge import DeckResult, RunOptions
 #: querying the database costs DB_DECK_S per deck; loading the in-memory index costs
 #: INDEX_LOAD_S once, then WARM_DECK_S per deck. Taking the cheaper one keeps the cost of N
 #: decks continuous in N: no cliff at a fixed file count (it was 25 files, 0.6 s -> 2.8 s).
-#: Fitted 2026-12-01 on a database synced by this version (with the compact index; a database
-#: synced before it loads its index in ~3 s instead: re-sync it).
-DB_DECK_S = 0.0027
-WARM_DECK_S = 0.0007
-INDEX_LOAD_S = 0.25
+#: Continuous only where the model's break-even (INDEX_LOAD_S / (DB_DECK_S - WARM_DECK_S),
+#: 189 decks) is where the two paths really cost the same: each deck off it is a step of
+#: about DB_DECK_S - WARM_DECK_S. Fitted 2026-12-04 from cold CLI runs with each path forced
+#: (they cross at 175-190 decks) on a database synced by this version (with the compact
+#: index; a database synced before it loads its index in ~3 s instead: re-sync it).
+DB_DECK_S = 0.0011
+WARM_DECK_S = 0.0002
+INDEX_LOAD_S = 0.17
 
 
 #: The summary's counts: decks, and decks per verdict (`DeckResult.verdict`).
