@@ -59,6 +59,32 @@ def stored(state) -> dict[str, tuple[str, list]]:
     return {i: (v, json.loads(p)) for i, v, p in rows}
 
 
+def card_index(state) -> set[tuple[str, str]]:
+    """STATE's card -> decks index as (deck id, oracle id) pairs, and the same pairs from each
+    deck's own card list: the two must agree."""
+    from validator.rechecking.state import unpack_cards
+
+    conn = sqlite3.connect(state)
+    try:
+        pairs = set(
+            conn.execute(
+                "SELECT d.id, c.oracle_id FROM recheck_deck_cards dc "
+                "JOIN recheck_decks d ON d.deck_no = dc.deck_no "
+                "JOIN recheck_cards c ON c.card_no = dc.card_no"
+            )
+        )
+        oracle = dict(conn.execute("SELECT card_no, oracle_id FROM recheck_cards"))
+        listed = {
+            (i, oracle[n])
+            for i, blob in conn.execute("SELECT id, cards FROM recheck_decks")
+            for n in unpack_cards(blob)
+        }
+    finally:
+        conn.close()
+    assert pairs == listed
+    return pairs
+
+
 def test_first_run_judges_every_deck_then_nothing_changed_parses_none(tmp_path, synced, judged):
     db = synced("20260501")
     state = tmp_path / "state.sqlite3"
@@ -154,6 +180,36 @@ def test_the_result_is_the_one_judging_from_scratch_gives(tmp_path, synced):
     validator.recheck(rows, state=fresh, db=db)
     assert stored(state) == stored(fresh)
     assert stored(state)["bolt-pauper"][0] == "illegal"  # the pauper ban reached it
+    # The edited deck's index rows follow its cards; the banned decks' stay as they were.
+    assert card_index(state) == card_index(fresh)
+    cards = validator.open_db(db)
+    try:
+        recall = cards.card("Ancestral Recall").oracle_id
+    finally:
+        cards.close()
+    assert ("counter-modern", recall) in card_index(state)
+
+
+def test_a_ban_rewrites_no_index_rows_of_the_decks_it_rejudges(tmp_path, synced, monkeypatch):
+    from validator.rechecking.state import StateSession
+
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501"))
+    before = card_index(state)
+    written: list[tuple[str, int]] = []
+    real = StateSession._many
+
+    def spy(self, sql, rows):
+        if "recheck_deck_cards" in sql:
+            written.append((sql.split()[0], len(rows)))
+        return real(self, sql, rows)
+
+    monkeypatch.setattr(StateSession, "_many", spy)
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(decks(), state=state, db=db)
+    assert len(result.changed) == 2  # bolt-modern and json-deck were judged again
+    assert all(count == 0 for _, count in written)
+    assert card_index(state) == before
 
 
 def test_an_unreadable_row_is_its_own_failure(tmp_path, synced):

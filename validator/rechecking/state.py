@@ -359,16 +359,26 @@ class StateSession:
         nos = self._numbered(o for j in judged.values() for o in j.cards)
         # The index rows of the decks replaced or dropped, found by their own card list (a
         # delete by deck number alone would scan the whole index: its key is card first).
+        # A re-judged deck keeps the rows of the cards it still holds: after a ban it holds
+        # the same cards, and its index rows are neither deleted nor written again.
         gone = sorted(
             [stored[i].deck_no for i in removed]
             + [stored[i].deck_no for i in judged if i in stored]
         )
-        old_pairs: list[tuple[int, int]] = []
+        held: dict[int, set[int]] = {}  # deck number -> its card numbers as stored
         for chunk in _chunks(gone):
             for no, blob in self.conn.execute(
                 select(d.deck_no, d.cards).where(d.deck_no.in_(chunk))
             ):
-                old_pairs.extend((c, no) for c in unpack_cards(bytes(blob)))
+                held[no] = set(unpack_cards(bytes(blob)))
+        kept = {
+            stored[i].deck_no: {nos[o] for o in j.cards} for i, j in judged.items() if i in stored
+        }
+        old_pairs = [
+            (c, no)
+            for no, cards in held.items()
+            for c in (cards - kept[no] if no in kept else cards)
+        ]
         self._many("DELETE FROM recheck_deck_cards WHERE card_no = ? AND deck_no = ?", old_pairs)
         self._many(
             "DELETE FROM recheck_decks WHERE deck_no = ?",
@@ -385,7 +395,8 @@ class StateSession:
             else:
                 no, next_no = next_no, next_no + 1
             card_nos = sorted(nos[o] for o in j.cards)
-            pairs.extend((c, no) for c in card_nos)
+            before = held.get(no, ()) if old is not None else ()
+            pairs.extend((c, no) for c in card_nos if c not in before)
             values = (
                 j.format,
                 j.legality,
