@@ -438,3 +438,34 @@ def test_a_row_unreadable_since_is_read_again_when_a_change_touches_its_deck(tmp
     again = validator.recheck(str(path), state=state, db=db)
     assert [(f.id, f.where) for f in again.failures] == [("counter-modern", "decks.jsonl line 3")]
     assert again.changed == [] and stored(state)["counter-modern"][0] == "legal"
+
+
+def test_decks_judged_with_the_cards_they_name_as_with_every_card(tmp_path, synced, monkeypatch):
+    from validator.rechecking import run
+    from validator.store.index import PartialCardIndex
+
+    monkeypatch.setattr("validator.event.run.use_index", lambda decks: True)  # an index
+    loaded: list[set[str]] = []
+    real = PartialCardIndex.load
+    monkeypatch.setattr(
+        PartialCardIndex, "load", lambda self, names: loaded.append(set(names)) or real(self, names)
+    )
+    rows = [
+        *decks(),
+        {"id": "face", "format": "vintage", "decklist": "1 Ancestral Recall\n59 Island\n"},
+        {"id": "bad-format", "format": "nosuch", "decklist": BOLT_MODERN},
+    ]
+    state = tmp_path / "state.sqlite3"
+    first = validator.recheck(rows, state=state, db=synced("20260501", without=("Brainstorm",)))
+    assert len(loaded) == 1 and {"lightning bolt", "brainstorm"} <= loaded[0]
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(rows, state=state, db=db)
+    assert len(loaded) == 2 and "brainstorm" in loaded[1]  # the decks judged again only
+    assert sorted(c.id for c in result.changed) == ["bolt-modern", "brainstorm-legacy", "json-deck"]
+    assert [f.id for f in first.failures] == [f.id for f in result.failures] == ["bad-format"]
+    assert "nosuch" in result.failures[0].why  # its format's failure, as without the index
+    monkeypatch.setattr(run, "PARTIAL_INDEX_DECKS", 0)  # every card (CardIndex.from_db)
+    fresh = tmp_path / "fresh.sqlite3"
+    validator.recheck(rows, state=fresh, db=db)
+    assert len(loaded) == 2
+    assert stored(state) == stored(fresh) and card_index(state) == card_index(fresh)

@@ -29,22 +29,39 @@ def problem_records(report: Any) -> list[dict[str, Any]]:
     ]
 
 
+def parse_row(row: DeckRow) -> Any:
+    """The row's decklist parsed (a `Deck`), or the DeckcheckError parsing it raised (its
+    failure, said by `judge_row` after the format's)."""
+    from validator.api import parse_decklist
+
+    try:
+        return parse_decklist(row.text)
+    except DeckcheckError as exc:
+        return exc
+
+
 def judge_row(
     row: DeckRow,
     cards: Any,
     formats: Mapping[str, Any] | None,
     sync_id: int | None,
     today: dt.date,
+    deck: Any = None,
 ) -> Judgement | RowFailure:
-    """Judge one deck row; what stops judging it (no decklist, no format) is its failure."""
-    from validator.api import parse_decklist, validate
+    """Judge one deck row; what stops judging it (no decklist, no format) is its failure.
+    `deck`: its decklist as `parse_row` gave it, when already parsed."""
+    from validator.api import validate
     from validator.rules.formats import get_format
 
     try:
         fmt = get_format(row.format, formats)
+        if deck is None:
+            deck = parse_row(row)
+        if isinstance(deck, DeckcheckError):
+            raise deck
         resolved: list[Any] = []
         report = validate(
-            parse_decklist(row.text),
+            deck,
             fmt,
             cards=cards,
             source=row.id,

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from validator.rechecking.judging import SETTLED_BY_SYNC, judge_row
+from validator.errors import DeckcheckError
+from validator.rechecking.judging import SETTLED_BY_SYNC, judge_row, parse_row
 from validator.rechecking.plan import EDITED, Change, plan, settled_decks
 from validator.rechecking.records import (
     ChangedDeck,
@@ -31,6 +32,10 @@ from validator.rechecking.rows import (
 from validator.rechecking.state import DEFAULT_LOCK_TIMEOUT, Judgement, StoredDeck, open_state
 
 _RULES_DIGEST: str | None = None
+
+#: Up to this many decks to judge, a re-check reads only the cards they name
+#: (`PartialCardIndex`), past it every card (`CardIndex.from_db`): bench/bench_recheck.py.
+PARTIAL_INDEX_DECKS = 20_000
 
 
 def rules_digest() -> str:
@@ -283,24 +288,39 @@ def judge_planned(
         return {}
     from validator.event.run import use_index
 
+    reads = [row.parsed() if isinstance(row, KnownRow) else row for row in rows if row.id in todo]
+    decks: list[Any] = [None] * len(reads)
     cards = source
     if source is database and use_index(len(todo)):
-        from validator.store.index import CardIndex
+        from validator.store.index import CardIndex, PartialCardIndex
 
-        cards = CardIndex.from_db(database)
+        if len(todo) <= PARTIAL_INDEX_DECKS and hasattr(database, "deck_card_rows"):
+            # Fewer decks than the card file has cards: read only the cards they name, all
+            # in one read (their lines parsed first), rather than every card.
+            from validator.cards.names import lookup_key
+            from validator.rules.resolve import can_look_up
+
+            cards = PartialCardIndex(database)
+            decks = [parse_row(r) if isinstance(r, DeckRow) else None for r in reads]
+            cards.load(
+                lookup_key(e.name)
+                for d in decks
+                if d is not None and not isinstance(d, DeckcheckError)
+                for e in d.entries
+                if can_look_up(e.name)
+            )
+        else:
+            cards = CardIndex.from_db(database)
     judged: dict[str, Judgement] = {}
-    for row in rows:
-        if row.id not in todo:
-            continue
-        read = row.parsed() if isinstance(row, KnownRow) else row
+    for read, deck in zip(reads, decks):
         if isinstance(read, RowFailure):
             result.failures.append(read)
             continue
-        outcome = judge_row(read, cards, None, sync_id, today)
+        outcome = judge_row(read, cards, None, sync_id, today, deck)
         if isinstance(outcome, RowFailure):
             result.failures.append(outcome)
         else:
-            judged[row.id] = outcome
+            judged[read.id] = outcome
     return judged
 
 
