@@ -469,3 +469,32 @@ def test_decks_judged_with_the_cards_they_name_as_with_every_card(tmp_path, sync
     validator.recheck(rows, state=fresh, db=db)
     assert len(loaded) == 2
     assert stored(state) == stored(fresh) and card_index(state) == card_index(fresh)
+
+
+def test_an_unchanged_decks_file_counts_its_decks_without_reading_state(
+    tmp_path, synced, monkeypatch
+):
+    from validator.rechecking.state import StateSession
+
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    path.write_text("".join(json.dumps(r) + "\n" for r in decks()), encoding="utf-8")
+    validator.recheck(str(path), state=state, db=synced("20260501"))
+    counted: list[int] = []
+    real = StateSession.format_counts
+    monkeypatch.setattr(StateSession, "format_counts", lambda self: counted.append(1) or real(self))
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(str(path), state=state, db=db)
+    assert counted == []  # the counts the run that read the file stored
+    checked = {k: s.checked for k, s in result.summary.items()}
+    assert checked == {"modern": 3, "pauper": 1, "legacy": 1}
+    # Another file: its run counts its decks again.
+    path.write_text("".join(json.dumps(r) + "\n" for r in decks()[1:]), encoding="utf-8")
+    validator.recheck(str(path), state=state, db=db)
+    assert counted == [1]
+    again = validator.recheck(str(path), state=state, db=synced("20260601"))
+    assert {k: s.checked for k, s in again.summary.items()} == {
+        "modern": 2,
+        "pauper": 1,
+        "legacy": 1,
+    }
+    assert counted == [1]

@@ -200,6 +200,11 @@ def _recheck(
                 and stored[r.id].line_no != r.line_no
             ]
         )
+        if file_key is not None:
+            # The decks per format, for the re-checks of this same file: they judge no new,
+            # edited or removed deck, so these counts stay STATE's until the file changes.
+            counts = {"file": file_key, "counts": session.format_counts()}
+            session.set_meta({"decks_counts": json.dumps(counts)})
         _finish(session, digest, today, sync_id, file_key, result)
     return result
 
@@ -265,7 +270,9 @@ def _unchanged_file(
     judged = judge_planned(rows, todo, source, database, result.sync_id, today, result)
     old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
     compare(rows, stored, judged, todo, old_problems, changes, result)
-    for key, count in session.format_counts().items():  # every deck of the file was checked
+    known = json.loads(meta.get("decks_counts") or "{}")
+    counts = known["counts"] if known.get("file") == meta["decks_file"] else None
+    for key, count in (counts or session.format_counts()).items():  # every deck was checked
         result.summary.setdefault(key, FormatSummary()).checked = count
     result.failures[:0] = [RowFailure(**f) for f in json.loads(meta.get("decks_failures") or "[]")]
     session.write(judged, stored, [], {r.id: r.line_no for r in rows})
@@ -302,13 +309,13 @@ def judge_planned(
 
             cards = PartialCardIndex(database)
             decks = [parse_row(r) if isinstance(r, DeckRow) else None for r in reads]
-            cards.load(
-                lookup_key(e.name)
+            names = {
+                e.name
                 for d in decks
                 if d is not None and not isinstance(d, DeckcheckError)
                 for e in d.entries
-                if can_look_up(e.name)
-            )
+            }
+            cards.load(lookup_key(n) for n in names if can_look_up(n))
         else:
             cards = CardIndex.from_db(database)
     judged: dict[str, Judgement] = {}
