@@ -12,8 +12,11 @@ deckcheck does not map is stored as Vintage). Then, in one process, all measured
 3. a real sync of the full card file with one card banned in one format, the card chosen so
    that about 2% of the decks hold it in that format; then the re-check (targets: at most
    1/20 of a full revalidation's CPU, at most 2x judging the affected decks alone);
-4. the baselines: a full revalidation (every deck parsed and judged with a card index), and
-   the affected decks alone judged with the card source the event runs' cost model picks;
+4. the baselines, each opening the database and loading its card source inside its timing,
+   as the re-check does: a full revalidation (every deck parsed and judged with an index of
+   every card), and the affected decks alone judged with the card source a re-check picks
+   for that many decks (`rechecking.judging`: an index of the cards they name for a few
+   thousand);
 5. STATE's size (target: under 50 MB) and that the re-checked STATE equals a from-scratch one.
 """
 
@@ -136,15 +139,26 @@ def full_revalidation(rows: list[dict], db: Path) -> float:
 
 
 def affected_alone(rows: list[dict], ids: set[str], db: Path) -> float:
+    """Judging the affected decks and nothing else, with the card source a re-check picks for
+    that many decks (the cheapest: the database for a few, an index of the cards they name
+    for some thousands, of every card for more), so that the ratio is the re-check's own
+    overhead, not a card source the baseline would not use."""
     import validator
     from validator.event.run import use_index
+    from validator.rechecking.judging import named_cards, reads_named_cards
 
     chosen = [r for r in rows if r["id"] in ids]
     start = cpu()
     database = validator.open_db(str(db))
-    cards = validator.CardIndex.from_db(database) if use_index(len(chosen)) else database
-    for row in chosen:
-        validator.validate(validator.parse_decklist(row["decklist"]), row["format"], cards=cards)
+    decks = [validator.parse_decklist(row["decklist"]) for row in chosen]
+    cards = database
+    if use_index(len(chosen)):
+        if reads_named_cards(database, len(chosen)):
+            cards = named_cards(database, decks)
+        else:
+            cards = validator.CardIndex.from_db(database)
+    for row, deck in zip(chosen, decks):
+        validator.validate(deck, row["format"], cards=cards)
     spent = cpu() - start
     database.close()
     return spent

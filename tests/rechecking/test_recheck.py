@@ -441,7 +441,6 @@ def test_a_row_unreadable_since_is_read_again_when_a_change_touches_its_deck(tmp
 
 
 def test_decks_judged_with_the_cards_they_name_as_with_every_card(tmp_path, synced, monkeypatch):
-    from validator.rechecking import run
     from validator.store.index import PartialCardIndex
 
     monkeypatch.setattr("validator.event.run.use_index", lambda decks: True)  # an index
@@ -464,7 +463,7 @@ def test_decks_judged_with_the_cards_they_name_as_with_every_card(tmp_path, sync
     assert sorted(c.id for c in result.changed) == ["bolt-modern", "brainstorm-legacy", "json-deck"]
     assert [f.id for f in first.failures] == [f.id for f in result.failures] == ["bad-format"]
     assert "nosuch" in result.failures[0].why  # its format's failure, as without the index
-    monkeypatch.setattr(run, "PARTIAL_INDEX_DECKS", 0)  # every card (CardIndex.from_db)
+    monkeypatch.setattr(judging, "PARTIAL_INDEX_DECKS", 0)  # every card (CardIndex.from_db)
     fresh = tmp_path / "fresh.sqlite3"
     validator.recheck(rows, state=fresh, db=db)
     assert len(loaded) == 2

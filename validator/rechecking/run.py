@@ -11,8 +11,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from validator.errors import DeckcheckError
-from validator.rechecking.judging import SETTLED_BY_SYNC, judge_row, parse_row
+from validator.rechecking.judging import (
+    SETTLED_BY_SYNC,
+    judge_row,
+    named_cards,
+    parse_row,
+    reads_named_cards,
+)
 from validator.rechecking.plan import EDITED, Change, plan, settled_decks
 from validator.rechecking.records import (
     ChangedDeck,
@@ -32,10 +37,6 @@ from validator.rechecking.rows import (
 from validator.rechecking.state import DEFAULT_LOCK_TIMEOUT, Judgement, StoredDeck, open_state
 
 _RULES_DIGEST: str | None = None
-
-#: Up to this many decks to judge, a re-check reads only the cards they name
-#: (`PartialCardIndex`), past it every card (`CardIndex.from_db`): bench/bench_recheck.py.
-PARTIAL_INDEX_DECKS = 20_000
 
 
 def rules_digest() -> str:
@@ -289,8 +290,9 @@ def judge_planned(
     result: RecheckResult,
 ) -> dict[str, Judgement]:
     """Judge the planned rows (`todo`) with one card source: the database for a few decks,
-    the in-memory index for many (the event runs' cost model); a row that cannot be judged
-    goes to `result.failures`."""
+    an in-memory index for many (the event runs' cost model): of the cards they name up to
+    `PARTIAL_INDEX_DECKS` decks, of every card past it; a row that cannot be judged goes to
+    `result.failures`."""
     if not todo:
         return {}
     from validator.event.run import use_index
@@ -299,24 +301,12 @@ def judge_planned(
     decks: list[Any] = [None] * len(reads)
     cards = source
     if source is database and use_index(len(todo)):
-        from validator.store.index import CardIndex, PartialCardIndex
-
-        if len(todo) <= PARTIAL_INDEX_DECKS and hasattr(database, "deck_card_rows"):
-            # Fewer decks than the card file has cards: read only the cards they name, all
-            # in one read (their lines parsed first), rather than every card.
-            from validator.cards.names import lookup_key
-            from validator.rules.resolve import can_look_up
-
-            cards = PartialCardIndex(database)
+        if reads_named_cards(database, len(todo)):
             decks = [parse_row(r) if isinstance(r, DeckRow) else None for r in reads]
-            names = {
-                e.name
-                for d in decks
-                if d is not None and not isinstance(d, DeckcheckError)
-                for e in d.entries
-            }
-            cards.load(lookup_key(n) for n in names if can_look_up(n))
+            cards = named_cards(database, decks)
         else:
+            from validator.store.index import CardIndex
+
             cards = CardIndex.from_db(database)
     judged: dict[str, Judgement] = {}
     for read, deck in zip(reads, decks):
