@@ -497,3 +497,32 @@ def test_an_unchanged_decks_file_counts_its_decks_without_reading_state(
         "legacy": 1,
     }
     assert counted == [1]
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("last_newline", [False, True])
+def test_lines_at_reads_the_lines_asked_for(tmp_path, gz, last_newline):
+    import gzip
+
+    from validator.rechecking.rows import line_digest, lines_at
+
+    lines = [b'{"id": "a"}', b"", b'{"id": "b"}\r', b'{"id": "c"}', b"  ", b'{"id": "last"}']
+    data = b"\n".join(lines) + (b"\n" if last_newline else b"")
+    path = tmp_path / ("decks.jsonl.gz" if gz else "decks.jsonl")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    want = {n: (f"deck-{n}", line_digest(lines[n - 1].rstrip(b"\r"))) for n in (6, 1, 3, 4)}
+    got = lines_at(path, want)
+    assert [(r.line_no, r.id, r.line, r.where) for r in got] == [
+        (1, "deck-1", b'{"id": "a"}', f"{path.name} line 1"),
+        (3, "deck-3", b'{"id": "b"}', f"{path.name} line 3"),
+        (4, "deck-4", b'{"id": "c"}', f"{path.name} line 4"),
+        (6, "deck-6", b'{"id": "last"}', f"{path.name} line 6"),
+    ]
+    assert [r.id for r in lines_at(path, {2: ("blank", line_digest(b""))})] == ["blank"]
+    with pytest.raises(ValueError, match="line 4 is not the row STATE holds"):
+        lines_at(path, {**want, 4: ("deck-4", line_digest(b"other"))})
+    with pytest.raises(ValueError, match="shorter than the file STATE saw"):
+        lines_at(path, {**want, 7: ("deck-7", line_digest(b""))})
+    path.write_bytes(gzip.compress(b"") if gz else b"")
+    with pytest.raises(ValueError, match="shorter than the file STATE saw"):
+        lines_at(path, {1: ("deck-1", line_digest(b""))})
