@@ -371,13 +371,12 @@ class StateSession:
                 select(d.deck_no, d.cards).where(d.deck_no.in_(chunk))
             ):
                 held[no] = set(unpack_cards(bytes(blob)))
-        kept = {
-            stored[i].deck_no: {nos[o] for o in j.cards} for i, j in judged.items() if i in stored
-        }
+        card_lists = {i: sorted([nos[o] for o in j.cards]) for i, j in judged.items()}
+        kept = {stored[i].deck_no: card_lists[i] for i in judged if i in stored}
         old_pairs = [
             (c, no)
             for no, cards in held.items()
-            for c in (cards - kept[no] if no in kept else cards)
+            for c in (cards.difference(kept[no]) if no in kept else cards)
         ]
         self._many("DELETE FROM recheck_deck_cards WHERE card_no = ? AND deck_no = ?", old_pairs)
         self._many(
@@ -394,7 +393,7 @@ class StateSession:
                 no = old.deck_no
             else:
                 no, next_no = next_no, next_no + 1
-            card_nos = sorted(nos[o] for o in j.cards)
+            card_nos = card_lists[deck_id]
             before = held.get(no, ()) if old is not None else ()
             pairs.extend((c, no) for c in card_nos if c not in before)
             values = (
