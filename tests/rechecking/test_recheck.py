@@ -526,3 +526,53 @@ def test_lines_at_reads_the_lines_asked_for(tmp_path, gz, last_newline):
     path.write_bytes(gzip.compress(b"") if gz else b"")
     with pytest.raises(ValueError, match="shorter than the file STATE saw"):
         lines_at(path, {1: ("deck-1", line_digest(b""))})
+
+
+def test_a_deck_judged_by_a_dated_list_is_judged_again_on_another_day(tmp_path, synced, judged):
+    import datetime as dt
+
+    db = synced("20260501")
+    state = tmp_path / "state.sqlite3"
+    pointed = "1 Ancestral Recall\n1 Brainstorm\n98 Island\n"  # a points list of its day
+    rows = [*decks(), {"id": "pre", "format": "canadianhighlander", "decklist": pointed}]
+    day = dt.date(2026, 5, 1)
+    validator.recheck(rows, state=state, db=db, today=day)
+    judged.clear()
+    validator.recheck(rows, state=state, db=db, today=day)
+    assert judged == []
+    result = validator.recheck(rows, state=state, db=db, today=day + dt.timedelta(days=1))
+    assert judged == ["pre"]  # the list in force today may have changed; nothing else
+    assert result.summary["canadianhighlander"].rejudged == 1 and result.failures == []
+
+
+def test_the_decks_every_recheck_looks_for_are_found_by_index(tmp_path, synced):
+    from validator.rechecking.state import DATED_WHERE, OPEN_WHERE
+
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501"))
+
+    def plans() -> list[str]:
+        conn = sqlite3.connect(state)
+        try:
+            return [
+                conn.execute(
+                    f"EXPLAIN QUERY PLAN SELECT deck_no FROM recheck_decks WHERE {w}"
+                ).fetchall()[0][-1]
+                for w in (f"{DATED_WHERE} AND judged_on != 'x'", OPEN_WHERE)
+            ]
+        finally:
+            conn.close()
+
+    dated, open_names = plans()
+    assert dated.endswith("INDEX recheck_decks_dated") and open_names.endswith(
+        "INDEX recheck_decks_open"
+    )
+    # A STATE written before the indexes gets them on its next run.
+    conn = sqlite3.connect(state)
+    conn.execute("DROP INDEX recheck_decks_dated")
+    conn.execute("DROP INDEX recheck_decks_open")
+    conn.commit()
+    conn.close()
+    assert all(p == "SCAN recheck_decks" for p in plans())
+    validator.recheck(decks(), state=state, db=synced("20260502"))
+    assert [p.rsplit(" ", 1)[-1] for p in plans()] == ["recheck_decks_dated", "recheck_decks_open"]
