@@ -244,16 +244,26 @@ class StateSession:
         return out
 
     def _decks_where(self, where: str) -> dict[str, StoredDeck]:
+        rows = self._driver_rows(
+            "SELECT id, deck_no, format, legality, digest, verdict, sync_id, judged_on, "
+            "flags, line_no FROM recheck_decks" + where
+        )
+        return {r[0]: StoredDeck(r[1], r[2], r[3], bytes(r[4]), *r[5:]) for r in rows}
+
+    def _driver_rows(self, sql: str) -> list[Any]:
+        """The rows of a statement without parameters (numbers are written in it), through
+        the driver: SQLAlchemy's row objects cost more than the rest of a small re-check."""
         cursor = self.conn.connection.cursor()
         try:
-            cursor.execute(
-                "SELECT id, deck_no, format, legality, digest, verdict, sync_id, judged_on, "
-                "flags, line_no FROM recheck_decks" + where
-            )
-            rows = cursor.fetchall()
+            cursor.execute(sql)
+            return list(cursor.fetchall())
         finally:
             cursor.close()
-        return {r[0]: StoredDeck(r[1], r[2], r[3], bytes(r[4]), *r[5:]) for r in rows}
+
+    def _numbered_rows(self, sql: str, numbers: Iterable[int]) -> Iterator[Any]:
+        """`_driver_rows` of `sql` with `{}` replaced by each chunk of these integers."""
+        for chunk in _chunks(sorted(set(numbers))):
+            yield from self._driver_rows(sql.format(", ".join(str(int(n)) for n in chunk)))
 
     def deck_nos_of(self, ids: Iterable[str]) -> set[int]:
         from sqlalchemy import select
@@ -282,38 +292,22 @@ class StateSession:
         self._many("UPDATE recheck_decks SET line_no = ? WHERE deck_no = ?", list(line_nos))
 
     def problems(self, deck_nos: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
-        from sqlalchemy import select
-
-        out: dict[int, list[dict[str, Any]]] = {}
-        d = self._decks.c
-        for chunk in _chunks(sorted(set(deck_nos))):
-            for no, problems in self.conn.execute(
-                select(d.deck_no, d.problems).where(d.deck_no.in_(chunk))
-            ):
-                out[no] = json.loads(problems)
-        return out
+        sql = "SELECT deck_no, problems FROM recheck_decks WHERE deck_no IN ({})"
+        return {no: json.loads(problems) for no, problems in self._numbered_rows(sql, deck_nos)}
 
     def card_nos(self) -> dict[str, int]:
         if self._card_nos is None:
-            from sqlalchemy import select
-
-            c = self._cards.c
-            self._card_nos = dict(self.conn.execute(select(c.oracle_id, c.card_no)).all())
+            self._card_nos = dict(self._driver_rows("SELECT oracle_id, card_no FROM recheck_cards"))
         return self._card_nos
 
     def decks_with(self, oracle_ids: Iterable[str]) -> dict[str, set[int]]:
         """For each card, the deck numbers of the decks holding it (the index: one look-up)."""
-        from sqlalchemy import select
-
         nos = self.card_nos()
         by_no = {nos[o]: o for o in set(oracle_ids) if o in nos}
         out: dict[str, set[int]] = {o: set() for o in oracle_ids}
-        dc = self._deck_cards.c
-        for chunk in _chunks(sorted(by_no)):
-            for card_no, deck_no in self.conn.execute(
-                select(dc.card_no, dc.deck_no).where(dc.card_no.in_(chunk))
-            ):
-                out[by_no[card_no]].add(deck_no)
+        sql = "SELECT card_no, deck_no FROM recheck_deck_cards WHERE card_no IN ({})"
+        for card_no, deck_no in self._numbered_rows(sql, by_no):
+            out[by_no[card_no]].add(deck_no)
         return out
 
     # ------------------------------------------------------------------ writing
@@ -366,9 +360,6 @@ class StateSession:
     ) -> None:
         """Store the decks judged this run (new ones added, others replaced, their index rows
         with them) and drop the `removed` ones."""
-        from sqlalchemy import select
-
-        d = self._decks.c
         nos = self._numbered(o for j in judged.values() for o in j.cards)
         # The index rows of the decks replaced or dropped, found by their own card list (a
         # delete by deck number alone would scan the whole index: its key is card first).
@@ -378,12 +369,12 @@ class StateSession:
             [stored[i].deck_no for i in removed]
             + [stored[i].deck_no for i in judged if i in stored]
         )
-        held: dict[int, set[int]] = {}  # deck number -> its card numbers as stored
-        for chunk in _chunks(gone):
-            for no, blob in self.conn.execute(
-                select(d.deck_no, d.cards).where(d.deck_no.in_(chunk))
-            ):
-                held[no] = set(unpack_cards(bytes(blob)))
+        held = {  # deck number -> its card numbers as stored
+            no: set(unpack_cards(bytes(blob)))
+            for no, blob in self._numbered_rows(
+                "SELECT deck_no, cards FROM recheck_decks WHERE deck_no IN ({})", gone
+            )
+        }
         card_lists = {i: sorted([nos[o] for o in j.cards]) for i, j in judged.items()}
         kept = {stored[i].deck_no: card_lists[i] for i in judged if i in stored}
         old_pairs = [
