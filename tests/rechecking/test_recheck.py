@@ -59,6 +59,32 @@ def stored(state) -> dict[str, tuple[str, list]]:
     return {i: (v, json.loads(p)) for i, v, p in rows}
 
 
+def card_index(state) -> set[tuple[str, str]]:
+    """STATE's card -> decks index as (deck id, oracle id) pairs, and the same pairs from each
+    deck's own card list: the two must agree."""
+    from validator.rechecking.state import unpack_cards
+
+    conn = sqlite3.connect(state)
+    try:
+        pairs = set(
+            conn.execute(
+                "SELECT d.id, c.oracle_id FROM recheck_deck_cards dc "
+                "JOIN recheck_decks d ON d.deck_no = dc.deck_no "
+                "JOIN recheck_cards c ON c.card_no = dc.card_no"
+            )
+        )
+        oracle = dict(conn.execute("SELECT card_no, oracle_id FROM recheck_cards"))
+        listed = {
+            (i, oracle[n])
+            for i, blob in conn.execute("SELECT id, cards FROM recheck_decks")
+            for n in unpack_cards(blob)
+        }
+    finally:
+        conn.close()
+    assert pairs == listed
+    return pairs
+
+
 def test_first_run_judges_every_deck_then_nothing_changed_parses_none(tmp_path, synced, judged):
     db = synced("20260501")
     state = tmp_path / "state.sqlite3"
@@ -154,6 +180,36 @@ def test_the_result_is_the_one_judging_from_scratch_gives(tmp_path, synced):
     validator.recheck(rows, state=fresh, db=db)
     assert stored(state) == stored(fresh)
     assert stored(state)["bolt-pauper"][0] == "illegal"  # the pauper ban reached it
+    # The edited deck's index rows follow its cards; the banned decks' stay as they were.
+    assert card_index(state) == card_index(fresh)
+    cards = validator.open_db(db)
+    try:
+        recall = cards.card("Ancestral Recall").oracle_id
+    finally:
+        cards.close()
+    assert ("counter-modern", recall) in card_index(state)
+
+
+def test_a_ban_rewrites_no_index_rows_of_the_decks_it_rejudges(tmp_path, synced, monkeypatch):
+    from validator.rechecking.state import StateSession
+
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501"))
+    before = card_index(state)
+    written: list[tuple[str, int]] = []
+    real = StateSession._many
+
+    def spy(self, sql, rows):
+        if "recheck_deck_cards" in sql:
+            written.append((sql.split()[0], len(rows)))
+        return real(self, sql, rows)
+
+    monkeypatch.setattr(StateSession, "_many", spy)
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(decks(), state=state, db=db)
+    assert len(result.changed) == 2  # bolt-modern and json-deck were judged again
+    assert all(count == 0 for _, count in written)
+    assert card_index(state) == before
 
 
 def test_an_unreadable_row_is_its_own_failure(tmp_path, synced):
@@ -382,3 +438,141 @@ def test_a_row_unreadable_since_is_read_again_when_a_change_touches_its_deck(tmp
     again = validator.recheck(str(path), state=state, db=db)
     assert [(f.id, f.where) for f in again.failures] == [("counter-modern", "decks.jsonl line 3")]
     assert again.changed == [] and stored(state)["counter-modern"][0] == "legal"
+
+
+def test_decks_judged_with_the_cards_they_name_as_with_every_card(tmp_path, synced, monkeypatch):
+    from validator.store.index import PartialCardIndex
+
+    monkeypatch.setattr("validator.event.run.use_index", lambda decks: True)  # an index
+    loaded: list[set[str]] = []
+    real = PartialCardIndex.load
+    monkeypatch.setattr(
+        PartialCardIndex, "load", lambda self, names: loaded.append(set(names)) or real(self, names)
+    )
+    rows = [
+        *decks(),
+        {"id": "face", "format": "vintage", "decklist": "1 Ancestral Recall\n59 Island\n"},
+        {"id": "bad-format", "format": "nosuch", "decklist": BOLT_MODERN},
+    ]
+    state = tmp_path / "state.sqlite3"
+    first = validator.recheck(rows, state=state, db=synced("20260501", without=("Brainstorm",)))
+    assert len(loaded) == 1 and {"lightning bolt", "brainstorm"} <= loaded[0]
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(rows, state=state, db=db)
+    assert len(loaded) == 2 and "brainstorm" in loaded[1]  # the decks judged again only
+    assert sorted(c.id for c in result.changed) == ["bolt-modern", "brainstorm-legacy", "json-deck"]
+    assert [f.id for f in first.failures] == [f.id for f in result.failures] == ["bad-format"]
+    assert "nosuch" in result.failures[0].why  # its format's failure, as without the index
+    monkeypatch.setattr(judging, "PARTIAL_INDEX_DECKS", 0)  # every card (CardIndex.from_db)
+    fresh = tmp_path / "fresh.sqlite3"
+    validator.recheck(rows, state=fresh, db=db)
+    assert len(loaded) == 2
+    assert stored(state) == stored(fresh) and card_index(state) == card_index(fresh)
+
+
+def test_an_unchanged_decks_file_counts_its_decks_without_reading_state(
+    tmp_path, synced, monkeypatch
+):
+    from validator.rechecking.state import StateSession
+
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    path.write_text("".join(json.dumps(r) + "\n" for r in decks()), encoding="utf-8")
+    validator.recheck(str(path), state=state, db=synced("20260501"))
+    counted: list[int] = []
+    real = StateSession.format_counts
+    monkeypatch.setattr(StateSession, "format_counts", lambda self: counted.append(1) or real(self))
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    result = validator.recheck(str(path), state=state, db=db)
+    assert counted == []  # the counts the run that read the file stored
+    checked = {k: s.checked for k, s in result.summary.items()}
+    assert checked == {"modern": 3, "pauper": 1, "legacy": 1}
+    # Another file: its run counts its decks again.
+    path.write_text("".join(json.dumps(r) + "\n" for r in decks()[1:]), encoding="utf-8")
+    validator.recheck(str(path), state=state, db=db)
+    assert counted == [1]
+    again = validator.recheck(str(path), state=state, db=synced("20260601"))
+    assert {k: s.checked for k, s in again.summary.items()} == {
+        "modern": 2,
+        "pauper": 1,
+        "legacy": 1,
+    }
+    assert counted == [1]
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("last_newline", [False, True])
+def test_lines_at_reads_the_lines_asked_for(tmp_path, gz, last_newline):
+    import gzip
+
+    from validator.rechecking.rows import line_digest, lines_at
+
+    lines = [b'{"id": "a"}', b"", b'{"id": "b"}\r', b'{"id": "c"}', b"  ", b'{"id": "last"}']
+    data = b"\n".join(lines) + (b"\n" if last_newline else b"")
+    path = tmp_path / ("decks.jsonl.gz" if gz else "decks.jsonl")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    want = {n: (f"deck-{n}", line_digest(lines[n - 1].rstrip(b"\r"))) for n in (6, 1, 3, 4)}
+    got = lines_at(path, want)
+    assert [(r.line_no, r.id, r.line, r.where) for r in got] == [
+        (1, "deck-1", b'{"id": "a"}', f"{path.name} line 1"),
+        (3, "deck-3", b'{"id": "b"}', f"{path.name} line 3"),
+        (4, "deck-4", b'{"id": "c"}', f"{path.name} line 4"),
+        (6, "deck-6", b'{"id": "last"}', f"{path.name} line 6"),
+    ]
+    assert [r.id for r in lines_at(path, {2: ("blank", line_digest(b""))})] == ["blank"]
+    with pytest.raises(ValueError, match="line 4 is not the row STATE holds"):
+        lines_at(path, {**want, 4: ("deck-4", line_digest(b"other"))})
+    with pytest.raises(ValueError, match="shorter than the file STATE saw"):
+        lines_at(path, {**want, 7: ("deck-7", line_digest(b""))})
+    path.write_bytes(gzip.compress(b"") if gz else b"")
+    with pytest.raises(ValueError, match="shorter than the file STATE saw"):
+        lines_at(path, {1: ("deck-1", line_digest(b""))})
+
+
+def test_a_deck_judged_by_a_dated_list_is_judged_again_on_another_day(tmp_path, synced, judged):
+    import datetime as dt
+
+    db = synced("20260501")
+    state = tmp_path / "state.sqlite3"
+    pointed = "1 Ancestral Recall\n1 Brainstorm\n98 Island\n"  # a points list of its day
+    rows = [*decks(), {"id": "pre", "format": "canadianhighlander", "decklist": pointed}]
+    day = dt.date(2026, 5, 1)
+    validator.recheck(rows, state=state, db=db, today=day)
+    judged.clear()
+    validator.recheck(rows, state=state, db=db, today=day)
+    assert judged == []
+    result = validator.recheck(rows, state=state, db=db, today=day + dt.timedelta(days=1))
+    assert judged == ["pre"]  # the list in force today may have changed; nothing else
+    assert result.summary["canadianhighlander"].rejudged == 1 and result.failures == []
+
+
+def test_the_decks_every_recheck_looks_for_are_found_by_index(tmp_path, synced):
+    from validator.rechecking.state import DATED_WHERE, OPEN_WHERE
+
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501"))
+
+    def plans() -> list[str]:
+        conn = sqlite3.connect(state)
+        try:
+            return [
+                conn.execute(
+                    f"EXPLAIN QUERY PLAN SELECT deck_no FROM recheck_decks WHERE {w}"
+                ).fetchall()[0][-1]
+                for w in (f"{DATED_WHERE} AND judged_on != 'x'", OPEN_WHERE)
+            ]
+        finally:
+            conn.close()
+
+    dated, open_names = plans()
+    assert dated.endswith("INDEX recheck_decks_dated") and open_names.endswith(
+        "INDEX recheck_decks_open"
+    )
+    # A STATE written before the indexes gets them on its next run.
+    conn = sqlite3.connect(state)
+    conn.execute("DROP INDEX recheck_decks_dated")
+    conn.execute("DROP INDEX recheck_decks_open")
+    conn.commit()
+    conn.close()
+    assert all(p == "SCAN recheck_decks" for p in plans())
+    validator.recheck(decks(), state=state, db=synced("20260502"))
+    assert [p.rsplit(" ", 1)[-1] for p in plans()] == ["recheck_decks_dated", "recheck_decks_open"]

@@ -55,18 +55,21 @@ def test_mtgo_name_counts_with_its_oracle_name(index):
 # ---------------------------------------------------------------- printed names (synced)
 
 
-@pytest.fixture(scope="module", params=["sqlite", "sqlalchemy", "index"])
+@pytest.fixture(scope="module", params=["sqlite", "sqlalchemy", "index", "partial index"])
 def localized(request, localized_db):
-    """The three card sources over one database with printed names: each reads them."""
+    """The card sources over one database with printed names: each reads them."""
     from validator.store.database import CardDB
+    from validator.store.index import PartialCardIndex
     from validator.store.sqlite import SqliteCards
 
     if request.param == "sqlite":
         source = SqliteCards(localized_db)
     elif request.param == "sqlalchemy":
         source = CardDB(localized_db)
-    else:
+    elif request.param == "index":
         source = CardIndex.from_db(SqliteCards(localized_db))
+    else:
+        source = PartialCardIndex(SqliteCards(localized_db))
     yield source
     close = getattr(source, "close", None) or getattr(source.database, "close", None)
     if close:

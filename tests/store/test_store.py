@@ -23,6 +23,7 @@ import pytest
 from support import FIXTURES
 
 import validator
+from validator.cards.names import lookup_key
 from validator.store.database import SCHEMA_VERSION, CardDB
 from validator.store.index import CardIndex
 from validator.store.sqlite import SqliteCards, open_cards
@@ -535,3 +536,42 @@ def test_database_without_printed_names_table_reads(tmp_path):
         assert [p.code for p in report.errors] == ["unknown-card"]
     import_file(FIXTURES / "cards_localized.json", str(db), force=True)  # the sync adds it
     assert SqliteCards(db).printed_name_rows() == []
+
+
+def test_partial_index_answers_as_the_full_index(db_path: Path) -> None:
+    from validator.store.index import PartialCardIndex
+
+    reader = SqliteCards(db_path)
+    full, partial = CardIndex.from_db(reader), PartialCardIndex(reader)
+    reads: list[int] = []
+    real = reader.deck_card_rows
+
+    def counted(*args, **kwargs):
+        found = real(*args, **kwargs)
+        reads.append(len(found[1]))
+        return found
+
+    reader.deck_card_rows = counted  # type: ignore[method-assign]
+    partial.load([lookup_key("Lightning Bolt"), lookup_key("Mountain"), "no such card"])
+    assert reads == [2]  # the cards those names give, nothing else
+    assert partial.lookup(["Lightning Bolt", "no such card"]) == full.lookup(["Lightning Bolt"])
+    assert reads == [2]  # loaded names (and names of no card) are not read again
+    names = all_folded(db_path) + ["no such card", "LIGHTNING  bolt", "Fire/Ice"]
+    # Name by name, as decks ask, then all at once: the same cards, in the same order.
+    for name in names:
+        assert partial.lookup([name]) == full.lookup([name]), name
+    assert cards_of(partial, names) == cards_of(full, names)
+    assert partial.all_names() == full.all_names() and len(partial) == len(full)
+    assert partial.formats() == full.formats()
+    bolt = full.lookup(["Lightning Bolt"])[lookup_key("Lightning Bolt")][0]
+    fresh = PartialCardIndex(reader)
+    assert fresh.card_by_id(bolt.oracle_id) == bolt
+    import sqlite3
+
+    with sqlite3.connect(db_path) as con:
+        token = con.execute("SELECT oracle_id FROM cards WHERE NOT is_deck_card").fetchone()
+    assert token is not None, "expected a card that is no deck card in the fixture"
+    assert fresh.card_by_id(token[0]) is None and full.card_by_id(token[0]) is None
+    assert fresh.card_by_id("no-such-id") is None
+    assert partial.sync == full.sync
+    reader.close()

@@ -11,7 +11,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from validator.rechecking.judging import SETTLED_BY_SYNC, judge_row
+from validator.rechecking.judging import (
+    SETTLED_BY_SYNC,
+    judge_row,
+    named_cards,
+    parse_row,
+    reads_named_cards,
+)
 from validator.rechecking.plan import EDITED, Change, plan, settled_decks
 from validator.rechecking.records import (
     ChangedDeck,
@@ -195,6 +201,11 @@ def _recheck(
                 and stored[r.id].line_no != r.line_no
             ]
         )
+        if file_key is not None:
+            # The decks per format, for the re-checks of this same file: they judge no new,
+            # edited or removed deck, so these counts stay STATE's until the file changes.
+            counts = {"file": file_key, "counts": session.format_counts()}
+            session.set_meta({"decks_counts": json.dumps(counts)})
         _finish(session, digest, today, sync_id, file_key, result)
     return result
 
@@ -260,7 +271,9 @@ def _unchanged_file(
     judged = judge_planned(rows, todo, source, database, result.sync_id, today, result)
     old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
     compare(rows, stored, judged, todo, old_problems, changes, result)
-    for key, count in session.format_counts().items():  # every deck of the file was checked
+    known = json.loads(meta.get("decks_counts") or "{}")
+    counts = known["counts"] if known.get("file") == meta["decks_file"] else None
+    for key, count in (counts or session.format_counts()).items():  # every deck was checked
         result.summary.setdefault(key, FormatSummary()).checked = count
     result.failures[:0] = [RowFailure(**f) for f in json.loads(meta.get("decks_failures") or "[]")]
     session.write(judged, stored, [], {r.id: r.line_no for r in rows})
@@ -277,30 +290,34 @@ def judge_planned(
     result: RecheckResult,
 ) -> dict[str, Judgement]:
     """Judge the planned rows (`todo`) with one card source: the database for a few decks,
-    the in-memory index for many (the event runs' cost model); a row that cannot be judged
-    goes to `result.failures`."""
+    an in-memory index for many (the event runs' cost model): of the cards they name up to
+    `PARTIAL_INDEX_DECKS` decks, of every card past it; a row that cannot be judged goes to
+    `result.failures`."""
     if not todo:
         return {}
     from validator.event.run import use_index
 
+    reads = [row.parsed() if isinstance(row, KnownRow) else row for row in rows if row.id in todo]
+    decks: list[Any] = [None] * len(reads)
     cards = source
     if source is database and use_index(len(todo)):
-        from validator.store.index import CardIndex
+        if reads_named_cards(database, len(todo)):
+            decks = [parse_row(r) if isinstance(r, DeckRow) else None for r in reads]
+            cards = named_cards(database, decks)
+        else:
+            from validator.store.index import CardIndex
 
-        cards = CardIndex.from_db(database)
+            cards = CardIndex.from_db(database)
     judged: dict[str, Judgement] = {}
-    for row in rows:
-        if row.id not in todo:
-            continue
-        read = row.parsed() if isinstance(row, KnownRow) else row
+    for read, deck in zip(reads, decks):
         if isinstance(read, RowFailure):
             result.failures.append(read)
             continue
-        outcome = judge_row(read, cards, None, sync_id, today)
+        outcome = judge_row(read, cards, None, sync_id, today, deck)
         if isinstance(outcome, RowFailure):
             result.failures.append(outcome)
         else:
-            judged[row.id] = outcome
+            judged[read.id] = outcome
     return judged
 
 

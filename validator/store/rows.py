@@ -23,12 +23,12 @@ CHUNK = 500
 
 _CARD_COLUMNS = "cards.oracle_id, cards.name, cards.legalities, cards.data"
 #: `IS TRUE` reads the Boolean column alike in SQLite (stored 0/1) and PostgreSQL.
-_DECK_CARD = "cards.is_deck_card IS TRUE"
+DECK_CARD = "cards.is_deck_card IS TRUE"
 
 #: Every deck card's compact row: (oracle_id, name, legality set id, data).
-DECK_CARDS = f"SELECT {_CARD_COLUMNS} FROM cards WHERE {_DECK_CARD}"
+DECK_CARDS = f"SELECT {_CARD_COLUMNS} FROM cards WHERE {DECK_CARD}"
 #: Every deck card's Oracle name, in table order (the "did you mean" suggestions).
-DECK_CARD_NAMES = f"SELECT cards.name FROM cards WHERE {_DECK_CARD}"
+DECK_CARD_NAMES = f"SELECT cards.name FROM cards WHERE {DECK_CARD}"
 #: The name table: (folded name, oracle_id).
 ALL_NAMES = "SELECT folded, oracle_id FROM card_names"
 #: Every printed name of a card the database holds: (folded, oracle_id, lang, part, name).
@@ -76,7 +76,7 @@ def legality_sets_by_id(n: int) -> str:
 def names_matching(n: int, *, deck_cards_only: bool) -> str:
     """(folded name, oracle_id) of `n` folded names; with `deck_cards_only`, only names of
     deck cards (not tokens, art cards, emblems)."""
-    deck_only = f" AND {_DECK_CARD}" if deck_cards_only else ""
+    deck_only = f" AND {DECK_CARD}" if deck_cards_only else ""
     return (
         "SELECT card_names.folded, card_names.oracle_id FROM card_names "
         "JOIN cards ON cards.oracle_id = card_names.oracle_id "
@@ -86,13 +86,13 @@ def names_matching(n: int, *, deck_cards_only: bool) -> str:
 
 def printed_names_matching(n: int) -> str:
     """(folded, oracle_id, lang, part, name) of `n` folded printed names, of deck cards."""
-    return f"{ALL_PRINTED_NAMES} WHERE printed_names.folded IN ({in_list(n)}) AND {_DECK_CARD}"
+    return f"{ALL_PRINTED_NAMES} WHERE printed_names.folded IN ({in_list(n)}) AND {DECK_CARD}"
 
 
 #: (printed name, Oracle name, lang) of every deck card's printed names (suggestions).
 PRINTED_NAME_PAIRS = (
     "SELECT printed_names.name, cards.name, printed_names.lang FROM printed_names "
-    f"JOIN cards ON cards.oracle_id = printed_names.oracle_id WHERE {_DECK_CARD} "
+    f"JOIN cards ON cards.oracle_id = printed_names.oracle_id WHERE {DECK_CARD} "
     "ORDER BY printed_names.lang, printed_names.folded, printed_names.part"
 )
 

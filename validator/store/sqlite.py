@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from validator.cards.compact import SCHEMA_VERSION, IndexData
+from validator.cards.compact import SCHEMA_VERSION, IndexData, SyncStamp
 from validator.cards.names import lookup_key
 from validator.model import Card
 from validator.store import rows as sql
@@ -269,6 +269,37 @@ class SqliteCards:
             rows = sql.index_rows(conn.execute(sql.DECK_CARDS), texts)
             names = conn.execute(sql.ALL_NAMES).fetchall()
         return IndexData(sync=stamp, rows=rows, names=names)
+
+    def deck_card_rows(
+        self, folded: Iterable[str] = (), oracle_ids: Iterable[str] = ()
+    ) -> tuple[list[tuple[str, str]], list[tuple[int, str, str, str, Any]], SyncStamp | None]:
+        """What `index_data` reads, for only the deck cards these folded names (the name
+        table's rows of them) or oracle ids give, in one snapshot: (names: (folded,
+        oracle_id)), (rows: (position, oracle_id, name, legalities text, data): position is
+        the card's place in `index_data`'s table order), the sync. The reads of a
+        `PartialCardIndex`."""
+        with self._snapshot() as conn:
+            stamp = sql.sync_stamp(conn.execute(sql.LAST_SYNC).fetchone())
+            names: list[tuple[str, str]] = []
+            for chunk in sql.chunks(sorted(set(folded))):
+                query = sql.names_matching(len(chunk), deck_cards_only=True)
+                names += conn.execute(query, sql.params(chunk)).fetchall()
+            wanted = sorted({oid for _, oid in names}.union(oracle_ids))
+            raw: list[tuple[Any, ...]] = []
+            for chunk in sql.chunks(wanted):
+                # rowid: a table scan's order (`DECK_CARDS` in `index_data`), which orders
+                # the cards of one name in an index.
+                raw += conn.execute(
+                    "SELECT cards.rowid, cards.oracle_id, cards.name, cards.legalities, "
+                    f"cards.data FROM cards WHERE cards.oracle_id IN ({sql.in_list(len(chunk))}) "
+                    f"AND {sql.DECK_CARD}",
+                    sql.params(chunk),
+                ).fetchall()
+            texts: dict[int, str] = {}
+            for chunk in sql.chunks(sorted({r[3] for r in raw})):
+                texts.update(conn.execute(sql.legality_sets_by_id(len(chunk)), sql.params(chunk)))
+        rows = [(pos, oid, name, texts[sid], data) for pos, oid, name, sid, data in raw]
+        return names, rows, stamp
 
     def _all_cards(self, conn: sqlite3.Connection) -> list[tuple[list[str], Card]]:
         names: dict[str, list[str]] = {}
