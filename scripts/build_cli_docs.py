@@ -1,7 +1,7 @@
 """Write docs/cli.md, the CLI reference, from `deckcheck --help` and each command's --help.
 
 The help text is the one source of the commands and options: a command or option added to
-validator/cli/commands.py appears here when the script is rerun, and tests/docs/
+validator/cli/parser.py appears here when the script is rerun, and tests/docs/
 test_cli_reference.py fails until it is (run `python scripts/build_cli_docs.py`, commit
 docs/cli.md). The notes under each command are facts --help is too short for.
 """
@@ -23,7 +23,7 @@ INTRO = """\
 
 `deckcheck COMMAND [options]`; `python -m validator` is the same program. This page is
 generated from each command's `--help` by `scripts/build_cli_docs.py` (do not edit it by hand:
-edit the script's notes or the parser in `validator/cli/commands.py`, then rerun the script).
+edit the script's notes or the parser in `validator/cli/parser.py`, then rerun the script).
 
 ## Common to every command
 
@@ -173,7 +173,7 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 def generate() -> str:
     """The text of docs/cli.md for the parser as it is now."""
     sys.path.insert(0, str(ROOT))
-    from validator.cli.commands import build_parser
+    from validator.cli.parser import build_parser
 
     saved = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = WIDTH

@@ -1,5 +1,5 @@
 import sys
 
-from validator.cli.commands import main
+from validator.cli import main
 
 sys.exit(main())

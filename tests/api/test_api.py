@@ -103,7 +103,7 @@ def test_house_format_with_a_legality_key_the_card_data_lacks_is_refused(db_path
             validator.validate(
                 "4 Lightning Bolt\n56 Mountain\n", "house", cards=cards, formats=formats
             )
-    from validator.cli.commands import main
+    from validator.cli import main
 
     deck = tmp_path / "d.txt"
     deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")

@@ -3,7 +3,7 @@ a deck file."""
 
 from __future__ import annotations
 
-from validator.cli.commands import main
+from validator.cli import main
 
 LEGAL_MODERN = "4 Lightning Bolt\n56 Mountain\n"
 

@@ -7,7 +7,7 @@ import shutil
 
 from support import FIXTURES
 
-from validator.cli.commands import main
+from validator.cli import main
 
 
 def _text_lines(capsys, *args: str) -> list[str]:

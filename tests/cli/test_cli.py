@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from validator.cli.commands import main
+from validator.cli import main
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n\n3 Counterspell\n"
 ILLEGAL_MODERN = "5 Lightning Bolt\n55 Mountain\n1 Lurrus of the Dream-Den\n"

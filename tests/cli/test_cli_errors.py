@@ -16,7 +16,8 @@ from cli_support import LEGAL_MODERN, assert_cannot_judge, deck, run  # noqa: E4
 from support import FIXTURES
 
 import validator
-from validator.cli.commands import build_parser, main
+from validator.cli import main
+from validator.cli.parser import build_parser
 from validator.rules.formats import KEY_TYPES, FormatError, FormatRules, get_format, load_formats
 
 # ------------------------------------------------------------------------------ the database

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from validator import event
-from validator.cli.commands import main
+from validator.cli import main
 from validator.errors import UsageError
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n"

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from validator.cli.commands import main
+from validator.cli import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

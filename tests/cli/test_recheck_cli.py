@@ -10,7 +10,7 @@ import json
 import pytest
 import responses
 
-from validator.cli.commands import main
+from validator.cli import main
 
 HOOK = "https://hooks.example.org/deckcheck"
 ROWS = [

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from validator.cli.commands import COMMANDS, build_parser, main
+from validator.cli import main
+from validator.cli.commands import COMMANDS
+from validator.cli.parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -235,7 +235,7 @@ def test_an_input_without_a_card_line_is_refused_like_an_empty_json(data, name):
 def test_cli_and_event_runs_refuse_a_decklist_without_card_lines(core_db, tmp_path, capsys):
     """`validate empty.txt` exits 2 naming the file; in a run of many decks it is an input that
     stopped judging (exit 2) and the other decks are still judged."""
-    from validator.cli.commands import main
+    from validator.cli import main
 
     (tmp_path / "empty.txt").write_bytes(b"")
     (tmp_path / "comments.txt").write_text("# only a comment\n", encoding="utf-8")

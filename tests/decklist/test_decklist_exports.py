@@ -236,7 +236,7 @@ def test_event_file_is_not_one_deck():
 
 def test_event_file_is_not_one_deck_but_the_cli_reads_each_players(core_db, tmp_path, capsys):
     from validator.api import parse_decklist
-    from validator.cli.commands import main
+    from validator.cli import main
 
     event = json.dumps({"Decks": [{"Player": "amy", "Mainboard": []}]})
     with pytest.raises(DecklistError, match="event file .* one deck per player"):
@@ -252,7 +252,7 @@ def test_event_file_is_not_one_deck_but_the_cli_reads_each_players(core_db, tmp_
 
 
 def test_cli_unknown_json_shape_exits_two(core_db, tmp_path, capsys):
-    from validator.cli.commands import main
+    from validator.cli import main
 
     path = tmp_path / "odd.json"
     path.write_text(json.dumps({"deck": []}), encoding="utf-8")
@@ -323,7 +323,7 @@ def test_archidekt_csv_gives_the_verdict_of_its_json(export_db, tmp_path, capsys
     Code, Collector Number, Category): legal in Commander, as the JSON is."""
     import csv
 
-    from validator.cli.commands import main
+    from validator.cli import main
 
     path = shared_data("decklists", "commander", "mtg-parser-mocks", "archidekt_deck_3_Amigos.json")
     rows = [["Quantity", "Name", "Finish", "Set Code", "Collector Number", "Category"]]
@@ -372,7 +372,7 @@ def test_archidekt_csv_gives_the_verdict_of_its_json(export_db, tmp_path, capsys
 def test_real_exports_are_legal_commander_decks(export_db, name, capsys):
     """The same 100-card decks as exported by each site: legal, commanders found (partners
     Kraum + Vial Smasher, companion Obosh; MTGJSON's precon led by Atraxa)."""
-    from validator.cli.commands import main
+    from validator.cli import main
 
     path = shared_data("decklists", "commander", "mtg-parser-mocks", name)
     code = main(["validate", str(path), "--format", "commander", "--db", export_db, "--json"])

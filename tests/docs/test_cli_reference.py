@@ -29,7 +29,7 @@ def test_cli_md_is_what_the_script_generates_now() -> None:
 
 
 def test_every_command_and_option_is_in_cli_md() -> None:
-    from validator.cli.commands import build_parser
+    from validator.cli.parser import build_parser
 
     text = CLI_MD.read_text(encoding="utf-8")
     commands = _script().subcommands(build_parser())

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from validator import event
-from validator.cli.commands import main
+from validator.cli import main
 from validator.event import judge as event_judge
 from validator.event import pool as event_pool
 from validator.event import run as event_run

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from validator.cli.commands import main
+from validator.cli import main
 
 GOOD = [{"Count": 4, "CardName": "Lightning Bolt"}, {"Count": 56, "CardName": "Mountain"}]
 TYPO = [{"Count": 4, "CardName": "Lightnin Bolt"}, {"Count": 56, "CardName": "Mountain"}]

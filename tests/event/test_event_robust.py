@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from validator import event
-from validator.cli.commands import main
+from validator.cli import main
 from validator.event import pool as event_pool
 
 LEGAL_MODERN = "4 Lightning Bolt\n4 Goblin Guide\n52 Mountain\n"
@@ -618,7 +618,7 @@ def test_sigterm_in_a_fork_callback_stops_the_run_without_a_traceback(tmp_path, 
     report = tmp_path / "r.csv"
     script = textwrap.dedent(f"""
         import os, signal, sys
-        from validator.cli.commands import main
+        from validator.cli import main
         sent = []
         def before():
             if not sent:

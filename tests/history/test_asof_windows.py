@@ -16,7 +16,7 @@ import pytest
 from support import FIXTURES
 
 from validator.api import validate
-from validator.cli.commands import main
+from validator.cli import main
 from validator.history.asof import AsOfCards, as_of_problems
 from validator.history.legality import Change, LegalityHistory, shipped_history
 from validator.model import Severity

@@ -9,7 +9,7 @@ from datetime import date
 
 from support import FIXTURES
 
-from validator.cli.commands import main
+from validator.cli import main
 from validator.history.legality import Change, LegalityHistory, merge_sources
 
 

@@ -12,7 +12,7 @@ import pytest
 from support import FIXTURES
 
 from validator.api import check_formats, validate
-from validator.cli.commands import main
+from validator.cli import main
 from validator.dates import AsOfError
 from validator.history.legality import shipped_history
 from validator.model import Severity
@@ -361,7 +361,7 @@ def test_as_of_run_reads_the_change_log_without_sqlalchemy(tmp_path):
     deck = tmp_path / "bolt.txt"
     deck.write_text("4 Lightning Bolt\n56 Mountain\n", encoding="utf-8")
     code = (
-        "import sys; from validator.cli.commands import main; "
+        "import sys; from validator.cli import main; "
         f"rc = main(['validate', {str(deck)!r}, '--format', 'modern', '--db', {path!r}, "
         "'--as-of', '2026-01-01']); "
         "print(rc, 'sqlalchemy' in sys.modules)"

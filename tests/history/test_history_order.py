@@ -21,7 +21,7 @@ import pytest
 from support import FIXTURES, core_cards_with
 
 from validator.api import validate
-from validator.cli.commands import main
+from validator.cli import main
 from validator.history.legality import history_for
 from validator.history.provenance import provenance, provenance_line
 from validator.store.database import CardDB

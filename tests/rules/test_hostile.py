@@ -21,7 +21,7 @@ import validator.rules.commander.rules as rules_module
 import validator.rules.companion.checks as companion_module  # where checks look the name up
 import validator.rules.resolve as resolve_module
 from validator.api import validate
-from validator.cli.commands import main
+from validator.cli import main
 from validator.decklist import MAX_BYTES, DecklistError, parse_decklist, read_limited
 from validator.errors import DeckcheckError
 from validator.model import Card, Deck, DeckEntry, Severity

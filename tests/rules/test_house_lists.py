@@ -66,7 +66,7 @@ def test_a_list_of_other_than_names_is_an_error(tmp_path):
 
 
 def test_the_cli_validates_with_a_house_ban(tmp_path, core_db, capsys):
-    from validator.cli.commands import main
+    from validator.cli import main
 
     path = tmp_path / "house.toml"
     path.write_text('[weekly]\nname = "Weekly"\nlegality = "modern"\nbanned = ["Goblin Guide"]\n')

@@ -201,7 +201,7 @@ def test_cap_missing_and_file_missing_are_errors(tmp_path):
 def test_the_cli_refuses_a_bad_list_with_exit_2(tmp_path):
     path = house(tmp_path, points=POINTS.replace('"Sol Ring" = 4', '"Sol Ring" = -1'))
     run = subprocess.run(
-        [sys.executable, "-m", "validator.cli.commands", "formats", "--formats-file", str(path)],
+        [sys.executable, "-m", "validator", "formats", "--formats-file", str(path)],
         capture_output=True,
         text=True,
     )

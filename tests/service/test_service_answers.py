@@ -484,7 +484,7 @@ def test_healthz_counts_the_cards_as_info_does_and_labels_the_deck_cards(tmp_pat
     `deck_cards` the cards a deck can hold (no tokens, art cards, planes)."""
     from support import FIXTURES
 
-    from validator.cli.commands import main
+    from validator.cli import main
     from validator.sync import import_file
 
     db = str(tmp_path / "cards.sqlite3")

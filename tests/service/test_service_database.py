@@ -86,8 +86,7 @@ URL = "postgresql+psycopg://deck:S3cretPassw0rd@db.example/cards"
 
 
 def test_info_never_shows_a_database_password(monkeypatch, capsys):
-    from validator.cli import commands
-    from validator.cli.commands import main
+    from validator.cli import commands, main
     from validator.store.database import DbInfo
 
     class Cards:

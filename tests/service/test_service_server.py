@@ -119,7 +119,7 @@ def test_serve_refuses_to_start_without_a_usable_database(tmp_path):
 
 
 def test_serve_binds_loopback_by_default(core_db, tmp_path):
-    from validator.cli.commands import build_parser
+    from validator.cli.parser import build_parser
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.port == 8000 and args.workers == 1

@@ -22,7 +22,7 @@ import pytest
 from support import FIXTURES
 
 import validator
-from validator.cli.commands import main
+from validator.cli import main
 from validator.store import location
 from validator.sync import import_file
 

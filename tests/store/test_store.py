@@ -116,7 +116,7 @@ def test_cold_validation_imports_only_what_it_needs(db_path: Path) -> None:
     deck = "4 Lightning Bolt\n56 Mountain\n"
     code = textwrap.dedent(f"""
         import sys, validator
-        from validator.cli.commands import main
+        from validator.cli import main
         report = validator.validate({deck!r}, "modern", db={str(db_path)!r})
         assert report.format == "modern"
         main(["validate", "-", "--format", "modern", "--db", {str(db_path)!r}, "--json"])
@@ -179,7 +179,7 @@ def schema_v1_database(path: Path) -> Path:
 def test_schema_v1_database_is_refused_with_run_sync(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from validator.cli.commands import main
+    from validator.cli import main
 
     old = schema_v1_database(tmp_path / "old.sqlite3")
     for open_it in (validator.open_db, lambda p: CardDB(p).check()):
@@ -476,7 +476,7 @@ def test_reading_never_changes_a_files_journal_mode(db_path: Path, tmp_path: Pat
     card database used to switch it to WAL."""
     import sqlite3
 
-    from validator.cli.commands import main
+    from validator.cli import main
 
     def mode(path: Path) -> str:
         con = sqlite3.connect(path)

@@ -413,7 +413,7 @@ def test_cli_max_retry_after_bounds_the_wait(
     capsys: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from validator.cli.commands import main
+    from validator.cli import main
 
     sleeps = Sleeps()
     monkeypatch.setenv("DECKCHECK_SCRYFALL_API", API)
@@ -568,7 +568,7 @@ def test_card_without_oracle_id(seeded: str, tmp_path: Path) -> None:
 def test_card_without_oracle_id_cli_exit_code(
     seeded: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from validator.cli.commands import main
+    from validator.cli import main
 
     objs = fixture_objects()
     del objs[7]["oracle_id"]
@@ -642,7 +642,7 @@ def test_refuses_to_drop_half_the_cards_unless_allowed(seeded: str, tmp_path: Pa
 def test_cli_force_keeps_the_shrink_guard(
     seeded: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from validator.cli.commands import main
+    from validator.cli import main
 
     path = write_bulk(tmp_path / "small.jsonl.gz", fixture_objects()[:5])
     assert main(["sync", "--from", str(path), "--db", seeded, "--force"]) == 2
@@ -1255,7 +1255,7 @@ def test_dns_failure_through_the_real_stack(
     """No mock of requests: the resolver itself fails, as on a machine without network."""
     import socket
 
-    from validator.cli.commands import main
+    from validator.cli import main
 
     def no_dns(*args: Any, **kw: Any):
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
@@ -1316,7 +1316,7 @@ def test_empty_database_says_run_sync(tmp_path: Path, capsys: pytest.CaptureFixt
     import sqlite3
 
     import validator
-    from validator.cli.commands import main
+    from validator.cli import main
     from validator.store.database import DatabaseError, create_schema, make_engine
 
     schema_only = tmp_path / "schema.sqlite3"
@@ -1370,7 +1370,7 @@ def test_sync_waits_a_bounded_time_for_the_write_lock(
     another sync is running, and does not claim to know the database's state."""
     import sqlite3
 
-    from validator.cli.commands import main
+    from validator.cli import main
     from validator.sync import SyncBusy
 
     path = write_bulk(tmp_path / "a.jsonl.gz", fixture_objects())
@@ -1516,7 +1516,7 @@ def test_sync_from_a_pipe_that_is_not_a_bulk_file_keeps_the_database(
 def test_cli_sync_from_a_device_says_what_to_do(
     seeded: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from validator.cli.commands import main
+    from validator.cli import main
 
     assert main(["sync", "--from", "/dev/zero", "--db", seeded]) == 2
     err = capsys.readouterr().err

@@ -1,5 +1,5 @@
 """The `deckcheck` command line: a thin skin over the library API."""
 
-from validator.cli.commands import main
+from validator.cli.main import main
 
 __all__ = ["main"]
