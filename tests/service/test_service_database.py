@@ -93,7 +93,7 @@ def test_info_never_shows_a_database_password(monkeypatch, capsys):
         def info(self):
             return DbInfo(URL, 1, 1, 1, ["modern"], None)
 
-    monkeypatch.setattr(commands, "_open_cards", lambda db, many: Cards())
+    monkeypatch.setattr(commands, "open_cards", lambda db, many: Cards())
     for args in (["info", "--db", URL], ["info", "--json", "--db", URL]):
         assert main(args) == 0
         out = capsys.readouterr().out
