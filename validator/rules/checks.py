@@ -98,6 +98,8 @@ def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
 
 def check_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.4a: at most fifteen sideboard cards; 903.5e: Commander uses no sideboard."""
+    if fmt.sideboard_max and not deck.has(COMPANION) and deck.count(SIDEBOARD) <= fmt.sideboard_max:
+        return []  # most decks: the sideboard's count is kept by the deck, no entry is read
     entries = sideboard_entries(deck, fmt)
     size = sum(e.quantity for e in entries)
     cite = fmt.cite("sideboard")
@@ -180,19 +182,22 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     903.5b: Commander decks are singleton."""
     problems = []
     cite = fmt.cite("copies")
+    format_limit = fmt.copy_limit
     for entries in _copy_groups(deck, fmt):
         card = entries[0].card
-        if (
-            len(entries) == 1
-            and entries[0].entry.quantity == 1
-            and (card.copy_limit is None or card.copy_limit >= 1)
-        ):
-            continue  # one copy: within every limit (formats allow at least 1, formats.py)
-        limit = copy_limit(card, fmt)
-        if limit is None:
+        total = (
+            entries[0].entry.quantity
+            if len(entries) == 1
+            else sum([e.entry.quantity for e in entries])
+        )
+        own = card.copy_limit
+        if total <= (format_limit if own is None else own):
+            # Within the card's own limit, or the format's when it sets none: `copy_limit`
+            # can only lift that (a basic land, "any number"), so most groups of every deck
+            # are decided here without it.
             continue
-        total = entries[0].entry.quantity if len(entries) == 1 else sum(e.quantity for e in entries)
-        if total > limit:
+        limit = copy_limit(card, fmt)
+        if limit is not None and total > limit:
             where = "in the deck" if fmt.is_commander else "in the main deck and sideboard together"
             message = f"{total} copies of {card.name}; at most {limit} allowed {where}"
             as_commander = sum(e.quantity for e in entries if e.section == COMMANDER)
