@@ -517,16 +517,33 @@ def validate(
     _check_cards(cards)
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
+    args = (commanders, rules, bracket, source, as_of, history, resolved_into)
+    if cards is not None:  # the caller's source (a warm index): nothing to open or close
+        return _validate(deck, fmt, cards, *args)
     with _card_source(cards, db) as card_source:
-        _check_legality_key(fmt, card_source)
-        when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
-        prepared = _prepare(deck, when.cards if when else card_source, commanders)
-        report = _report(
-            prepared, prepared.resolved, fmt, source, when, rules=rules, bracket=bracket
-        )
-        if resolved_into is not None:
-            resolved_into.append(prepared.resolved)
-        return report
+        return _validate(deck, fmt, card_source, *args)
+
+
+def _validate(
+    deck: Deck,
+    fmt: FormatRules,
+    card_source: CardSource,
+    commanders: Sequence[str],
+    rules: Sequence[str],
+    bracket: int | None,
+    source: str | None,
+    as_of: date | str | None,
+    history: Any,
+    resolved_into: list[ResolvedDeck] | None,
+) -> Report:
+    """`validate` with its arguments checked and its card source open."""
+    _check_legality_key(fmt, card_source)
+    when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
+    prepared = _prepare(deck, when.cards if when else card_source, commanders)
+    report = _report(prepared, prepared.resolved, fmt, source, when, rules=rules, bracket=bracket)
+    if resolved_into is not None:
+        resolved_into.append(prepared.resolved)
+    return report
 
 
 #: Per card source: the legality keys its card data has (weakly held, like the caches above).
