@@ -21,6 +21,12 @@ from validator.errors import UsageError
 from validator.model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from validator.report import Report, summarize_deck
 from validator.rules.checks import GENERIC_CHECKS
+
+# Imported here, not in check_resolved: every constructed deck runs them, and an import
+# statement in the function costs about a microsecond per deck. Both import only the model
+# and the format rules (the companion predicates and reader stay lazy).
+from validator.rules.commander.constructed import commander_section_as_deck
+from validator.rules.companion import constructed_companion_problems
 from validator.rules.formats import FormatError, FormatRules, get_format, load_formats
 from validator.rules.resolve import can_look_up, meld_result_problem, resolve, suggestions
 from validator.store.source import CardDatabase, CardSource, choose
@@ -240,8 +246,6 @@ def check_resolved(
 
         problems += designate_commanders(deck, fmt, commanders)
     else:  # cards marked as commander are deck cards where there is no commander
-        from validator.rules.commander.constructed import commander_section_as_deck
-
         problems += commander_section_as_deck(deck, fmt)
     for check in GENERIC_CHECKS:
         problems += check(deck, fmt)
@@ -261,8 +265,6 @@ def check_resolved(
         if fmt.brackets or bracket is not None:
             problems += bracket_problems(deck, bracket)
     else:
-        from validator.rules.companion import constructed_companion_problems
-
         problems += constructed_companion_problems(deck, fmt)
     if rules:
         from validator.rules.companion import house_rule_problems
