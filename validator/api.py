@@ -508,7 +508,11 @@ def validate(
     An illegal deck is a Report with `legal` False, never an exception.
     """
     fmt = _format(format, formats)
-    commanders, rules = commander_names(commanders), _strings(rules, "rules")
+    # The defaults (empty tuples: most calls) need no checking; anything else is checked.
+    if type(commanders) is not tuple or commanders:
+        commanders = commander_names(commanders)
+    if type(rules) is not tuple or rules:
+        rules = _strings(rules, "rules")
     check_bracket(
         fmt,
         bracket,

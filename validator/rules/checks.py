@@ -63,9 +63,9 @@ def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         # An unknown name in an MTGO-style sideboard is most likely the commander: it already
         # has its unknown-card problem, so it should not also make the deck "99 cards".
         unresolved_sections += (SIDEBOARD,)
-    size = deck.count(*sections) + sum(
-        e.quantity for e in deck.unresolved if e.section in unresolved_sections
-    )
+    size = deck.count(*sections)
+    if deck.unresolved:  # most decks: every name known, no generator to make
+        size += sum(e.quantity for e in deck.unresolved if e.section in unresolved_sections)
     cite = fmt.cite("deck_size")
     what = "deck including the commander" if fmt.is_commander else "main deck"
     if fmt.max_deck is not None and fmt.max_deck == fmt.min_deck and size != fmt.min_deck:
