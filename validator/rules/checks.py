@@ -66,6 +66,8 @@ def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     size = deck.count(*sections)
     if deck.unresolved:  # most decks: every name known, no generator to make
         size += sum(e.quantity for e in deck.unresolved if e.section in unresolved_sections)
+    if fmt.min_deck <= size and (fmt.max_deck is None or size <= fmt.max_deck):
+        return []  # within the bounds (most decks): no message or citation to make
     cite = fmt.cite("deck_size")
     what = "deck including the commander" if fmt.is_commander else "main deck"
     if fmt.max_deck is not None and fmt.max_deck == fmt.min_deck and size != fmt.min_deck:
@@ -181,7 +183,6 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.2a / 100.4a: at most four of a card by English name over deck and sideboard;
     903.5b: Commander decks are singleton."""
     problems = []
-    cite = fmt.cite("copies")
     format_limit = fmt.copy_limit
     for entries in _copy_groups(deck, fmt):
         card = entries[0].card
@@ -210,7 +211,11 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
                 )
             problems.append(
                 Problem(
-                    "too-many-copies", message, cite, cards=(card.name,), lines=entry_lines(entries)
+                    "too-many-copies",
+                    message,
+                    fmt.cite("copies"),
+                    cards=(card.name,),
+                    lines=entry_lines(entries),
                 )
             )
     return problems
@@ -243,7 +248,6 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     its own legality, not Ancestral Recall's.
     """
     problems = []
-    cite = fmt.cite("card_pool")
     key = fmt.legality
     # the format's own banned / restricted / allowed names, a dated list that is the whole
     # ban list, or legal sets (then rules/sets.py judges the pool, not the legality key)
@@ -254,6 +258,7 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         status = fmt.status(card) if own else card.legalities.get(key, "not_legal")
         if status == "legal":
             continue  # most cards: nothing more to compute
+        cite = fmt.cite("card_pool")
         total = sum(e.quantity for e in group)
         lines = entry_lines(group)
         if status == "banned":
