@@ -16,8 +16,11 @@ Parts (CPU time, since the machine is shared and noisy):
   Targets: CPU at most 0.12 s and within 0.1 s of the sqlite3 baseline; peak RSS at most 30 MB.
 * index: `CardIndex.from_db` of the full card file in a fresh process. Targets: 0.6 s, 60 MB.
 * warm: every deck of the bulk corpus (81,883) through `validate` with a warm `CardIndex`.
-  Targets: 3,000 decks per CPU-second, a 100-card Commander deck at most 1.5x a 75-card deck
-  (medians), p99 at most 2 ms (parse + validate; rendering the text is the benchmark's).
+  Targets: 12,000 decks per CPU-second of `parse_decklist` + `validate` (the deck's text
+  rendered beforehand; the loop as a whole, report hashing included, at least 3,000), a
+  100-card Commander deck at most 1.5x a 75-card deck (medians), p99 at most 2 ms.
+  `--repeat N` runs each tree's warm loop N times, interleaved with the baseline's, and keeps
+  each tree's best (the machine's load changes while they run).
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from common import BULK_DECKS, SHARED_DATA, derived_db  # noqa: E402
 
+#: Warm throughput target: decks judged (parse_decklist + validate) per CPU-second.
+WARM_DECKS_PER_CPU_S = 12_000
 FULL_CARDS = SHARED_DATA / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
 #: The console script pip writes for `deckcheck = "validator.cli:main"`, as a -c program.
 ENTRY_POINT = "import sys; from validator.cli import main; sys.exit(main())"
@@ -245,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", choices=["cold", "index", "warm"], action="append")
     ap.add_argument("--runs", type=int, default=7, help="cold CLI runs per variant")
     ap.add_argument("--sample", type=int, help="warm run over N evenly spaced decks")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="warm runs per tree, interleaved; the best is kept"
+    )
     ap.add_argument("--profile", action="store_true", help="cProfile of the warm loop (top 25)")
     args = ap.parse_args(argv)
     if not BULK_DECKS.is_file() or not FULL_CARDS.is_file():
@@ -313,12 +321,20 @@ def main(argv: list[str] | None = None) -> int:
         extra = ["--sample", str(args.sample)] if args.sample else []
         hashes = {}
         with tempfile.TemporaryDirectory() as tmp:
-            for label, code in codes.items():
-                hashes[label] = Path(tmp) / f"{label.replace(' ', '_')}.txt"
-                r = worker("warm", code, dbs[label], "--hashes", str(hashes[label]), *extra)
+            best: dict[str, dict] = {}
+            for _ in range(args.repeat):  # interleaved: a change of load hits both trees
+                for label, code in codes.items():
+                    hashes[label] = Path(tmp) / f"{label.replace(' ', '_')}.txt"
+                    r = worker("warm", code, dbs[label], "--hashes", str(hashes[label]), *extra)
+                    kept = best.get(label)
+                    if kept is None or r["decks_per_judge_cpu_s"] > kept["decks_per_judge_cpu_s"]:
+                        best[label] = r
+            for label, r in best.items():
                 print(
                     f"  {label:<12} {r['decks']} decks ({r['legal']} legal): "
-                    f"{r['decks_per_cpu_s']:.0f} decks/CPU-s; median {r['median_ms']:.3f} ms, "
+                    f"{r['decks_per_judge_cpu_s']:,.0f} decks per CPU-second judging "
+                    f"({r['judge_cpu_s']:.2f} s), {r['decks_per_cpu_s']:,.0f} with the "
+                    f"report hashing; median {r['median_ms']:.3f} ms, "
                     f"p99 {r['p99_ms']:.3f} ms, max {r['max_ms']:.1f} ms; 75-card median "
                     f"{r['median_75_ms']:.3f} ms ({r['decks_75']}), 100-card Commander median "
                     f"{r['median_cmd100_ms']:.3f} ms ({r['decks_cmd100']}): "
@@ -337,9 +353,16 @@ def main(argv: list[str] | None = None) -> int:
                         f"{r['floor_cmd100_over_75']:.2f}x"
                     )
                     print(f"  {'':<12} {_per_line(r)}")
+                if label == "this code" and "baseline" in best:
+                    ratio = r["decks_per_judge_cpu_s"] / best["baseline"]["decks_per_judge_cpu_s"]
+                    print(f"  {'':<12} {ratio:.2f}x the baseline's decks per CPU-second judging")
                 if label == "this code":
                     for ok, what in (
-                        (r["decks_per_cpu_s"] >= 3000, "3,000 decks per CPU-second"),
+                        (
+                            r["decks_per_judge_cpu_s"] >= WARM_DECKS_PER_CPU_S,
+                            f"{WARM_DECKS_PER_CPU_S:,} decks per CPU-second (parse + validate)",
+                        ),
+                        (r["decks_per_cpu_s"] >= 3000, "3,000 decks per CPU-second, hashing too"),
                         (r["cmd100_over_75"] <= 1.5, "100-card Commander <= 1.5x a 75-card deck"),
                         (r["p99_ms"] <= 2.0, "p99 <= 2 ms"),
                     ):

@@ -21,6 +21,12 @@ from validator.errors import UsageError
 from validator.model import Card, Deck, Problem, ResolvedDeck, Section, Severity
 from validator.report import Report, summarize_deck
 from validator.rules.checks import GENERIC_CHECKS
+
+# Imported here, not in check_resolved: every constructed deck runs them, and an import
+# statement in the function costs about a microsecond per deck. Both import only the model
+# and the format rules (the companion predicates and reader stay lazy).
+from validator.rules.commander.constructed import commander_section_as_deck
+from validator.rules.companion import constructed_companion_problems
 from validator.rules.formats import FormatError, FormatRules, get_format, load_formats
 from validator.rules.resolve import can_look_up, meld_result_problem, resolve, suggestions
 from validator.store.source import CardDatabase, CardSource, choose
@@ -240,8 +246,6 @@ def check_resolved(
 
         problems += designate_commanders(deck, fmt, commanders)
     else:  # cards marked as commander are deck cards where there is no commander
-        from validator.rules.commander.constructed import commander_section_as_deck
-
         problems += commander_section_as_deck(deck, fmt)
     for check in GENERIC_CHECKS:
         problems += check(deck, fmt)
@@ -261,8 +265,6 @@ def check_resolved(
         if fmt.brackets or bracket is not None:
             problems += bracket_problems(deck, bracket)
     else:
-        from validator.rules.companion import constructed_companion_problems
-
         problems += constructed_companion_problems(deck, fmt)
     if rules:
         from validator.rules.companion import house_rule_problems
@@ -506,7 +508,11 @@ def validate(
     An illegal deck is a Report with `legal` False, never an exception.
     """
     fmt = _format(format, formats)
-    commanders, rules = commander_names(commanders), _strings(rules, "rules")
+    # The defaults (empty tuples: most calls) need no checking; anything else is checked.
+    if type(commanders) is not tuple or commanders:
+        commanders = commander_names(commanders)
+    if type(rules) is not tuple or rules:
+        rules = _strings(rules, "rules")
     check_bracket(
         fmt,
         bracket,
@@ -517,16 +523,33 @@ def validate(
     _check_cards(cards)
     if not isinstance(deck, Deck):
         deck = parse_decklist(deck)
+    args = (commanders, rules, bracket, source, as_of, history, resolved_into)
+    if cards is not None:  # the caller's source (a warm index): nothing to open or close
+        return _validate(deck, fmt, cards, *args)
     with _card_source(cards, db) as card_source:
-        _check_legality_key(fmt, card_source)
-        when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
-        prepared = _prepare(deck, when.cards if when else card_source, commanders)
-        report = _report(
-            prepared, prepared.resolved, fmt, source, when, rules=rules, bracket=bracket
-        )
-        if resolved_into is not None:
-            resolved_into.append(prepared.resolved)
-        return report
+        return _validate(deck, fmt, card_source, *args)
+
+
+def _validate(
+    deck: Deck,
+    fmt: FormatRules,
+    card_source: CardSource,
+    commanders: Sequence[str],
+    rules: Sequence[str],
+    bracket: int | None,
+    source: str | None,
+    as_of: date | str | None,
+    history: Any,
+    resolved_into: list[ResolvedDeck] | None,
+) -> Report:
+    """`validate` with its arguments checked and its card source open."""
+    _check_legality_key(fmt, card_source)
+    when = _as_of(as_of if as_of is not None else deck.as_of, card_source, history)
+    prepared = _prepare(deck, when.cards if when else card_source, commanders)
+    report = _report(prepared, prepared.resolved, fmt, source, when, rules=rules, bracket=bracket)
+    if resolved_into is not None:
+        resolved_into.append(prepared.resolved)
+    return report
 
 
 #: Per card source: the legality keys its card data has (weakly held, like the caches above).

@@ -683,9 +683,10 @@ class ResolvedDeck:
         if groups is None:
             groups = index.groups[sections] = {}
             for e in found:
-                group = groups.get(e.card.oracle_id)
+                oid = e.card.oracle_id  # read once: two attribute reads per entry otherwise
+                group = groups.get(oid)
                 if group is None:
-                    groups[e.card.oracle_id] = [e]
+                    groups[oid] = [e]
                 else:
                     group.append(e)
         return groups

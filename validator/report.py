@@ -182,8 +182,9 @@ def summarize_deck(report: Report, deck: Any) -> None:
     report.deck_name = deck.deck.name
     report.input_format = deck.deck.input_format
     report.commander_source = deck.deck.commander_source
-    report.attractions = sum(e.quantity for e in getattr(deck, "attractions", ()))
-    report.sticker_sheets = sum(e.quantity for e in getattr(deck, "sticker_sheets", ()))
+    # Lists, not generators: most decks have neither, and an empty list sums for less.
+    report.attractions = sum([e.quantity for e in getattr(deck, "attractions", ())])
+    report.sticker_sheets = sum([e.quantity for e in getattr(deck, "sticker_sheets", ())])
     report.readings = list(getattr(deck, "readings", ()))
 
 

@@ -125,13 +125,16 @@ def _parse(data: str | bytes, forced: str | None, filename: str | None, size: in
     return parse_text(decode_text(data), forced)
 
 
+#: Issue codes that are notes or warnings, not a line that could not be read.
+_NOT_ERRORS = NOTE_CODES | WARNING_CODES
+
+
 def _something_to_judge(deck: Deck) -> Deck:
     """Refuse an input without a single card line (an empty file, only comments or headers, a
     CSV header, an empty XML or JSON deck): there is nothing to judge, as for `{}` (exit 2),
     not an empty deck to call illegal. A line that names a card in any section, or that could
     not be read (an error on its line), is something to judge; notes alone are not."""
-    notes = NOTE_CODES | WARNING_CODES
-    if deck.entries or any(issue.code not in notes for issue in deck.issues):
+    if deck.entries or any(issue.code not in _NOT_ERRORS for issue in deck.issues):
         return deck
     raise NoCardLines(
         f"no card lines found ({deck.input_format or 'text'} input): nothing to judge; "

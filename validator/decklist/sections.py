@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-from validator.model import Deck, Section
+from validator.model import IGNORED, Deck, Section
 
 DECK: Final = "deck"
 SUPPLEMENTARY: Final = "supplementary"
@@ -146,6 +146,7 @@ def not_counted(deck: Deck) -> list[dict[str, Any]]:
     """Every card the reader put outside the counted sections (a maybeboard, tokens, a planar
     deck...), as the report lists it: quantity, name, the section as the input named it, its
     kind, and its line (text, CSV, XML) or path (JSON)."""
+    # IGNORED, the module name: `Section.IGNORED` goes through the enum class on each line
     return [
         {
             "quantity": e.quantity,
@@ -156,5 +157,5 @@ def not_counted(deck: Deck) -> list[dict[str, Any]]:
             "where": e.where,
         }
         for e in deck.entries
-        if e.section is Section.IGNORED
+        if e.section is IGNORED
     ]

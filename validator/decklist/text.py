@@ -668,16 +668,20 @@ def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[
       3. else a first commander block; else none.
     """
     bounds = [0, *starts, len(unmarked)]
-    blocks = [unmarked[start:end] for start, end in zip(bounds, bounds[1:]) if start < end]
-    if len(blocks) < 2:
+    spans = [(start, end) for start, end in zip(bounds, bounds[1:]) if start < end]
+    if len(spans) < 2:
         return []
-    cards = [sum([entry.quantity for entry in block]) for block in blocks]
+    # Each entry's quantity read once, each block summed from a slice (every MTGO deck
+    # comes here: one pass over the entries, not one per block).
+    quantities = [entry.quantity for entry in unmarked]
+    cards = [sum(quantities[start:end]) for start, end in spans]
+    first, last = unmarked[slice(*spans[0])], unmarked[slice(*spans[-1])]
     before = sum(cards[:-1])
     commander_first = cards[0] <= _MAX_COMMANDERS
-    if len(blocks) == 2:  # MTGO's shape: the deck, a blank line, the sideboard
-        return blocks[0] if cards[-1] > before and commander_first else blocks[-1]
+    if len(spans) == 2:  # MTGO's shape: the deck, a blank line, the sideboard
+        return first if cards[-1] > before and commander_first else last
     if commander_first and cards[-1] > _MAX_COMMANDERS and sum(cards) in _COMMANDER_TOTALS:
-        return blocks[0]
+        return first
     if cards[-1] <= before and (cards[-1] <= _MAX_SIDEBOARD or before >= _MIN_MAIN):
-        return blocks[-1]
-    return blocks[0] if commander_first else []
+        return last
+    return first if commander_first else []

@@ -63,9 +63,11 @@ def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         # An unknown name in an MTGO-style sideboard is most likely the commander: it already
         # has its unknown-card problem, so it should not also make the deck "99 cards".
         unresolved_sections += (SIDEBOARD,)
-    size = deck.count(*sections) + sum(
-        e.quantity for e in deck.unresolved if e.section in unresolved_sections
-    )
+    size = deck.count(*sections)
+    if deck.unresolved:  # most decks: every name known, no generator to make
+        size += sum(e.quantity for e in deck.unresolved if e.section in unresolved_sections)
+    if fmt.min_deck <= size and (fmt.max_deck is None or size <= fmt.max_deck):
+        return []  # within the bounds (most decks): no message or citation to make
     cite = fmt.cite("deck_size")
     what = "deck including the commander" if fmt.is_commander else "main deck"
     if fmt.max_deck is not None and fmt.max_deck == fmt.min_deck and size != fmt.min_deck:
@@ -98,6 +100,8 @@ def check_deck_size(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
 
 def check_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.4a: at most fifteen sideboard cards; 903.5e: Commander uses no sideboard."""
+    if fmt.sideboard_max and not deck.has(COMPANION) and deck.count(SIDEBOARD) <= fmt.sideboard_max:
+        return []  # most decks: the sideboard's count is kept by the deck, no entry is read
     entries = sideboard_entries(deck, fmt)
     size = sum(e.quantity for e in entries)
     cite = fmt.cite("sideboard")
@@ -179,20 +183,22 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     """CR 100.2a / 100.4a: at most four of a card by English name over deck and sideboard;
     903.5b: Commander decks are singleton."""
     problems = []
-    cite = fmt.cite("copies")
+    format_limit = fmt.copy_limit
     for entries in _copy_groups(deck, fmt):
         card = entries[0].card
-        if (
-            len(entries) == 1
-            and entries[0].entry.quantity == 1
-            and (card.copy_limit is None or card.copy_limit >= 1)
-        ):
-            continue  # one copy: within every limit (formats allow at least 1, formats.py)
-        limit = copy_limit(card, fmt)
-        if limit is None:
+        total = (
+            entries[0].entry.quantity
+            if len(entries) == 1
+            else sum([e.entry.quantity for e in entries])
+        )
+        own = card.copy_limit
+        if total <= (format_limit if own is None else own):
+            # Within the card's own limit, or the format's when it sets none: `copy_limit`
+            # can only lift that (a basic land, "any number"), so most groups of every deck
+            # are decided here without it.
             continue
-        total = entries[0].entry.quantity if len(entries) == 1 else sum(e.quantity for e in entries)
-        if total > limit:
+        limit = copy_limit(card, fmt)
+        if limit is not None and total > limit:
             where = "in the deck" if fmt.is_commander else "in the main deck and sideboard together"
             message = f"{total} copies of {card.name}; at most {limit} allowed {where}"
             as_commander = sum(e.quantity for e in entries if e.section == COMMANDER)
@@ -205,7 +211,11 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
                 )
             problems.append(
                 Problem(
-                    "too-many-copies", message, cite, cards=(card.name,), lines=entry_lines(entries)
+                    "too-many-copies",
+                    message,
+                    fmt.cite("copies"),
+                    cards=(card.name,),
+                    lines=entry_lines(entries),
                 )
             )
     return problems
@@ -238,7 +248,6 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
     its own legality, not Ancestral Recall's.
     """
     problems = []
-    cite = fmt.cite("card_pool")
     key = fmt.legality
     # the format's own banned / restricted / allowed names, a dated list that is the whole
     # ban list, or legal sets (then rules/sets.py judges the pool, not the legality key)
@@ -249,6 +258,7 @@ def check_card_pool(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
         status = fmt.status(card) if own else card.legalities.get(key, "not_legal")
         if status == "legal":
             continue  # most cards: nothing more to compute
+        cite = fmt.cite("card_pool")
         total = sum(e.quantity for e in group)
         lines = entry_lines(group)
         if status == "banned":

@@ -236,9 +236,12 @@ CITATION_KEYS = (
 )
 
 
+@functools.lru_cache(maxsize=1024)
 def format_key(name: str) -> str:
     """The one spelling of a format name: case, spaces, hyphens, underscores and slashes do
-    not matter (`standard-brawl`, `Standard_Brawl` and `standardbrawl` are one format)."""
+    not matter (`standard-brawl`, `Standard_Brawl` and `standardbrawl` are one format).
+    Cached (bounded): every validation names its format, and a regex costs more than the
+    rest of finding it."""
     return re.sub(r"[\s_\-/]+", "", name.strip().lower())
 
 
@@ -502,7 +505,8 @@ ALIASES = {
 def get_format(name: str, formats: Mapping[str, FormatRules] | None = None) -> FormatRules:
     """The format called `name` (any case; hyphens, underscores and spaces ignored; common
     aliases such as EDH). Raises FormatError listing the known formats."""
-    formats = formats if formats is not None else load_formats()
+    # The built-in formats read, not copied as load_formats() copies them for its callers.
+    formats = formats if formats is not None else _builtin()[0]
     key = format_key(name)
     if key not in formats:
         key = ALIASES.get(key, key)

@@ -296,9 +296,15 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: FormatRules) -> list
     companions are checked (error when the condition fails); undeclared companion cards in the
     sideboard get an INFO note saying whether their condition holds.
     """
+    if not deck.has(Section.COMPANION) and all(
+        [e.card.companion_condition is None for e in deck.cards_in(Section.SIDEBOARD)]
+    ):
+        # No companion card declared or in the sideboard: nothing to check (most decks),
+        # decided without `companion_cards`, which also reads every main-deck card.
+        return []
     slots = companion_cards(deck)
     if not slots.declared and not slots.sideboard:
-        return []  # no companion card: nothing to check (most decks)
+        return []
     # Imported here, not at the top: a deck with no companion card (the cold CLI) skips them.
     from validator.rules.companion.predicates import MAX_LISTED, StartingDeck, TypesOf
 
