@@ -61,6 +61,9 @@ _FORMAT = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 _LATIN_MARKS = re.compile("(?<=[A-Za-z])[\u0300-\u036f]+")
 _SPLIT = re.compile(r"\s*/{1,2}\s*")
 _SPACES = re.compile(r"\s+")
+#: Whitespace `_SPACES` would change (any but a space, or two spaces): most names have none,
+#: and a search costs less than a substitution.
+_ODD_SPACES = re.compile(r"[^\S ]|  ")
 _KANA_OR_DASH = re.compile(f"[{_KANA}]")
 
 
@@ -87,7 +90,9 @@ def fold_printed(name: str) -> str:
             text = text.replace("ё", "е").replace("Ё", "Е")
     elif "`" in text:
         text = text.replace("`", "'")
-    text = _SPACES.sub(" ", text).strip().casefold()
+    if _ODD_SPACES.search(text):
+        text = _SPACES.sub(" ", text)
+    text = text.strip().casefold()
     if "/" in text:
         text = _SPLIT.sub(" // ", text)
     return text
