@@ -61,9 +61,6 @@ _FORMAT = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 _LATIN_MARKS = re.compile("(?<=[A-Za-z])[\u0300-\u036f]+")
 _SPLIT = re.compile(r"\s*/{1,2}\s*")
 _SPACES = re.compile(r"\s+")
-#: Whitespace `_SPACES` would change (any but a space, or two spaces): most names have none,
-#: and a search costs less than a substitution.
-_ODD_SPACES = re.compile(r"[^\S ]|  ")
 _KANA_OR_DASH = re.compile(f"[{_KANA}]")
 
 
@@ -71,6 +68,10 @@ _KANA_OR_DASH = re.compile(f"[{_KANA}]")
 def fold_printed(name: str) -> str:
     """The key a printed name is stored and looked up by (see the module's docstring)."""
     text = unicodedata.normalize("NFKC", name)
+    # Most names hold no control, format or whitespace character but the space (a printable
+    # name): their checks for format characters and odd whitespace are skipped (no step below
+    # adds one of them).
+    printable = text.isprintable()
     if not text.isascii():
         if "(" in text:
             text = _FURIGANA.sub("", text)
@@ -78,7 +79,7 @@ def fold_printed(name: str) -> str:
             text = text.translate(_CHARACTERS)
         if _KANA_OR_DASH.search(text):
             text = _LONG_VOWEL.sub("ー", text)
-        if _FORMAT.search(text):
+        if not printable and _FORMAT.search(text):
             text = _FORMAT.sub("", text)
         if _LATIN_ACCENTED.search(text):
             # Accents of Latin letters only (é, ñ, ç): a kana's voicing mark or the Cyrillic
@@ -90,7 +91,7 @@ def fold_printed(name: str) -> str:
             text = text.replace("ё", "е").replace("Ё", "Е")
     elif "`" in text:
         text = text.replace("`", "'")
-    if _ODD_SPACES.search(text):
+    if not printable or "  " in text:
         text = _SPACES.sub(" ", text)
     text = text.strip().casefold()
     if "/" in text:
