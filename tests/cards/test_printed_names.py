@@ -35,6 +35,11 @@ from validator.cards.printed import fold_printed, script_of
         ("Ёж", "ёж"),
         # split names, as English ones
         ("火/氷", "火 // 氷"),
+        # runs of whitespace of any kind read as one space; none at either end
+        ("Vortici  d'Etere", "Vortici d'Etere"),
+        ("Vortici\td'Etere ", "Vortici d'Etere"),
+        ("\u00a0Relámpago\u3000 \n", "Relámpago"),
+        ("稲妻 \u2003 x", "稲妻 x"),
     ],
 )
 def test_typed_forms_fold_to_the_printed_name(typed, printed):

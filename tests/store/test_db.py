@@ -21,6 +21,7 @@ from validator.store.database import (
     LegalitySetRow,
     MetaRow,
     NameRow,
+    PrintedNameRow,
     PrintingRow,
     card_batches,
     create_schema,
@@ -29,6 +30,7 @@ from validator.store.database import (
     make_engine,
     refresh_aliases,
     write_batches,
+    write_printed_names,
     write_printings,
 )
 
@@ -293,6 +295,37 @@ def test_generic_insert_path_matches_the_sqlite_fast_path(
     assert a == b and len(a) >= len(cards) - 1
     fast.dispose()
     generic.dispose()
+
+
+@pytest.mark.parametrize("count", [0, 1, 49, 50, 51, 1001])
+@pytest.mark.parametrize("sqlite_fast_path", [True, False])
+def test_printed_names_are_written_as_given(
+    engine, monkeypatch: pytest.MonkeyPatch, count: int, sqlite_fast_path: bool
+) -> None:
+    """Printed names go to SQLite many rows per INSERT, a last statement taking the rows
+    left over: every row reads back as given, whatever the count, as through SQLAlchemy's
+    insert; a second write replaces the first."""
+    import validator.store.database as db_module
+
+    if not sqlite_fast_path:
+        real_init = db_module._RowWriter.__init__
+
+        def generic_init(self, conn):
+            real_init(self, conn)
+            self.sqlite = False
+
+        monkeypatch.setattr(db_module._RowWriter, "__init__", generic_init)
+    rows = [
+        (f"名前{i % 97} {i}", f"oid-{i % 13}", ("ja", "fr", "de")[i % 3], i % 3, f"Name {i}")
+        for i in range(count)
+    ]
+    t = PrintedNameRow.__table__
+    with engine.begin() as conn:
+        assert write_printed_names(conn, [("old", "oid-x", "it", 0, "Vecchio")]) == 1
+        assert write_printed_names(conn, reversed(rows)) == count
+    with engine.connect() as conn:
+        stored = sorted(tuple(r) for r in conn.execute(select(t)))
+    assert stored == sorted(rows)
 
 
 def test_changes_to_and_from_not_legal_with_sparse_rows(engine) -> None:

@@ -37,7 +37,11 @@ _KANA = "\u3041-\u3096\u30a1-\u30fa"
 # carry them: 幽（ゆう）霊（れい）暗殺者). After NFKC the parentheses are ASCII.
 _FURIGANA = re.compile(rf"(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヶ])\([{_KANA}ー]+\)")
 # The long-vowel mark after kana, as people type it: a hyphen, a dash, a box-drawing line, a wave.
-_LONG_VOWEL = re.compile(rf"(?<=[{_KANA}ー])[-~\u2010-\u2015\u2212\u2500\u2501\u301c\uff5e]")
+_LONG_VOWEL_TYPED = "-~\u2010-\u2015\u2212\u2500\u2501\u301c\uff5e"
+_LONG_VOWEL = re.compile(rf"(?<=[{_KANA}ー])[{_LONG_VOWEL_TYPED}]")
+#: Any of those marks: most names (kana or not) hold none, and a search of one character class
+#: costs less than `_LONG_VOWEL`'s look-behind at every character.
+_DASH = re.compile(f"[{_LONG_VOWEL_TYPED}]")
 # One table: the apostrophe, quote and dash variants as the English folding writes them (not
 # its letters: ß and ø are letters of their own in German and Danish names), the guillemets,
 # and the middle dots (katakana, Latin, bullet, hyphenation point, dot operators) as the
@@ -61,21 +65,24 @@ _FORMAT = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 _LATIN_MARKS = re.compile("(?<=[A-Za-z])[\u0300-\u036f]+")
 _SPLIT = re.compile(r"\s*/{1,2}\s*")
 _SPACES = re.compile(r"\s+")
-_KANA_OR_DASH = re.compile(f"[{_KANA}]")
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def fold_printed(name: str) -> str:
     """The key a printed name is stored and looked up by (see the module's docstring)."""
     text = unicodedata.normalize("NFKC", name)
+    # Most names hold no control, format or whitespace character but the space (a printable
+    # name): their checks for format characters and odd whitespace are skipped (no step below
+    # adds one of them).
+    printable = text.isprintable()
     if not text.isascii():
         if "(" in text:
             text = _FURIGANA.sub("", text)
         if _TRANSLATED.search(text):
             text = text.translate(_CHARACTERS)
-        if _KANA_OR_DASH.search(text):
+        if _DASH.search(text):
             text = _LONG_VOWEL.sub("ー", text)
-        if _FORMAT.search(text):
+        if not printable and _FORMAT.search(text):
             text = _FORMAT.sub("", text)
         if _LATIN_ACCENTED.search(text):
             # Accents of Latin letters only (é, ñ, ç): a kana's voicing mark or the Cyrillic
@@ -87,7 +94,9 @@ def fold_printed(name: str) -> str:
             text = text.replace("ё", "е").replace("Ё", "Е")
     elif "`" in text:
         text = text.replace("`", "'")
-    text = _SPACES.sub(" ", text).strip().casefold()
+    if not printable or "  " in text:
+        text = _SPACES.sub(" ", text)
+    text = text.strip().casefold()
     if "/" in text:
         text = _SPLIT.sub(" // ", text)
     return text

@@ -7,6 +7,7 @@ Only portable SQL: the same code runs on the default SQLite file and on any SQLA
 
 from __future__ import annotations
 
+import itertools
 import json
 import operator
 import os
@@ -1305,16 +1306,28 @@ class _RowWriter:
             return driver.execute(statement, params or {}).fetchall()
         return [tuple(r) for r in self.conn.execute(text(statement), params or {})]
 
-    def insert(self, table: Any, rows: list[tuple[Any, ...]]) -> None:
+    def insert(self, table: Any, rows: list[tuple[Any, ...]], *, per_statement: int = 1) -> None:
+        """`per_statement` > 1: on SQLite, that many rows in each INSERT's VALUES (the driver
+        binds and steps a statement per row of executemany: many small rows cost that more
+        than the inserts themselves)."""
         if not rows:
             return
         cols = [c.name for c in table.columns]
         if self.sqlite:
-            self.conn.exec_driver_sql(
-                f"INSERT INTO {table.name} ({', '.join(cols)}) "
-                f"VALUES ({', '.join('?' * len(cols))})",
-                rows,
-            )
+            one = f"({', '.join('?' * len(cols))})"
+            head = f"INSERT INTO {table.name} ({', '.join(cols)}) VALUES "
+            whole = len(rows) - len(rows) % per_statement if per_statement > 1 else 0
+            if whole:
+                flat = itertools.chain.from_iterable
+                self.conn.exec_driver_sql(
+                    head + ", ".join([one] * per_statement),
+                    [
+                        tuple(flat(rows[i : i + per_statement]))
+                        for i in range(0, whole, per_statement)
+                    ],
+                )
+            if whole < len(rows):
+                self.conn.exec_driver_sql(head + one, rows[whole:])
         else:
             self.conn.execute(insert(table), [dict(zip(cols, r)) for r in rows])
 
@@ -1325,17 +1338,14 @@ def write_printed_names(conn: Connection, rows: Iterable[tuple[str, str, str, in
     part, name), each key once. Returns the row count."""
     t = PrintedNameRow.__table__
     conn.execute(delete(t))
-    writer, batch, count = _RowWriter(conn), [], 0
-    ordered = list(rows)
-    ordered.sort()  # key order: SQLite appends to the b-tree (see `NameRow`)
-    for row in ordered:
-        batch.append(row)
-        if len(batch) >= 5000:
-            writer.insert(t, batch)
-            count += len(batch)
-            batch = []
-    writer.insert(t, batch)
-    return count + len(batch)
+    writer = _RowWriter(conn)
+    # In the order of the first key column: SQLite then appends to the b-tree (see `NameRow`).
+    # Rows of one folded name stay in the order given (a few, on neighbouring pages): sorting
+    # by the string alone costs half what comparing whole rows does.
+    ordered = sorted(rows, key=operator.itemgetter(0))
+    for start in range(0, len(ordered), 20000):
+        writer.insert(t, ordered[start : start + 20000], per_statement=50)
+    return len(ordered)
 
 
 def write_printings(

@@ -34,13 +34,14 @@ Row = tuple[str, str, str, int, str]
 class PrintedNames:
     """What a read of an all_cards file kept, and what it skipped (the sync's summary)."""
 
-    rows: dict[tuple[str, str, str, int], str] = field(default_factory=dict)
+    #: (folded, oracle_id, lang, part) -> its row: the first name read of each key.
+    rows: dict[tuple[str, str, str, int], Row] = field(default_factory=dict)
     #: Distinct (oracle id, language, printed name) of cards the oracle data does not hold.
     skipped: set[tuple[str, str, str]] = field(default_factory=set)
     languages: set[str] = field(default_factory=set)
 
     def row_list(self) -> list[Row]:
-        return [(f, oid, lang, part, name) for (f, oid, lang, part), name in self.rows.items()]
+        return list(self.rows.values())
 
 
 def parse_languages(text: str) -> set[str] | None:
@@ -81,31 +82,41 @@ def read_printed_names(
     # bounded cache's bookkeeping: the names kept bound this dict as they bound `rows`.
     fold = fold_printed.__wrapped__
     folds: dict[str, str] = {}
+    langs: dict[str, str] = {}  # one string per language code, not one per row
     for position, obj in iter_bulk_file(path, stats, on_read, name=name, keys=KEYS):
         lang = obj.get("lang")
         oid = obj.get("oracle_id")
         faces = obj.get("card_faces")
-        if faces is not None and not isinstance(faces, list):
-            raise SyncError(f"{name}, {position}: card_faces is not a list")
-        if not oid and faces:
-            oid = next(
-                (f.get("oracle_id") for f in faces if isinstance(f, dict) and f.get("oracle_id")),
-                None,
-            )
+        if faces is not None:
+            if not isinstance(faces, list):
+                raise SyncError(f"{name}, {position}: card_faces is not a list")
+            if not oid and faces:
+                oid = next(
+                    (
+                        f.get("oracle_id")
+                        for f in faces
+                        if isinstance(f, dict) and f.get("oracle_id")
+                    ),
+                    None,
+                )
         if type(lang) is not str or type(oid) is not str or not lang or not oid:
-            key = "lang" if type(lang) is not str or not lang else "oracle_id"
+            missing = "lang" if type(lang) is not str or not lang else "oracle_id"
             raise SyncError(
-                f"{name}, {position}: no {key!r} in the card object; an all_cards file "
+                f"{name}, {position}: no {missing!r} in the card object; an all_cards file "
                 "(Scryfall's bulk data of every printing in every language) has it on "
                 "every card"
             )
         if languages is not None and lang not in languages and lang != "en":
             continue
         if faces or lang == "en":
-            names = _names(obj, faces or (), lang)
+            names: Any = _names(obj, faces or (), lang)
         else:  # the common object: one face, another language
             printed = obj.get("printed_name")
-            names = [(0, printed)] if printed else []
+            if not printed:
+                continue
+            names = ((0, printed),)
+        card_id = same.get(oid)
+        lang = langs.setdefault(lang, lang)
         for part, printed in names:
             if type(printed) is not str or len(printed) > MAX_NAME or "\x00" in printed:
                 continue
@@ -114,11 +125,12 @@ def read_printed_names(
                 folded = folds[printed] = fold(printed)
             if not folded:
                 continue
-            card_id = same.get(oid)
             if card_id is None:
                 skipped.add((oid, lang, printed))
                 continue
-            rows.setdefault((folded, card_id, lang, part), printed)
+            key = (folded, card_id, lang, part)
+            if key not in rows:
+                rows[key] = (folded, card_id, lang, part, printed)
             seen_languages.add(lang)
     return out
 
