@@ -37,6 +37,20 @@ def test_reports_validate_against_the_schema(core_db, name):
     validate_against_schema(report.to_dict())
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4 稲妻\n56 Mountain\n",  # a printed name
+        "4 《稲妻/Lightning Bolt》\n56 Mountain\n",  # a bilingual shop line
+        "4 Zwang\n56 Mountain\n",  # a printed name of two cards: unconfirmed
+    ],
+)
+def test_reports_of_names_read_another_way_validate(localized_db, text):
+    report = validator.validate(text, "vintage", db=localized_db).to_dict()
+    assert report.get("names_read") or report["verdict"] == "unconfirmed"
+    validate_against_schema(report)
+
+
 def test_reports_of_every_format_and_as_of_a_month_validate(core_db):
     text = DECKS["illegal"][0]
     reports = validator.check_formats(text, db=core_db)
