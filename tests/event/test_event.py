@@ -464,6 +464,22 @@ def test_html_is_self_contained_escaped_and_ordered(folder, core_db, capsys, tmp
     assert "card data synced" in page and "legality as of" in page
 
 
+def test_html_names_the_cards_a_deck_lists_outside_its_counted_sections(
+    folder, core_db, capsys, tmp_path
+):
+    """A maybeboard's cards are not counted, and the organizer's page says so by name."""
+    (folder / "bob" / "deck.txt").write_text(
+        ILLEGAL_MODERN + "\nMaybeboard\n1 Black Lotus\n", encoding="utf-8"
+    )
+    out = tmp_path / "r.html"
+    run(
+        capsys, "validate", str(folder), "--format", "modern", "--db", core_db, "--report", str(out)
+    )
+    page = out.read_text(encoding="utf-8")
+    line = len(ILLEGAL_MODERN.splitlines()) + 3
+    assert f"not counted: 1 Black Lotus (Maybeboard, line {line})" in page
+
+
 def test_html_lists_legal_decks_whose_date_is_near_a_change(folder, core_db, capsys, tmp_path):
     out = tmp_path / "r.html"
     (folder / "bob" / "deck.txt").write_text(

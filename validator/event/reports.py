@@ -19,7 +19,7 @@ from validator.history.provenance import (
     synced_shown,
 )
 from validator.model import Severity
-from validator.report import SCHEMA, escape_controls, settle_lines, shown_lines
+from validator.report import SCHEMA, escape_controls, not_counted_lines, settle_lines, shown_lines
 
 #: Notes the HTML page shows although they are information: the verdict rests on a date.
 DATE_NOTES = frozenset({"legality-date-uncertain"})
@@ -456,6 +456,12 @@ def _deck_sections(decks: list[DeckResult], short: dict[str, str]) -> list[str]:
         out.append("</ul>")
         # What could not be checked, and what would settle it (an unconfirmed verdict's).
         out += [f'<div class="meta">{_e(line.strip())}</div>' for line in settle_lines(report)]
+        # Cards the list names outside the counted sections (a maybeboard, tokens): said,
+        # never silently dropped.
+        out += [
+            f'<div class="meta">{_e(line.strip())}</div>'
+            for line in not_counted_lines(report.not_counted)
+        ]
         out.append("</section>")
     return out
 
