@@ -40,7 +40,6 @@ def json_schema() -> dict[str, Any]:
 #: A report's verdicts (`Report.verdict`): "unconfirmed" when every error is one deckcheck
 #: cannot decide (validator/codes.py `undecidable`); `legal` is False for both others.
 LEGAL, ILLEGAL, UNCONFIRMED = "legal", "illegal", "unconfirmed"
-VERDICTS = (LEGAL, ILLEGAL, UNCONFIRMED)
 
 #: `deckcheck check-formats --json`: one deck against every format (same rules as SCHEMA).
 CHECK_FORMATS_SCHEMA = "deckcheck.check-formats/1"

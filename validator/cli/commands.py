@@ -426,8 +426,6 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_recheck(args: argparse.Namespace) -> int:
-    import json
-
     from validator.rechecking import recheck
     from validator.rechecking.output import REPORT_KINDS, render_text, write_report
 
@@ -444,7 +442,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     )
     # STATE is committed from here on: a report or notice that fails does not undo it.
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        print_json(result.to_dict())
     else:
         print(render_text(result))
     if args.report:
