@@ -96,13 +96,6 @@ def cache_info() -> dict[str, Any]:
     }
 
 
-# The row helpers are the re-check's (validator/rechecking/rows.py): one reading of a deck row.
-_fields = row_fields
-_not_a_row = not_a_row
-_blank = blank
-_id_text = id_text
-
-
 def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """One report row for one deck row (see the module doc). It never raises: a row that
     stops deckcheck from judging the deck (not a mapping, an unreadable decklist, an unknown
@@ -122,9 +115,9 @@ def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str
         "verdict": None,
     }
     try:
-        fields = _fields(row)
+        fields = row_fields(row)
         if fields is None:
-            out["failure"] = _not_a_row(row)
+            out["failure"] = not_a_row(row)
             return out
         out["id"], out["format"] = fields.get("id"), fields.get("format")
         _judge(fields, out, db)
@@ -155,17 +148,17 @@ def _judge(
     deck_id, fmt = out["id"], out["format"]
     try:
         text = deck_text(fields)
-        if _blank(fmt):
+        if blank(fmt):
             raise ValueError("the row has no format")
         options: dict[str, Any] = {}
         as_of = fields.get("as_of")
-        if not _blank(as_of):
+        if not blank(as_of):
             options["as_of"] = as_of
         report = validate(
             parse_decklist(text),
             str(fmt),
             cards=card_index(db),
-            source=_id_text(deck_id),
+            source=id_text(deck_id),
             **options,
         )
     except (DeckcheckError, ValueError) as exc:
@@ -194,7 +187,7 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
     """Validate one partition of decks into report rows.
 
     A pandas DataFrame (a Dask dataframe partition) gives a DataFrame with the columns of
-    `REPORT_FIELDS` and the dtypes of `REPORT_META` (`id` as text, see `_id_text`; `legal`
+    `REPORT_FIELDS` and the dtypes of `REPORT_META` (`id` as text, see `id_text`; `legal`
     nullable boolean); any other iterable of rows (dicts, PySpark Rows: a Dask bag partition,
     a Spark partition) gives a list of dicts, `id` as the row has it. `db` is the card database every worker reads (a
     path or URL; default `DECKCHECK_DB`)."""
@@ -203,7 +196,7 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
 
         rows = [validate_row(r, db) for r in partition.to_dict("records")]
         for row in rows:  # each id as text, before pandas makes [1, 2, None] floats
-            row["id"] = _id_text(row["id"])
+            row["id"] = id_text(row["id"])
         frame = pd.DataFrame(rows, columns=list(REPORT_FIELDS))
         return frame.astype(REPORT_META)
     return list(validate_rows(partition, db))
@@ -344,7 +337,7 @@ def recheck_partition(
         sync = rec["sync_id"]
         stored[rec["id"]] = StoredDeck(
             no, rec["format"], rec["legality"], bytes.fromhex(rec["digest"]), rec["verdict"],
-            None if _blank(sync) else int(sync), rec["judged_on"], int(rec["flags"]),
+            None if blank(sync) else int(sync), rec["judged_on"], int(rec["flags"]),
         )  # fmt: skip
         full[rec["id"]] = rec
 
@@ -364,11 +357,7 @@ def recheck_partition(
         decks_with,
         key=lambda s: s.deck_no,
         settled=settled_decks(
-            {
-                i: json.loads(r["open_names"])
-                for i, r in full.items()
-                if not _blank(r["open_names"])
-            },
+            {i: json.loads(r["open_names"]) for i, r in full.items() if not blank(r["open_names"])},
             _index_of_sync(db, plan_info["sync_id"]),
         )
         if plan_info["sync_id"] != plan_info["checked_sync"]
@@ -465,7 +454,7 @@ def recheck_dataframe(
     for key, counts in totals.iterrows():
         result.summary[str(key)] = FormatSummary(**{c: int(counts[c]) for c in counters})
     for rec in found.compute().to_dict("records"):
-        if not _blank(rec["change"]):
+        if not blank(rec["change"]):
             c = json.loads(rec["change"])
             problems = tuple(
                 ProblemChange(p["change"], p["code"], tuple(p["cards"]), p["message"], p["cause"])
@@ -474,9 +463,9 @@ def recheck_dataframe(
             result.changed.append(
                 ChangedDeck(c["id"], c["format"], c["old_verdict"], c["new_verdict"], problems)
             )
-        if not _blank(rec["failure"]):
+        if not blank(rec["failure"]):
             where, _, why = str(rec["failure"]).partition(": ")
-            result.failures.append(RowFailure(None if _blank(rec["id"]) else rec["id"], where, why))
+            result.failures.append(RowFailure(None if blank(rec["id"]) else rec["id"], where, why))
     result.changed.sort(key=lambda c: c.id)
     return result
 
