@@ -242,10 +242,11 @@ def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str
     """What every partition of a re-check needs to know, computed once on the client and
     shipped with the tasks (small: the changes since STATE's last check, not the cards)."""
     import datetime as dt
+    from dataclasses import astuple
 
     from validator.api import open_db
-    from validator.history.changes import changes_after, sync_days
-    from validator.rechecking.run import rules_digest
+    from validator.history.changes import sync_days
+    from validator.rechecking.run import logged_changes, rules_digest
 
     info: dict[str, Any] = {}
     if state is not None and os.path.exists(os.path.join(os.fspath(state), STATE_INFO)):
@@ -256,7 +257,7 @@ def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str
         days = sync_days(database)
         sync_id = max(days, default=None)
         checked = info.get("checked_sync")
-        changes = changes_after(database, checked, days) if info else []
+        changes = logged_changes(database, checked, days) if info else []
     finally:
         database.close()
     return {
@@ -265,18 +266,8 @@ def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str
         "checked_sync": checked,
         "everything": bool(info) and info.get("rules") != rules_digest(),
         "today": dt.date.today().isoformat(),
-        "changes": [
-            [
-                c["oracle_id"],
-                c["name"],
-                c["format"],
-                c["old_status"],
-                c["new_status"],
-                c["sync_id"],
-                c["card_data"],
-            ]
-            for c in changes
-        ],  # fmt: skip
+        # Change's fields in order (`plan.Change(*c)` in the workers): plain lists ship light.
+        "changes": [list(astuple(c)) for c in changes],
     }
 
 
