@@ -417,7 +417,6 @@ def recheck_dataframe(
     from validator.rechecking.records import (
         ChangedDeck,
         FormatSummary,
-        ProblemChange,
         RecheckResult,
         RowFailure,
     )
@@ -438,7 +437,7 @@ def recheck_dataframe(
             },
             f,
         )
-    counters = ["checked", "rejudged", "new", "newly_illegal", "newly_legal", "newly_unconfirmed"]
+    counters = list(FormatSummary().to_dict())  # its fields, the 0/1 columns of RECHECK_META
     totals = out[out["checked"] == 1].groupby("format")[counters].sum().compute()
     found = out[~out["change"].isna() | ~out["failure"].isna()][["id", "change", "failure"]]
     result = RecheckResult(sync_id=plan_info["sync_id"], card_data=plan_info["card_data"])
@@ -446,14 +445,7 @@ def recheck_dataframe(
         result.summary[str(key)] = FormatSummary(**{c: int(counts[c]) for c in counters})
     for rec in found.compute().to_dict("records"):
         if not blank(rec["change"]):
-            c = json.loads(rec["change"])
-            problems = tuple(
-                ProblemChange(p["change"], p["code"], tuple(p["cards"]), p["message"], p["cause"])
-                for p in c["problems"]
-            )
-            result.changed.append(
-                ChangedDeck(c["id"], c["format"], c["old_verdict"], c["new_verdict"], problems)
-            )
+            result.changed.append(ChangedDeck.from_dict(json.loads(rec["change"])))
         if not blank(rec["failure"]):
             where, _, why = str(rec["failure"]).partition(": ")
             result.failures.append(RowFailure(None if blank(rec["id"]) else rec["id"], where, why))

@@ -126,6 +126,18 @@ def test_a_ban_rejudges_only_the_decks_holding_the_card_in_that_format(tmp_path,
     assert back.summary["modern"].newly_legal == 2
 
 
+def test_a_changed_deck_reads_back_from_its_json(tmp_path, synced):
+    """A Dask partition ships each changed deck as its JSON (`scale.recheck_dataframe`)."""
+    from validator.rechecking.records import ChangedDeck
+
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501"))
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    changed = validator.recheck(decks(), state=state, db=db).changed
+    assert changed and all(c.problems for c in changed)
+    assert [ChangedDeck.from_dict(json.loads(json.dumps(c.to_dict()))) for c in changed] == changed
+
+
 def test_an_unknown_name_is_settled_by_a_later_sync(tmp_path, synced, judged):
     state = tmp_path / "state.sqlite3"
     first = validator.recheck(decks(), state=state, db=synced("20260501", without=("Brainstorm",)))
