@@ -241,6 +241,14 @@ def test_an_unreadable_row_is_its_own_failure(tmp_path, synced):
     assert sum(s.checked for s in result.summary.values()) == 5
 
 
+@pytest.mark.parametrize("given", [{"id": "a", "format": "modern"}, b"decks.jsonl"])
+def test_one_row_or_bytes_for_decks_is_refused_before_state_is_opened(tmp_path, synced, given):
+    state = tmp_path / "s.sqlite3"
+    with pytest.raises(UsageError, match="decks= takes rows"):
+        validator.recheck(given, state=state, db=synced("20260501"))
+    assert not state.exists()
+
+
 def test_a_repeated_id_names_both_rows(tmp_path, synced):
     rows = decks() + [{"id": "bolt-pauper", "format": "modern", "decklist": BOLT_MODERN}]
     state = tmp_path / "s.sqlite3"

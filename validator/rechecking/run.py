@@ -104,7 +104,7 @@ def recheck(
     from validator.api import open_db
 
     if isinstance(decks, (bytes, Mapping)):
-        read_rows(decks)  # raises the UsageError saying what to pass
+        read_rows(decks)  # raises the UsageError saying what to pass, before STATE is opened
     import gc
 
     own = cards is None
