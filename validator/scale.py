@@ -341,17 +341,20 @@ def recheck_partition(
         return out
 
     changes = [Change(*c) for c in plan_info["changes"]]
+    open_names = {
+        i: json.loads(r["open_names"]) for i, r in full.items() if not blank(r["open_names"])
+    }
+    synced_since = plan_info["sync_id"] != plan_info["checked_sync"]
     todo = plan(
         rows,
         stored,
         changes,
         decks_with,
         key=lambda s: s.deck_no,
-        settled=settled_decks(
-            {i: json.loads(r["open_names"]) for i, r in full.items() if not blank(r["open_names"])},
-            _index_of_sync(db, plan_info["sync_id"]),
-        )
-        if plan_info["sync_id"] != plan_info["checked_sync"]
+        # The card index is loaded only for names to look up (or decks to judge, below): a
+        # partition a sync leaves as it was costs a worker no load of every card.
+        settled=settled_decks(open_names, _index_of_sync(db, plan_info["sync_id"]))
+        if synced_since and open_names
         else set(),
         today=plan_info["today"],
         everything=bool(plan_info["everything"]),
