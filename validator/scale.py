@@ -96,13 +96,6 @@ def cache_info() -> dict[str, Any]:
     }
 
 
-# The row helpers are the re-check's (validator/rechecking/rows.py): one reading of a deck row.
-_fields = row_fields
-_not_a_row = not_a_row
-_blank = blank
-_id_text = id_text
-
-
 def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """One report row for one deck row (see the module doc). It never raises: a row that
     stops deckcheck from judging the deck (not a mapping, an unreadable decklist, an unknown
@@ -122,9 +115,9 @@ def validate_row(row: Any, db: str | os.PathLike[str] | None = None) -> dict[str
         "verdict": None,
     }
     try:
-        fields = _fields(row)
+        fields = row_fields(row)
         if fields is None:
-            out["failure"] = _not_a_row(row)
+            out["failure"] = not_a_row(row)
             return out
         out["id"], out["format"] = fields.get("id"), fields.get("format")
         _judge(fields, out, db)
@@ -155,17 +148,17 @@ def _judge(
     deck_id, fmt = out["id"], out["format"]
     try:
         text = deck_text(fields)
-        if _blank(fmt):
+        if blank(fmt):
             raise ValueError("the row has no format")
         options: dict[str, Any] = {}
         as_of = fields.get("as_of")
-        if not _blank(as_of):
+        if not blank(as_of):
             options["as_of"] = as_of
         report = validate(
             parse_decklist(text),
             str(fmt),
             cards=card_index(db),
-            source=_id_text(deck_id),
+            source=id_text(deck_id),
             **options,
         )
     except (DeckcheckError, ValueError) as exc:
@@ -194,7 +187,7 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
     """Validate one partition of decks into report rows.
 
     A pandas DataFrame (a Dask dataframe partition) gives a DataFrame with the columns of
-    `REPORT_FIELDS` and the dtypes of `REPORT_META` (`id` as text, see `_id_text`; `legal`
+    `REPORT_FIELDS` and the dtypes of `REPORT_META` (`id` as text, see `id_text`; `legal`
     nullable boolean); any other iterable of rows (dicts, PySpark Rows: a Dask bag partition,
     a Spark partition) gives a list of dicts, `id` as the row has it. `db` is the card database every worker reads (a
     path or URL; default `DECKCHECK_DB`)."""
@@ -203,7 +196,7 @@ def validate_partition(partition: Any, db: str | os.PathLike[str] | None = None)
 
         rows = [validate_row(r, db) for r in partition.to_dict("records")]
         for row in rows:  # each id as text, before pandas makes [1, 2, None] floats
-            row["id"] = _id_text(row["id"])
+            row["id"] = id_text(row["id"])
         frame = pd.DataFrame(rows, columns=list(REPORT_FIELDS))
         return frame.astype(REPORT_META)
     return list(validate_rows(partition, db))
@@ -249,10 +242,11 @@ def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str
     """What every partition of a re-check needs to know, computed once on the client and
     shipped with the tasks (small: the changes since STATE's last check, not the cards)."""
     import datetime as dt
+    from dataclasses import astuple
 
     from validator.api import open_db
-    from validator.history.changes import changes_after, sync_days
-    from validator.rechecking.run import rules_digest
+    from validator.history.changes import sync_days
+    from validator.rechecking.run import logged_changes, rules_digest
 
     info: dict[str, Any] = {}
     if state is not None and os.path.exists(os.path.join(os.fspath(state), STATE_INFO)):
@@ -263,7 +257,7 @@ def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str
         days = sync_days(database)
         sync_id = max(days, default=None)
         checked = info.get("checked_sync")
-        changes = changes_after(database, checked, days) if info else []
+        changes = logged_changes(database, checked, days) if info else []
     finally:
         database.close()
     return {
@@ -272,18 +266,8 @@ def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str
         "checked_sync": checked,
         "everything": bool(info) and info.get("rules") != rules_digest(),
         "today": dt.date.today().isoformat(),
-        "changes": [
-            [
-                c["oracle_id"],
-                c["name"],
-                c["format"],
-                c["old_status"],
-                c["new_status"],
-                c["sync_id"],
-                c["card_data"],
-            ]
-            for c in changes
-        ],  # fmt: skip
+        # Change's fields in order (`plan.Change(*c)` in the workers): plain lists ship light.
+        "changes": [list(astuple(c)) for c in changes],
     }
 
 
@@ -344,7 +328,7 @@ def recheck_partition(
         sync = rec["sync_id"]
         stored[rec["id"]] = StoredDeck(
             no, rec["format"], rec["legality"], bytes.fromhex(rec["digest"]), rec["verdict"],
-            None if _blank(sync) else int(sync), rec["judged_on"], int(rec["flags"]),
+            None if blank(sync) else int(sync), rec["judged_on"], int(rec["flags"]),
         )  # fmt: skip
         full[rec["id"]] = rec
 
@@ -357,21 +341,20 @@ def recheck_partition(
         return out
 
     changes = [Change(*c) for c in plan_info["changes"]]
+    open_names = {
+        i: json.loads(r["open_names"]) for i, r in full.items() if not blank(r["open_names"])
+    }
+    synced_since = plan_info["sync_id"] != plan_info["checked_sync"]
     todo = plan(
         rows,
         stored,
         changes,
         decks_with,
         key=lambda s: s.deck_no,
-        settled=settled_decks(
-            {
-                i: json.loads(r["open_names"])
-                for i, r in full.items()
-                if not _blank(r["open_names"])
-            },
-            _index_of_sync(db, plan_info["sync_id"]),
-        )
-        if plan_info["sync_id"] != plan_info["checked_sync"]
+        # The card index is loaded only for names to look up (or decks to judge, below): a
+        # partition a sync leaves as it was costs a worker no load of every card.
+        settled=settled_decks(open_names, _index_of_sync(db, plan_info["sync_id"]))
+        if synced_since and open_names
         else set(),
         today=plan_info["today"],
         everything=bool(plan_info["everything"]),
@@ -437,7 +420,6 @@ def recheck_dataframe(
     from validator.rechecking.records import (
         ChangedDeck,
         FormatSummary,
-        ProblemChange,
         RecheckResult,
         RowFailure,
     )
@@ -458,25 +440,18 @@ def recheck_dataframe(
             },
             f,
         )
-    counters = ["checked", "rejudged", "new", "newly_illegal", "newly_legal", "newly_unconfirmed"]
+    counters = list(FormatSummary().to_dict())  # its fields, the 0/1 columns of RECHECK_META
     totals = out[out["checked"] == 1].groupby("format")[counters].sum().compute()
     found = out[~out["change"].isna() | ~out["failure"].isna()][["id", "change", "failure"]]
     result = RecheckResult(sync_id=plan_info["sync_id"], card_data=plan_info["card_data"])
     for key, counts in totals.iterrows():
         result.summary[str(key)] = FormatSummary(**{c: int(counts[c]) for c in counters})
     for rec in found.compute().to_dict("records"):
-        if not _blank(rec["change"]):
-            c = json.loads(rec["change"])
-            problems = tuple(
-                ProblemChange(p["change"], p["code"], tuple(p["cards"]), p["message"], p["cause"])
-                for p in c["problems"]
-            )
-            result.changed.append(
-                ChangedDeck(c["id"], c["format"], c["old_verdict"], c["new_verdict"], problems)
-            )
-        if not _blank(rec["failure"]):
+        if not blank(rec["change"]):
+            result.changed.append(ChangedDeck.from_dict(json.loads(rec["change"])))
+        if not blank(rec["failure"]):
             where, _, why = str(rec["failure"]).partition(": ")
-            result.failures.append(RowFailure(None if _blank(rec["id"]) else rec["id"], where, why))
+            result.failures.append(RowFailure(None if blank(rec["id"]) else rec["id"], where, why))
     result.changed.sort(key=lambda c: c.id)
     return result
 

@@ -108,3 +108,24 @@ def test_a_partition_of_rows_gives_rows_for_spark(tmp_path, synced):
     out = scale.recheck_partition(iter(ROWS[:7]), None, scale.recheck_plan(db, None), db)
     assert isinstance(out, list) and [r["id"] for r in out] == [r["id"] for r in ROWS[:7]]
     assert set(out[0]) == set(scale.RECHECK_META) and out[0]["verdict"] == "legal"
+
+
+def test_a_partition_a_sync_leaves_as_it_was_loads_no_card_index(tmp_path, synced, monkeypatch):
+    db = synced("20260501")
+    plan = scale.recheck_plan(db, None)
+    rows = [r for r in ROWS if r["format"] == "pauper"]  # no unknown name; no ban touches them
+    first = scale.recheck_partition(pd.DataFrame(rows), None, plan, db)
+    stored = tmp_path / "state-1"
+    stored.mkdir()
+    first[list(scale.STATE_META)].to_parquet(stored / "part.0.parquet", index=False)
+    (stored / scale.STATE_INFO).write_text(
+        json.dumps({"checked_sync": plan["sync_id"], "rules": rules_digest()})
+    )
+    db = synced("20260518", {"Counterspell": {"legacy": "banned"}})
+    plan = scale.recheck_plan(db, stored)
+    assert plan["sync_id"] != plan["checked_sync"] and plan["changes"]
+    loads: list[str] = []
+    monkeypatch.setattr(scale, "card_index", lambda db: loads.append(db))
+    again = scale.recheck_partition(pd.DataFrame(rows), stored, plan, db)
+    assert again["rejudged"].sum() == 0 and again["checked"].sum() == len(rows)
+    assert loads == []

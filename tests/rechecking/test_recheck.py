@@ -126,6 +126,18 @@ def test_a_ban_rejudges_only_the_decks_holding_the_card_in_that_format(tmp_path,
     assert back.summary["modern"].newly_legal == 2
 
 
+def test_a_changed_deck_reads_back_from_its_json(tmp_path, synced):
+    """A Dask partition ships each changed deck as its JSON (`scale.recheck_dataframe`)."""
+    from validator.rechecking.records import ChangedDeck
+
+    state = tmp_path / "state.sqlite3"
+    validator.recheck(decks(), state=state, db=synced("20260501"))
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
+    changed = validator.recheck(decks(), state=state, db=db).changed
+    assert changed and all(c.problems for c in changed)
+    assert [ChangedDeck.from_dict(json.loads(json.dumps(c.to_dict()))) for c in changed] == changed
+
+
 def test_an_unknown_name_is_settled_by_a_later_sync(tmp_path, synced, judged):
     state = tmp_path / "state.sqlite3"
     first = validator.recheck(decks(), state=state, db=synced("20260501", without=("Brainstorm",)))
@@ -227,6 +239,14 @@ def test_an_unreadable_row_is_its_own_failure(tmp_path, synced):
     )
     assert "nosuch" in failures[("bad-format", "decks.jsonl line 8")]
     assert sum(s.checked for s in result.summary.values()) == 5
+
+
+@pytest.mark.parametrize("given", [{"id": "a", "format": "modern"}, b"decks.jsonl"])
+def test_one_row_or_bytes_for_decks_is_refused_before_state_is_opened(tmp_path, synced, given):
+    state = tmp_path / "s.sqlite3"
+    with pytest.raises(UsageError, match="decks= takes rows"):
+        validator.recheck(given, state=state, db=synced("20260501"))
+    assert not state.exists()
 
 
 def test_a_repeated_id_names_both_rows(tmp_path, synced):

@@ -8,6 +8,7 @@ about the limits of what is known, so that any other caller gets the same answer
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -128,12 +129,12 @@ def since_sync(since: Any, days: dict[int, str | None]) -> int:
 
 
 def changes_after(
-    db: Any, after: int | None, days: dict[int, str | None] | None = None
+    db: Any, after: int | None, days: Mapping[int, str | None]
 ) -> list[dict[str, Any]]:
     """The change log's rows recorded by the syncs after sync `after` (None: every one),
-    oldest first, each with `card_data`: the date of the card data of the sync that found it.
-    Format "*" is a card the card data no longer has."""
-    days = sync_days(db) if days is None else days
+    oldest first, each with `card_data`: the date of the card data of the sync that found it
+    (`days`: `sync_days(db)`, which every caller has read already). Format "*" is a card the
+    card data no longer has."""
     try:
         rows = db.changes(0)
     except Exception:  # noqa: BLE001 - a source without a change log has recorded nothing

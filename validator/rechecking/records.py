@@ -49,6 +49,20 @@ class ChangedDeck:
             "problems": [p.to_dict() for p in self.problems],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChangedDeck:
+        """The deck `to_dict` wrote (a Dask partition's `change` column)."""
+        return cls(
+            data["id"],
+            data["format"],
+            data["old_verdict"],
+            data["new_verdict"],
+            tuple(
+                ProblemChange(p["change"], p["code"], tuple(p["cards"]), p["message"], p["cause"])
+                for p in data["problems"]
+            ),
+        )
+
     def row(self) -> dict[str, str]:
         """One flat row (CSV, Parquet): the problems as one text cell, one per line."""
         return {

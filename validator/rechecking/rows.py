@@ -215,7 +215,16 @@ def read_rows(
     """Every row of `decks`: an iterable of mappings, a path to a JSON Lines, CSV or Parquet
     file (by extension, `.gz` allowed for the text ones), a SQLAlchemy URL with `table` or
     `query`, or an event input (a decklist folder, a manifest, an event file). `known`: the
-    digests of the JSON Lines rows STATE holds (-> their ids): those lines are not parsed."""
+    digests of the JSON Lines rows STATE holds (-> their ids): those lines are not parsed.
+    UsageError at once, before any row is asked for, for one row or bytes in place of rows."""
+    if isinstance(decks, (bytes, Mapping)):
+        raise UsageError("decks= takes rows (an iterable of mappings), a path or a URL")
+    return _rows(decks, table, query, known)
+
+
+def _rows(
+    decks: Any, table: str | None, query: str | None, known: Mapping[bytes, str] | None
+) -> Iterator[DeckRow | KnownRow | RowFailure]:
     if isinstance(decks, (str, os.PathLike)):
         source = os.fspath(decks)
         if "://" in source:
@@ -233,8 +242,6 @@ def read_rows(
         else:
             yield from _event_rows(source)
         return
-    if isinstance(decks, (bytes, Mapping)):
-        raise UsageError("decks= takes rows (an iterable of mappings), a path or a URL")
     for n, row in enumerate(decks, 1):
         yield deck_row(row, f"row {n}")
 

@@ -56,7 +56,9 @@ def rules_digest() -> str:
     return _RULES_DIGEST
 
 
-def logged_changes(database: Any, after: int | None, days: dict[int, str | None]) -> list[Change]:
+def logged_changes(
+    database: Any, after: int | None, days: Mapping[int, str | None]
+) -> list[Change]:
     """The change log's changes recorded by the syncs after `after`."""
     from validator.history.changes import changes_after
 
@@ -102,7 +104,7 @@ def recheck(
     from validator.api import open_db
 
     if isinstance(decks, (bytes, Mapping)):
-        read_rows(decks)  # raises the UsageError saying what to pass
+        read_rows(decks)  # raises the UsageError saying what to pass, before STATE is opened
     import gc
 
     own = cards is None
@@ -246,7 +248,7 @@ def _unchanged_file(
     not be read last time keeps its older line): the whole file is read then."""
     from validator.rechecking.rows import lines_at
 
-    changes = logged_changes(database, after, dict(days))
+    changes = logged_changes(database, after, days)
     holding = session.decks_with({c.oracle_id for c in changes}) if changes else {}
     open_names = session.open_names() if synced_since else {}
     settled = settled_decks(open_names, source)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.errors import DeckcheckError
+from validator.store.rows import chunks  # pieces within one statement's parameter limit
 
 #: The state's schema: what `recheck_meta` says in `schema`, and its version (bumped on an
 #: incompatible change; a newer file is refused, never rewritten by older code).
@@ -239,7 +240,7 @@ class StateSession:
     def decks_numbered(self, deck_nos: Iterable[int]) -> dict[str, StoredDeck]:
         """The stored decks of these numbers, by id."""
         out: dict[str, StoredDeck] = {}
-        for chunk in _chunks(sorted(set(deck_nos))):
+        for chunk in chunks(sorted(set(deck_nos))):
             out.update(self._decks_where(f" WHERE deck_no IN ({', '.join(map(str, chunk))})"))
         return out
 
@@ -262,7 +263,7 @@ class StateSession:
 
     def _numbered_rows(self, sql: str, numbers: Iterable[int]) -> Iterator[Any]:
         """`_driver_rows` of `sql` with `{}` replaced by each chunk of these integers."""
-        for chunk in _chunks(sorted(set(numbers))):
+        for chunk in chunks(sorted(set(numbers))):
             yield from self._driver_rows(sql.format(", ".join(str(int(n)) for n in chunk)))
 
     def deck_nos_of(self, ids: Iterable[str]) -> set[int]:
@@ -270,7 +271,7 @@ class StateSession:
 
         d = self._decks.c
         out: set[int] = set()
-        for chunk in _chunks(sorted(set(ids))):
+        for chunk in chunks(sorted(set(ids))):
             out.update(self.conn.execute(select(d.deck_no).where(d.id.in_(chunk))).scalars())
         return out
 
@@ -452,13 +453,6 @@ class StateSession:
 
 
 _TABLES = _tables()
-
-
-def _chunks(items: Sequence[Any], size: int = 900) -> Iterator[Sequence[Any]]:
-    """Pieces small enough for one statement's parameters (SQLite's limit is 999 in old
-    builds)."""
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def state_url(state: str | os.PathLike[str] | None) -> tuple[str, Path | None]:
