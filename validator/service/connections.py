@@ -157,11 +157,14 @@ class Guard:
             self.refused_by_client[client] += 1
         else:  # addresses counted per line are bounded; the rest counted under one key
             self.refused_by_client["other addresses"] += 1
-        if self._timer is None:
-            self._timer = loop.call_later(LOG_SECONDS, self.flush)
+        self.schedule_flush(loop)
 
     def count_protocol_error(self, loop: asyncio.AbstractEventLoop, code: str) -> None:
         self.protocol_errors[code] += 1
+        self.schedule_flush(loop)
+
+    def schedule_flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The next `flush` in LOG_SECONDS, unless one is already due: one line per period."""
         if self._timer is None:
             self._timer = loop.call_later(LOG_SECONDS, self.flush)
 
@@ -256,8 +259,8 @@ class ConnectionGuard:
                 idle.transport.close()
                 closing += 1
                 guard.shed += 1
-        if closing and guard._timer is None:
-            guard._timer = self.loop.call_later(LOG_SECONDS, guard.flush)  # type: ignore[attr-defined]
+        if closing:
+            guard.schedule_flush(self.loop)  # type: ignore[attr-defined]
         if len(connections) - closing > limits.connections:
             guard.count_refusal(self.loop, None)  # type: ignore[attr-defined]
             self._refuse(
