@@ -29,12 +29,13 @@ Every one of these answers is `application/problem+json` (RFC 9457) with `Connec
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sys
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from ipaddress import ip_address, ip_network
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from typing import Any
 
 import orjson
@@ -108,13 +109,16 @@ def is_trusted(host: str, trusted: Sequence[str]) -> bool:
         address = ip_address(host)
     except ValueError:
         return host in trusted  # a Unix socket path, say
-    for entry in trusted:
-        try:
-            if address in ip_network(entry, strict=False):
-                return True
-        except ValueError:
-            continue
-    return False
+    return any(network is not None and address in network for network in map(_network, trusted))
+
+
+@functools.lru_cache(maxsize=256)
+def _network(entry: str) -> IPv4Network | IPv6Network | None:
+    """A `--trusted-proxy` entry as a network, parsed once (every connection asks)."""
+    try:
+        return ip_network(entry, strict=False)
+    except ValueError:
+        return None
 
 
 def problem_bytes(
