@@ -264,6 +264,17 @@ def test_old_school_judged_from_synced_printings(printed_db, source):
     )
 
 
+@pytest.mark.parametrize("url", [False, True])
+def test_printed_sets_of_more_ids_than_one_query_binds(printed_db, url):
+    cards = validator.open_db(f"sqlite:///{printed_db}" if url else printed_db)
+    (lotus,) = next(iter(cards.lookup(["Black Lotus"]).values()))
+    # more ids than one IN list takes (the store reads them in chunks): each id is answered
+    wanted = [f"no-such-{i}" for i in range(1200)] + [lotus.oracle_id]
+    found = cards.printed_sets(wanted)
+    assert found is not None and set(found) == set(wanted)
+    assert found[lotus.oracle_id] and not any(found[oid] for oid in wanted[:-1])
+
+
 def test_old_school_without_printings_is_not_judged_legal(tmp_path, core_db):
     from validator.sync import import_file
 

@@ -151,6 +151,12 @@ _NAME, _SECTION = attrgetter("name"), attrgetter("section")
 _APART = frozenset({Section.IGNORED, Section.STICKER, Section.ATTRACTION})
 
 
+#: A reader's issue is a note or a warning by its code; any other is a line not read (an error).
+_ISSUE_SEVERITY = dict.fromkeys(NOTE_CODES, Severity.INFO) | dict.fromkeys(
+    WARNING_CODES, Severity.WARNING
+)
+
+
 def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> ResolvedDeck:
     """Match every entry of `deck` to a card; unknown names and unreadable lines become
     problems, so every input line is accounted for."""
@@ -161,11 +167,7 @@ def resolve(deck: Deck, source: CardSource, *, suggest: bool = True) -> Resolved
                 code=issue.code,
                 message=f"line {issue.line}: {issue.message}" if issue.line else issue.message,
                 citation="deckcheck:input",
-                severity=Severity.INFO
-                if issue.code in NOTE_CODES
-                else Severity.WARNING
-                if issue.code in WARNING_CODES
-                else Severity.ERROR,
+                severity=_ISSUE_SEVERITY.get(issue.code, Severity.ERROR),
                 lines=(issue.line,) if issue.line else (),
             )
         )

@@ -339,12 +339,11 @@ class SqliteCards:
             if conn.execute("SELECT 1 FROM printings LIMIT 1").fetchone() is None:
                 return None
             found: dict[str, set[str]] = {oid: set() for oid in wanted}
-            for i in range(0, len(wanted), 500):  # under SQLite's bound-variable limit
-                chunk = wanted[i : i + 500]
-                marks = ", ".join("?" * len(chunk))
+            for chunk in sql.chunks(wanted):  # under SQLite's bound-variable limit
                 for oid, code in conn.execute(
-                    f"SELECT oracle_id, set_code FROM printings WHERE oracle_id IN ({marks})",
-                    chunk,
+                    "SELECT oracle_id, set_code FROM printings "
+                    f"WHERE oracle_id IN ({sql.in_list(len(chunk))})",
+                    sql.params(chunk),
                 ):
                     found[oid].add(code)
             return found
