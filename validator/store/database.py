@@ -744,11 +744,9 @@ class CardDB:
             if conn.execute(select(t.c.set_code).limit(1)).first() is None:
                 return None
             found: dict[str, set[str]] = {oid: set() for oid in wanted}
-            for i in range(0, len(wanted), 500):  # under SQLite's bound-variable limit
+            for part in sql.chunks(wanted):  # under SQLite's bound-variable limit
                 rows = conn.execute(
-                    select(t.c.oracle_id, t.c.set_code).where(
-                        t.c.oracle_id.in_(wanted[i : i + 500])
-                    )
+                    select(t.c.oracle_id, t.c.set_code).where(t.c.oracle_id.in_(part))
                 )
                 for oid, code in rows:
                     found[oid].add(code)
