@@ -88,3 +88,52 @@ def test_plain_changes_on_a_fresh_database_points_at_the_shipped_history(core_db
     assert main(["changes", "--db", core_db]) == 0
     out = capsys.readouterr().out
     assert "no legality changes recorded" in out and "--format F --since DATE" in out
+
+
+def _log_unreadable(path: str) -> None:
+    """The change log's table replaced by a view that fails when read: a store that has a log
+    but cannot give it (a damaged file, a table another program changed)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE legality_changes RENAME TO legality_changes_kept")
+        conn.execute(
+            "CREATE VIEW legality_changes AS SELECT * FROM legality_changes_kept "
+            "WHERE abs(-9223372036854775807 - 1)"  # integer overflow: an error on every read
+        )
+
+
+def test_a_change_log_that_cannot_be_read_stops_a_recheck_and_an_as_of_verdict(tmp_path, capsys):
+    path = _synced_twice(tmp_path)
+    decks = tmp_path / "decks.jsonl"
+    decks.write_text(
+        json.dumps({"id": "a", "format": "modern", "decklist": "4 Lightning Bolt"}) + "\n",
+        encoding="utf-8",
+    )
+    deck = tmp_path / "deck.txt"
+    deck.write_text("4 Lightning Bolt\n", encoding="utf-8")
+    state = str(tmp_path / "state.sqlite3")
+    assert main(["recheck", str(decks), "--db", path, "--store", state]) in (0, 1)
+    capsys.readouterr()
+    _log_unreadable(path)
+    # Without the log, the ban it holds would go unseen: the deck would keep its verdict.
+    for argv in (
+        ["recheck", str(decks), "--db", path, "--store", state, "--since", "1"],
+        ["changes", "--db", path, "--format", "modern", "--since", "2000-01-01"],
+        ["changes", "--db", path],
+        ["validate", str(deck), "--db", path, "--format", "modern", "--as-of", "2026-11-01"],
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "integer overflow" in err, (argv, err)
+
+
+def test_a_card_source_that_keeps_no_log_has_no_changes():
+    from validator.history.changes import changes_after, sync_days
+    from validator.history.legality import history_for
+
+    class Cards:  # cards built in code: no change log, no sync record
+        pass
+
+    assert sync_days(Cards()) == {} and changes_after(Cards(), None, {}) == []
+    assert list(history_for(Cards()).database_changes()) == []

@@ -96,14 +96,11 @@ FEED_SCHEMA = "deckcheck.change-feed/1"
 def sync_days(db: Any) -> dict[int, str | None]:
     """Each oracle-card sync's id -> the date of its card data (ISO; `provenance.
     card_data_date`), oldest first; {} for a source with no sync record."""
+    from validator.history.legality import logged
     from validator.history.provenance import card_data_date
 
-    try:
-        runs = list(db.syncs("oracle_cards"))
-    except Exception:  # noqa: BLE001 - a source with no sync record: cards built in code
-        return {}
     days: dict[int, str | None] = {}
-    for run in runs:
+    for run in logged(db, "syncs", "oracle_cards"):
         day = card_data_date(run)
         days[int(run["id"])] = day.isoformat() if day else None
     return days
@@ -135,10 +132,9 @@ def changes_after(
     oldest first, each with `card_data`: the date of the card data of the sync that found it
     (`days`: `sync_days(db)`, which every caller has read already). Format "*" is a card the
     card data no longer has."""
-    try:
-        rows = db.changes(0)
-    except Exception:  # noqa: BLE001 - a source without a change log has recorded nothing
-        return []
+    from validator.history.legality import logged
+
+    rows = logged(db, "changes", 0)
     out = [
         dict(r, card_data=days.get(r["sync_id"]))
         for r in rows

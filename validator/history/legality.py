@@ -548,16 +548,22 @@ class LegalityHistory:
         return merge_sources(sorted(out, key=lambda c: (c.on, c.format, c.name)))
 
 
+def logged(db: Any, method: str, *args: Any) -> list[dict[str, Any]]:
+    """What a card source's change log or sync record holds (`db.changes(...)`,
+    `db.syncs(...)`); [] for a source that keeps none (cards built in code). A store that has
+    one but cannot be read raises: a re-check or an as-of verdict made without the changes it
+    could not read would call a banned card legal."""
+    read = getattr(db, method, None)
+    return [] if read is None else list(read(*args))
+
+
 def history_for(db: Any) -> LegalityHistory:
     """The history for a card database (a `CardDB`): its change log and its sync dates."""
     changes: list[dict[str, Any]] = []
     syncs: list[date] = []
     card_data_date = log_start = first_data = None
     if db is not None:
-        try:
-            changes = list(db.changes(None))
-        except Exception:  # noqa: BLE001 - an old database without a change log: shipped only
-            changes = []
+        changes = logged(db, "changes", None)
         last = card_data_sync(db)
         card_data_date = _data_date(last)
         first = card_data_sync(db, first=True)
@@ -581,10 +587,7 @@ def _dated_by_card_data(
     syncing a file of 2026-08-22 happened by 2026-08-22, whenever the file was imported. As
     recorded (by sync time) when a store cannot list its syncs, or when the syncs' data dates
     do not follow their order (an older file imported after a newer one)."""
-    try:
-        runs = list(db.syncs("oracle_cards"))
-    except Exception:  # noqa: BLE001 - a store without `syncs`: the recorded times
-        return changes, log_start
+    runs = logged(db, "syncs", "oracle_cards")
     dates = [_data_date(run) for run in runs]
     if not runs or any(d is None for d in dates) or dates != sorted(cast(list[date], dates)):
         return changes, log_start
