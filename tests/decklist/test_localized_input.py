@@ -31,3 +31,43 @@ def test_localized_sideboard_headers(header):
         ("強迫", Section.SIDEBOARD),
     ]
     assert not deck.issues
+
+
+#: A Japanese shop's (Hareruya's) deck export as its pages save it: Shift_JIS, no header row,
+#: `info` rows, `kind,《日本語/English》,quantity,price,url,time`, a comma in a name written
+#: PERIOD (decklist/shopexport.py).
+SHOP_EXPORT = (
+    "info,WBConkD09283S 122120\r\n"
+    "land,《平地/Plains》,3,20,http://www.hareruyamtg.com/jp/g/gSOI000285JN/,2016-05-15T16:24:08+09:00,,\r\n"
+    "info,50 Lands 16320\r\n"
+    "creature,《ゼンディカーの同盟者、ギデオン/GideonPERIOD Ally of Zendikar》,4,3600,http://x/,t,,\r\n"
+    "creature,Duress,1,50,http://x/,t,,\r\n"
+    "sideboardCards,《強迫/Duress》,3,50,http://x/,t,,\r\n"
+    "token,《兵士/Soldier》,2,0,http://x/,t,,\r\n"
+    "creature,《稲妻/Lightning Bolt》,four,0,http://x/,t,,\r\n"
+    "info,http://www.hareruyamtg.com/jp/k/kD09283S/\r\n"
+)
+
+
+@pytest.mark.parametrize("filename", ["deck.csv", None])
+def test_a_shop_export_is_read_row_by_row(filename):
+    deck = parse_decklist(SHOP_EXPORT.encode("cp932"), filename=filename)
+    assert deck.input_format == "csv"
+    assert [(e.line, e.quantity, e.name, e.section) for e in deck.entries] == [
+        (2, 3, "《平地/Plains》", Section.MAIN),
+        (4, 4, "《ゼンディカーの同盟者、ギデオン/Gideon, Ally of Zendikar》", Section.MAIN),
+        (5, 1, "Duress", Section.MAIN),
+        (6, 3, "《強迫/Duress》", Section.SIDEBOARD),
+        (7, 2, "《兵士/Soldier》", Section.IGNORED),  # a token is no card (CR 111.1)
+    ]
+    # No row is dropped: the one whose quantity is no number is an issue on its line.
+    assert [(i.line, i.code) for i in deck.issues] == [(8, "bad-quantity")]
+
+
+def test_a_shop_export_group_deckcheck_does_not_know_is_counted_and_named():
+    deck = parse_decklist(
+        "info,deck\nplaneswalker,《灯の再覚醒、オブ・ニクシリス/Ob Nixilis Reignited》,3,1,u,t\n"
+    )
+    assert [(e.quantity, e.section) for e in deck.entries] == [(3, Section.MAIN)]
+    [issue] = deck.issues
+    assert issue.code == "unknown-section" and "'planeswalker'" in issue.message

@@ -11,21 +11,21 @@ derived card file synced with the localized names of `all-cards-localized-derive
 * ja_wizards_coverage_2012/: Wizards' own Japanese coverage lists of 2012: every name resolves
   but the unofficial katakana マナ・クリプト (the README says why).
 * ja_hareruya_tilmitt11191/: a Japanese shop's export in Shift_JIS with `《日本語/English》`
-  names: read as Shift_JIS, and both halves of every name are the same card.
+  names, read as a file (no header, `info` rows, `kind,name,quantity,...`): the same cards,
+  verdict and problems as the author's English rendering of it, and both halves of every name
+  are the same card.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 from datetime import date
-from pathlib import Path
 
 import pytest
 from support import shared_data
 
 from validator.api import legality_history, open_db, validate
-from validator.decklist.base import decode_text
+from validator.decklist import parse_decklist
 from validator.store.index import CardIndex
 
 pytestmark = pytest.mark.integration
@@ -132,32 +132,42 @@ def test_japanese_coverage_lists_of_2012(localized_index):
     assert japanese == 119 - 18 - 1  # card lines, less the English ones and the unknown one
 
 
-def _hareruya_lines(path: Path) -> list[tuple[int, str]]:
-    """(quantity, name) of a Hareruya export: `kind,《日本語/English》,quantity,...` rows. The
-    fixtures write a comma inside a name as PERIOD (DERIVED-localized.md)."""
-    text = decode_text(path.read_bytes())  # Shift_JIS, read as deckcheck reads any input
-    out = []
-    for row in csv.reader(io.StringIO(text)):
-        if len(row) > 2 and row[0] != "info" and row[2].isdigit():
-            out.append((int(row[2]), row[1].replace("PERIOD", ",")))
+def _totals(deck) -> dict[str, int]:
+    """Cards per section of a parsed deck."""
+    out: dict[str, int] = {}
+    for e in deck.entries:
+        out[e.section.value] = out.get(e.section.value, 0) + e.quantity
     return out
 
 
-def test_shift_jis_shop_export_reads_both_halves(localized_index):
-    index, _ = localized_index
+def test_shift_jis_shop_export_is_read_as_a_file_and_judged_as_its_english_twin(
+    localized_index,
+):
+    index, history = localized_index
     folder = shared_data("decklists", "localized", "ja_hareruya_tilmitt11191")
     path = folder / "test_cases_utils_sample_deck_WBConkD09283S.csv"
+    data = path.read_bytes()
     with pytest.raises(UnicodeDecodeError):
-        path.read_bytes().decode("utf-8")  # it is no UTF-8 file
-    lines = _hareruya_lines(path)
-    pairs = [name for _, name in lines if name.startswith("《")]
-    assert len(pairs) >= 20
-    deck = "\n".join(f"{n} {name}" for n, name in lines) + "\n"
-    report = validate(deck, "vintage", cards=index)
-    assert not [p for p in report.problems if p.code in ("unknown-card", "bilingual-names-differ")]
-    readings = report.to_dict()["names_read"]
-    assert len(readings) == len(pairs)
-    for r in readings:
-        english = r["name"].strip("《》").split("/", 1)[1]
-        assert r["card"].split(" // ")[0].casefold() == english.split(" // ")[0].casefold(), r
-        assert r["language"] == "ja"
+        data.decode("utf-8")  # it is no UTF-8 file
+    # The author's English rendering of the same deck: main deck, a blank line, sideboard.
+    english = (folder / "test_cases_decklists_output_WBConkD09283S.txt").read_text("utf-8")
+    mine, twin = parse_decklist(data, filename=path.name), parse_decklist(english)
+    assert _totals(mine) == _totals(twin) == {"main": 60, "sideboard": 15}
+    pairs = [e for e in mine.entries if e.name.startswith("《")]
+    assert len(pairs) == len(mine.entries) >= 20
+    for fmt, day in (("standard", date(2016, 5, 20)), ("vintage", None)):
+        report = validate(mine, fmt, cards=index, as_of=day, history=history)
+        expected = validate(twin, fmt, cards=index, as_of=day, history=history)
+        assert report.legal == expected.legal and report.verdict == expected.verdict, fmt
+        assert sorted((p.code, p.cards) for p in report.problems) == sorted(
+            (p.code, p.cards) for p in expected.problems
+        ), fmt
+        # Both halves of every name are the same card, read in Japanese.
+        readings = report.to_dict()["names_read"]
+        assert len(readings) == len(pairs)
+        for r in readings:
+            english_half = r["name"].strip("《》").split("/", 1)[1]
+            front = r["card"].split(" // ")[0].casefold()
+            assert front == english_half.split(" // ")[0].casefold(), r
+            assert r["language"] == "ja"
+    assert report.legal and report.verdict == "legal"  # Vintage today

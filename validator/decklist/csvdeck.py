@@ -3,7 +3,8 @@
 The first row is the header. A deck needs a quantity column (`count`, `quantity`, `qty`...) and
 a name column (`name`, `card`, `card name`...); a section column (`section`, `board`...) or a
 `category` column, and the printing (`set_code`, `collector_number`) are read when present,
-every other column is ignored. Scryfall's sections are `commanders`, `nonlands`, `lands`,
+every other column is ignored. A CSV without a header that opens with an `info` row is a
+Japanese shop's export (validator/decklist/shopexport.py). Scryfall's sections are `commanders`, `nonlands`, `lands`,
 `sideboard`, `maybeboard` and `outside` (cards outside the game: the companion, wishes), read as
 the sideboard, where Commander's rules look for a companion.
 
@@ -32,6 +33,7 @@ from validator.decklist.detect import (
 )
 from validator.decklist.entry import add_entry, mark_commander_source
 from validator.decklist.sections import lookup_section, section_label
+from validator.decklist.shopexport import is_shop_export, parse_shop_export
 from validator.model import Deck, ParseIssue, Section
 
 #: A quantity cell written as a text list writes it: `4x`, `4 x` (validator/decklist/text.py).
@@ -72,6 +74,8 @@ def parse_csv(text: str) -> Deck:
     keys = [csv_header_key(c) for c in header]
     quantity, name = _column(keys, CSV_QUANTITY), _column(keys, CSV_NAME)
     if quantity is None or name is None:
+        if is_shop_export(header):
+            return parse_shop_export("\n".join(lines))
         missing = " and ".join(
             what
             for what, col in (

@@ -202,7 +202,8 @@ def sniff(data: str | bytes, filename: str | None = None) -> str:
         return "json"
     end = head.find("\n")
     first_line = head if end < 0 else head[:end]  # not split(): that copies the rest too
-    if extension == ".csv" or looks_like_csv(first_line):
+    # A Japanese shop's export opens with an `info` row, not a header (decklist/shopexport.py).
+    if extension == ".csv" or looks_like_csv(first_line) or first_line.startswith("info,"):
         return "csv"
     return "text"
 
