@@ -123,6 +123,17 @@ class _Names:
         return self.names
 
 
+def test_a_face_of_a_multi_face_card_is_suggested_for_a_typo_of_it():
+    from validator.rules.resolve import suggestions
+
+    source = _Names(["Nissa, Vastwood Seer // Nissa, Sage Animist", "Fire // Ice", "Ice"])
+    # as MTGO and Arena write the card: its front face, here without its comma
+    assert suggestions("Nissa Vastwood Seer", source) == ["Nissa, Vastwood Seer"]
+    assert suggestions("Nissa Sage Animst", source) == ["Nissa, Sage Animist"]
+    assert suggestions("Fire / Ice", source) == ["Fire // Ice"]  # the whole name first
+    assert suggestions("Ices", source) == ["Ice"]  # a face that is a card's name: listed once
+
+
 def test_length_bounded_suggestions_equal_scoring_every_name():
     """Only names whose length can reach the cutoff are scored; the answers (and their order,
     ties included) are those of scoring every name."""

@@ -42,8 +42,16 @@ class _Suggester:
     def __init__(self, names: list[str]):
         from rapidfuzz import utils
 
-        self.names = names
-        self.processed = [utils.default_process(n) for n in names]
+        self.source_names = names
+        # Each face of a multi-face card is a name too, after the whole names: a list names
+        # such a card by its front face ("Nissa, Vastwood Seer"), as MTGO and Arena export it,
+        # and a face read as its card (resolve) is a face a typo may be close to.
+        whole = set(names)
+        faces = dict.fromkeys(
+            face for n in names if " // " in n for face in n.split(" // ") if face not in whole
+        )
+        self.names = names + list(faces)
+        self.processed = [utils.default_process(n) for n in self.names]
         self.by_length: dict[int, list[int]] = {}
         for i, p in enumerate(self.processed):
             self.by_length.setdefault(len(p), []).append(i)
@@ -103,7 +111,7 @@ def suggestions(
     """
     names = source.all_names()
     suggester = _SUGGESTERS.get(id(names))
-    if suggester is None or suggester.names is not names:
+    if suggester is None or suggester.source_names is not names:
         if len(_SUGGESTERS) >= _MAX_SOURCES:
             _SUGGESTERS.pop(next(iter(_SUGGESTERS)))
         suggester = _SUGGESTERS[id(names)] = _Suggester(names)
