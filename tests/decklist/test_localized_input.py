@@ -71,3 +71,17 @@ def test_a_shop_export_group_deckcheck_does_not_know_is_counted_and_named():
     assert [(e.quantity, e.section) for e in deck.entries] == [(3, Section.MAIN)]
     [issue] = deck.issues
     assert issue.code == "unknown-section" and "'planeswalker'" in issue.message
+
+
+def test_a_shop_export_in_shift_jis_without_kana_is_read():
+    # Its only non-ASCII character is a mana cost's full-width X: no kana to tell Shift_JIS by,
+    # but the shop writes its exports in Shift_JIS.
+    data = "info,WB\nspell,Secure the Wastes,3,ＸW,nil,950,t,u,\n".encode("cp932")
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    deck = parse_decklist(data)
+    assert [(e.quantity, e.name, e.section) for e in deck.entries] == [
+        (3, "Secure the Wastes", Section.MAIN)
+    ]
+    with pytest.raises(DecklistError, match="not UTF-8 text"):
+        parse_decklist("4 Secure the Wastes ＸW\n".encode("cp932"))  # a text list is not one

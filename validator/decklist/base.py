@@ -146,13 +146,15 @@ _KANA = re.compile("[\u3041-\u3096\u30a1-\u30fa]")
 def _shift_jis(data: bytes) -> str | None:
     """The text of a Japanese decklist saved as Shift_JIS (Windows' cp932: Japanese shops'
     exports, `《稲妻/Lightning Bolt》`), or None. Read only when every byte decodes and the
-    text has kana: a windows-1252 file stays refused (read as Shift_JIS it would give wrong
+    text has kana, or when it is a Japanese shop's export (its first row an `info` row,
+    decklist/shopexport.py: written in Shift_JIS, even when only a mana cost's full-width `Ｘ`
+    is not ASCII): a windows-1252 file stays refused (read as Shift_JIS it would give wrong
     card names)."""
     try:
         text = data.decode("cp932")
     except UnicodeDecodeError:
         return None
-    return text if _KANA.search(text) else None
+    return text if _KANA.search(text) or text.lstrip().startswith("info,") else None
 
 
 def digits_value(digits: str) -> int | None:
