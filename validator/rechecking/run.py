@@ -31,6 +31,8 @@ from validator.rechecking.rows import (
     DeckRow,
     KnownRow,
     file_digest,
+    file_identity,
+    line_starts,
     read_rows,
     unique_rows,
 )
@@ -128,19 +130,35 @@ def recheck(
     return result
 
 
-def _json_lines_file(decks: Any) -> tuple[Path, str] | None:
-    """A JSON Lines DECKS file and the digest of its bytes, else None."""
+def _json_lines_file(decks: Any) -> Path | None:
+    """A JSON Lines DECKS file, else None."""
     if not isinstance(decks, (str, os.PathLike)) or "://" in os.fspath(decks):
         return None
     path = Path(decks)
     if not path.is_file() or not path.name.lower().endswith(JSON_LINES):
         return None
-    return path.resolve(), file_digest(path)
+    return path.resolve()
+
+
+def _file_key(path: Path, meta: Mapping[str, str]) -> tuple[str, str]:
+    """The file's key in STATE (its path and the digest of its bytes) and its identity
+    (`file_identity`, "" when not to be trusted): the key STATE holds, without hashing the
+    file again, when the file's identity is the one STATE recorded with that key."""
+    known = meta.get("decks_file") or ""
+    seen = meta.get("decks_stat") or ""
+    if seen and known and json.loads(known)[0] == str(path):
+        if file_identity(path, settled=False) == seen:
+            return known, seen
+    before = file_identity(path)
+    key = json.dumps([str(path), file_digest(path)])
+    # A write while it was hashed: the digest may be of neither version; not recorded.
+    after = file_identity(path, settled=False) if before else ""
+    return key, before if before == after else ""
 
 
 def _recheck(
     read: Callable[[Mapping[bytes, str]], tuple[list[DeckRow | KnownRow], list[RowFailure]]],
-    lines_file: tuple[Path, str] | None,
+    lines_file: Path | None,
     state: Any,
     source: Any,
     database: Any,
@@ -157,9 +175,9 @@ def _recheck(
     digest = rules_digest()
     result = RecheckResult(sync_id=sync_id)
     result.card_data = days.get(sync_id) if sync_id is not None else None
-    file_key = json.dumps([str(lines_file[0]), lines_file[1]]) if lines_file else None
     with open_state(state, lock_timeout=lock_timeout) as session:
         meta = session.meta()
+        file_key, identity = _file_key(lines_file, meta) if lines_file else (None, "")
         checked = int(meta["checked_sync"]) if meta.get("checked_sync") else None
         after = checked if since is None else min(checked or 0, since_sync(since, days))
         everything = full or (meta.get("rules") not in (None, digest))
@@ -168,7 +186,7 @@ def _recheck(
             # decks a change touches are read, by their lines; nothing else is loaded.
             if _unchanged_file(session, meta, lines_file, source, database, after, days, today,
                                sync_id != checked, result):  # fmt: skip
-                _finish(session, digest, today, sync_id, file_key, result)
+                _finish(session, digest, today, sync_id, file_key, identity, result)
                 return result
         stored = session.decks()
         # The rows are read inside the run's transaction: a line STATE holds byte for byte
@@ -203,12 +221,15 @@ def _recheck(
                 and stored[r.id].line_no != r.line_no
             ]
         )
+        if lines_file is not None:
+            # Where each row is, for the re-checks of this same file (`lines_at`).
+            session.set_meta({"decks_lines": f"{file_key}\n{line_starts(lines_file)}"})
         if file_key is not None:
             # The decks per format, for the re-checks of this same file: they judge no new,
             # edited or removed deck, so these counts stay STATE's until the file changes.
             counts = {"file": file_key, "counts": session.format_counts()}
             session.set_meta({"decks_counts": json.dumps(counts)})
-        _finish(session, digest, today, sync_id, file_key, result)
+        _finish(session, digest, today, sync_id, file_key, identity, result)
     return result
 
 
@@ -218,14 +239,17 @@ def _finish(
     today: dt.date,
     sync_id: int | None,
     file_key: str | None,
+    identity: str,
     result: RecheckResult,
 ) -> None:
     """STATE's record of this run: the rules, the day, the sync, and for a JSON Lines file its
-    digest and the rows that could not be read (said again while the file stays the same)."""
+    digest, its identity (`file_identity`: the next run trusts the digest while it holds) and
+    the rows that could not be read (said again while the file stays the same)."""
     values = {"rules": digest, "checked_on": today.isoformat()}
     if sync_id is not None:
         values["checked_sync"] = str(sync_id)
     values["decks_file"] = file_key or ""
+    values["decks_stat"] = identity
     values["decks_failures"] = json.dumps([f.to_dict() for f in result.failures])
     session.set_meta(values)
 
@@ -257,8 +281,10 @@ def _unchanged_file(
     stored = session.decks_numbered(wanted_nos | session.deck_nos_of(settled))
     if any(s.line_no is None for s in stored.values()):
         return False
+    key, _, starts = (meta.get("decks_lines") or "").partition("\n")
+    wanted = {s.line_no: (i, s.digest) for i, s in stored.items()}
     try:
-        rows = lines_at(lines_file[0], {s.line_no: (i, s.digest) for i, s in stored.items()})
+        rows = lines_at(lines_file, wanted, starts if key == meta["decks_file"] else "")
     except ValueError:
         return False
     todo = plan(
