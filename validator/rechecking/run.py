@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.rechecking.judging import (
     SETTLED_BY_SYNC,
@@ -205,7 +205,7 @@ def _recheck(
             everything=everything and bool(stored),
         )
         judged = judge_planned(rows, todo, source, database, sync_id, today, result)
-        old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
+        old_problems = session.problems(stored[i] for i in judged if i in stored)
         compare(rows, stored, judged, todo, old_problems, changes, result)
         seen = {r.id for r in rows} | {f.id for f in failures if f.id is not None}
         result.removed = sorted(i for i in stored if i not in seen)
@@ -278,17 +278,12 @@ def _unchanged_file(
     settled = settled_decks(open_names, source)
     wanted_nos = {no for nos in holding.values() for no in nos}
     wanted_nos |= session.stale_dated(today.isoformat())
-    stored = session.decks_numbered(wanted_nos | session.deck_nos_of(settled))
-    if any(s.line_no is None for s in stored.values()):
-        return False
-    key, _, starts = (meta.get("decks_lines") or "").partition("\n")
-    wanted = {s.line_no: (i, s.digest) for i, s in stored.items()}
-    try:
-        rows = lines_at(lines_file, wanted, starts if key == meta["decks_file"] else "")
-    except ValueError:
-        return False
+    stored = session.decks_numbered(wanted_nos | session.deck_nos_of(settled), judging=True)
+    # The file is the one STATE saw: each row is the one STATE holds (same digest), and
+    # only what STATE says decides which to judge (a deck holding the changed card in
+    # another format is not read).
     todo = plan(
-        rows,
+        [_Held(i, s.digest) for i, s in stored.items()],
         stored,
         changes,
         lambda cards: holding,
@@ -296,8 +291,16 @@ def _unchanged_file(
         settled=settled,
         today=today.isoformat(),
     )
+    key, _, starts = (meta.get("decks_lines") or "").partition("\n")
+    wanted = {s.line_no: (i, s.digest) for i, s in stored.items() if i in todo}
+    if None in wanted:
+        return False
+    try:
+        rows = lines_at(lines_file, wanted, starts if key == meta["decks_file"] else "")
+    except ValueError:
+        return False
     judged = judge_planned(rows, todo, source, database, result.sync_id, today, result)
-    old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
+    old_problems = session.problems(stored[i] for i in judged if i in stored)
     compare(rows, stored, judged, todo, old_problems, changes, result)
     known = json.loads(meta.get("decks_counts") or "{}")
     counts = known["counts"] if known.get("file") == meta["decks_file"] else None
@@ -306,6 +309,13 @@ def _unchanged_file(
     result.failures[:0] = [RowFailure(**f) for f in json.loads(meta.get("decks_failures") or "[]")]
     session.write(judged, stored, [], {r.id: r.line_no for r in rows})
     return True
+
+
+class _Held(NamedTuple):
+    """A row of an unchanged file as STATE holds it (what `plan` reads of a row)."""
+
+    id: str
+    digest: bytes
 
 
 def judge_planned(
