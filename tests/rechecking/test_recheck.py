@@ -654,3 +654,70 @@ def test_the_decks_every_recheck_looks_for_are_found_by_index(tmp_path, synced):
     assert all(p == "SCAN recheck_decks" for p in plans())
     validator.recheck(decks(), state=state, db=synced("20260502"))
     assert [p.rsplit(" ", 1)[-1] for p in plans()] == ["recheck_decks_dated", "recheck_decks_open"]
+
+
+_KILLED_RUN = """
+import os, signal, sys
+import validator
+from validator.rechecking import state
+
+point = sys.argv[4]
+real_many, real_meta = state.StateSession._many, state.StateSession.set_meta
+
+
+def many(self, sql, rows):
+    real_many(self, sql, rows)
+    if sql.startswith(point):
+        os.kill(os.getpid(), signal.SIGKILL)  # the statement ran, the transaction is open
+
+
+def set_meta(self, values):
+    real_meta(self, values)
+    if point in values:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+state.StateSession._many, state.StateSession.set_meta = many, set_meta
+validator.recheck(sys.argv[1], state=sys.argv[2], db=sys.argv[3])
+"""
+
+
+@pytest.mark.parametrize("point", ["UPDATE recheck_decks", "DELETE FROM", "decks_stat"])
+def test_a_killed_recheck_of_an_unchanged_file_leaves_state_as_it_was(tmp_path, synced, point):
+    """SIGKILL while the re-check of an unchanged DECKS file writes STATE (its judged rows,
+    the index, the meta of the file): STATE is the one before the run, and the next run does
+    it all."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    rows = decks()
+    rows[2] = {**rows[2], "decklist": "4 Lightning Bolt\n4 Counterspell\n52 Island\n"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    validator.recheck(str(path), state=state, db=synced("20260501"))
+    before = stored(state)
+    conn = sqlite3.connect(state)
+    meta = dict(conn.execute("SELECT key, value FROM recheck_meta"))
+    conn.close()
+    # A ban that also takes a card out of the data (the index rows of the decks go).
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}}, without=("Counterspell",))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_RUN, str(path), str(state), db, point],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    conn = sqlite3.connect(state)
+    assert dict(conn.execute("SELECT key, value FROM recheck_meta")) == meta
+    conn.close()
+    assert stored(state) == before
+    result = validator.recheck(str(path), state=state, db=db)
+    assert sorted(c.id for c in result.changed) == ["bolt-modern", "counter-modern", "json-deck"]
+    fresh = tmp_path / "fresh.sqlite3"
+    validator.recheck(str(path), state=fresh, db=db)
+    assert stored(state) == stored(fresh) and card_index(state) == card_index(fresh)
