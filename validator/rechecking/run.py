@@ -146,7 +146,7 @@ def _file_key(path: Path, meta: Mapping[str, str]) -> tuple[str, str]:
     file again, when the file's identity is the one STATE recorded with that key."""
     known = meta.get("decks_file") or ""
     seen = meta.get("decks_stat") or ""
-    if seen and known and json.loads(known)[0] == str(path):
+    if seen and known.startswith(json.dumps([str(path), ""])[:-3]):  # this file's key
         if file_identity(path, settled=False) == seen:
             return known, seen
     before = file_identity(path)
