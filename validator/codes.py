@@ -29,7 +29,12 @@ class Code:
     broken (a name that is no card in the card data, a rarity not synced...). A report whose
     errors are all undecidable is `unconfirmed`, not `illegal` (report.py `verdict`);
     `settled_by` says what would let deckcheck decide (a sync, `--printings`, a corrected
-    name), for the text output and for a job that rechecks such decks later."""
+    name), for the text output and for a job that rechecks such decks later.
+
+    `unknown_names`: the problem's cards are names the card data does not know (yet), so a
+    sync that brings a card of one of those names may change it, whatever its severity: the
+    re-check judges a deck with such a problem again after each sync that does
+    (`validator.rechecking`)."""
 
     code: str
     severity: str
@@ -38,6 +43,7 @@ class Code:
     also: tuple[str, ...] = ()
     undecidable: bool = False
     settled_by: str = ""
+    unknown_names: bool = False
 
     def __post_init__(self) -> None:
         for severity in (self.severity, *self.also):
@@ -69,6 +75,7 @@ _ALL: Final[tuple[Code, ...]] = (
         undecidable=True,
         settled_by="a corrected card name, or `deckcheck sync` when the card is newer than "
         "the card data",
+        unknown_names=True,
     ),
     Code(
         "ambiguous-card",
@@ -192,12 +199,14 @@ _ALL: Final[tuple[Code, ...]] = (
         "warning",
         _POOL,
         "the format's dated banned / restricted list names a card the card data does not know",
+        unknown_names=True,
     ),
     Code(
         "points-unknown-card",
         "warning",
         _POOL,
         "the points list names a card the card data does not know: its points never apply",
+        unknown_names=True,
     ),
     # Legal sets (Old School 93/94 and its variants): the dated list's sets in force.
     Code(
@@ -314,6 +323,7 @@ _ALL: Final[tuple[Code, ...]] = (
         undecidable=True,
         settled_by="a corrected commander name, or `deckcheck sync` when the card is newer than "
         "the card data",
+        unknown_names=True,
     ),
     Code("commander-not-eligible", "error", "CR 903.3", "a card that cannot be a commander"),
     Code(
@@ -384,6 +394,8 @@ if len(CODES) != len(_ALL):  # not an assert: it must hold under python -O too
     raise RuntimeError("validator/codes.py registers a problem code twice")
 
 
+#: The codes whose cards are names the card data does not know yet (`Code.unknown_names`).
+UNKNOWN_NAMES: Final[frozenset[str]] = frozenset(c.code for c in _ALL if c.unknown_names)
 #: The codes whose error means "cannot tell" (`Code.undecidable`).
 UNDECIDABLE: Final[frozenset[str]] = frozenset(c.code for c in _ALL if c.undecidable)
 

@@ -524,28 +524,86 @@ def test_an_unchanged_decks_file_counts_its_decks_without_reading_state(
 def test_lines_at_reads_the_lines_asked_for(tmp_path, gz, last_newline):
     import gzip
 
-    from validator.rechecking.rows import line_digest, lines_at
+    from validator.rechecking.rows import line_digest, line_starts, lines_at
 
     lines = [b'{"id": "a"}', b"", b'{"id": "b"}\r', b'{"id": "c"}', b"  ", b'{"id": "last"}']
     data = b"\n".join(lines) + (b"\n" if last_newline else b"")
     path = tmp_path / ("decks.jsonl.gz" if gz else "decks.jsonl")
     path.write_bytes(gzip.compress(data) if gz else data)
+    starts = line_starts(path)
+    assert (starts == "") == gz  # a gzip file is read from its start
     want = {n: (f"deck-{n}", line_digest(lines[n - 1].rstrip(b"\r"))) for n in (6, 1, 3, 4)}
-    got = lines_at(path, want)
-    assert [(r.line_no, r.id, r.line, r.where) for r in got] == [
+    expected = [
         (1, "deck-1", b'{"id": "a"}', f"{path.name} line 1"),
         (3, "deck-3", b'{"id": "b"}', f"{path.name} line 3"),
         (4, "deck-4", b'{"id": "c"}', f"{path.name} line 4"),
         (6, "deck-6", b'{"id": "last"}', f"{path.name} line 6"),
     ]
-    assert [r.id for r in lines_at(path, {2: ("blank", line_digest(b""))})] == ["blank"]
-    with pytest.raises(ValueError, match="line 4 is not the row STATE holds"):
-        lines_at(path, {**want, 4: ("deck-4", line_digest(b"other"))})
-    with pytest.raises(ValueError, match="shorter than the file STATE saw"):
-        lines_at(path, {**want, 7: ("deck-7", line_digest(b""))})
+    for where in ("", starts):  # stepping over lines, or at the starts STATE keeps
+        got = lines_at(path, want, where)
+        assert [(r.line_no, r.id, r.line, r.where) for r in got] == expected
+        assert [r.id for r in lines_at(path, {2: ("blank", line_digest(b""))}, where)] == ["blank"]
+        with pytest.raises(ValueError, match="line 4 is not the row STATE holds"):
+            lines_at(path, {**want, 4: ("deck-4", line_digest(b"other"))}, where)
+        with pytest.raises(ValueError, match="shorter than the file STATE saw"):
+            lines_at(path, {**want, 7: ("deck-7", line_digest(b""))}, where)
+    if not gz:
+        # Starts of another file (the first line one byte longer): the lines found there
+        # are not the rows STATE holds.
+        path.write_bytes(b" " + data)
+        with pytest.raises(ValueError, match="is not the row STATE holds"):
+            lines_at(path, want, starts)
+        with pytest.raises(ValueError, match="not line starts"):
+            lines_at(path, want, "X" + starts[1:])
     path.write_bytes(gzip.compress(b"") if gz else b"")
     with pytest.raises(ValueError, match="shorter than the file STATE saw"):
         lines_at(path, {1: ("deck-1", line_digest(b""))})
+    assert line_starts(path) == ""
+
+
+def test_an_edited_decks_file_is_found_when_its_size_and_time_are_kept(
+    tmp_path, synced, monkeypatch
+):
+    """A file whose stat STATE recorded is not hashed again while the stat holds; an edit that
+    keeps the size and the modification time (`os.utime`, as `cp -p` or `rsync -t` do) still
+    changes the kernel's change time, and the edited deck is judged again."""
+    import os
+    import time
+
+    from validator.rechecking import run as run_module
+
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    db = synced("20260501")
+    path.write_text("".join(json.dumps(r) + "\n" for r in decks()), encoding="utf-8")
+    hashed: list[str] = []
+    real = rows_module.file_digest
+    monkeypatch.setattr(run_module, "file_digest", lambda p: hashed.append(p) or real(p))
+    # Changed within SETTLED_NS of the run (as every file of a test is): hashed, its stat
+    # not trusted.
+    monkeypatch.setattr(rows_module, "SETTLED_NS", 3_600 * 10**9)
+    validator.recheck(str(path), state=state, db=db)
+    assert len(hashed) == 1
+    validator.recheck(str(path), state=state, db=db)
+    assert len(hashed) == 2
+    time.sleep(0.05)  # past the timestamp tick of the write
+    monkeypatch.setattr(rows_module, "SETTLED_NS", 0)
+    validator.recheck(str(path), state=state, db=db)
+    assert len(hashed) == 3  # settled: hashed once more, its stat recorded
+    assert validator.recheck(str(path), state=state, db=db).changed == []
+    assert len(hashed) == 3  # the same stat: the digest STATE holds
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("4 Counterspell\\n56 Island", "4 Counterspell\\n56 Swamp!")
+    assert len(edited) == len(text) and edited != text
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    result = validator.recheck(str(path), state=state, db=db)
+    assert len(hashed) == 4
+    assert [(c.id, c.new_verdict) for c in result.changed] == [("counter-modern", "unconfirmed")]
+    fresh = tmp_path / "fresh.sqlite3"
+    validator.recheck(str(path), state=fresh, db=db)
+    assert stored(state) == stored(fresh)
 
 
 def test_a_deck_judged_by_a_dated_list_is_judged_again_on_another_day(tmp_path, synced, judged):
@@ -596,3 +654,70 @@ def test_the_decks_every_recheck_looks_for_are_found_by_index(tmp_path, synced):
     assert all(p == "SCAN recheck_decks" for p in plans())
     validator.recheck(decks(), state=state, db=synced("20260502"))
     assert [p.rsplit(" ", 1)[-1] for p in plans()] == ["recheck_decks_dated", "recheck_decks_open"]
+
+
+_KILLED_RUN = """
+import os, signal, sys
+import validator
+from validator.rechecking import state
+
+point = sys.argv[4]
+real_many, real_meta = state.StateSession._many, state.StateSession.set_meta
+
+
+def many(self, sql, rows):
+    real_many(self, sql, rows)
+    if sql.startswith(point):
+        os.kill(os.getpid(), signal.SIGKILL)  # the statement ran, the transaction is open
+
+
+def set_meta(self, values):
+    real_meta(self, values)
+    if point in values:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+state.StateSession._many, state.StateSession.set_meta = many, set_meta
+validator.recheck(sys.argv[1], state=sys.argv[2], db=sys.argv[3])
+"""
+
+
+@pytest.mark.parametrize("point", ["UPDATE recheck_decks", "DELETE FROM", "decks_stat"])
+def test_a_killed_recheck_of_an_unchanged_file_leaves_state_as_it_was(tmp_path, synced, point):
+    """SIGKILL while the re-check of an unchanged DECKS file writes STATE (its judged rows,
+    the index, the meta of the file): STATE is the one before the run, and the next run does
+    it all."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    rows = decks()
+    rows[2] = {**rows[2], "decklist": "4 Lightning Bolt\n4 Counterspell\n52 Island\n"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    validator.recheck(str(path), state=state, db=synced("20260501"))
+    before = stored(state)
+    conn = sqlite3.connect(state)
+    meta = dict(conn.execute("SELECT key, value FROM recheck_meta"))
+    conn.close()
+    # A ban that also takes a card out of the data (the index rows of the decks go).
+    db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}}, without=("Counterspell",))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_RUN, str(path), str(state), db, point],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    conn = sqlite3.connect(state)
+    assert dict(conn.execute("SELECT key, value FROM recheck_meta")) == meta
+    conn.close()
+    assert stored(state) == before
+    result = validator.recheck(str(path), state=state, db=db)
+    assert sorted(c.id for c in result.changed) == ["bolt-modern", "counter-modern", "json-deck"]
+    fresh = tmp_path / "fresh.sqlite3"
+    validator.recheck(str(path), state=fresh, db=db)
+    assert stored(state) == stored(fresh) and card_index(state) == card_index(fresh)

@@ -445,3 +445,23 @@ def test_build_script_check_mode(tmp_path: Path) -> None:
     assert _build_module().render() in text
     again = subprocess.run([sys.executable, script, "--output", str(out), "--check"], **env_run)
     assert again.returncode == 0, again.stderr
+
+
+def test_the_codes_of_unknown_names_are_the_ones_a_sync_bringing_the_card_settles():
+    """`Code.unknown_names` marks the codes whose cards are names the card data does not know:
+    the re-check judges a deck with one again after each sync that brings such a card."""
+    from validator.codes import UNKNOWN_NAMES
+    from validator.rechecking.judging import SETTLED_BY_SYNC
+
+    assert SETTLED_BY_SYNC == UNKNOWN_NAMES
+    newer = {
+        code
+        for code, entry in CODES.items()
+        if entry.undecidable and "when the card is newer than the card data" in entry.settled_by
+    }
+    assert {"unknown-card", "commander-unknown"} <= newer <= UNKNOWN_NAMES
+    # Warnings too: a dated list's or points list's unknown name counts once the card comes.
+    assert {"list-unknown-card", "points-unknown-card"} <= UNKNOWN_NAMES
+    for code in UNKNOWN_NAMES:
+        meaning = CODES[code].meaning
+        assert "no card" in meaning or "no known card" in meaning or "does not know" in meaning

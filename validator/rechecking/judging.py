@@ -7,17 +7,17 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from validator.codes import UNKNOWN_NAMES
 from validator.errors import DeckcheckError
 from validator.rechecking.records import RowFailure
 from validator.rechecking.rows import DeckRow
 from validator.rechecking.state import DATED, OPEN, Judgement
 
 #: Problem codes whose cards are names the card data does not know yet: the next sync may
-#: bring the card (a deck holding one is re-judged after every sync, `state.OPEN`). Whether
-#: such an error leaves the deck unconfirmed is validator/codes.py's `undecidable`.
-SETTLED_BY_SYNC = frozenset(
-    {"unknown-card", "commander-unknown", "list-unknown-card", "points-unknown-card"}
-)
+#: bring the card (a deck holding one is re-judged after every sync, `state.OPEN`). Marked in
+#: validator/codes.py (`unknown_names`), where each code is registered; whether such an error
+#: leaves the deck unconfirmed is its `undecidable`.
+SETTLED_BY_SYNC = UNKNOWN_NAMES
 
 
 def problem_records(report: Any) -> list[dict[str, Any]]:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from validator.rechecking.rows import DeckRow, KnownRow
 from validator.rechecking.state import DATED, OPEN, StoredDeck
 
 NEW = "new"
@@ -46,8 +45,18 @@ class Change:
         return f"{self.name}: {old} -> {new}{where}{day}"
 
 
+class Row(Protocol):
+    """What `plan` reads of a row: a `DeckRow`, a `KnownRow`, or a row STATE holds."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def digest(self) -> bytes: ...
+
+
 def plan(
-    rows: Iterable[DeckRow | KnownRow],
+    rows: Iterable[Row],
     stored: Mapping[str, StoredDeck],
     changes: Iterable[Change],
     decks_with: Callable[[set[str]], Mapping[str, set[Any]]],

@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.rechecking.judging import (
     SETTLED_BY_SYNC,
@@ -31,6 +31,8 @@ from validator.rechecking.rows import (
     DeckRow,
     KnownRow,
     file_digest,
+    file_identity,
+    line_starts,
     read_rows,
     unique_rows,
 )
@@ -128,19 +130,35 @@ def recheck(
     return result
 
 
-def _json_lines_file(decks: Any) -> tuple[Path, str] | None:
-    """A JSON Lines DECKS file and the digest of its bytes, else None."""
+def _json_lines_file(decks: Any) -> Path | None:
+    """A JSON Lines DECKS file, else None."""
     if not isinstance(decks, (str, os.PathLike)) or "://" in os.fspath(decks):
         return None
     path = Path(decks)
     if not path.is_file() or not path.name.lower().endswith(JSON_LINES):
         return None
-    return path.resolve(), file_digest(path)
+    return path.resolve()
+
+
+def _file_key(path: Path, meta: Mapping[str, str]) -> tuple[str, str]:
+    """The file's key in STATE (its path and the digest of its bytes) and its identity
+    (`file_identity`, "" when not to be trusted): the key STATE holds, without hashing the
+    file again, when the file's identity is the one STATE recorded with that key."""
+    known = meta.get("decks_file") or ""
+    seen = meta.get("decks_stat") or ""
+    if seen and known.startswith(json.dumps([str(path), ""])[:-3]):  # this file's key
+        if file_identity(path, settled=False) == seen:
+            return known, seen
+    before = file_identity(path)
+    key = json.dumps([str(path), file_digest(path)])
+    # A write while it was hashed: the digest may be of neither version; not recorded.
+    after = file_identity(path, settled=False) if before else ""
+    return key, before if before == after else ""
 
 
 def _recheck(
     read: Callable[[Mapping[bytes, str]], tuple[list[DeckRow | KnownRow], list[RowFailure]]],
-    lines_file: tuple[Path, str] | None,
+    lines_file: Path | None,
     state: Any,
     source: Any,
     database: Any,
@@ -157,9 +175,9 @@ def _recheck(
     digest = rules_digest()
     result = RecheckResult(sync_id=sync_id)
     result.card_data = days.get(sync_id) if sync_id is not None else None
-    file_key = json.dumps([str(lines_file[0]), lines_file[1]]) if lines_file else None
     with open_state(state, lock_timeout=lock_timeout) as session:
         meta = session.meta()
+        file_key, identity = _file_key(lines_file, meta) if lines_file else (None, "")
         checked = int(meta["checked_sync"]) if meta.get("checked_sync") else None
         after = checked if since is None else min(checked or 0, since_sync(since, days))
         everything = full or (meta.get("rules") not in (None, digest))
@@ -168,7 +186,7 @@ def _recheck(
             # decks a change touches are read, by their lines; nothing else is loaded.
             if _unchanged_file(session, meta, lines_file, source, database, after, days, today,
                                sync_id != checked, result):  # fmt: skip
-                _finish(session, digest, today, sync_id, file_key, result)
+                _finish(session, digest, today, sync_id, file_key, identity, result)
                 return result
         stored = session.decks()
         # The rows are read inside the run's transaction: a line STATE holds byte for byte
@@ -187,7 +205,7 @@ def _recheck(
             everything=everything and bool(stored),
         )
         judged = judge_planned(rows, todo, source, database, sync_id, today, result)
-        old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
+        old_problems = session.problems(stored[i] for i in judged if i in stored)
         compare(rows, stored, judged, todo, old_problems, changes, result)
         seen = {r.id for r in rows} | {f.id for f in failures if f.id is not None}
         result.removed = sorted(i for i in stored if i not in seen)
@@ -203,12 +221,15 @@ def _recheck(
                 and stored[r.id].line_no != r.line_no
             ]
         )
+        if lines_file is not None:
+            # Where each row is, for the re-checks of this same file (`lines_at`).
+            session.set_meta({"decks_lines": f"{file_key}\n{line_starts(lines_file)}"})
         if file_key is not None:
             # The decks per format, for the re-checks of this same file: they judge no new,
             # edited or removed deck, so these counts stay STATE's until the file changes.
             counts = {"file": file_key, "counts": session.format_counts()}
             session.set_meta({"decks_counts": json.dumps(counts)})
-        _finish(session, digest, today, sync_id, file_key, result)
+        _finish(session, digest, today, sync_id, file_key, identity, result)
     return result
 
 
@@ -218,14 +239,17 @@ def _finish(
     today: dt.date,
     sync_id: int | None,
     file_key: str | None,
+    identity: str,
     result: RecheckResult,
 ) -> None:
     """STATE's record of this run: the rules, the day, the sync, and for a JSON Lines file its
-    digest and the rows that could not be read (said again while the file stays the same)."""
+    digest, its identity (`file_identity`: the next run trusts the digest while it holds) and
+    the rows that could not be read (said again while the file stays the same)."""
     values = {"rules": digest, "checked_on": today.isoformat()}
     if sync_id is not None:
         values["checked_sync"] = str(sync_id)
     values["decks_file"] = file_key or ""
+    values["decks_stat"] = identity
     values["decks_failures"] = json.dumps([f.to_dict() for f in result.failures])
     session.set_meta(values)
 
@@ -254,15 +278,12 @@ def _unchanged_file(
     settled = settled_decks(open_names, source)
     wanted_nos = {no for nos in holding.values() for no in nos}
     wanted_nos |= session.stale_dated(today.isoformat())
-    stored = session.decks_numbered(wanted_nos | session.deck_nos_of(settled))
-    if any(s.line_no is None for s in stored.values()):
-        return False
-    try:
-        rows = lines_at(lines_file[0], {s.line_no: (i, s.digest) for i, s in stored.items()})
-    except ValueError:
-        return False
+    stored = session.decks_numbered(wanted_nos | session.deck_nos_of(settled), judging=True)
+    # The file is the one STATE saw: each row is the one STATE holds (same digest), and
+    # only what STATE says decides which to judge (a deck holding the changed card in
+    # another format is not read).
     todo = plan(
-        rows,
+        [_Held(i, s.digest) for i, s in stored.items()],
         stored,
         changes,
         lambda cards: holding,
@@ -270,8 +291,16 @@ def _unchanged_file(
         settled=settled,
         today=today.isoformat(),
     )
+    key, _, starts = (meta.get("decks_lines") or "").partition("\n")
+    wanted = {s.line_no: (i, s.digest) for i, s in stored.items() if i in todo}
+    if None in wanted:
+        return False
+    try:
+        rows = lines_at(lines_file, wanted, starts if key == meta["decks_file"] else "")
+    except ValueError:
+        return False
     judged = judge_planned(rows, todo, source, database, result.sync_id, today, result)
-    old_problems = session.problems(stored[i].deck_no for i in judged if i in stored)
+    old_problems = session.problems(stored[i] for i in judged if i in stored)
     compare(rows, stored, judged, todo, old_problems, changes, result)
     known = json.loads(meta.get("decks_counts") or "{}")
     counts = known["counts"] if known.get("file") == meta["decks_file"] else None
@@ -280,6 +309,13 @@ def _unchanged_file(
     result.failures[:0] = [RowFailure(**f) for f in json.loads(meta.get("decks_failures") or "[]")]
     session.write(judged, stored, [], {r.id: r.line_no for r in rows})
     return True
+
+
+class _Held(NamedTuple):
+    """A row of an unchanged file as STATE holds it (what `plan` reads of a row)."""
+
+    id: str
+    digest: bytes
 
 
 def judge_planned(
@@ -341,6 +377,17 @@ def compare(
     from validator.cards.names import fold_name
     from validator.rules.formats import get_format
 
+    # The same few card names and formats come up in every changed deck: each folded and
+    # looked up once.
+    folded: dict[str, str] = {}
+
+    def fold(name: str) -> str:
+        found = folded.get(name)
+        if found is None:
+            found = folded[name] = fold_name(name)
+        return found
+
+    format_names: dict[str, str] = {}
     by_name: dict[str, list[Change]] = {}
     for ch in changes:
         by_name.setdefault(fold_name(ch.name), []).append(ch)
@@ -368,7 +415,9 @@ def compare(
         counter = f"newly_{j.verdict}"
         if hasattr(summary, counter):
             setattr(summary, counter, getattr(summary, counter) + 1)
-        name = get_format(j.format).name
+        name = format_names.get(j.format)
+        if name is None:
+            name = format_names[j.format] = get_format(j.format).name
         before = {_key(p): p for p in old_problems.get(old.deck_no, [])}
         after = {_key(p): p for p in j.problems}
         diffs = [("removed", before[k]) for k in before if k not in after] + [
@@ -386,7 +435,7 @@ def compare(
                         p["code"],
                         tuple(p.get("cards") or ()),
                         p["message"],
-                        _cause(p, j, todo[row.id], by_name, name, result.card_data),
+                        _cause(p, j, todo[row.id], by_name, name, result.card_data, fold),
                     )
                     for kind, p in diffs
                 ),
@@ -401,18 +450,17 @@ def _cause(
     by_name: Mapping[str, list[Change]],
     format_name: str,
     card_data: str | None,
+    fold: Callable[[str], str],
 ) -> str:
     """Why a problem came or went: the legality change of one of its cards in the deck's
-    legality key, else the edit, else the card data now known."""
-    from validator.cards.names import fold_name
-
+    legality key, else the edit, else the card data now known (`fold`: `fold_name`)."""
     day = f" of {card_data}" if card_data else ""
     if problem["code"] in SETTLED_BY_SYNC and why != EDITED:
         return f"the card data{day} settles this name"
     found = [
         ch.describe(format_name)
         for name in problem.get("cards") or ()
-        for ch in by_name.get(fold_name(name), ())
+        for ch in by_name.get(fold(name), ())
         if ch.format in (judged.legality, "*")
     ]
     if found:

@@ -67,6 +67,10 @@ class StoredDeck:
     judged_on: str
     flags: int
     line_no: int | None = None
+    #: Its problems (JSON) and cards (`pack_cards`) as stored, when read with it
+    #: (`decks_numbered(..., judging=True)`): the decks about to be judged again.
+    problems: str | None = None
+    cards: bytes | None = None
 
 
 @dataclass(slots=True)
@@ -215,6 +219,11 @@ def unpack_cards(blob: bytes) -> array[int]:
     return array("I" if blob[:1] == b"\x04" else "H", blob[1:])
 
 
+#: A deck's problems as STATE keeps them: compact JSON (one encoder for every deck: building
+#: one per `json.dumps` call with options costs as much as the encoding).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 class StateSession:
     """One run's transaction on STATE (from `open_state`)."""
 
@@ -237,17 +246,22 @@ class StateSession:
         # which nothing changed.
         return self._decks_where("")
 
-    def decks_numbered(self, deck_nos: Iterable[int]) -> dict[str, StoredDeck]:
-        """The stored decks of these numbers, by id."""
+    def decks_numbered(
+        self, deck_nos: Iterable[int], *, judging: bool = False
+    ) -> dict[str, StoredDeck]:
+        """The stored decks of these numbers, by id. `judging`: with their problems and cards
+        (the decks a re-check judges again: what `compare` and `write` read of them, in the
+        same read)."""
         out: dict[str, StoredDeck] = {}
         for chunk in chunks(sorted(set(deck_nos))):
-            out.update(self._decks_where(f" WHERE deck_no IN ({', '.join(map(str, chunk))})"))
+            where = f" WHERE deck_no IN ({', '.join(map(str, chunk))})"
+            out.update(self._decks_where(where, judging))
         return out
 
-    def _decks_where(self, where: str) -> dict[str, StoredDeck]:
+    def _decks_where(self, where: str, judging: bool = False) -> dict[str, StoredDeck]:
         rows = self._driver_rows(
             "SELECT id, deck_no, format, legality, digest, verdict, sync_id, judged_on, "
-            "flags, line_no FROM recheck_decks" + where
+            f"flags, line_no{', problems, cards' if judging else ''} FROM recheck_decks" + where
         )
         return {r[0]: StoredDeck(r[1], r[2], r[3], bytes(r[4]), *r[5:]) for r in rows}
 
@@ -292,9 +306,17 @@ class StateSession:
         """(line, deck number): where each of these decks' rows now is in DECKS."""
         self._many("UPDATE recheck_decks SET line_no = ? WHERE deck_no = ?", list(line_nos))
 
-    def problems(self, deck_nos: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+    def problems(self, decks: Iterable[StoredDeck]) -> dict[int, list[dict[str, Any]]]:
+        """These decks' stored problems, by deck number (read now for those read without)."""
+        out, unread = {}, []
+        for deck in decks:
+            if deck.problems is None:
+                unread.append(deck.deck_no)
+            else:
+                out[deck.deck_no] = json.loads(deck.problems)
         sql = "SELECT deck_no, problems FROM recheck_decks WHERE deck_no IN ({})"
-        return {no: json.loads(problems) for no, problems in self._numbered_rows(sql, deck_nos)}
+        out.update((no, json.loads(found)) for no, found in self._numbered_rows(sql, unread))
+        return out
 
     def card_nos(self) -> dict[str, int]:
         if self._card_nos is None:
@@ -361,22 +383,35 @@ class StateSession:
     ) -> None:
         """Store the decks judged this run (new ones added, others replaced, their index rows
         with them) and drop the `removed` ones."""
-        nos = self._numbered(o for j in judged.values() for o in j.cards)
+        nos = self._numbered(set().union(*(j.cards for j in judged.values())))
         # The index rows of the decks replaced or dropped, found by their own card list (a
         # delete by deck number alone would scan the whole index: its key is card first).
         # A re-judged deck keeps the rows of the cards it still holds: after a ban it holds
         # the same cards, and its index rows are neither deleted nor written again.
-        gone = sorted(
-            [stored[i].deck_no for i in removed]
-            + [stored[i].deck_no for i in judged if i in stored]
-        )
+        number = nos.__getitem__
+        card_lists = {i: sorted(map(number, j.cards)) for i, j in judged.items()}
+        packed = {i: pack_cards(c) for i, c in card_lists.items()}
+        # A deck read with its cards (`decks_numbered(judging=True)`) that holds the same ones
+        # (a ban changes no deck's cards) keeps its index rows without their being read.
+        same = {
+            i
+            for i in judged
+            if (old := stored.get(i)) is not None and old.cards is not None
+            and old.cards == packed[i]
+        }  # fmt: skip
+        gone = [stored[i] for i in removed] + [
+            stored[i] for i in judged if i in stored and i not in same
+        ]
         held = {  # deck number -> its card numbers as stored
-            no: set(unpack_cards(bytes(blob)))
-            for no, blob in self._numbered_rows(
-                "SELECT deck_no, cards FROM recheck_decks WHERE deck_no IN ({})", gone
-            )
+            d.deck_no: set(unpack_cards(d.cards)) for d in gone if d.cards is not None
         }
-        card_lists = {i: sorted([nos[o] for o in j.cards]) for i, j in judged.items()}
+        held.update(
+            (no, set(unpack_cards(bytes(blob))))
+            for no, blob in self._numbered_rows(
+                "SELECT deck_no, cards FROM recheck_decks WHERE deck_no IN ({})",
+                [d.deck_no for d in gone if d.cards is None],
+            )
+        )
         kept = {stored[i].deck_no: card_lists[i] for i in judged if i in stored}
         old_pairs = [
             (c, no)
@@ -392,22 +427,23 @@ class StateSession:
         rows: list[tuple[Any, ...]] = []
         updates: list[tuple[Any, ...]] = []
         pairs: list[tuple[int, int]] = []
+        encode = _ENCODE
         for deck_id, j in judged.items():
             old = stored.get(deck_id)
             if old is not None:
                 no = old.deck_no
             else:
                 no, next_no = next_no, next_no + 1
-            card_nos = card_lists[deck_id]
-            before = held.get(no, ()) if old is not None else ()
-            pairs.extend((c, no) for c in card_nos if c not in before)
+            if deck_id not in same:
+                before = held.get(no, ()) if old is not None else ()
+                pairs.extend((c, no) for c in card_lists[deck_id] if c not in before)
             values = (
                 j.format,
                 j.legality,
                 j.digest,
                 j.verdict,
-                json.dumps(j.problems, ensure_ascii=False, separators=(",", ":")),
-                pack_cards(card_nos),
+                encode(j.problems),
+                packed[deck_id],
                 j.sync_id,
                 j.judged_on,
                 j.flags,
