@@ -159,7 +159,7 @@ def _printable(deck: Deck) -> Deck:
     entries = deck.entries
     # Each question asked of all the entries at once first (most decks: ASCII texts, no
     # printing); the entries are gone through only when one may need a change.
-    if not "".join(filter(None, map(_TEXT, entries))).isascii():
+    if not all(map(str.isascii, filter(None, map(_TEXT, entries)))):
         for entry in entries:
             text = entry.text
             if text is not None and not text.isascii():  # ASCII is printable as it is
