@@ -16,6 +16,7 @@ from datetime import date
 from typing import IO, Any, cast
 
 from validator.cards.names import lookup_key
+from validator.decklist import parse_decklist as _parse_decklist
 from validator.decklist.sections import not_counted
 from validator.errors import UsageError
 from validator.model import Card, Deck, Problem, ResolvedDeck, Section, Severity
@@ -56,9 +57,7 @@ def parse_decklist(
 ) -> Deck:
     """Read a decklist in any supported format (see README "Decklist formats"): text, bytes,
     or a file open for reading, binary or text (at most the size limit + 1 is read)."""
-    from validator.decklist import parse_decklist as _parse
-
-    return _parse(_decklist_data(data), input_format=input_format, filename=filename)
+    return _parse_decklist(_decklist_data(data), input_format=input_format, filename=filename)
 
 
 # ---------------------------------------------------------------------- argument checks

@@ -147,6 +147,27 @@ def test_lines_naming_the_same_card_are_summed_by_card_not_spelling():
     assert problem.cards == ("Fire // Ice",) and "5 copies" in problem.message
 
 
+def test_copy_and_pool_problems_are_in_the_order_of_each_cards_first_line():
+    """Only the lines that can break a rule are grouped (a card on several lines, a line over
+    its limit, a card not legal): the problems still come card by card in listing order, each
+    naming every line of its card."""
+    deck = make_deck(
+        CARDS,
+        main=[(2, "Fire // Ice"), (5, "Lightning Bolt"), (1, "Black Lotus"), (3, "Fire")],
+        sideboard=[(1, "Lightning Bolt"), (2, "Black Lotus"), (20, "Mountain")],
+    )
+    copies = check_copies(deck, MODERN)
+    assert [(p.cards, p.lines) for p in copies] == [
+        (("Fire // Ice",), (1, 4)),
+        (("Lightning Bolt",), (2, 5)),
+    ]
+    assert "5 copies of Fire // Ice" in copies[0].message
+    assert "6 copies of Lightning Bolt" in copies[1].message
+    [restricted] = check_card_pool(deck, VINTAGE)
+    assert restricted.code == "restricted" and restricted.lines == (3, 6)
+    assert "this deck has 3" in restricted.message
+
+
 def test_banned_and_not_legal_cards():
     deck = make_deck(
         CARDS, main=[(1, "Lurrus of the Dream-Den"), (1, "Black Lotus"), (58, "Mountain")]

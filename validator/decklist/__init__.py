@@ -11,6 +11,7 @@ be a decklist at all raise `DecklistError`.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import BinaryIO
 
 from validator.decklist.base import (
@@ -155,16 +156,29 @@ def _printable(deck: Deck) -> Deck:
     for issue in deck.issues:
         issue.message = printable(issue.message)
         issue.text = printable(issue.text) if issue.text is not None else None
-    for entry in deck.entries:
-        text = entry.text
-        if text is not None and not text.isascii():  # ASCII is printable as it is
-            entry.text = printable(text)
-        # No printing has a code that is no text: the name is looked up instead.
-        if entry.set_code is not None and unusable_text(entry.set_code):
-            entry.set_code = None
-        if entry.collector_number is not None and unusable_text(entry.collector_number):
-            entry.collector_number = None
+    entries = deck.entries
+    # Each question asked of all the entries at once first (most decks: ASCII texts, no
+    # printing); the entries are gone through only when one may need a change.
+    if not all(map(str.isascii, filter(None, map(_TEXT, entries)))):
+        for entry in entries:
+            text = entry.text
+            if text is not None and not text.isascii():  # ASCII is printable as it is
+                entry.text = printable(text)
+    if any(map(_SET_CODE, entries)) or any(map(_NUMBER, entries)):
+        for entry in entries:
+            # No printing has a code that is no text: the name is looked up instead.
+            if entry.set_code is not None and unusable_text(entry.set_code):
+                entry.set_code = None
+            if entry.collector_number is not None and unusable_text(entry.collector_number):
+                entry.collector_number = None
     return deck
+
+
+_TEXT, _SET_CODE, _NUMBER = (
+    attrgetter("text"),
+    attrgetter("set_code"),
+    attrgetter("collector_number"),
+)
 
 
 def detect_format(data: str | bytes, filename: str | None = None) -> str:

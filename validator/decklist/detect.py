@@ -55,6 +55,7 @@ MOXFIELD_BOARDS = (
     "schemes",
     "contraptions",
 )
+_MOXFIELD_KEYS = frozenset(MOXFIELD_BOARDS)
 #: Keys of deckcheck's own JSON deck that hold cards.
 DECKCHECK_JSON_SECTIONS = (
     "main",
@@ -91,8 +92,9 @@ def json_shape(obj: Any) -> str:
             "validator.event.run.collect and run_event)"
         )
     if isinstance(obj, dict):
+        # Only the board keys the object has are looked at (a deck has two or three).
         if isinstance(obj.get("boards"), dict) or any(
-            _moxfield_board(obj.get(key)) for key in MOXFIELD_BOARDS
+            _moxfield_board(obj[key]) for key in obj.keys() & _MOXFIELD_KEYS
         ):
             return "moxfield"
         cards = obj.get("cards")
@@ -104,7 +106,7 @@ def json_shape(obj: Any) -> str:
         data = obj.get("data")
         if (isinstance(data, dict) and "mainBoard" in data) or "mainBoard" in obj:
             return "mtgjson"
-        if any(key in obj for key in DECKCHECK_JSON_SECTIONS):
+        if not obj.keys().isdisjoint(DECKCHECK_JSON_SECTIONS):
             return "json"
     got = (
         f"an object with keys {', '.join(sorted(map(str, obj))[:8])}"
@@ -179,7 +181,6 @@ def looks_like_csv(first_line: str) -> bool:
 def sniff(data: str | bytes, filename: str | None = None) -> str:
     """The parser family: "mtgo-dek", "cockatrice", "json", "csv", or "text" (any line
     format)."""
-    head = _head(data)
     extension = _extension(filename)
     # A file named *.json is JSON whatever its content begins with: a scalar (`null`, `42`,
     # `"hello"`) or a truncated document is then refused as no JSON deck (exit 2), never
@@ -188,6 +189,7 @@ def sniff(data: str | bytes, filename: str | None = None) -> str:
     # stdin, in deck.txt) stays a text deck.
     if extension == ".json":
         return "json"
+    head = _head(data)
     if head.startswith("<"):
         match = _ROOT_TAG.search(head)
         root = match.group(1).lower() if match else ""

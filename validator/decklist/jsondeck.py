@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import threading
-from itertools import repeat
 from json.encoder import encode_basestring
-from operator import itemgetter
 from typing import Any
 
 from validator.decklist.base import (
     MAX_JSON_CONTAINERS,
     MAX_JSON_VALUES,
+    MAX_QUANTITY,
     DecklistError,
     check_entry_count,
     clip,
@@ -199,7 +198,8 @@ def read_deckcheck_json(data: Any) -> Deck:
     check_entry_count(sum(len(v) if isinstance(v, list) else 1 for _, _, v in sections))
     for key, section, value in sections:
         _read_section(deck, key, section, value)
-    mark_commander_source(deck)
+    if any(section is Section.COMMANDER for _, section, _ in sections):
+        mark_commander_source(deck)
     return deck
 
 
@@ -240,51 +240,22 @@ def _read_section(deck: Deck, key: str, section: Section, value: Any) -> None:
         return
     # The bulk of every deck is `[quantity, "Name"]` pairs, and an event repeats them deck
     # after deck: a pair read cleanly once is an entry again without reading it (`_PAIRS`),
-    # and a list of such pairs becomes its entries in one go.
+    # a clean one is read by `_clean_pair`; any other item by `_read_item`, which says what
+    # is wrong with it. Exactly an int is a quantity here (True equals 1 but is none; 4.0
+    # equals 4 but its text is "[4.0, ...]"): `_read_item` reads the others.
     paths = _paths(key, len(value))
-    if value and set(map(type, value)) == _LIST:
-        try:
-            keys = list(map(tuple, value))
-            hits = list(map(_PAIRS.get, keys))  # TypeError: an unhashable part ([[4], "A"])
-        except TypeError:
-            hits = [None]
-        # A key equal to a kept pair is two items, a number equal to an int and a string:
-        # only exactly an int is that pair (True equals 1 but is no quantity; 4.0 equals 4
-        # but its text is "[4.0, ...]").
-        if None not in hits and set(map(type, map(_first, keys))) == _INT:
-            quantities, names, texts = zip(*hits)
-            deck.entries += map(
-                DeckEntry,
-                quantities,
-                names,
-                repeat(section),
-                repeat(None),
-                repeat(None),
-                repeat(None),
-                texts,
-                paths,
-                repeat(key),
-            )
-            return
-    entries, issues = deck.entries, deck.issues
+    entries, pairs = deck.entries, _PAIRS
     for item, where in zip(value, paths):
         if item.__class__ is list and len(item) == 2:
             quantity, name = item
             if quantity.__class__ is int and name.__class__ is str:
-                hit = _PAIRS.get((quantity, name))
+                hit = pairs.get((quantity, name)) or _clean_pair(quantity, name)
                 if hit is not None:
                     entries.append(
                         DeckEntry(hit[0], hit[1], section, None, None, None, hit[2], where, key)
                     )
                     continue
-        count, issue_count = len(entries), len(issues)
         _read_item(deck, where, section, item, key)
-        if len(entries) > count and len(issues) == issue_count:
-            _keep_pair(item, entries[-1])
-
-
-_LIST, _INT = {list}, {int}
-_first = itemgetter(0)
 
 
 #: `[quantity, "Name"]` items that read without any issue, by (quantity, name): the name as
@@ -297,18 +268,21 @@ _PAIRS_MAX = 50_000
 _CACHED_NAME_CHARS = 200
 
 
-def _keep_pair(item: Any, entry: DeckEntry) -> None:
-    """Keep the entry a clean item read as, when the item is a `[quantity, "Name"]` pair."""
-    if item.__class__ is not list or len(item) != 2:
-        return
-    quantity, name = item
-    if quantity.__class__ is not int or name.__class__ is not str:
-        return
-    if len(name) > _CACHED_NAME_CHARS or entry.text is None:
-        return
-    if len(_PAIRS) >= _PAIRS_MAX:
-        _PAIRS.clear()
-    _PAIRS[quantity, name] = (entry.quantity, entry.name, entry.text)
+def _clean_pair(quantity: int, name: str) -> tuple[int, str, str] | None:
+    """The reading of a `[quantity, "Name"]` pair that `_read_item` reads without an issue
+    (the same conditions, for the one shape), kept in `_PAIRS`; None for a pair with something
+    to report, which `_read_item` then words."""
+    if not 1 <= quantity <= MAX_QUANTITY:
+        return None
+    written = name.strip()
+    if not written or name_issue(written, None, None) is not None:
+        return None
+    hit = (quantity, " ".join(name.split()), _dump([quantity, name]))
+    if len(name) <= _CACHED_NAME_CHARS:
+        if len(_PAIRS) >= _PAIRS_MAX:
+            _PAIRS.clear()
+        _PAIRS[quantity, name] = hit
+    return hit
 
 
 #: The JSON paths of a section's items, "main[0]", "main[1]"... by section key, for the

@@ -7,7 +7,7 @@ conditions in `companion`.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from validator.model import (
@@ -40,6 +40,8 @@ def deck_and_sideboard(deck: ResolvedDeck, fmt: FormatRules) -> list[ResolvedEnt
     if fmt.is_commander:
         return deck.cards_in(MAIN, COMMANDER)
     entries = deck.cards_in(MAIN, SIDEBOARD)
+    if not deck.has(COMPANION):
+        return entries
     in_sideboard = {e.card.oracle_id for e in deck.cards_in(SIDEBOARD)}
     entries += [e for e in deck.cards_in(COMPANION) if e.card.oracle_id not in in_sideboard]
     return entries
@@ -152,31 +154,23 @@ def _by_card(entries: Iterable[ResolvedEntry]) -> dict[str, list[ResolvedEntry]]
     return grouped
 
 
-def _deck_groups(deck: ResolvedDeck, fmt: FormatRules) -> dict[str, list[ResolvedEntry]]:
-    """`_by_card(deck_and_sideboard(deck, fmt))`, shared by the checks when no companion is
-    declared apart (the usual case), since the deck's grouping is then cached."""
-    if deck.count(COMPANION):
-        return _by_card(deck_and_sideboard(deck, fmt))
-    if fmt.is_commander:
-        return deck.by_card(MAIN, COMMANDER)
-    return deck.by_card(MAIN, SIDEBOARD)
-
-
 def _copy_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[ResolvedEntry]]:
-    """The card groups of `_deck_groups`, in their order. A singleton format's list (Commander,
-    CR 903.5b) names each card on one line: then each entry is its card's whole group, and
-    only entries of more than one copy (or a card whose own limit is under one) can break a
-    limit, so one pass finds them without grouping the deck."""
-    if fmt.copy_limit == 1:
-        entries = deck_and_sideboard(deck, fmt)
-        if len({e.card.oracle_id for e in entries}) == len(entries):
-            return [
-                [e]
-                for e in entries
-                if e.entry.quantity != 1
-                or (e.card.copy_limit is not None and e.card.copy_limit < 1)
-            ]
-    return _deck_groups(deck, fmt).values()
+    """The card groups that can break a copy limit, in listing order (201.3b: lines naming
+    one card are summed, however they spelled it). Only a line of more copies than the limit
+    (the card's own, or the format's) or a card on several lines can: most lists name each
+    card once within its limit, and are decided without grouping them."""
+    entries = deck_and_sideboard(deck, fmt)
+    format_limit = fmt.copy_limit
+    ids = [e.card.oracle_id for e in entries]
+    repeated = () if len(set(ids)) == len(ids) else {i for i, n in Counter(ids).items() if n > 1}
+    return _by_card(
+        [
+            e
+            for e, oid in zip(entries, ids)
+            if oid in repeated
+            or e.entry.quantity > (format_limit if e.card.copy_limit is None else e.card.copy_limit)
+        ]
+    ).values()
 
 
 def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
@@ -222,17 +216,13 @@ def check_copies(deck: ResolvedDeck, fmt: FormatRules) -> list[Problem]:
 
 
 def _pool_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[ResolvedEntry]]:
-    """The card groups the card pool is checked over, in listing order. The deck's grouping
-    (`_deck_groups`) when the copies check built it; in a singleton format (Commander, CR
-    903.5b) it did not (`_copy_groups`), and only the cards not legal in the format are grouped
-    (a card's status is the same on each of its lines, so each group is still the whole card)."""
+    """The groups of the cards not legal in the format, in listing order: a card's status is
+    the same on each of its lines, so each group is still the whole card (its copies summed
+    for a restricted card), and the legal cards (most) are never grouped."""
+    entries = deck_and_sideboard(deck, fmt)
     if fmt.is_commander and deck.count(COMPANION):
         # the companion is outside the 100 but must be legal too
-        entries = deck_and_sideboard(deck, fmt) + deck.cards_in(COMPANION)
-    elif fmt.copy_limit == 1:
-        entries = deck_and_sideboard(deck, fmt)
-    else:
-        return _deck_groups(deck, fmt).values()
+        entries = entries + deck.cards_in(COMPANION)
     if fmt.name_status or fmt.lists_complete or fmt.sets:
         return _by_card([e for e in entries if fmt.status(e.card) != "legal"]).values()
     key = fmt.legality

@@ -301,25 +301,33 @@ def _verb(feature: Feature) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+#: Each card's types off the battlefield, once per process: a fact of the card that every deck
+#: holding it asks again (a companion's condition reads every card of the starting deck).
+#: Each entry holds its card, so that the id stays that card's; bounded (cleared when full)
+#: so that a service swapping in new card data does not keep the old cards for long.
+_DECK_TYPES: dict[int, tuple[Card, DeckTypes]] = {}
+_DECK_TYPES_MAX = 8_192
+
+
 class TypesOf:
-    """`deck_types` read once per card for one evaluation (or one deck's companion checks).
+    """`deck_types` read once per card (`_DECK_TYPES`), for the tests of one evaluation or
+    one deck's companion checks.
 
     Several tests ask about the same card ("creature card", then five creature types for
     Kaheera), and reading a card's types off the battlefield (113.6c, 702.73a) costs more than
     the tests themselves.
     """
 
-    __slots__ = ("_known", "_held")
-
-    def __init__(self) -> None:
-        self._known: dict[int, DeckTypes] = {}
-        self._held: list[Card] = []  # keeps each card alive, so its id stays its own
+    __slots__ = ()
 
     def __call__(self, card: Card) -> DeckTypes:
-        found = self._known.get(id(card))
-        if found is None:
-            found = self._known[id(card)] = deck_types(card)
-            self._held.append(card)
+        hit = _DECK_TYPES.get(id(card))
+        if hit is not None and hit[0] is card:
+            return hit[1]
+        found = deck_types(card)
+        if len(_DECK_TYPES) >= _DECK_TYPES_MAX:
+            _DECK_TYPES.clear()
+        _DECK_TYPES[id(card)] = (card, found)
         return found
 
 
