@@ -426,19 +426,14 @@ def _import_printed_names(
 ) -> None:
     """The printed names of an all_cards file, written in the cards' transaction."""
     from validator.cards.printed import LANGUAGES
-    from validator.store.database import CardRow, PrintedNameWriter
+    from validator.store.database import PrintedNameWriter, card_ids
     from validator.sync.printednames import read_printed_names
 
     problem = source_problem(path)
     if problem:
         raise SyncError(problem)
     name = path.name if path.is_file() else str(path)
-    known = [
-        oid
-        for (oid,) in conn.execute(
-            CardRow.__table__.select().with_only_columns(CardRow.__table__.c.oracle_id)
-        )
-    ]
+    known = card_ids(conn)
     writer = PrintedNameWriter(conn)
     printed = read_printed_names(path, known, languages, writer.add, on_read=progress, name=name)
     wanted = (languages or set(LANGUAGES)) - {"en"}

@@ -12,6 +12,7 @@ at a time: memory does not grow with the file.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,11 +54,6 @@ class PrintedNames:
     languages: set[str] = field(default_factory=set)
 
 
-#: Distinct names whose folding `read_printed_names` keeps at a time (a name is printed on
-#: many printings; a bound, as the file may hold millions of names).
-FOLDS_KEPT = 1 << 15
-
-
 def parse_languages(text: str) -> set[str] | None:
     """`--languages ja,it` as Scryfall codes; None for `all`. An unknown code raises
     ValueError naming Scryfall's codes."""
@@ -94,59 +90,46 @@ def read_printed_names(
     out = PrintedNames()
     same = {oid: oid for oid in known}  # one string per oracle id
     skipped, seen_languages = out.skipped, out.languages
-    fold = fold_printed.__wrapped__  # `folds` is the cache, without lru_cache's bookkeeping
-    folds: dict[str, str] = {}
-    langs: dict[str, str] = {}  # one string per language code, not one per row
+    # Names are folded as read, not cached: in Scryfall's files a card's printings in one
+    # language lie far apart, and a cache of every name would hold them all.
+    fold = fold_printed.__wrapped__
+    # The languages kept but English, each code as one string: what the common object's
+    # language is looked up in (with `languages` None, each one met is added).
+    kept = {} if languages is None else {code: code for code in languages if code != "en"}
+    langs = dict(kept, en="en")  # every language code met, as one string
     for objs, where in iter_bulk_blocks(path, _Printing, stats, on_read, name=name):
         rows: list[Row] = []
         add = rows.append
         for obj in objs:
             lang = obj.lang
             oid = obj.oracle_id
-            faces = obj.card_faces
-            if faces is not None:
-                if not isinstance(faces, list):
-                    raise SyncError(f"{name}, {_where(objs, obj, where)}: card_faces is not a list")
-                if not oid and faces:
-                    oid = next(
-                        (
-                            f.get("oracle_id")
-                            for f in faces
-                            if isinstance(f, dict) and f.get("oracle_id")
-                        ),
-                        None,
-                    )
-            if type(lang) is not str or type(oid) is not str or not lang or not oid:
-                missing = "lang" if type(lang) is not str or not lang else "oracle_id"
-                raise SyncError(
-                    f"{name}, {_where(objs, obj, where)}: no {missing!r} in the card object; "
-                    "an all_cards file (Scryfall's bulk data of every printing in every "
-                    "language) has it on every card"
-                )
-            if languages is not None and lang not in languages and lang != "en":
-                continue
-            if faces or lang == "en":
-                names: Any = _names(obj, faces or (), lang)
-            else:  # the common object: one face, another language
+            if (
+                obj.card_faces is None
+                and oid.__class__ is str
+                and oid
+                and lang.__class__ is str
+                and (lang := kept.get(lang))
+            ):  # the common object: one face, a language kept, not English
                 printed = obj.printed_name
                 if not printed:
                     continue
-                names = ((0, printed),)
-            card_id = same.get(oid)
-            lang = langs.setdefault(lang, lang)
-            for part, printed in names:
-                if type(printed) is not str or len(printed) > MAX_NAME or "\x00" in printed:
+                names: Any = ((0, printed),)
+            else:
+                found = _other_object(
+                    obj, languages, kept, langs, functools.partial(_where, name, objs, obj, where)
+                )
+                if found is None:
                     continue
-                folded = folds.get(printed)
-                if folded is None:
-                    if len(folds) >= FOLDS_KEPT:
-                        folds.clear()
-                    folded = fold(printed)
-                    if folded == printed:  # one string (and one UTF-8 copy for SQLite)
-                        folded = printed
-                    folds[printed] = folded
+                oid, lang, names = found
+            card_id = same.get(oid)
+            for part, printed in names:
+                if printed.__class__ is not str or len(printed) > MAX_NAME or "\x00" in printed:
+                    continue
+                folded = fold(printed)
                 if not folded:
                     continue
+                if folded == printed:  # one string (and one UTF-8 copy for SQLite)
+                    folded = printed
                 if card_id is None:
                     skipped.add((oid, lang, printed))
                     continue
@@ -157,9 +140,46 @@ def read_printed_names(
     return out
 
 
-def _where(objs: list[Any], obj: Any, where: Callable[[int], str]) -> str:
-    """The position of `obj` in the file (for a message)."""
-    return where(next(i for i, o in enumerate(objs) if o is obj))
+def _other_object(
+    obj: _Printing,
+    languages: set[str] | None,
+    kept: dict[str, str],
+    langs: dict[str, str],
+    where: Callable[[], str],
+) -> tuple[str, str, list[tuple[int, str]]] | None:
+    """(oracle id, language, names) of an object that is not the common one (a multi-face or
+    English one, or one of a language not met yet), None when its language is not kept. An
+    object without `lang` or without an oracle id (its own or its first face's) raises
+    SyncError naming the key and the line; so do faces that are not a list."""
+    lang, oid, faces = obj.lang, obj.oracle_id, obj.card_faces
+    if faces is not None:
+        if not isinstance(faces, list):
+            raise SyncError(f"{where()}: card_faces is not a list")
+        if not oid and faces:
+            oid = next(
+                (f.get("oracle_id") for f in faces if isinstance(f, dict) and f.get("oracle_id")),
+                None,
+            )
+    if type(lang) is not str or type(oid) is not str or not lang or not oid:
+        missing = "lang" if type(lang) is not str or not lang else "oracle_id"
+        raise SyncError(
+            f"{where()}: no {missing!r} in the card object; an all_cards file (Scryfall's "
+            "bulk data of every printing in every language) has it on every card"
+        )
+    if languages is not None and lang not in languages and lang != "en":
+        return None
+    lang = langs.setdefault(lang, lang)
+    if lang != "en":
+        kept[lang] = lang
+    if faces or lang == "en":
+        return oid, lang, _names(obj, faces or (), lang)
+    printed = obj.printed_name
+    return (oid, lang, [(0, printed)]) if printed else None
+
+
+def _where(name: str, objs: list[Any], obj: Any, where: Callable[[int], str]) -> str:
+    """The file and the position of `obj` in it (for a message)."""
+    return f"{name}, {where(next(i for i, o in enumerate(objs) if o is obj))}"
 
 
 def _names(obj: _Printing, faces: Any, lang: str) -> list[tuple[int, str]]:
