@@ -25,9 +25,11 @@ from validator.sync.bulkfile import BulkStats, iter_bulk_blocks
 from validator.sync.errors import SyncError
 
 
-class _Printing(msgspec.Struct):
+class _Printing(msgspec.Struct, gc=False):
     """The keys of an all_cards object read here (`bulkfile.iter_bulk_blocks`; card faces are
-    read whole). Any JSON value: what is not a string is checked below, as a dict's value."""
+    read whole). Any JSON value: what is not a string is checked below, as a dict's value.
+    Not tracked by the cyclic GC (gc=False): decoded JSON holds no cycles, and hundreds of
+    thousands of these are made and dropped."""
 
     oracle_id: Any = None
     name: Any = None
