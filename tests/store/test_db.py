@@ -328,6 +328,41 @@ def test_printed_names_are_written_as_given(
     assert stored == sorted(rows)
 
 
+@pytest.mark.parametrize("sqlite_fast_path", [True, False])
+def test_printed_names_keep_the_first_row_of_a_key(
+    engine, monkeypatch: pytest.MonkeyPatch, sqlite_fast_path: bool
+) -> None:
+    """A sync writes the names block by block as it reads them, keys repeating (a name printed
+    on many printings, two spellings folded alike): the first row of each key is the one
+    stored, and the count is of the rows stored."""
+    import validator.store.database as db_module
+
+    if not sqlite_fast_path:
+        real_init = db_module._RowWriter.__init__
+
+        def generic_init(self, conn):
+            real_init(self, conn)
+            self.sqlite = False
+
+        monkeypatch.setattr(db_module._RowWriter, "__init__", generic_init)
+    first = [(f"name {i}", "oid", "fr", 0, f"Name {i}") for i in range(300)]
+    again = [(f"name {i}", "oid", "fr", 0, f"NAME {i}") for i in range(0, 300, 2)]
+    other = [("name 1", "oid", "fr", 1, "Face")]
+    t = PrintedNameRow.__table__
+    blocks = [first[:200], again + other, first[200:] + again]
+    with engine.begin() as conn:
+        writer = db_module.PrintedNameWriter(conn)
+        for block in blocks:
+            writer.add(block)
+        assert writer.finish() == 301
+    with engine.connect() as conn:
+        stored = sorted(tuple(r) for r in conn.execute(select(t)))
+    # names 0-198 (even) as first written; 200-298 (even) as `again` wrote them, before
+    # `first` did
+    expected = first[:200] + again[100:] + [r for r in first[200:] if int(r[0][5:]) % 2]
+    assert stored == sorted(expected + other)
+
+
 def test_changes_to_and_from_not_legal_with_sparse_rows(engine) -> None:
     # not_legal is stored as "no row": leaving or entering a card pool must still be a change.
     cards = fixture_cards()

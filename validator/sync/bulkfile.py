@@ -609,6 +609,8 @@ def _iter_line_blocks(
     lines = _LineObjects(name, number, shape.__struct_fields__, shape)
     decode_lines, refused = lines.decoder.decode_lines, lines.refused
     for data, end, more in _line_blocks(first, stream, name, lines):
+        if not end:  # no whole line yet (or nothing after the last one)
+            continue
         body = data[: end - 1] if data[end - 1 : end] == b"\n" else data[:end]
         objs = None
         # One msgspec call reads the block when each of its lines holds one object: it skips
