@@ -266,12 +266,20 @@ def test_keys_read_of_lines_longer_than_a_block(tmp_path: Path) -> None:
     assert [p for p, _ in items] == ["line 1", "line 2"]
 
 
-def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(tmp_path: Path) -> None:
+@pytest.mark.parametrize("block", [None, 100])
+def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(
+    tmp_path: Path, block: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A sync's 35,000 cards hold a few hundred distinct legalities: each distinct JSON text is
-    decoded once and handed out as one object nobody can change (cardfacts knows it by id)."""
+    decoded once and handed out as one object nobody can change (cardfacts knows it by id),
+    across the whole file, not one block of it."""
     from types import MappingProxyType
 
+    import validator.sync.bulkfile as bulkfile
     from validator.cards.facts import SCRYFALL_KEYS, card_from_scryfall
+
+    if block:
+        monkeypatch.setattr(bulkfile, "BLOCK", block)
 
     objs = [
         dict(

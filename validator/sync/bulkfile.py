@@ -530,6 +530,7 @@ class _LineObjects:
         self.refused = (msgspec.MsgspecError, RecursionError)
         self.decoder = _decoder(keys) if shape is None else _struct_decoder(shape)
         self.shared = [k for k in SHARED_VALUE_KEYS if k in keys] if shape is None else []
+        self.seen: dict[bytes, Any] = {}  # each distinct shared value, decoded once per file
 
     def region(self, data: bytes, end: int, more: bool) -> Iterator[tuple[str, Any]]:
         """The objects of the lines of `data[:end]` (`_line_blocks`)."""
@@ -542,8 +543,7 @@ class _LineObjects:
             self.shared,
             self.refused,
         )
-        decode, loads = self.decoder.decode, msgspec.json.decode
-        seen: dict[bytes, Any] = {}
+        decode, loads, seen = self.decoder.decode, msgspec.json.decode, self.seen
         number, blank = self.number, self.blank
         # Each line is decoded from a view of the block, not copied out of it first; the last
         # block's last line may lack its newline (or be empty, as split would give it).
