@@ -266,7 +266,7 @@ def test_keys_read_of_lines_longer_than_a_block(tmp_path: Path) -> None:
     assert [p for p, _ in items] == ["line 1", "line 2"]
 
 
-@pytest.mark.parametrize("block", [None, 100])
+@pytest.mark.parametrize("block", [None, 1000])
 def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(
     tmp_path: Path, block: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -300,6 +300,14 @@ def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(
     assert items[0]["legalities"] is items[2]["legalities"] is items[4]["legalities"]
     assert type(items[0]["legalities"]) is MappingProxyType
     assert items[0]["legalities"] == {"modern": "banned"}
+    # a file past the first read (64 KiB) and many blocks: still one object per text
+    many = [
+        o
+        for _, o in iter_bulk_file(
+            make(tmp_path / "m.jsonl", jsonl(objs * 200), False), keys=SCRYFALL_KEYS
+        )
+    ]
+    assert len({id(o["legalities"]) for o in many}) == 2
     with pytest.raises(TypeError):
         items[0]["legalities"]["modern"] = "legal"  # type: ignore[index]
     for obj, item in zip(objs, items):  # the same cards as from plain dicts
