@@ -22,6 +22,7 @@ from validator.store.database import (
     MetaRow,
     NameRow,
     PrintedNameRow,
+    PrintedNameWriter,
     PrintingRow,
     card_batches,
     create_schema,
@@ -297,6 +298,19 @@ def test_generic_insert_path_matches_the_sqlite_fast_path(
     generic.dispose()
 
 
+def _without_sqlite_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows written as to any other database (SQLAlchemy's insert), on SQLite."""
+    import validator.store.database as db_module
+
+    real_init = db_module._RowWriter.__init__
+
+    def generic_init(self, conn):
+        real_init(self, conn)
+        self.sqlite = False
+
+    monkeypatch.setattr(db_module._RowWriter, "__init__", generic_init)
+
+
 @pytest.mark.parametrize("count", [0, 1, 49, 50, 51, 1001])
 @pytest.mark.parametrize("sqlite_fast_path", [True, False])
 def test_printed_names_are_written_as_given(
@@ -305,16 +319,8 @@ def test_printed_names_are_written_as_given(
     """Printed names go to SQLite many rows per INSERT, a last statement taking the rows
     left over: every row reads back as given, whatever the count, as through SQLAlchemy's
     insert; a second write replaces the first."""
-    import validator.store.database as db_module
-
     if not sqlite_fast_path:
-        real_init = db_module._RowWriter.__init__
-
-        def generic_init(self, conn):
-            real_init(self, conn)
-            self.sqlite = False
-
-        monkeypatch.setattr(db_module._RowWriter, "__init__", generic_init)
+        _without_sqlite_fast_path(monkeypatch)
     rows = [
         (f"名前{i % 97} {i}", f"oid-{i % 13}", ("ja", "fr", "de")[i % 3], i % 3, f"Name {i}")
         for i in range(count)
@@ -326,6 +332,33 @@ def test_printed_names_are_written_as_given(
     with engine.connect() as conn:
         stored = sorted(tuple(r) for r in conn.execute(select(t)))
     assert stored == sorted(rows)
+
+
+@pytest.mark.parametrize("sqlite_fast_path", [True, False])
+def test_printed_names_keep_the_first_row_of_a_key(
+    engine, monkeypatch: pytest.MonkeyPatch, sqlite_fast_path: bool
+) -> None:
+    """A sync writes the names block by block as it reads them, keys repeating (a name printed
+    on many printings, two spellings folded alike): the first row of each key is the one
+    stored, and the count is of the rows stored."""
+    if not sqlite_fast_path:
+        _without_sqlite_fast_path(monkeypatch)
+    first = [(f"name {i}", "oid", "fr", 0, f"Name {i}") for i in range(300)]
+    again = [(f"name {i}", "oid", "fr", 0, f"NAME {i}") for i in range(0, 300, 2)]
+    other = [("name 1", "oid", "fr", 1, "Face")]
+    t = PrintedNameRow.__table__
+    blocks = [first[:200], again + other, first[200:] + again]
+    with engine.begin() as conn:
+        writer = PrintedNameWriter(conn)
+        for block in blocks:
+            writer.add(block)
+        assert writer.finish() == 301
+    with engine.connect() as conn:
+        stored = sorted(tuple(r) for r in conn.execute(select(t)))
+    # names 0-198 (even) as first written; 200-298 (even) as `again` wrote them, before
+    # `first` did
+    expected = first[:200] + again[100:] + [r for r in first[200:] if int(r[0][5:]) % 2]
+    assert stored == sorted(expected + other)
 
 
 def test_changes_to_and_from_not_legal_with_sparse_rows(engine) -> None:

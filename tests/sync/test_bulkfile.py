@@ -8,11 +8,13 @@ import hashlib
 import json
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import orjson
 import pytest
 
-from validator.sync.bulkfile import BulkFileError, BulkStats, iter_bulk_file
+from validator.sync.bulkfile import BulkFileError, BulkStats, iter_bulk_blocks, iter_bulk_file
 
 OBJS = [
     {
@@ -264,12 +266,20 @@ def test_keys_read_of_lines_longer_than_a_block(tmp_path: Path) -> None:
     assert [p for p, _ in items] == ["line 1", "line 2"]
 
 
-def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(tmp_path: Path) -> None:
+@pytest.mark.parametrize("block", [None, 1000])
+def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(
+    tmp_path: Path, block: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A sync's 35,000 cards hold a few hundred distinct legalities: each distinct JSON text is
-    decoded once and handed out as one object nobody can change (cardfacts knows it by id)."""
+    decoded once and handed out as one object nobody can change (cardfacts knows it by id),
+    across the whole file, not one block of it."""
     from types import MappingProxyType
 
+    import validator.sync.bulkfile as bulkfile
     from validator.cards.facts import SCRYFALL_KEYS, card_from_scryfall
+
+    if block:
+        monkeypatch.setattr(bulkfile, "BLOCK", block)
 
     objs = [
         dict(
@@ -290,6 +300,14 @@ def test_keys_read_shares_equal_legalities_as_one_read_only_mapping(tmp_path: Pa
     assert items[0]["legalities"] is items[2]["legalities"] is items[4]["legalities"]
     assert type(items[0]["legalities"]) is MappingProxyType
     assert items[0]["legalities"] == {"modern": "banned"}
+    # a file past the first read (64 KiB) and many blocks: still one object per text
+    many = [
+        o
+        for _, o in iter_bulk_file(
+            make(tmp_path / "m.jsonl", jsonl(objs * 200), False), keys=SCRYFALL_KEYS
+        )
+    ]
+    assert len({id(o["legalities"]) for o in many}) == 2
     with pytest.raises(TypeError):
         items[0]["legalities"]["modern"] = "legal"  # type: ignore[index]
     for obj, item in zip(objs, items):  # the same cards as from plain dicts
@@ -469,3 +487,118 @@ def test_a_pretty_printed_object_is_named(tmp_path: Path, keys) -> None:
         r"several lines \(pretty-printed JSON",
     ):
         list(iter_bulk_file(path, keys=keys))
+
+
+# ---------------------------------------------------------------------------- blocks of objects
+
+
+class _Shape(msgspec.Struct):
+    """What `_blocks` reads: the keys of `KEYS`."""
+
+    oracle_id: Any = None
+    name: Any = None
+    legalities: Any = None
+
+
+def _blocks(path: Path) -> object:
+    """What iter_bulk_blocks gives, as `_both` gives the keys read: (position, the keys read
+    that are not null), or the error."""
+    try:
+        return [
+            (where(i), {k: getattr(o, k) for k in KEYS if getattr(o, k) is not None})
+            for objs, where in iter_bulk_blocks(path, _Shape)
+            for i, o in enumerate(objs)
+        ]
+    except BulkFileError as exc:
+        return ("error", str(exc))
+
+
+def _keys_read(path: Path) -> object:
+    only = _both(path)[1]
+    if isinstance(only, tuple):
+        return only
+    return [(p, {k: v for k, v in o.items() if v is not None}) for p, o in only]
+
+
+BLOCK_FILES = {
+    "lines": jsonl(OBJS * 40),
+    "crlf, no final newline": jsonl(OBJS * 40).replace(b"\n", b"\r\n")[:-2],
+    "blank lines": b"\n\n" + jsonl(OBJS).replace(b"\n", b"\r\n\n  \n", 2) + b"\n" + jsonl()[:-1],
+    "a line starting with spaces": jsonl(OBJS[:2]) + b"  " + jsonl(OBJS[2:]),
+    "a null value": jsonl([*OBJS, {"name": None, "oracle_id": "x"}]),
+    "two objects on a line": jsonl(OBJS[:3]) + b'{"name": "x"} {"name": "y"}\n' + jsonl(OBJS),
+    "an array on a line": jsonl(OBJS[:3]) + b"[1, 2]\n" + jsonl(OBJS),
+    "not JSON": jsonl(OBJS * 3) + b'{"name": "x", "extra": tru}\n' + jsonl(OBJS),
+    "an array spread over lines": jsonl(OBJS[:3]) + b'{"name": ["x"\n, "y"]}\n',
+    "not UTF-8 in a key not read": jsonl(OBJS) + b'{"name": "x", "extra": "\xff"}\n',
+    "an API page": b'{"object": "list", "data": [{"name": "x"}]}\n',
+}
+
+
+@pytest.mark.parametrize("block", [None, 7, 100])
+@pytest.mark.parametrize("case", list(BLOCK_FILES))
+def test_block_read_gives_what_the_keys_read_gives(
+    tmp_path: Path, case: str, block: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A block is decoded by one call only where that reads it as line by line: the same
+    objects at the same lines, or the same error."""
+    import validator.sync.bulkfile as bulkfile
+
+    path = make(tmp_path / "b.jsonl.gz", BLOCK_FILES[case], True)
+    if block:
+        monkeypatch.setattr(bulkfile, "BLOCK", block)
+    expected = _keys_read(path)
+    assert _blocks(path) == expected
+    if case == "lines":
+        assert len(expected) == 200 and expected[-1][0] == "line 200"  # type: ignore[index]
+    if case in ("two objects on a line", "an array on a line", "not JSON"):
+        assert expected[0] == "error"  # type: ignore[index]
+
+
+def test_block_read_of_a_json_array(tmp_path: Path) -> None:
+    objs = [dict(o, oracle_id=f"id-{i}") for i, o in enumerate(OBJS * 1000)]
+    path = make(tmp_path / "a.json.gz", json.dumps(objs).encode(), True)
+    got = _blocks(path)
+    assert got == _keys_read(path) and len(got) == 5000  # type: ignore[arg-type]
+    assert got[4999][0] == "item 5000"  # type: ignore[index]
+
+
+def test_block_read_decodes_a_block_of_lines_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The point of reading blocks: a Python call per block, not per line, where the lines
+    are one object each."""
+    import validator.sync.bulkfile as bulkfile
+
+    calls: list[int] = []
+    real = bulkfile._LineObjects.region
+
+    def counting(self, data, end, more):
+        calls.append(1)
+        return real(self, data, end, more)
+
+    monkeypatch.setattr(bulkfile._LineObjects, "region", counting)
+    path = make(tmp_path / "many.jsonl", jsonl(OBJS * 2000), False)
+    blocks = list(iter_bulk_blocks(path, _Shape))
+    assert sum(len(objs) for objs, _ in blocks) == 10_000 and not calls
+    assert len(blocks) < 10
+
+
+@pytest.mark.parametrize("blank", [b"\n", b" \r\n"], ids=["empty", "spaces"])
+def test_block_read_bounds_runs_of_blank_lines_across_blocks(tmp_path: Path, blank: bytes) -> None:
+    from validator.sync.bulkfile import MAX_SPACE
+
+    data = jsonl() + blank * (MAX_SPACE // len(blank) + 10) + _card(9) + b"\n"
+    with pytest.raises(BulkFileError, match=r"^b\.jsonl, line \d+: more than 1 MiB of blank lines"):
+        list(iter_bulk_blocks(make(tmp_path / "b.jsonl", data, False), _Shape))
+    data = jsonl() + blank * 1000 + _card(9) + b"\n"
+    assert len(_blocks(make(tmp_path / "b.jsonl", data, False))) == 6  # type: ignore[arg-type]
+
+
+def test_block_read_refuses_a_line_without_end_once_too_long(tmp_path: Path) -> None:
+    from validator.sync.bulkfile import MAX_LINE
+
+    data = jsonl() + b'{"name": "' + b"x" * (MAX_LINE + 10)
+    path = make(tmp_path / "long.jsonl.gz", data, True)
+    with pytest.raises(BulkFileError, match=r"^long\.jsonl\.gz, line 6: longer than 16 MiB"):
+        list(iter_bulk_blocks(path, _Shape))

@@ -90,6 +90,26 @@ def test_missing_key_names_key_and_line_and_keeps_the_database(tmp_path):
     assert _rows(db) == before  # the failed sync rolled back, names included
 
 
+@pytest.mark.parametrize("broken_line", [1, 2500, 19000])
+def test_a_bad_object_deep_in_a_big_file_names_its_line_and_keeps_the_names(tmp_path, broken_line):
+    """Thousands of lines are decoded and written a block at a time: a bad object is still
+    named by its own line, wherever it falls in a block, and the names of the blocks already
+    written are rolled back with the rest of the sync."""
+    db = tmp_path / "c.sqlite3"
+    import_file(CARDS, str(db), languages_from=ALL_CARDS, languages={"ja"})
+    before = _rows(db)
+    lines = ALL_CARDS.read_text(encoding="utf-8").splitlines() * 400
+    broken = json.loads(lines[broken_line - 1])
+    broken["card_faces"] = "not a list"
+    lines[broken_line - 1] = json.dumps(broken, ensure_ascii=False)
+    bad = tmp_path / "big.jsonl.gz"
+    with gzip.open(bad, "wt", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    with pytest.raises(SyncError, match=rf"big.jsonl.gz, line {broken_line}: card_faces is not"):
+        import_file(CARDS, str(db), languages_from=bad, force=True)
+    assert _rows(db) == before
+
+
 def test_oracle_only_sync_keeps_the_names(tmp_path):
     db = tmp_path / "c.sqlite3"
     import_file(CARDS, str(db), languages_from=ALL_CARDS)

@@ -14,10 +14,12 @@ those keys (the others are checked and skipped, never built as Python objects).
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
 import os
+import re
 import stat
 import zlib
 from collections.abc import Callable, Collection, Iterator
@@ -96,6 +98,72 @@ def iter_bulk_file(
     """
     path = Path(path)
     name = name or path.name
+
+    def lines(first: bytes, stream: IO[bytes], number: int) -> Iterator[tuple[str, Any]]:
+        if keys is not None:
+            return _iter_lines_keys(first, stream, name, number, keys)
+        return _iter_lines(first, stream, name, number)
+
+    def array(stream: _Prepend) -> Iterator[tuple[str, Any]]:
+        return _iter_array(stream, name, keys)
+
+    return _read_bulk_file(path, name, stats, on_read, lines, array)
+
+
+def iter_bulk_blocks(
+    path: Path,
+    shape: type[Any],
+    stats: BulkStats | None = None,
+    on_read: Callable[[int], None] | None = None,
+    *,
+    name: str | None = None,
+) -> Iterator[tuple[list[Any], Callable[[int], str]]]:
+    """`iter_bulk_file` for a reader of many small objects: yields (objects, where) a block of
+    the file at a time, each object a `shape` (a `msgspec.Struct` whose fields are the keys
+    read, each with a default: the other keys are checked and skipped), `where(i)` the position
+    of `objects[i]` for error messages.
+
+    A block of JSON Lines is decoded by one msgspec call (`decode_lines`) when it holds one
+    object on each line: a Python call per line costs more than decoding the line. A block
+    that does not (blank lines, a line msgspec refuses or reads as more than one value) is read
+    line by line as `iter_bulk_file(keys=...)` reads it, with its messages and choices."""
+    path = Path(path)
+    name = name or path.name
+    fields = shape.__struct_fields__
+
+    def lines(first: bytes, stream: IO[bytes], number: int) -> Iterator[Any]:
+        return _iter_line_blocks(first, stream, name, number, shape)
+
+    def array(stream: _Prepend) -> Iterator[Any]:
+        import msgspec
+
+        convert, batch, where = msgspec.convert, [], []
+        for position, obj in _iter_array(stream, name, fields):
+            batch.append(convert(obj, shape))
+            where.append(position)
+            if len(batch) >= _ARRAY_BATCH:
+                yield batch, where.__getitem__
+                batch, where = [], []
+        if batch:
+            yield batch, where.__getitem__
+
+    return _read_bulk_file(path, name, stats, on_read, lines, array)
+
+
+#: Objects of a JSON array bulk file given at a time by `iter_bulk_blocks`.
+_ARRAY_BATCH = 4096
+
+
+def _read_bulk_file(
+    path: Path,
+    name: str,
+    stats: BulkStats | None,
+    on_read: Callable[[int], None] | None,
+    lines: Callable[[bytes, IO[bytes], int], Iterator[Any]],
+    array: Callable[[_Prepend], Iterator[Any]],
+) -> Iterator[Any]:
+    """Open a bulk file, sniff gzip and its shape, and yield what `lines(first bytes, stream,
+    line breaks skipped)` or `array(stream)` yields of it."""
     stats = stats if stats is not None else BulkStats()
     raw_file = _open(path, name)
     with raw_file:
@@ -110,13 +178,10 @@ def iter_bulk_file(
             first, skipped_lines = _skip_leading_space(stream, name)
             if first[:1] == b"[":
                 stats.shape = "json-array"
-                yield from _iter_array(_Prepend(first, stream), name, keys)
-            elif keys is not None:
-                stats.shape = "jsonl"
-                yield from _iter_lines_keys(first, stream, name, skipped_lines, keys)
+                yield from array(_Prepend(first, stream))
             else:
                 stats.shape = "jsonl"
-                yield from _iter_lines(first, stream, name, skipped_lines)
+                yield from lines(first, stream, skipped_lines)
             while raw.read(BLOCK):  # hash whatever trails the last object
                 pass
         except gzip_errors as exc:
@@ -363,7 +428,7 @@ def _only(obj: dict[str, Any], keys: Collection[str]) -> dict[str, Any]:
     return {k: obj[k] for k in keys if k in obj}
 
 
-_DECODERS: dict[frozenset[str], Any] = {}
+_DECODERS: dict[Any, Any] = {}  # by the keys read, or the shape read
 
 #: Keys whose values repeat across objects: a card's legalities (a few hundred distinct ones
 #: among 35,000 cards). msgspec keeps their JSON text (checked, not built); each distinct text
@@ -422,17 +487,18 @@ def _iter_lines_keys(
     out of a double's range (checking every byte would cost more than the decoding saves;
     kept values are checked). A number beyond 64 bits in a kept value stays an int (orjson
     reads a float)."""
-    import msgspec
+    lines = _LineObjects(name, number, keys)
+    for data, end, more in _line_blocks(first, stream, name, lines):
+        yield from lines.region(data, end, more)
 
-    # msgspec raises RecursionError past its depth limit (~1,000): refused too, so that
-    # orjson's reading names the line, as for any other line that is not JSON.
-    decode, refused = _decoder(keys).decode, (msgspec.MsgspecError, RecursionError)
-    shared = [k for k in SHARED_VALUE_KEYS if k in keys]
-    seen: dict[bytes, Any] = {}
-    loads = msgspec.json.decode
+
+def _line_blocks(
+    first: bytes, stream: IO[bytes], name: str, lines: _LineObjects
+) -> Iterator[tuple[bytes, int, bool]]:
+    """(data, end, more) for each block of JSON Lines read: `data[:end]` holds whole lines
+    (and, when not `more`, the last line, with or without its newline); read in blocks and
+    split here, much faster than readline() on a GzipFile."""
     rest = first
-    blank = 0  # bytes of blank lines since the last object
-    first_object = True
     while True:
         block = stream.read(BLOCK)
         if block:
@@ -441,13 +507,51 @@ def _iter_lines_keys(
             rest = data[end:]
         else:
             data, end, rest = rest, len(rest), b""
+        yield data, end, bool(block)
+        if not block:
+            return
+        if len(rest) > MAX_LINE:
+            raise _line_too_long(name, lines.number + 1)
+
+
+class _LineObjects:
+    """Reads JSON Lines one line at a time, each object holding only `keys`: a dict, or a
+    `shape` (a msgspec.Struct of those keys). Keeps the count of lines read and of blank bytes
+    since the last object across blocks (`MAX_SPACE`)."""
+
+    def __init__(self, name: str, number: int, keys: Collection[str], shape: Any = None):
+        import msgspec
+
+        self.name, self.number, self.keys, self.shape = name, number, keys, shape
+        self.blank = 0  # bytes of blank lines since the last object
+        self.first_object = True
+        # msgspec raises RecursionError past its depth limit (~1,000): refused too, so that
+        # orjson's reading names the line, as for any other line that is not JSON.
+        self.refused = (msgspec.MsgspecError, RecursionError)
+        self.decoder = _decoder(keys) if shape is None else _struct_decoder(shape)
+        self.shared = [k for k in SHARED_VALUE_KEYS if k in keys] if shape is None else []
+        self.seen: dict[bytes, Any] = {}  # each distinct shared value, decoded once per file
+
+    def region(self, data: bytes, end: int, more: bool) -> Iterator[tuple[str, Any]]:
+        """The objects of the lines of `data[:end]` (`_line_blocks`)."""
+        import msgspec
+
+        name, keys, shape, shared, refused = (
+            self.name,
+            self.keys,
+            self.shape,
+            self.shared,
+            self.refused,
+        )
+        decode, loads, seen = self.decoder.decode, msgspec.json.decode, self.seen
+        number, blank = self.number, self.blank
         # Each line is decoded from a view of the block, not copied out of it first; the last
         # block's last line may lack its newline (or be empty, as split would give it).
         view, find, start = memoryview(data), data.find, 0
         while True:
             cut = find(b"\n", start, end)
             if cut < 0:
-                if block or start > end:
+                if more or start > end:
                     break
                 cut = end
             number += 1
@@ -474,15 +578,76 @@ def _iter_lines_keys(
                     continue
                 found = list(_iter_lines(whole[:1], io.BytesIO(whole[1:]), name, number - 1))
                 obj = _only(found[0][1], keys)
-            if first_object:  # a Scryfall API page is one object: its "data" is not read
-                first_object = False
+                if shape is not None:
+                    obj = msgspec.convert(obj, shape)
+            if self.first_object:  # a Scryfall API page is one object: its "data" is not read
+                self.first_object = False
                 _refuse_api_page(name, number, bytes(line))
             blank = 0
+            self.number, self.blank = number, blank
             yield f"line {number}", obj
-        if not block:
-            return
-        if len(rest) > MAX_LINE:
-            raise _line_too_long(name, number + 1)
+        self.number, self.blank = number, blank
+
+
+def _struct_decoder(shape: Any) -> Any:
+    found = _DECODERS.get(shape)
+    if found is None:
+        import msgspec
+
+        found = _DECODERS[shape] = msgspec.json.Decoder(shape)
+    return found
+
+
+#: A line that starts with JSON whitespace (so may hold nothing else) after the first.
+_LINE_STARTS_WITH_SPACE = re.compile(rb"\n[\n \t\r]").search
+
+
+def _iter_line_blocks(
+    first: bytes, stream: IO[bytes], name: str, number: int, shape: Any
+) -> Iterator[tuple[list[Any], Callable[[int], str]]]:
+    """`iter_bulk_blocks` of JSON Lines."""
+    lines = _LineObjects(name, number, shape.__struct_fields__, shape)
+    decode_lines, refused = lines.decoder.decode_lines, lines.refused
+    for data, end, more in _line_blocks(first, stream, name, lines):
+        if not end:  # no whole line yet (or nothing after the last one)
+            continue
+        body = data[: end - 1] if data[end - 1 : end] == b"\n" else data[:end]
+        objs = None
+        # One msgspec call reads the block when each of its lines holds one object: it skips
+        # blank lines and reads `{} {}` as two values, so a block that may hold a line of
+        # nothing but spaces is read line by line, as is one whose count of values is not its
+        # count of lines (`[1` and `2]` are refused: a value never spans lines).
+        if not (
+            body[:1] in b" \t\r\n"  # also an empty body
+            or body[-1:] == b"\n"
+            or _LINE_STARTS_WITH_SPACE(body)
+        ):
+            try:
+                objs = decode_lines(body)
+            except refused:
+                pass
+            if objs is not None and len(objs) != body.count(b"\n") + 1:
+                objs = None
+        if objs is None:
+            positions, objs = [], []
+            for position, obj in lines.region(data, end, more):
+                positions.append(position)
+                objs.append(obj)
+            if objs:
+                yield objs, positions.__getitem__
+            continue
+        if lines.first_object:  # a Scryfall API page is one object: its "data" is not read
+            lines.first_object = False
+            cut = body.find(b"\n")
+            _refuse_api_page(name, lines.number + 1, body[: cut if cut >= 0 else len(body)])
+        start = lines.number + 1
+        lines.number += len(objs)
+        lines.blank = 0
+        yield objs, functools.partial(_line_position, start)
+
+
+def _line_position(first: int, i: int) -> str:
+    return f"line {first + i}"
 
 
 #: How deep a JSON array bulk file may nest (the array itself is level 1; a Scryfall card

@@ -426,20 +426,16 @@ def _import_printed_names(
 ) -> None:
     """The printed names of an all_cards file, written in the cards' transaction."""
     from validator.cards.printed import LANGUAGES
-    from validator.store.database import CardRow, write_printed_names
+    from validator.store.database import PrintedNameWriter, card_ids
     from validator.sync.printednames import read_printed_names
 
     problem = source_problem(path)
     if problem:
         raise SyncError(problem)
     name = path.name if path.is_file() else str(path)
-    known = [
-        oid
-        for (oid,) in conn.execute(
-            CardRow.__table__.select().with_only_columns(CardRow.__table__.c.oracle_id)
-        )
-    ]
-    printed = read_printed_names(path, known, languages, on_read=progress, name=name)
+    known = card_ids(conn)
+    writer = PrintedNameWriter(conn)
+    printed = read_printed_names(path, known, languages, writer.add, on_read=progress, name=name)
     wanted = (languages or set(LANGUAGES)) - {"en"}
     if wanted and not (printed.languages & wanted):
         said = ", ".join(sorted(languages)) if languages else "any language but English"
@@ -447,7 +443,7 @@ def _import_printed_names(
             f"{name} holds no printed names in {said}: --languages-from takes Scryfall's "
             "all_cards file (every printing in every language)"
         )
-    result.printed_name_count = write_printed_names(conn, printed.row_list())
+    result.printed_name_count = writer.finish()
     result.printed_names_skipped = len(printed.skipped)
     result.languages = sorted(printed.languages)
 

@@ -6,23 +6,39 @@ a multi-face card each face's printed name (Scryfall gives non-English multi-fac
 root `printed_name`: the faces' are joined with " // " as Scryfall joins names). English
 printings give their printed and flavor names when they differ from the Oracle name (the names
 MTGO and Arena print on Universes Beyond cards, Godzilla series names). The file is streamed
-(`bulkfile.iter_bulk_file`, only the keys read here kept per object): memory grows with the
-distinct names kept, not with the file.
+(`bulkfile.iter_bulk_blocks`, only the keys read here decoded) and its names written a block
+at a time: memory does not grow with the file.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from validator.cards.printed import LANGUAGES, fold_printed
-from validator.sync.bulkfile import BulkStats, iter_bulk_file
+from validator.sync.bulkfile import BulkStats, iter_bulk_blocks
 from validator.sync.errors import SyncError
 
-#: The keys of an all_cards object read here (card faces are read whole).
-KEYS = frozenset({"oracle_id", "name", "lang", "printed_name", "flavor_name", "card_faces"})
+
+class _Printing(msgspec.Struct, gc=False):
+    """The keys of an all_cards object read here (`bulkfile.iter_bulk_blocks`; card faces are
+    read whole). Any JSON value: what is not a string is checked below, as a dict's value.
+    Not tracked by the cyclic GC (gc=False): decoded JSON holds no cycles, and hundreds of
+    thousands of these are made and dropped."""
+
+    oracle_id: Any = None
+    name: Any = None
+    lang: Any = None
+    printed_name: Any = None
+    flavor_name: Any = None
+    card_faces: Any = None
+
+
 #: Longest printed name kept (the name column's width); a longer one is no card name.
 MAX_NAME = 300
 
@@ -32,16 +48,12 @@ Row = tuple[str, str, str, int, str]
 
 @dataclass
 class PrintedNames:
-    """What a read of an all_cards file kept, and what it skipped (the sync's summary)."""
+    """What a read of an all_cards file skipped, and the languages it kept names in (the sync's
+    summary); its rows went to the `write` of `read_printed_names`."""
 
-    #: (folded, oracle_id, lang, part) -> its row: the first name read of each key.
-    rows: dict[tuple[str, str, str, int], Row] = field(default_factory=dict)
     #: Distinct (oracle id, language, printed name) of cards the oracle data does not hold.
     skipped: set[tuple[str, str, str]] = field(default_factory=set)
     languages: set[str] = field(default_factory=set)
-
-    def row_list(self) -> list[Row]:
-        return list(self.rows.values())
 
 
 def parse_languages(text: str) -> set[str] | None:
@@ -64,86 +76,123 @@ def read_printed_names(
     path: Path,
     known: Collection[str],
     languages: set[str] | None,
+    write: Callable[[list[Row]], object],
     *,
     stats: BulkStats | None = None,
     on_read: Callable[[int], None] | None = None,
     name: str | None = None,
 ) -> PrintedNames:
     """The printed names of the cards `known` (oracle ids) in `languages` (None: every one)
-    from an all_cards file. English printings' own names are always read. A file object
-    without `lang`, or without an oracle id (its own or its first face's), raises SyncError
-    naming the key and the line."""
+    from an all_cards file, given to `write` a block of rows at a time in the file's order (a
+    key may come again: the first row of each key is the one to keep). English printings' own
+    names are always read. A file object without `lang`, or without an oracle id (its own or
+    its first face's), raises SyncError naming the key and the line."""
     path = Path(path)
     name = name or path.name
     out = PrintedNames()
     same = {oid: oid for oid in known}  # one string per oracle id
-    rows, skipped, seen_languages = out.rows, out.skipped, out.languages
-    # Each distinct name folded once (a name is printed on many printings), without the
-    # bounded cache's bookkeeping: the names kept bound this dict as they bound `rows`.
+    skipped, seen_languages = out.skipped, out.languages
+    # Names are folded as read, not cached: in Scryfall's files a card's printings in one
+    # language lie far apart, and a cache of every name would hold them all.
     fold = fold_printed.__wrapped__
-    folds: dict[str, str] = {}
-    langs: dict[str, str] = {}  # one string per language code, not one per row
-    for position, obj in iter_bulk_file(path, stats, on_read, name=name, keys=KEYS):
-        lang = obj.get("lang")
-        oid = obj.get("oracle_id")
-        faces = obj.get("card_faces")
-        if faces is not None:
-            if not isinstance(faces, list):
-                raise SyncError(f"{name}, {position}: card_faces is not a list")
-            if not oid and faces:
-                oid = next(
-                    (
-                        f.get("oracle_id")
-                        for f in faces
-                        if isinstance(f, dict) and f.get("oracle_id")
-                    ),
-                    None,
+    # The languages kept but English, each code as one string: what the common object's
+    # language is looked up in (with `languages` None, each one met is added).
+    kept = {} if languages is None else {code: code for code in languages if code != "en"}
+    langs = dict(kept, en="en")  # every language code met, as one string
+    for objs, where in iter_bulk_blocks(path, _Printing, stats, on_read, name=name):
+        rows: list[Row] = []
+        add = rows.append
+        for obj in objs:
+            lang = obj.lang
+            oid = obj.oracle_id
+            if (
+                obj.card_faces is None
+                and oid.__class__ is str
+                and oid
+                and lang.__class__ is str
+                and (lang := kept.get(lang))
+            ):  # the common object: one face, a language kept, not English
+                printed = obj.printed_name
+                if not printed:
+                    continue
+                names: Any = ((0, printed),)
+            else:
+                found = _other_object(
+                    obj, languages, kept, langs, functools.partial(_where, name, objs, obj, where)
                 )
-        if type(lang) is not str or type(oid) is not str or not lang or not oid:
-            missing = "lang" if type(lang) is not str or not lang else "oracle_id"
-            raise SyncError(
-                f"{name}, {position}: no {missing!r} in the card object; an all_cards file "
-                "(Scryfall's bulk data of every printing in every language) has it on "
-                "every card"
-            )
-        if languages is not None and lang not in languages and lang != "en":
-            continue
-        if faces or lang == "en":
-            names: Any = _names(obj, faces or (), lang)
-        else:  # the common object: one face, another language
-            printed = obj.get("printed_name")
-            if not printed:
-                continue
-            names = ((0, printed),)
-        card_id = same.get(oid)
-        lang = langs.setdefault(lang, lang)
-        for part, printed in names:
-            if type(printed) is not str or len(printed) > MAX_NAME or "\x00" in printed:
-                continue
-            folded = folds.get(printed)
-            if folded is None:
-                folded = folds[printed] = fold(printed)
-            if not folded:
-                continue
-            if card_id is None:
-                skipped.add((oid, lang, printed))
-                continue
-            key = (folded, card_id, lang, part)
-            if key not in rows:
-                rows[key] = (folded, card_id, lang, part, printed)
-            seen_languages.add(lang)
+                if found is None:
+                    continue
+                oid, lang, names = found
+            card_id = same.get(oid)
+            for part, printed in names:
+                if printed.__class__ is not str or len(printed) > MAX_NAME or "\x00" in printed:
+                    continue
+                folded = fold(printed)
+                if not folded:
+                    continue
+                if folded == printed:  # one string (and one UTF-8 copy for SQLite)
+                    folded = printed
+                if card_id is None:
+                    skipped.add((oid, lang, printed))
+                    continue
+                add((folded, card_id, lang, part, printed))
+                seen_languages.add(lang)
+        if rows:
+            write(rows)
     return out
 
 
-def _names(obj: dict[str, Any], faces: Any, lang: str) -> list[tuple[int, str]]:
+def _other_object(
+    obj: _Printing,
+    languages: set[str] | None,
+    kept: dict[str, str],
+    langs: dict[str, str],
+    where: Callable[[], str],
+) -> tuple[str, str, list[tuple[int, str]]] | None:
+    """(oracle id, language, names) of an object that is not the common one (a multi-face or
+    English one, or one of a language not met yet), None when its language is not kept. An
+    object without `lang` or without an oracle id (its own or its first face's) raises
+    SyncError naming the key and the line; so do faces that are not a list."""
+    lang, oid, faces = obj.lang, obj.oracle_id, obj.card_faces
+    if faces is not None:
+        if not isinstance(faces, list):
+            raise SyncError(f"{where()}: card_faces is not a list")
+        if not oid and faces:
+            oid = next(
+                (f.get("oracle_id") for f in faces if isinstance(f, dict) and f.get("oracle_id")),
+                None,
+            )
+    if type(lang) is not str or type(oid) is not str or not lang or not oid:
+        missing = "lang" if type(lang) is not str or not lang else "oracle_id"
+        raise SyncError(
+            f"{where()}: no {missing!r} in the card object; an all_cards file (Scryfall's "
+            "bulk data of every printing in every language) has it on every card"
+        )
+    if languages is not None and lang not in languages and lang != "en":
+        return None
+    lang = langs.setdefault(lang, lang)
+    if lang != "en":
+        kept[lang] = lang
+    if faces or lang == "en":
+        return oid, lang, _names(obj, faces or (), lang)
+    printed = obj.printed_name
+    return (oid, lang, [(0, printed)]) if printed else None
+
+
+def _where(name: str, objs: list[Any], obj: Any, where: Callable[[int], str]) -> str:
+    """The file and the position of `obj` in it (for a message)."""
+    return f"{name}, {where(next(i for i, o in enumerate(objs) if o is obj))}"
+
+
+def _names(obj: _Printing, faces: Any, lang: str) -> list[tuple[int, str]]:
     """(part, name) of one object: 0 the whole card, n its face n."""
     found: list[tuple[int, str]] = []
     face_names = [f.get("printed_name") if isinstance(f, dict) else None for f in faces]
     if lang == "en":
         # English: only names that are not the Oracle name (MTGO/Arena and flavor names).
-        oracle = obj.get("name")
+        oracle = obj.name
         for key in ("printed_name", "flavor_name"):
-            whole = obj.get(key)
+            whole = getattr(obj, key)
             if isinstance(whole, str) and whole and whole != oracle:
                 found.append((0, whole))
             for i, face in enumerate(faces, 1):
@@ -151,7 +200,7 @@ def _names(obj: dict[str, Any], faces: Any, lang: str) -> list[tuple[int, str]]:
                 if isinstance(value, str) and value and value != face.get("name"):
                     found.append((i, value))
         return found
-    whole = obj.get("printed_name")
+    whole = obj.printed_name
     if not isinstance(whole, str) or not whole:
         shown = [n for n in face_names if isinstance(n, str) and n]
         whole = " // ".join(shown) if len(shown) == len(face_names) and shown else None
