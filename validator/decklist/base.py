@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from validator.errors import DeckcheckError
-from validator.model import ParseIssue
+from validator.model import Deck, ParseIssue
 
 #: Inputs larger than this are refused before any parsing, and no more is ever read: the limit
 #: of a JSON deck export. Deck sites' JSON repeats every card's whole record (a Moxfield card
@@ -195,6 +196,23 @@ def json_object(value: Any) -> dict[str, Any]:
 def clip(text: str, limit: int = 300) -> str:
     """Shorten a runaway input line before it is copied into entries, issues and reports."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def csv_rows(reader: Any, deck: Deck) -> Iterator[tuple[int, list[str], str]]:
+    """(line, cells, the row as text for reports) of each row of a `csv.reader` that holds
+    something; a row the reader cannot parse is the deck's issue on its line, never a stop."""
+    import csv
+
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            deck.issues.append(ParseIssue(reader.line_num, f"malformed CSV row: {exc}"))
+            continue
+        if any(cell.strip() for cell in row):
+            yield reader.line_num, row, clip(",".join(row))
 
 
 def unusable_text(text: str) -> str | None:

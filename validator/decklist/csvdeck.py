@@ -22,7 +22,7 @@ import io
 import re
 
 from validator.decklist.archidekt import section_for
-from validator.decklist.base import MAX_LINES, DecklistError, clip
+from validator.decklist.base import MAX_LINES, DecklistError, clip, csv_rows
 from validator.decklist.detect import (
     CSV_COLLECTOR,
     CSV_NAME,
@@ -93,18 +93,7 @@ def parse_csv(text: str) -> Deck:
     categories = section_col is not None and keys[section_col] == "category"
     set_col, number_col = _column(keys, CSV_SET), _column(keys, CSV_COLLECTOR)
     deck = Deck(input_format="csv")  # Scryfall's export too: one --input-format name
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            deck.issues.append(ParseIssue(reader.line_num, f"malformed CSV row: {exc}"))
-            continue
-        line = reader.line_num
-        if not any(cell.strip() for cell in row):
-            continue
-        raw = clip(",".join(row))
+    for line, row, raw in csv_rows(reader, deck):
 
         def cell(index: int | None, row: list[str] = row) -> str | None:
             return row[index].strip() if index is not None and index < len(row) else None

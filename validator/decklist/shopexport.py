@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import io
 
-from validator.decklist.base import clip
+from validator.decklist.base import clip, csv_rows
 from validator.decklist.entry import add_entry
 from validator.decklist.sections import lookup_section, section_label
 from validator.model import Deck, ParseIssue, Section
@@ -46,19 +46,10 @@ def parse_shop_export(text: str) -> Deck:
     an `info` row: none is dropped."""
     deck = Deck(input_format="csv")
     reader = csv.reader(io.StringIO(text))
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            deck.issues.append(ParseIssue(reader.line_num, f"malformed CSV row: {exc}"))
+    for line, row, raw in csv_rows(reader, deck):
+        kind = row[0].strip()
+        if kind == INFO:
             continue
-        line = reader.line_num
-        kind = row[0].strip() if row else ""
-        if not any(cell.strip() for cell in row) or kind == INFO:
-            continue
-        raw = clip(",".join(row))
         section = _section(kind, deck, line, raw)
         name = row[1].strip().replace(_COMMA, ",") if len(row) > 1 else None
         quantity = row[2].strip() if len(row) > 2 else None
