@@ -136,6 +136,26 @@ def test_csv_bad_rows_and_missing_columns():
         parse_decklist("count,price\n1,2\n", "csv")
 
 
+#: MTGO's deck CSV export: each row's board in a Yes/No `Sideboarded` column.
+MTGO_CSV = (
+    "Card Name,Quantity,ID #,Rarity,Set,Collector #,Premium,Sideboarded,\n"
+    '"Evolving Wilds",4,58527,Common,BFZ,236/274,No,No\n'
+    '"Kalitas, Traitor of Ghet",1,59417,Mythic Rare,OGW,86/184,No,Yes\n'
+    '"Lurrus of the Dream-Den",1,1,Rare,IKO,226,No,yes\n'
+    '"Duress",2,1,Common,M19,94,No,maybe\n'
+)
+
+
+def test_mtgo_csv_sideboarded_column_chooses_the_sideboard():
+    deck = parse_decklist(MTGO_CSV)
+    assert deck.input_format == "csv"
+    assert names(deck, Section.SIDEBOARD) == ["Kalitas, Traitor of Ghet", "Lurrus of the Dream-Den"]
+    assert names(deck, Section.MAIN) == ["Evolving Wilds"] * 4 + ["Duress"] * 2
+    # a value neither yes nor no: counted in the main deck, and said
+    assert [(i.line, i.code) for i in deck.issues] == [(5, "unknown-section")]
+    assert "'maybe'" in deck.issues[0].message
+
+
 ARCHIDEKT_CSV = (
     "Quantity,Name,Finish,Set Code,Collector Number,Category\n"
     "1,Red Elemental Blast,Normal,a25,147,Instant\n"
@@ -441,3 +461,17 @@ def test_a_moxfield_export_with_a_big_maybeboard_is_read():
         parse_decklist('{"main": [' + ",".join(["1"] * 200_002) + "]}")
     within = '{"main": [[1, "Island"]], "description": [' + ",".join(["1"] * 199_000) + "]}"
     assert parse_decklist(within).entries[0].name == "Island"
+
+
+def test_mtgo_csv_sideboard_is_judged_as_the_sideboard():
+    # Read as main-deck cards, a 16-card sideboard would make a legal 76-card deck.
+    card_index = CardIndex(((), c) for c in load_cards("cards_core.json").values())
+    text = (
+        "Card Name,Quantity,ID #,Rarity,Set,Collector #,Premium,Sideboarded,\n"
+        "Lightning Bolt,4,1,Common,M10,146,No,No\n"
+        "Mountain,56,2,Common,M10,242,No,No\n"
+        "Mountain,16,2,Common,M10,242,No,Yes\n"
+    )
+    report = validator.validate(text, "modern", cards=card_index)
+    assert not report.legal
+    assert [p.code for p in report.problems] == ["sideboard-too-large"]

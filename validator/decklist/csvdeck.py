@@ -2,9 +2,10 @@
 
 The first row is the header. A deck needs a quantity column (`count`, `quantity`, `qty`...) and
 a name column (`name`, `card`, `card name`...); a section column (`section`, `board`...) or a
-`category` column, and the printing (`set_code`, `collector_number`) are read when present,
-every other column is ignored. A CSV without a header that opens with an `info` row is a
-Japanese shop's export (validator/decklist/shopexport.py). Scryfall's sections are `commanders`, `nonlands`, `lands`,
+`category` column, MTGO's `Sideboarded` column (Yes: the sideboard), and the printing
+(`set_code`, `collector_number`) are read when present, every other column is ignored. A CSV
+without a header that opens with an `info` row is a Japanese shop's export
+(validator/decklist/shopexport.py). Scryfall's sections are `commanders`, `nonlands`, `lands`,
 `sideboard`, `maybeboard` and `outside` (cards outside the game: the companion, wishes), read as
 the sideboard, where Commander's rules look for a companion.
 
@@ -92,6 +93,8 @@ def parse_csv(text: str) -> Deck:
     # A category column holds the user's categories, not sections (module docstring).
     categories = section_col is not None and keys[section_col] == "category"
     set_col, number_col = _column(keys, CSV_SET), _column(keys, CSV_COLLECTOR)
+    # MTGO's deck CSV export marks each row's board in a yes/no column instead.
+    sideboarded = _column(keys, ("sideboarded",)) if section_col is None else None
     deck = Deck(input_format="csv")  # Scryfall's export too: one --input-format name
     for line, row, raw in csv_rows(reader, deck):
 
@@ -100,6 +103,9 @@ def parse_csv(text: str) -> Deck:
 
         section, board = Section.MAIN, None
         written = cell(section_col)
+        flag = cell(sideboarded)
+        if flag:
+            section, board = _sideboarded(flag, deck, line, raw)
         if written:
             # The shared vocabulary (validator/decklist/sections.py): a Scryfall section cell
             # ("nonlands", "maybeboard", "outside"), or a category list (Archidekt's CSV).
@@ -148,3 +154,26 @@ def parse_csv(text: str) -> Deck:
         )
     mark_commander_source(deck)
     return deck
+
+
+#: MTGO's `Sideboarded` cells (CR 100.4a: the sideboard is the player's own list of cards).
+_YES, _NO = frozenset({"yes", "y", "true", "1"}), frozenset({"no", "n", "false", "0"})
+
+
+def _sideboarded(flag: str, deck: Deck, line: int, raw: str) -> tuple[Section, str | None]:
+    """The section a `Sideboarded` cell names: yes is the sideboard, no the main deck; any
+    other value is counted in the main deck with an `unknown-section` warning naming it."""
+    value = flag.lower()
+    if value in _YES:
+        return Section.SIDEBOARD, "Sideboard"
+    if value not in _NO:
+        deck.issues.append(
+            ParseIssue(
+                line,
+                f"Sideboarded {clip(flag, 20)!r} is neither yes nor no; its card is counted in "
+                "the main deck",
+                raw,
+                "unknown-section",
+            )
+        )
+    return Section.MAIN, None
