@@ -24,7 +24,6 @@ from typing import Any
 from validator.decklist.base import (
     MAX_JSON_CONTAINERS,
     MAX_JSON_VALUES,
-    MAX_QUANTITY,
     DecklistError,
     check_entry_count,
     clip,
@@ -272,7 +271,7 @@ def _clean_pair(quantity: int, name: str) -> tuple[int, str, str] | None:
     """The reading of a `[quantity, "Name"]` pair that `_read_item` reads without an issue
     (the same conditions, for the one shape), kept in `_PAIRS`; None for a pair with something
     to report, which `_read_item` then words."""
-    if not 1 <= quantity <= MAX_QUANTITY:
+    if quantity_issue(quantity, "", None, None) is not None:
         return None
     written = name.strip()
     if not written or name_issue(written, None, None) is not None:
