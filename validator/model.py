@@ -390,10 +390,9 @@ class _SectionIndex:
     together, in one pass, when next asked. `order`: the sections in listing order while each
     is one run of `entries` (most lists: the deck, then the sideboard), else None; an ask for
     several sections then joins their lists instead of scanning `entries`. `multi`: the answer
-    for each tuple of several sections asked; `counts`: cards by section; `groups`: `by_card`
-    answers."""
+    for each tuple of several sections asked; `counts`: cards by section."""
 
-    __slots__ = ("list", "length", "buckets", "dirty", "order", "multi", "counts", "groups")
+    __slots__ = ("list", "length", "buckets", "dirty", "order", "multi", "counts")
 
     def __init__(self) -> None:
         self.list: list[ResolvedEntry] | None = None
@@ -403,7 +402,6 @@ class _SectionIndex:
         self.order: list[Section] | None = None
         self.multi: dict[tuple[Section, ...], list[ResolvedEntry] | tuple[()]] = {}
         self.counts: dict[Section, int] = {}
-        self.groups: dict[tuple[Section, ...], dict[str, list[ResolvedEntry]]] = {}
 
     def fresh(self, entries: list[ResolvedEntry]) -> bool:
         """Whether the index describes `entries` (the same list, of the same length)."""
@@ -434,7 +432,7 @@ class _SectionIndex:
             order.append(section)  # type: ignore[union-attr]  # None only after the break
             start = stop
         self.list, self.length, self.buckets, self.dirty = entries, len(entries), buckets, set()
-        self.order, self.multi, self.counts, self.groups = order, {}, {}, {}
+        self.order, self.multi, self.counts = order, {}, {}
 
     def refresh(self, entries: list[ResolvedEntry]) -> None:
         """Rebuild the lists of the dirty sections, in one pass."""
@@ -570,10 +568,10 @@ class _SectionIndex:
 
     def forget(self, source: Section, section: Section, quantity: int) -> None:
         """Drop the answers that include either section; keep their counts right."""
-        for cache in (self.multi, self.groups):
-            if cache:
-                for key in [k for k in cache if source in k or section in k]:
-                    del cache[key]
+        multi = self.multi
+        if multi:
+            for key in [k for k in multi if source in k or section in k]:
+                del multi[key]
         counts = self.counts
         if source in counts:
             counts[source] -= quantity
@@ -673,23 +671,6 @@ class ResolvedDeck:
                 index.put(moved, section, source, where, last)
             index.forget(source, section, quantity)
         return moved
-
-    def by_card(self, *sections: Section) -> dict[str, list[ResolvedEntry]]:
-        """The entries of `sections` grouped by oracle card, in listing order (201.3b:
-        interchangeable names are one name). Cached like `cards_in`: do not change it."""
-        index = self._index
-        found = index.sections(self.entries, sections)  # first: it drops stale groups
-        groups = index.groups.get(sections)
-        if groups is None:
-            groups = index.groups[sections] = {}
-            for e in found:
-                oid = e.card.oracle_id  # read once: two attribute reads per entry otherwise
-                group = groups.get(oid)
-                if group is None:
-                    groups[oid] = [e]
-                else:
-                    group.append(e)
-        return groups
 
     def cards_in(self, *sections: Section) -> list[ResolvedEntry]:
         return list(self._index.sections(self.entries, sections))

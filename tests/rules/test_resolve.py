@@ -247,25 +247,27 @@ def test_section_index_sees_moved_entries_and_new_lists(index):
     assert deck.count(Section.MAIN, Section.SIDEBOARD) == 1
 
 
-def test_by_card_groups_lines_of_one_card_and_follows_moves(index):
-    """`ResolvedDeck.by_card` (the copies and card-pool checks' shared grouping) sums lines
-    naming one card however spelled (201.3b) and is rebuilt after an entry moves."""
+def test_lines_of_one_card_are_its_copies_and_follow_moves(index):
+    """Lines naming one card however spelled are one card's copies (201.3b), over the main
+    deck and sideboard (100.4a); a line moved out of them no longer counts."""
+    from validator.rules.checks import check_copies
+    from validator.rules.formats import get_format
+
     deck = resolve(
         Deck(
             entries=[
-                DeckEntry(2, "Lightning Bolt", Section.MAIN, 1),
+                DeckEntry(3, "Lightning Bolt", Section.MAIN, 1),
                 DeckEntry(1, "Black Lotus", Section.MAIN, 2),
                 DeckEntry(2, "lightning bolt", Section.SIDEBOARD, 3),
             ]
         ),
         index,
     )
-    groups = deck.by_card(Section.MAIN, Section.SIDEBOARD)
-    assert [[e.entry.line for e in g] for g in groups.values()] == [[1, 3], [2]]
+    modern = get_format("modern")
+    [problem] = check_copies(deck, modern)
+    assert (problem.code, problem.lines) == ("too-many-copies", (1, 3))
     deck.move(deck.cards_in(Section.SIDEBOARD)[0], Section.IGNORED, 2)
-    assert [
-        [e.entry.line for e in g] for g in deck.by_card(Section.MAIN, Section.SIDEBOARD).values()
-    ] == [[1], [2]]
+    assert check_copies(deck, modern) == []
 
 
 def test_names_resolved_before_give_the_same_deck(index):
