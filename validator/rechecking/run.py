@@ -377,16 +377,8 @@ def compare(
     from validator.cards.names import fold_name
     from validator.rules.formats import get_format
 
-    # The same few card names and formats come up in every changed deck: each folded and
-    # looked up once.
-    folded: dict[str, str] = {}
-
-    def fold(name: str) -> str:
-        found = folded.get(name)
-        if found is None:
-            found = folded[name] = fold_name(name)
-        return found
-
+    # The same few formats come up in every changed deck: each looked up once (`fold_name`
+    # keeps its own cache).
     format_names: dict[str, str] = {}
     by_name: dict[str, list[Change]] = {}
     for ch in changes:
@@ -435,7 +427,7 @@ def compare(
                         p["code"],
                         tuple(p.get("cards") or ()),
                         p["message"],
-                        _cause(p, j, todo[row.id], by_name, name, result.card_data, fold),
+                        _cause(p, j, todo[row.id], by_name, name, result.card_data),
                     )
                     for kind, p in diffs
                 ),
@@ -450,17 +442,18 @@ def _cause(
     by_name: Mapping[str, list[Change]],
     format_name: str,
     card_data: str | None,
-    fold: Callable[[str], str],
 ) -> str:
     """Why a problem came or went: the legality change of one of its cards in the deck's
-    legality key, else the edit, else the card data now known (`fold`: `fold_name`)."""
+    legality key, else the edit, else the card data now known."""
+    from validator.cards.names import fold_name
+
     day = f" of {card_data}" if card_data else ""
     if problem["code"] in SETTLED_BY_SYNC and why != EDITED:
         return f"the card data{day} settles this name"
     found = [
         ch.describe(format_name)
         for name in problem.get("cards") or ()
-        for ch in by_name.get(fold(name), ())
+        for ch in by_name.get(fold_name(name), ())
         if ch.format in (judged.legality, "*")
     ]
     if found:
