@@ -155,7 +155,18 @@ def _shift_jis(data: bytes) -> str | None:
         text = data.decode("cp932")
     except UnicodeDecodeError:
         return None
-    return text if _KANA.search(text) or text.lstrip().startswith("info,") else None
+    return text if _KANA.search(text) or opens_shop_export(text) else None
+
+
+#: The first cell of the rows of a Japanese shop's export that name no card
+#: (decklist/shopexport.py); the export opens with one, where another CSV has its header.
+SHOP_INFO = "info"
+
+
+def opens_shop_export(text: str) -> bool:
+    """Whether a text (or its first line) is a Japanese shop's export: it opens with an
+    `info` row (decklist/shopexport.py)."""
+    return text.lstrip("\ufeff \t\r\n").startswith(SHOP_INFO + ",")
 
 
 def digits_value(digits: str) -> int | None:

@@ -23,7 +23,7 @@ import io
 import re
 
 from validator.decklist.archidekt import section_for
-from validator.decklist.base import MAX_LINES, DecklistError, clip, csv_rows
+from validator.decklist.base import MAX_LINES, DecklistError, clip, csv_rows, opens_shop_export
 from validator.decklist.detect import (
     CSV_COLLECTOR,
     CSV_NAME,
@@ -33,8 +33,8 @@ from validator.decklist.detect import (
     csv_header_key,
 )
 from validator.decklist.entry import add_entry, mark_commander_source
-from validator.decklist.sections import lookup_section, section_label
-from validator.decklist.shopexport import is_shop_export, parse_shop_export
+from validator.decklist.sections import lookup_section, section_label, unknown_section
+from validator.decklist.shopexport import parse_shop_export
 from validator.model import Deck, ParseIssue, Section
 
 #: A quantity cell written as a text list writes it: `4x`, `4 x` (validator/decklist/text.py).
@@ -75,7 +75,7 @@ def parse_csv(text: str) -> Deck:
     keys = [csv_header_key(c) for c in header]
     quantity, name = _column(keys, CSV_QUANTITY), _column(keys, CSV_NAME)
     if quantity is None or name is None:
-        if is_shop_export(header):
+        if opens_shop_export(lines[0]):
             return parse_shop_export("\n".join(lines))
         missing = " and ".join(
             what
@@ -116,15 +116,7 @@ def parse_csv(text: str) -> Deck:
                 # Archidekt's categories, as its JSON reader reads them ("Ramp,Maybeboard").
                 section, board = section_for(written.split(","), {})
             if known is None and not categories and board is None:
-                deck.issues.append(
-                    ParseIssue(
-                        line,
-                        f"unknown section {clip(written, 60)!r}; its card is counted in the "
-                        "main deck",
-                        raw,
-                        "unknown-section",
-                    )
-                )
+                deck.issues.append(unknown_section(line, written, raw))
         count = cell(quantity)
         if count is not None and count and not (count.isascii() and count.isdigit()):
             written_count = _X_QUANTITY.fullmatch(count)

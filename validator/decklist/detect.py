@@ -8,7 +8,7 @@ import csv
 import re
 from typing import Any
 
-from validator.decklist.base import DecklistError
+from validator.decklist.base import DecklistError, opens_shop_export
 
 _ROOT_TAG = re.compile(r"<([A-Za-z_][\w.:-]*)")
 _XML_FAMILIES = {"deck": "mtgo-dek", "cockatrice_deck": "cockatrice"}
@@ -205,7 +205,7 @@ def sniff(data: str | bytes, filename: str | None = None) -> str:
     end = head.find("\n")
     first_line = head if end < 0 else head[:end]  # not split(): that copies the rest too
     # A Japanese shop's export opens with an `info` row, not a header (decklist/shopexport.py).
-    if extension == ".csv" or looks_like_csv(first_line) or first_line.startswith("info,"):
+    if extension == ".csv" or looks_like_csv(first_line) or opens_shop_export(first_line):
         return "csv"
     return "text"
 

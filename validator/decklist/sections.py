@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-from validator.model import IGNORED, Deck, Section
+from validator.decklist.base import clip
+from validator.model import IGNORED, Deck, ParseIssue, Section
 
 DECK: Final = "deck"
 SUPPLEMENTARY: Final = "supplementary"
@@ -127,6 +128,17 @@ def lookup_section(name: str) -> SectionName | None:
 
 #: The kind of a section name deckcheck does not know (a warning names it).
 UNKNOWN: Final = "unknown"
+
+
+def unknown_section(line: int, written: str, raw: str) -> ParseIssue:
+    """The warning for a row whose section cell deckcheck does not know: its card is counted
+    in the main deck, never dropped (the CSV readers)."""
+    return ParseIssue(
+        line,
+        f"unknown section {clip(written, 60)!r}; its card is counted in the main deck",
+        raw,
+        "unknown-section",
+    )
 
 
 def kind_of(label: str | None, section: Section) -> str:

@@ -21,24 +21,20 @@ from __future__ import annotations
 import csv
 import io
 
-from validator.decklist.base import clip, csv_rows
+from validator.decklist.base import SHOP_INFO, csv_rows
 from validator.decklist.entry import add_entry
-from validator.decklist.sections import lookup_section, section_label
-from validator.model import Deck, ParseIssue, Section
+from validator.decklist.sections import lookup_section, unknown_section
+from validator.model import Deck, Section
 
-#: The rows that name no card: the deck's name and price, a group's total, the page's address.
-INFO = "info"
 #: The shop's groups, by their name lower-cased (module docstring).
-_KINDS = {"land": Section.MAIN, "creature": Section.MAIN, "spell": Section.MAIN}
-_SIDEBOARD_KIND = "sideboardcards"
+_KINDS = {
+    "land": Section.MAIN,
+    "creature": Section.MAIN,
+    "spell": Section.MAIN,
+    "sideboardcards": Section.SIDEBOARD,
+}
 #: How the export writes a comma inside a card's name (module docstring).
 _COMMA = "PERIOD"
-
-
-def is_shop_export(first_row: list[str]) -> bool:
-    """Whether a CSV whose first row is `first_row` is Hareruya's export: it opens with an
-    `info` row (the deck's name), where any other CSV deck has its header."""
-    return len(first_row) >= 2 and first_row[0].strip() == INFO
 
 
 def parse_shop_export(text: str) -> Deck:
@@ -48,7 +44,7 @@ def parse_shop_export(text: str) -> Deck:
     reader = csv.reader(io.StringIO(text))
     for line, row, raw in csv_rows(reader, deck):
         kind = row[0].strip()
-        if kind == INFO:
+        if kind == SHOP_INFO:
             continue
         section = _section(kind, deck, line, raw)
         name = row[1].strip().replace(_COMMA, ",") if len(row) > 1 else None
@@ -59,21 +55,11 @@ def parse_shop_export(text: str) -> Deck:
 
 def _section(kind: str, deck: Deck, line: int, raw: str) -> Section:
     """The section of a row of group `kind` (module docstring)."""
-    key = kind.lower()
-    if key in _KINDS:
-        return _KINDS[key]
-    if key == _SIDEBOARD_KIND:
-        return Section.SIDEBOARD
+    found = _KINDS.get(kind.lower())
+    if found is not None:
+        return found
     known = lookup_section(kind)
     if known is not None:
         return known.section
-    deck.issues.append(
-        ParseIssue(
-            line,
-            f"unknown section {clip(section_label(kind) or kind, 60)!r}; its card is counted "
-            "in the main deck",
-            raw,
-            "unknown-section",
-        )
-    )
+    deck.issues.append(unknown_section(line, kind, raw))
     return Section.MAIN
