@@ -233,6 +233,8 @@ RECHECK_META = {
     "newly_illegal": "int64",
     "newly_legal": "int64",
     "newly_unconfirmed": "int64",
+    "illegal": "int64",
+    "unconfirmed": "int64",
 }
 #: The file beside a Parquet STATE's parts: its schema and what it was last checked against.
 STATE_INFO = "_deckcheck_state.json"
@@ -398,6 +400,8 @@ def recheck_partition(
         row["new"] = int(j is not None and old is None)
         for verdict in ("illegal", "legal", "unconfirmed"):
             row[f"newly_{verdict}"] = int(change is not None and change.new_verdict == verdict)
+        row["illegal"] = int(counted and row["verdict"] == "illegal")
+        row["unconfirmed"] = int(counted and row["verdict"] == "unconfirmed")
         out.append(row)
     if not is_frame:  # a Dask bag's or Spark's partition of rows: rows back
         return out
@@ -420,6 +424,7 @@ def recheck_dataframe(
     from validator.rechecking.records import (
         ChangedDeck,
         FormatSummary,
+        NewDeck,
         RecheckResult,
         RowFailure,
     )
@@ -443,6 +448,9 @@ def recheck_dataframe(
     counters = list(FormatSummary().to_dict())  # its fields, the 0/1 columns of RECHECK_META
     totals = out[out["checked"] == 1].groupby("format")[counters].sum().compute()
     found = out[~out["change"].isna() | ~out["failure"].isna()][["id", "change", "failure"]]
+    fresh = out[(out["new"] == 1) & (out["verdict"] != "legal")][
+        ["id", "format", "verdict", "problems"]
+    ]
     result = RecheckResult(sync_id=plan_info["sync_id"], card_data=plan_info["card_data"])
     for key, counts in totals.iterrows():
         result.summary[str(key)] = FormatSummary(**{c: int(counts[c]) for c in counters})
@@ -452,7 +460,12 @@ def recheck_dataframe(
         if not blank(rec["failure"]):
             where, _, why = str(rec["failure"]).partition(": ")
             result.failures.append(RowFailure(None if blank(rec["id"]) else rec["id"], where, why))
+    for rec in fresh.compute().to_dict("records"):
+        result.new_not_legal.append(
+            NewDeck(rec["id"], rec["format"], rec["verdict"], tuple(json.loads(rec["problems"])))
+        )
     result.changed.sort(key=lambda c: c.id)
+    result.new_not_legal.sort(key=lambda d: d.id)
     return result
 
 

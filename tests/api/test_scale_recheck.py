@@ -89,10 +89,13 @@ def test_on_a_local_cluster_with_two_workers(tmp_path, synced):
         pd.DataFrame(ROWS[n * 7 : n * 7 + 7]).to_parquet(decks / f"part.{n}.parquet", index=False)
     in_process_state = tmp_path / "state.sqlite3"
     db = synced("20260501", without=("Brainstorm",))
-    validator.recheck(ROWS, state=in_process_state, db=db)
+    in_process_first = validator.recheck(ROWS, state=in_process_state, db=db)
     with two_worker_cluster():
         first = scale.recheck_dataframe(decks, None, tmp_path / "s1", db)
         assert first.changed == [] and first.summary["modern"].new == 12
+        # The new decks not legal (an unknown name, Brainstorm not synced), as in-process.
+        assert first.new_not_legal == sorted(in_process_first.new_not_legal, key=lambda d: d.id)
+        assert {d.verdict for d in first.new_not_legal} == {"unconfirmed"}
         db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
         on_cluster = scale.recheck_dataframe(decks, tmp_path / "s1", tmp_path / "s2", db)
     in_process = validator.recheck(ROWS, state=in_process_state, db=db)

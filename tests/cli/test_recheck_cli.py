@@ -61,6 +61,19 @@ def test_a_ban_is_printed_written_and_exits_1(tmp_path, capsys, synced, kind):
     assert "added banned" in row["changes"]
 
 
+def test_a_new_deck_not_legal_is_printed_with_the_verdicts_after_the_run(tmp_path, capsys, synced):
+    decks, state = write_rows(tmp_path), str(tmp_path / "state.sqlite3")
+    db = synced("20260501", {"Lightning Bolt": {"modern": "banned"}})
+    code, out, err = run(capsys, "recheck", decks, "--store", state, "--db", db)
+    # No verdict changed (exit 0), yet the new banned deck is named, with its problem.
+    assert (code, err) == (0, "")
+    assert "a (modern): new, illegal\n  banned: Lightning Bolt is banned in Modern" in out
+    assert "after this run: 1 illegal, 0 unconfirmed of 2 decks; 1 new deck not legal" in out
+    code, out, err = run(capsys, "recheck", decks, "--store", state, "--db", db)
+    assert "new, illegal" not in out  # new once
+    assert "after this run: 1 illegal, 0 unconfirmed of 2 decks\n" in out + "\n"
+
+
 def test_json_and_report_kinds(tmp_path, capsys, synced):
     decks, state = write_rows(tmp_path), str(tmp_path / "state.sqlite3")
     run(capsys, "recheck", decks, "--store", state, "--db", synced("20260501"))

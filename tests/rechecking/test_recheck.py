@@ -519,6 +519,60 @@ def test_an_unchanged_decks_file_counts_its_decks_without_reading_state(
     assert counted == [1]
 
 
+def verdicts_after(result) -> dict[str, tuple[int, int]]:
+    """(illegal, unconfirmed) per format, as a re-check's summary gives them."""
+    return {k: (s.illegal, s.unconfirmed) for k, s in sorted(result.summary.items())}
+
+
+def test_a_new_deck_that_is_not_legal_is_listed_and_counted(tmp_path, synced):
+    state = tmp_path / "state.sqlite3"
+    db = synced("20260501", {"Lightning Bolt": {"modern": "banned"}})
+    first = validator.recheck(decks(), state=state, db=db)
+    # No old verdict to change from: not a changed deck, yet named with its problem.
+    assert first.changed == []
+    assert sorted((d.id, d.verdict) for d in first.new_not_legal) == [
+        ("bolt-modern", "illegal"),
+        ("json-deck", "illegal"),
+    ]
+    assert first.new_not_legal[0].problems[0]["code"] == "banned"
+    assert verdicts_after(first) == {"legacy": (0, 0), "modern": (2, 0), "pauper": (0, 0)}
+    rows = decks() + [{"id": "late", "format": "legacy", "decklist": "4 Notacard\n56 Island\n"}]
+    rows.append({"id": "fine", "format": "legacy", "decklist": BRAINSTORM_LEGACY})
+    later = validator.recheck(rows, state=state, db=db)
+    # Only the decks new to this run; a legal new deck is counted, not listed.
+    assert [(d.id, d.verdict) for d in later.new_not_legal] == [("late", "unconfirmed")]
+    assert verdicts_after(later) == {"legacy": (0, 1), "modern": (2, 0), "pauper": (0, 0)}
+    assert later.to_dict()["new_not_legal"][0]["id"] == "late"
+
+
+def test_the_verdicts_after_a_run_are_counted_alike_on_every_path(tmp_path, synced):
+    """The summary's illegal and unconfirmed decks after a run: read from the rows when the
+    file is read, moved by the changed verdicts when the file is the one STATE saw (nothing
+    else moves then), and what judging every deck from scratch counts."""
+    path, state = tmp_path / "decks.jsonl", tmp_path / "state.sqlite3"
+    path.write_text("".join(json.dumps(r) + "\n" for r in decks()), encoding="utf-8")
+    first = validator.recheck(
+        str(path), state=state, db=synced("20260501", without=("Brainstorm",))
+    )
+    assert verdicts_after(first) == {"legacy": (0, 1), "modern": (0, 0), "pauper": (0, 0)}
+    runs = [  # (the day's card data, the counts after it), on the unchanged file
+        (
+            ("20260518", {"Lightning Bolt": {"modern": "banned"}}),
+            {"legacy": (0, 0), "modern": (2, 0), "pauper": (0, 0)},  # Brainstorm came
+        ),
+        (
+            ("20260601", {"Lightning Bolt": {"pauper": "banned"}}),
+            {"legacy": (0, 0), "modern": (0, 0), "pauper": (1, 0)},
+        ),
+    ]
+    for n, ((day, changes), counts) in enumerate(runs):
+        db = synced(day, changes)
+        result = validator.recheck(str(path), state=state, db=db)
+        assert verdicts_after(result) == counts
+        fresh = tmp_path / f"fresh-{n}.sqlite3"
+        assert verdicts_after(validator.recheck(str(path), state=fresh, db=db)) == counts
+
+
 @pytest.mark.parametrize("gz", [False, True])
 @pytest.mark.parametrize("last_newline", [False, True])
 def test_lines_at_reads_the_lines_asked_for(tmp_path, gz, last_newline):

@@ -16,7 +16,7 @@ REPORT_KINDS = {
     ".csv": "one row per changed deck",
     ".jsonl": "one JSON object per changed deck",
     ".parquet": "one row per changed deck",
-    ".json": "the whole result: summary, changed decks, failures",
+    ".json": "the whole result: summary, changed decks, new decks not legal, failures",
 }
 ROW_COLUMNS = ("id", "format", "old_verdict", "new_verdict", "changes")
 
@@ -61,7 +61,8 @@ def write_report(path: str | os.PathLike[str], result: RecheckResult) -> None:
 
 
 def render_text(result: RecheckResult, *, limit: int = 200) -> str:
-    """The changed decks (the first `limit`), the failures and the summary per format."""
+    """The changed decks and the new decks not legal (the first `limit` of each), the failures,
+    the summary per format and the verdicts after the run."""
     from validator.report import escape_controls
 
     lines: list[str] = []
@@ -73,6 +74,16 @@ def render_text(result: RecheckResult, *, limit: int = 200) -> str:
             lines.append(f"      because {escape_controls(p.cause)}")
     if len(result.changed) > limit:
         lines.append(f"... and {len(result.changed) - limit} more changed decks (see --report)")
+    for d in result.new_not_legal[:limit]:
+        lines.append(f"{escape_controls(d.id)} ({d.format}): new, {d.verdict}")
+        for problem in d.problems:
+            message = escape_controls(str(problem.get("message")))
+            lines.append(f"  {problem.get('code')}: {message}")
+    if len(result.new_not_legal) > limit:
+        lines.append(
+            f"... and {len(result.new_not_legal) - limit} more new decks not legal "
+            "(see --report with .json)"
+        )
     for f in result.failures:
         who = f"{f.id} ({f.where})" if f.id else f.where
         lines.append(f"could not judge {escape_controls(who)}: {escape_controls(f.why)}")
@@ -95,5 +106,12 @@ def render_text(result: RecheckResult, *, limit: int = 200) -> str:
     lines.append(
         f"{len(result.changed)} verdicts changed; judged against {sync}{data}"
         + (f"; {len(result.removed)} decks no longer listed dropped" if result.removed else "")
+    )
+    totals = result.totals
+    new = len(result.new_not_legal)
+    lines.append(
+        f"after this run: {totals.illegal} illegal, {totals.unconfirmed} unconfirmed of "
+        f"{totals.checked} decks"
+        + (f"; {new} new deck{'s' if new > 1 else ''} not legal (above)" if new else "")
     )
     return "\n".join(lines)

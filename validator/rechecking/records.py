@@ -89,10 +89,28 @@ class RowFailure:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class NewDeck:
+    """A deck STATE did not hold before this run (a new registration, a new upload) whose
+    verdict is not "legal": it has no old verdict to change from, so it is not one of the
+    changed decks, yet whoever holds the decks needs to know of it."""
+
+    id: str
+    format: str
+    verdict: str
+    #: Its problems as STATE keeps them: code, severity, cards, message.
+    problems: tuple[dict[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "problems": list(self.problems)}
+
+
 @dataclass
 class FormatSummary:
     """Per format: decks checked (every row of the format), re-judged (parsed and judged this
-    run), new (not in STATE before), newly illegal, newly legal, newly unconfirmed."""
+    run), new (not in STATE before), newly illegal, newly legal, newly unconfirmed (verdicts
+    that changed), and the decks whose verdict after this run is illegal or unconfirmed (new,
+    re-judged or kept alike)."""
 
     checked: int = 0
     rejudged: int = 0
@@ -100,6 +118,8 @@ class FormatSummary:
     newly_illegal: int = 0
     newly_legal: int = 0
     newly_unconfirmed: int = 0
+    illegal: int = 0
+    unconfirmed: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -108,11 +128,13 @@ class FormatSummary:
 @dataclass
 class RecheckResult:
     """A re-check's answer. `changed`: the decks whose verdict changed, by id; `failures`:
-    rows that could not be judged; `summary`: per format; `removed`: ids STATE held that the
-    decks no longer have (dropped from STATE); `sync_id` / `card_data`: the sync judged
-    against and the date of its card data."""
+    rows that could not be judged; `summary`: per format; `new_not_legal`: the decks new to
+    STATE whose verdict is not legal; `removed`: ids STATE held that the decks no longer have
+    (dropped from STATE); `sync_id` / `card_data`: the sync judged against and the date of its
+    card data."""
 
     changed: list[ChangedDeck] = field(default_factory=list)
+    new_not_legal: list[NewDeck] = field(default_factory=list)
     failures: list[RowFailure] = field(default_factory=list)
     summary: dict[str, FormatSummary] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
@@ -126,6 +148,7 @@ class RecheckResult:
             "card_data": self.card_data,
             "summary": {k: v.to_dict() for k, v in sorted(self.summary.items())},
             "changed": [c.to_dict() for c in self.changed],
+            "new_not_legal": [d.to_dict() for d in self.new_not_legal],
             "failures": [f.to_dict() for f in self.failures],
             "removed": list(self.removed),
         }

@@ -22,6 +22,7 @@ from validator.rechecking.plan import EDITED, Change, plan, settled_decks
 from validator.rechecking.records import (
     ChangedDeck,
     FormatSummary,
+    NewDeck,
     ProblemChange,
     RecheckResult,
     RowFailure,
@@ -227,7 +228,11 @@ def _recheck(
         if file_key is not None:
             # The decks per format, for the re-checks of this same file: they judge no new,
             # edited or removed deck, so these counts stay STATE's until the file changes.
-            counts = {"file": file_key, "counts": session.format_counts()}
+            counts = {
+                "file": file_key,
+                "counts": session.format_counts(),
+                "verdicts": session.verdict_counts(),
+            }
             session.set_meta({"decks_counts": json.dumps(counts)})
         _finish(session, digest, today, sync_id, file_key, identity, result)
     return result
@@ -303,11 +308,26 @@ def _unchanged_file(
     old_problems = session.problems(stored[i] for i in judged if i in stored)
     compare(rows, stored, judged, todo, old_problems, changes, result)
     known = json.loads(meta.get("decks_counts") or "{}")
-    counts = known["counts"] if known.get("file") == meta["decks_file"] else None
-    for key, count in (counts or session.format_counts()).items():  # every deck was checked
-        result.summary.setdefault(key, FormatSummary()).checked = count
+    if known.get("file") != meta["decks_file"]:
+        known = {}
+    for key, count in (known.get("counts") or session.format_counts()).items():
+        result.summary.setdefault(key, FormatSummary()).checked = count  # every deck
     result.failures[:0] = [RowFailure(**f) for f in json.loads(meta.get("decks_failures") or "[]")]
     session.write(judged, stored, [], {r.id: r.line_no for r in rows})
+    verdicts = known.get("verdicts")
+    if verdicts is None:
+        verdicts = session.verdict_counts()
+    else:  # no deck came or went: only the verdicts that changed move
+        for c in result.changed:
+            by_verdict = verdicts.setdefault(c.format, {})
+            by_verdict[c.old_verdict] = by_verdict.get(c.old_verdict, 0) - 1
+            by_verdict[c.new_verdict] = by_verdict.get(c.new_verdict, 0) + 1
+    for key, by_verdict in verdicts.items():
+        summary = result.summary.setdefault(key, FormatSummary())
+        summary.illegal = by_verdict.get("illegal", 0)
+        summary.unconfirmed = by_verdict.get("unconfirmed", 0)
+    if known:
+        session.set_meta({"decks_counts": json.dumps({**known, "verdicts": verdicts})})
     return True
 
 
@@ -396,11 +416,18 @@ def compare(
             fmt_key = row.format if isinstance(row, DeckRow) else ""
         summary = result.summary.setdefault(fmt_key, FormatSummary())
         summary.checked += 1
+        verdict = j.verdict if j is not None else old.verdict if old is not None else None
+        if verdict == "illegal":
+            summary.illegal += 1
+        elif verdict == "unconfirmed":
+            summary.unconfirmed += 1
         if j is None:
             continue
         summary.rejudged += 1
         if old is None:
             summary.new += 1
+            if j.verdict != "legal":
+                result.new_not_legal.append(NewDeck(row.id, j.format, j.verdict, tuple(j.problems)))
             continue
         if j.verdict == old.verdict:
             continue

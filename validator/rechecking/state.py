@@ -302,6 +302,17 @@ class StateSession:
         d = self._decks.c
         return dict(self.conn.execute(select(d.format, func.count()).group_by(d.format)).all())
 
+    def verdict_counts(self) -> dict[str, dict[str, int]]:
+        """The decks per format and verdict."""
+        from sqlalchemy import func, select
+
+        d = self._decks.c
+        out: dict[str, dict[str, int]] = {}
+        query = select(d.format, d.verdict, func.count()).group_by(d.format, d.verdict)
+        for fmt, verdict, count in self.conn.execute(query).all():
+            out.setdefault(fmt, {})[verdict] = count
+        return out
+
     def renumber(self, line_nos: Sequence[tuple[int, int]]) -> None:
         """(line, deck number): where each of these decks' rows now is in DECKS."""
         self._many("UPDATE recheck_decks SET line_no = ? WHERE deck_no = ?", list(line_nos))
