@@ -268,7 +268,8 @@ def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str
         "checked_sync": checked,
         "everything": bool(info) and info.get("rules") != rules_digest(),
         "today": dt.date.today().isoformat(),
-        # Change's fields in order (`plan.Change(*c)` in the workers): plain lists ship light.
+        # A LoggedChange's fields in order (`LoggedChange(*c)` in the workers): plain lists
+        # ship light.
         "changes": [list(astuple(c)) for c in changes],
     }
 
@@ -313,7 +314,7 @@ def recheck_partition(
 
     import pandas as pd
 
-    from validator.rechecking.plan import Change, plan, settled_decks
+    from validator.rechecking.plan import LoggedChange, plan, settled_decks
     from validator.rechecking.records import RecheckResult, RowFailure
     from validator.rechecking.rows import DeckRow, deck_row
     from validator.rechecking.run import compare, judge_planned
@@ -342,7 +343,7 @@ def recheck_partition(
                     out[card].add(stored[deck_id].deck_no)
         return out
 
-    changes = [Change(*c) for c in plan_info["changes"]]
+    changes = [LoggedChange(*c) for c in plan_info["changes"]]
     open_names = {
         i: json.loads(r["open_names"]) for i, r in full.items() if not blank(r["open_names"])
     }

@@ -25,7 +25,7 @@ RULES = "rules changed"
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
+class LoggedChange:
     """One legality change of the database's log: card, legality key ("*": the card was
     removed), statuses, the sync that recorded it and the date of that sync's card data."""
 
@@ -58,7 +58,7 @@ class Row(Protocol):
 def plan(
     rows: Iterable[Row],
     stored: Mapping[str, StoredDeck],
-    changes: Iterable[Change],
+    changes: Iterable[LoggedChange],
     decks_with: Callable[[set[str]], Mapping[str, set[Any]]],
     *,
     key: Callable[[StoredDeck], Any],

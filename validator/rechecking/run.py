@@ -18,7 +18,7 @@ from validator.rechecking.judging import (
     parse_row,
     reads_named_cards,
 )
-from validator.rechecking.plan import EDITED, Change, plan, settled_decks
+from validator.rechecking.plan import EDITED, LoggedChange, plan, settled_decks
 from validator.rechecking.records import (
     ChangedDeck,
     FormatSummary,
@@ -61,12 +61,12 @@ def rules_digest() -> str:
 
 def logged_changes(
     database: Any, after: int | None, days: Mapping[int, str | None]
-) -> list[Change]:
+) -> list[LoggedChange]:
     """The change log's changes recorded by the syncs after `after`."""
     from validator.history.changes import changes_after
 
     return [
-        Change(
+        LoggedChange(
             r["oracle_id"],
             r["name"],
             r["format"],
@@ -389,7 +389,7 @@ def compare(
     judged: Mapping[str, Judgement],
     todo: Mapping[str, str],
     old_problems: Mapping[int, list[dict[str, Any]]],
-    changes: list[Change],
+    changes: list[LoggedChange],
     result: RecheckResult,
 ) -> None:
     """The summary per format in `result`, and a `ChangedDeck` for each verdict that changed
@@ -400,7 +400,7 @@ def compare(
     # The same few formats come up in every changed deck: each looked up once (`fold_name`
     # keeps its own cache).
     format_names: dict[str, str] = {}
-    by_name: dict[str, list[Change]] = {}
+    by_name: dict[str, list[LoggedChange]] = {}
     for ch in changes:
         by_name.setdefault(fold_name(ch.name), []).append(ch)
     for row in rows:
@@ -466,7 +466,7 @@ def _cause(
     problem: Mapping[str, Any],
     judged: Judgement,
     why: str,
-    by_name: Mapping[str, list[Change]],
+    by_name: Mapping[str, list[LoggedChange]],
     format_name: str,
     card_data: str | None,
 ) -> str:
