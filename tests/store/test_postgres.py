@@ -250,3 +250,58 @@ def test_a_schema_v1_database_is_upgraded_in_place_by_the_next_sync(pg_url, core
             == validator.validate(deck, fmt, db=core_db).to_dict()
         )
     engine.dispose()
+
+
+# ----------------------------------------------------------------- printed names on PostgreSQL
+
+
+def test_printed_names_are_written_and_read_as_on_sqlite(pg_url, localized_db, tmp_path):
+    """`sync --languages-from` into PostgreSQL: a block at a time with ON CONFLICT DO NOTHING
+    (the first row of a key kept, as SQLite's INSERT OR IGNORE keeps it), the same rows as
+    SQLite's, and a Japanese and a German list judged as on SQLite. The module's core cards
+    are synced back afterwards."""
+    import json
+
+    from validator.store.database import Base, make_engine
+
+    localized = FIXTURES / "cards_localized.json"
+    names = [json.loads(line) for line in (FIXTURES / "all_cards_localized.jsonl").open()]
+    bolt = next(n for n in names if n.get("printed_name") == "稲妻")
+    # The same key again, later in the file, written otherwise: the first row is the one kept.
+    again = dict(bolt, printed_name="稲妻 ")
+    all_cards = _write(tmp_path / "all-cards.jsonl", names + [again])
+    engine = make_engine(pg_url)
+    Base.metadata.drop_all(engine)
+    engine.dispose()
+    try:
+        result = import_file(localized, pg_url, languages_from=all_cards)
+        on_pg, on_sqlite = validator.open_db(pg_url), validator.open_db(localized_db)
+        try:
+            assert sorted(on_pg.printed_name_rows()) == sorted(on_sqlite.printed_name_rows())
+            assert result.printed_name_count == len(on_pg.printed_name_rows())
+            decks = {"modern": "4 稲妻\n56 山\n", "legacy": "4 Blitzschlag\n56 Gebirge\n"}
+            for fmt, text in decks.items():
+                pg_report = validator.validate(text, fmt, cards=on_pg).to_dict()
+                assert pg_report == validator.validate(text, fmt, cards=on_sqlite).to_dict()
+                assert pg_report["legal"], pg_report["problems"]
+        finally:
+            on_pg.close()
+            on_sqlite.close()
+        # A block is in the table once given, not held until the end (memory stays a block).
+        from sqlalchemy import func, select
+
+        from validator.store.database import PrintedNameRow, PrintedNameWriter
+
+        table = PrintedNameRow.__table__
+        with make_engine(pg_url).connect() as conn, conn.begin() as transaction:
+            writer = PrintedNameWriter(conn)
+            block = [("稲妻", bolt["oracle_id"], "ja", 0, "稲妻")] * 2
+            writer.add(block)
+            assert conn.execute(select(func.count()).select_from(table)).scalar_one() == 1
+            assert writer.pending == {} and writer.finish() == 1
+            transaction.rollback()
+    finally:
+        engine = make_engine(pg_url)
+        Base.metadata.drop_all(engine)
+        engine.dispose()
+        import_file(FIXTURES / "cards_core.json", pg_url)

@@ -1320,8 +1320,9 @@ class _RowWriter:
     ) -> int:
         """`per_statement` > 1: on SQLite, that many rows in each INSERT's VALUES (the driver
         binds and steps a statement per row of executemany: many small rows cost that more
-        than the inserts themselves). `or_ignore` (SQLite only): a row whose key is already
-        stored is left out. Returns the count of rows written."""
+        than the inserts themselves). `or_ignore` (SQLite, PostgreSQL): a row whose key is already
+        stored is left out (PostgreSQL: ON CONFLICT DO NOTHING). Returns the count of rows
+        written."""
         if not rows:
             return 0
         cols = [c.name for c in table.columns]
@@ -1344,9 +1345,16 @@ class _RowWriter:
             if whole < len(rows):
                 driver.executemany(head + one, rows[whole:])
             return driver.total_changes - before
+        statement = insert(table)
         if or_ignore:
-            raise ValueError("or_ignore is for SQLite")
-        self.conn.execute(insert(table), [dict(zip(cols, r)) for r in rows])
+            if self.conn.dialect.name != "postgresql":
+                raise ValueError("or_ignore is for SQLite and PostgreSQL")
+            from sqlalchemy.dialects.postgresql import insert as insert_or_skip
+
+            # ON CONFLICT DO NOTHING: a row whose key is stored, or came earlier in the same
+            # statement, is left out (the first row of a key is kept, as on SQLite).
+            statement = insert_or_skip(table).on_conflict_do_nothing()
+        self.conn.execute(statement, [dict(zip(cols, r)) for r in rows])
         return len(rows)
 
 
@@ -1364,22 +1372,27 @@ class PrintedNameWriter:
     """Replaces the printed names inside the caller's transaction, a block of rows at a time
     as a sync reads them (`write_printed_names`): memory holds a block, not every name.
 
-    On SQLite each block goes straight in with INSERT OR IGNORE, which keeps the first row of
-    each key (the primary key is checked on every insert anyway). Rows arrive in the file's
-    order, not the key's: sorting them first would mean holding them all (twice the sync's
-    memory on the shared ten-language file), and the sorted insert measured about as costly
-    as the sort saved. Other databases get the distinct rows at `finish`."""
+    On SQLite each block goes straight in with INSERT OR IGNORE, and on PostgreSQL with ON
+    CONFLICT DO NOTHING: each keeps the first row of each key (the primary key is checked on
+    every insert anyway). Rows arrive in the file's order, not the key's: sorting them first
+    would mean holding them all (twice the sync's memory on the shared ten-language file), and
+    the sorted insert measured about as costly as the sort saved. Other databases, which have
+    no portable form of either, get the distinct rows at `finish`."""
 
     def __init__(self, conn: Connection):
         self.table = PrintedNameRow.__table__
         conn.execute(delete(self.table))
+        self.conn = conn
         self.writer = _RowWriter(conn)
         self.count = 0
+        self.skips_stored_keys = self.writer.sqlite or conn.dialect.name == "postgresql"
         self.pending: dict[tuple[str, str, str, int], tuple[str, str, str, int, str]] = {}
 
     def add(self, rows: list[tuple[str, str, str, int, str]]) -> None:
         if self.writer.sqlite:
             self.count += self.writer.insert(self.table, rows, per_statement=150, or_ignore=True)
+        elif self.skips_stored_keys:
+            self.writer.insert(self.table, rows, or_ignore=True)
         else:
             keep = self.pending.setdefault
             for row in rows:
@@ -1393,6 +1406,11 @@ class PrintedNameWriter:
             for start in range(0, len(rows), 20000):
                 self.writer.insert(self.table, rows[start : start + 20000])
             self.count += len(rows)
+        elif self.skips_stored_keys and not self.writer.sqlite:
+            # The rows the skipped duplicates left: the table was emptied at the start.
+            self.count = self.conn.execute(
+                select(func.count()).select_from(self.table)
+            ).scalar_one()
         return self.count
 
 
