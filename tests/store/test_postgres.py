@@ -305,3 +305,58 @@ def test_printed_names_are_written_and_read_as_on_sqlite(pg_url, localized_db, t
         Base.metadata.drop_all(engine)
         engine.dispose()
         import_file(FIXTURES / "cards_core.json", pg_url)
+
+
+# ----------------------------------------------------------------- re-check with STATE in PostgreSQL
+
+
+def test_a_recheck_with_cards_and_state_in_postgresql_is_sqlites(pg_url, synced, tmp_path):
+    """A site on PostgreSQL: card data and STATE (`recheck_*` tables) in one database. A ban
+    synced there changes the verdicts SQLite's re-check changes, with the same summary, and a
+    run with nothing new judges nothing."""
+    import json
+
+    rows = [
+        {"id": "bolt", "format": "modern", "decklist": "4 Lightning Bolt\n56 Mountain\n"},
+        {"id": "counter", "format": "modern", "decklist": "4 Counterspell\n56 Island\n"},
+        {"id": "lotus", "format": "vintage", "decklist": "1 Black Lotus\n59 Island\n"},
+        {"id": "nothing", "format": "modern", "decklist": "4 No Such Card\n56 Island\n"},
+    ]
+    ban = {"Lightning Bolt": {"modern": "banned"}}
+
+    def on_pg(day: str, changes: dict) -> None:
+        cards = _core_objects()
+        for card in cards:
+            card["legalities"].update(changes.get(card["name"], {}))
+        import_file(_write(tmp_path / f"oracle-cards-{day}.jsonl", cards), pg_url, force=True)
+
+    def summary(result) -> dict:
+        return {k: v.to_dict() for k, v in sorted(result.summary.items())}
+
+    try:
+        on_pg("20260501", {})
+        first = validator.recheck(rows, state=pg_url, db=pg_url)
+        sqlite_state = tmp_path / "state.sqlite3"
+        assert summary(first) == summary(
+            validator.recheck(rows, state=sqlite_state, db=synced("20260501"))
+        )
+        on_pg("20260518", ban)
+        result = validator.recheck(rows, state=pg_url, db=pg_url)
+        expected = validator.recheck(rows, state=sqlite_state, db=synced("20260518", ban))
+        assert [c.to_dict() for c in result.changed] == [c.to_dict() for c in expected.changed]
+        assert [c.id for c in result.changed] == ["bolt"]
+        assert summary(result) == summary(expected)
+        again = validator.recheck(rows, state=pg_url, db=pg_url)
+        assert again.changed == [] and sum(s.rejudged for s in again.summary.values()) == 0
+        assert json.dumps(again.to_dict())  # the document a notice would send
+    finally:
+        from sqlalchemy import text
+
+        from validator.store.database import make_engine
+
+        engine = make_engine(pg_url)
+        with engine.begin() as con:
+            for table in ("recheck_deck_cards", "recheck_decks", "recheck_cards", "recheck_meta"):
+                con.execute(text(f"DROP TABLE IF EXISTS {table}"))
+        engine.dispose()
+        import_file(FIXTURES / "cards_core.json", pg_url, force=True)
