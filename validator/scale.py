@@ -419,7 +419,9 @@ def recheck_dataframe(
     the partitions are read in the workers (`dd.read_parquet`), re-checked against STATE at
     `state` (None or absent: the first run) and the new STATE written to `new_state` (a new
     directory: swap it in once this returns). Returns a `RecheckResult` (the changed decks,
-    the failures and the summary per format)."""
+    the failures, the summary per format, and on a later run the new decks not legal: on the
+    first every deck is new, and the new STATE holds each one's verdict and problems, where
+    tens of millions of decks stay on the workers' side rather than the client's)."""
     import dask.dataframe as dd
 
     from validator.rechecking.records import (
@@ -432,6 +434,7 @@ def recheck_dataframe(
     from validator.rechecking.run import rules_digest
 
     plan_info = recheck_plan(db, state)
+    first_run = state is None or not os.path.exists(os.path.join(os.fspath(state), STATE_INFO))
     frame = dd.read_parquet(os.fspath(decks))
     out = frame.map_partitions(recheck_partition, state, plan_info, db, meta=RECHECK_META).persist()
     keep = out[~out["verdict"].isna()][list(STATE_META)]
@@ -461,7 +464,7 @@ def recheck_dataframe(
         if not blank(rec["failure"]):
             where, _, why = str(rec["failure"]).partition(": ")
             result.failures.append(RowFailure(None if blank(rec["id"]) else rec["id"], where, why))
-    for rec in fresh.compute().to_dict("records"):
+    for rec in () if first_run else fresh.compute().to_dict("records"):
         result.new_not_legal.append(
             NewDeck(rec["id"], rec["format"], rec["verdict"], tuple(json.loads(rec["problems"])))
         )

@@ -89,17 +89,21 @@ def test_on_a_local_cluster_with_two_workers(tmp_path, synced):
         pd.DataFrame(ROWS[n * 7 : n * 7 + 7]).to_parquet(decks / f"part.{n}.parquet", index=False)
     in_process_state = tmp_path / "state.sqlite3"
     db = synced("20260501", without=("Brainstorm",))
-    in_process_first = validator.recheck(ROWS, state=in_process_state, db=db)
+    validator.recheck(ROWS, state=in_process_state, db=db)
+    # A registration since: a new deck, not legal once Lightning Bolt is banned.
+    late = {"id": "late", "format": "modern", "decklist": "4 Lightning Bolt\n56 Mountain\n"}
     with two_worker_cluster():
         first = scale.recheck_dataframe(decks, None, tmp_path / "s1", db)
         assert first.changed == [] and first.summary["modern"].new == 12
-        # The new decks not legal (an unknown name, Brainstorm not synced), as in-process.
-        assert first.new_not_legal == sorted(in_process_first.new_not_legal, key=lambda d: d.id)
-        assert {d.verdict for d in first.new_not_legal} == {"unconfirmed"}
+        # The first run: every deck is new; their verdicts are in the new STATE, not listed.
+        assert first.new_not_legal == [] and first.summary["modern"].unconfirmed == 3
+        pd.DataFrame([late]).to_parquet(decks / "part.3.parquet", index=False)
         db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
         on_cluster = scale.recheck_dataframe(decks, tmp_path / "s1", tmp_path / "s2", db)
-    in_process = validator.recheck(ROWS, state=in_process_state, db=db)
+    in_process = validator.recheck([*ROWS, late], state=in_process_state, db=db)
     assert verdicts(on_cluster) == verdicts(in_process)
+    assert [(d.id, d.verdict) for d in on_cluster.new_not_legal] == [("late", "illegal")]
+    assert on_cluster.new_not_legal == in_process.new_not_legal
     assert {c.new_verdict for c in in_process.changed} == {"illegal", "legal"}  # ban and Brainstorm
     assert {k: v.to_dict() for k, v in on_cluster.summary.items()} == {
         k: v.to_dict() for k, v in in_process.summary.items()
