@@ -453,8 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
         "SQLAlchemy URL with --table or --query. The first run judges every deck and "
         "writes STATE; later runs judge again only new or edited decks, decks holding a "
         "card whose legality changed in their format since, and decks with a name the "
-        "card data did not know. Prints (and --report writes) the decks whose verdict "
-        "changed, and a summary per format.",
+        "card data did not know. Prints the decks whose verdict changed, the new decks "
+        "that are not legal and a summary per format; --report writes the changed decks "
+        "(as .json, the whole result).",
         examples=[
             "deckcheck recheck decks.jsonl --report changed.csv",
             "deckcheck recheck postgresql://site/db --table decks --store postgresql://site/db",
@@ -485,7 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--report",
         metavar="OUT",
         help="write the changed decks: .csv, .jsonl, .parquet (one row per deck) or .json "
-        "(the whole result)",
+        "(the whole result, with the new decks not legal)",
     )
     p.add_argument(
         "--notify",
