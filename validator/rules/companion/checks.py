@@ -167,7 +167,7 @@ def companion_condition_problems(
     grammar: the deck is then not judged legal, as an unknown legality is not "legal");
     undeclared ones (a companion card sitting in the sideboard) get INFO either way.
     `starting` must already include the commander(s) in Commander games (702.139b). `types`:
-    a `TypesOf` to share between the checks of one deck.
+    how a card's types are read (`predicates.types_of`, each card once per process, when None).
     """
     from validator.rules.companion.reader import ConditionError, parse_condition
 
@@ -306,7 +306,7 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: FormatRules) -> list
     if not slots.declared and not slots.sideboard:
         return []
     # Imported here, not at the top: a deck with no companion card (the cold CLI) skips them.
-    from validator.rules.companion.predicates import MAX_LISTED, StartingDeck, TypesOf
+    from validator.rules.companion.predicates import MAX_LISTED, StartingDeck
 
     lines = _lines_by_name(deck, Section.COMPANION, Section.SIDEBOARD)
     if not fmt.companions:
@@ -324,7 +324,6 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: FormatRules) -> list
     problems = _declaration_problems(slots.declared, fmt, lines)
     starting = starting_deck(deck, fmt)
     ctx = StartingDeck.for_format(fmt)
-    types = TypesOf()  # each card's types read once for all the conditions checked
     # One companion at most (103.2b): with more declared, that error says it at once, and a
     # hostile list's every companion is not weighed against the deck. Likewise the
     # sideboard's notes are for the few companion cards a real sideboard holds.
@@ -351,7 +350,7 @@ def constructed_companion_problems(deck: ResolvedDeck, fmt: FormatRules) -> list
         # Offenders are pointed at in the starting deck, the companion where it is listed.
         own = {**starting_lines, e.card.name: lines.get(e.card.name, ())}
         problems += companion_condition_problems(
-            e.card, starting, ctx, COMPANION_CITATION, declared=declared, lines=own, types=types
+            e.card, starting, ctx, COMPANION_CITATION, declared=declared, lines=own
         )
     return problems
 

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from validator.rules.formats import FormatRules
 
 CardCounts = Sequence[tuple[Card, int]]
-#: How a test reads a card's types off the battlefield (113.6c): `deck_types`, or `TypesOf`,
-#: which reads each card once for a whole evaluation.
+#: How a test reads a card's types off the battlefield (113.6c): `deck_types`, or `types_of`,
+#: which reads each card once per process.
 TypesFn = Callable[[Card], DeckTypes]
 
 #: How many offending cards a one-line message spells out before "... and N more".
@@ -309,26 +309,18 @@ _DECK_TYPES: dict[int, tuple[Card, DeckTypes]] = {}
 _DECK_TYPES_MAX = 8_192
 
 
-class TypesOf:
-    """`deck_types` read once per card (`_DECK_TYPES`), for the tests of one evaluation or
-    one deck's companion checks.
-
-    Several tests ask about the same card ("creature card", then five creature types for
-    Kaheera), and reading a card's types off the battlefield (113.6c, 702.73a) costs more than
-    the tests themselves.
-    """
-
-    __slots__ = ()
-
-    def __call__(self, card: Card) -> DeckTypes:
-        hit = _DECK_TYPES.get(id(card))
-        if hit is not None and hit[0] is card:
-            return hit[1]
-        found = deck_types(card)
-        if len(_DECK_TYPES) >= _DECK_TYPES_MAX:
-            _DECK_TYPES.clear()
-        _DECK_TYPES[id(card)] = (card, found)
-        return found
+def types_of(card: Card) -> DeckTypes:
+    """`deck_types`, read once per card (`_DECK_TYPES`): several tests ask about the same card
+    ("creature card", then five creature types for Kaheera), and reading a card's types off
+    the battlefield (113.6c, 702.73a) costs more than the tests themselves."""
+    hit = _DECK_TYPES.get(id(card))
+    if hit is not None and hit[0] is card:
+        return hit[1]
+    found = deck_types(card)
+    if len(_DECK_TYPES) >= _DECK_TYPES_MAX:
+        _DECK_TYPES.clear()
+    _DECK_TYPES[id(card)] = (card, found)
+    return found
 
 
 #: One offense as found: the card's name ("" for the deck as a whole) and a function that
@@ -373,7 +365,7 @@ class Predicate:
         shown: list[Offense] = []
         names: list[str] = []
         total = 0
-        for name, reason in self.offenses(cards, ctx, types or TypesOf()):
+        for name, reason in self.offenses(cards, ctx, types or types_of):
             if listed is None or total < listed:
                 shown.append(Offense(name, reason()))
             if name:
