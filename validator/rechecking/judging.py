@@ -13,12 +13,6 @@ from validator.rechecking.records import RowFailure
 from validator.rechecking.rows import DeckRow
 from validator.rechecking.state import DATED, OPEN, Judgement
 
-#: Problem codes whose cards are names the card data does not know yet: the next sync may
-#: bring the card (a deck holding one is re-judged after every sync, `state.OPEN`). Marked in
-#: validator/codes.py (`unknown_names`), where each code is registered; whether such an error
-#: leaves the deck unconfirmed is its `undecidable`.
-SETTLED_BY_SYNC = UNKNOWN_NAMES
-
 
 def problem_records(report: Any) -> list[dict[str, Any]]:
     """The errors and warnings as STATE keeps them (notes are not part of a verdict)."""
@@ -108,7 +102,9 @@ def judge_row(
     ids.update(e.card.oracle_id for e in deck.attractions)
     flags = 0
     open_names = {e.name for e in deck.unresolved}
-    open_names.update(n for p in report.problems if p.code in SETTLED_BY_SYNC for n in p.cards)
+    # Names the card data does not know yet (codes.py `unknown_names`): the next sync may bring
+    # the card, so the deck is judged again after every sync (`state.OPEN`).
+    open_names.update(n for p in report.problems if p.code in UNKNOWN_NAMES for n in p.cards)
     if open_names:
         flags |= OPEN
     if (fmt.points is not None or fmt.lists is not None) and report.as_of is None:

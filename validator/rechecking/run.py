@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from validator.codes import UNKNOWN_NAMES
 from validator.rechecking.judging import (
-    SETTLED_BY_SYNC,
     judge_row,
     named_cards,
     parse_row,
@@ -147,7 +147,7 @@ def _file_key(path: Path, meta: Mapping[str, str]) -> tuple[str, str]:
     file again, when the file's identity is the one STATE recorded with that key."""
     known = meta.get("decks_file") or ""
     seen = meta.get("decks_stat") or ""
-    if seen and known.startswith(json.dumps([str(path), ""])[:-3]):  # this file's key
+    if seen and _key_path(known) == str(path):
         if file_identity(path, settled=False) == seen:
             return known, seen
     before = file_identity(path)
@@ -155,6 +155,15 @@ def _file_key(path: Path, meta: Mapping[str, str]) -> tuple[str, str]:
     # A write while it was hashed: the digest may be of neither version; not recorded.
     after = file_identity(path, settled=False) if before else ""
     return key, before if before == after else ""
+
+
+def _key_path(key: str) -> str | None:
+    """The path in a DECKS file's key in STATE (`[path, digest]` as JSON), else None."""
+    try:
+        found = json.loads(key)
+    except ValueError:
+        return None
+    return found[0] if isinstance(found, list) and found else None
 
 
 def _recheck(
@@ -475,7 +484,7 @@ def _cause(
     from validator.cards.names import fold_name
 
     day = f" of {card_data}" if card_data else ""
-    if problem["code"] in SETTLED_BY_SYNC and why != EDITED:
+    if problem["code"] in UNKNOWN_NAMES and why != EDITED:
         return f"the card data{day} settles this name"
     found = [
         ch.describe(format_name)
