@@ -266,6 +266,7 @@ def recheck_plan(db: str | os.PathLike[str] | None, state: str | os.PathLike[str
         "sync_id": sync_id,
         "card_data": days.get(sync_id) if sync_id is not None else None,
         "checked_sync": checked,
+        "first_run": not info,  # no STATE yet: every deck is new
         "everything": bool(info) and info.get("rules") != rules_digest(),
         "today": dt.date.today().isoformat(),
         # A LoggedChange's fields in order (`LoggedChange(*c)` in the workers): plain lists
@@ -434,7 +435,6 @@ def recheck_dataframe(
     from validator.rechecking.run import rules_digest
 
     plan_info = recheck_plan(db, state)
-    first_run = state is None or not os.path.exists(os.path.join(os.fspath(state), STATE_INFO))
     frame = dd.read_parquet(os.fspath(decks))
     out = frame.map_partitions(recheck_partition, state, plan_info, db, meta=RECHECK_META).persist()
     keep = out[~out["verdict"].isna()][list(STATE_META)]
@@ -464,7 +464,7 @@ def recheck_dataframe(
         if not blank(rec["failure"]):
             where, _, why = str(rec["failure"]).partition(": ")
             result.failures.append(RowFailure(None if blank(rec["id"]) else rec["id"], where, why))
-    for rec in () if first_run else fresh.compute().to_dict("records"):
+    for rec in () if plan_info["first_run"] else fresh.compute().to_dict("records"):
         result.new_not_legal.append(
             NewDeck(rec["id"], rec["format"], rec["verdict"], tuple(json.loads(rec["problems"])))
         )
