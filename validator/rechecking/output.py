@@ -76,9 +76,8 @@ def render_text(result: RecheckResult, *, limit: int = 200) -> str:
         lines.append(f"... and {len(result.changed) - limit} more changed decks (see --report)")
     for d in result.new_not_legal[:limit]:
         lines.append(f"{escape_controls(d.id)} ({d.format}): new, {d.verdict}")
-        for problem in d.problems:
-            message = escape_controls(str(problem.get("message")))
-            lines.append(f"  {problem.get('code')}: {message}")
+        for problem in d.problems:  # as STATE keeps them (judging.problem_records)
+            lines.append(f"  {problem['code']}: {escape_controls(problem['message'])}")
     if len(result.new_not_legal) > limit:
         lines.append(
             f"... and {len(result.new_not_legal) - limit} more new decks not legal "
