@@ -287,15 +287,32 @@ def test_printed_names_are_written_and_read_as_on_sqlite(pg_url, localized_db, t
         finally:
             on_pg.close()
             on_sqlite.close()
+        # Names an older deckcheck kept by oracle id are numbered by the next (oracle-only) sync.
+        from sqlalchemy import func, select, text
+
+        rows = sorted(validator.open_db(pg_url).printed_name_rows())
+        with make_engine(pg_url).begin() as conn:
+            for statement in (
+                "CREATE TABLE old AS SELECT p.folded, c.oracle_id, p.lang, p.part, "
+                "COALESCE(p.name, p.folded) AS name FROM printed_names p "
+                "JOIN printed_name_cards c ON c.id = p.card",
+                "DROP TABLE printed_names",
+                "DROP TABLE printed_name_cards",
+                "ALTER TABLE old RENAME TO printed_names",
+            ):
+                conn.execute(text(statement))
+        assert validator.open_db(pg_url).printed_name_rows() == []
+        import_file(localized, pg_url, force=True)
+        assert sorted(validator.open_db(pg_url).printed_name_rows()) == rows
+
         # A block is in the table once given, not held until the end (memory stays a block).
-        from sqlalchemy import func, select
 
         from validator.store.database import PrintedNameRow, PrintedNameWriter
 
         table = PrintedNameRow.__table__
         with make_engine(pg_url).connect() as conn, conn.begin() as transaction:
-            writer = PrintedNameWriter(conn)
-            block = [("稲妻", bolt["oracle_id"], "ja", 0, "稲妻")] * 2
+            writer = PrintedNameWriter(conn, [bolt["oracle_id"]])
+            block = [("稲妻", writer.numbers[bolt["oracle_id"]], "ja", 0, None)] * 2
             writer.add(block)
             assert conn.execute(select(func.count()).select_from(table)).scalar_one() == 1
             assert writer.pending == {} and writer.finish() == 1

@@ -538,6 +538,46 @@ def test_database_without_printed_names_table_reads(tmp_path):
     assert SqliteCards(db).printed_name_rows() == []
 
 
+def test_printed_names_kept_by_oracle_id_are_numbered_by_the_next_sync(tmp_path):
+    """A database an older deckcheck synced with `--languages` holds its printed names by
+    oracle id, without `printed_name_cards`: readers answer no printed names (not an error)
+    until the next sync, even an oracle-only one, numbers the cards and keeps every name."""
+    import sqlite3
+
+    from support import FIXTURES
+
+    from validator.api import validate
+    from validator.store.database import CardDB
+    from validator.store.sqlite import SqliteCards
+    from validator.sync import import_file
+
+    db = tmp_path / "c.sqlite3"
+    cards = FIXTURES / "cards_localized.json"
+    import_file(cards, str(db), languages_from=FIXTURES / "all_cards_localized.jsonl")
+    rows = sorted(SqliteCards(db).printed_name_rows())
+    assert rows and any(name == folded for folded, _, _, _, name in rows)
+    con = sqlite3.connect(db)
+    con.executescript(
+        """
+        CREATE TABLE old (folded VARCHAR(300), oracle_id VARCHAR(36), lang VARCHAR(5),
+            part INTEGER, name VARCHAR(300) NOT NULL, PRIMARY KEY (folded, oracle_id, lang, part))
+            WITHOUT ROWID;
+        INSERT INTO old SELECT p.folded, c.oracle_id, p.lang, p.part, COALESCE(p.name, p.folded)
+            FROM printed_names p JOIN printed_name_cards c ON c.id = p.card;
+        DROP TABLE printed_names;
+        DROP TABLE printed_name_cards;
+        ALTER TABLE old RENAME TO printed_names;
+        """
+    )
+    con.close()
+    for source in (SqliteCards(db), CardDB(str(db))):
+        assert source.printed_name_rows() == [] and source.lookup_printed(["稲妻"]) == {}
+    import_file(cards, str(db), force=True)
+    for source in (SqliteCards(db), CardDB(str(db))):
+        assert sorted(source.printed_name_rows()) == rows
+        assert validate("4 稲妻\n56 Mountain\n", "modern", cards=source).legal
+
+
 def test_partial_index_answers_as_the_full_index(db_path: Path) -> None:
     from validator.store.index import PartialCardIndex
 

@@ -23,8 +23,8 @@ def _rows(db: Path) -> set[tuple[str, str, int, str]]:
         return {
             (name, lang, part, card)
             for name, lang, part, card in con.execute(
-                "SELECT p.name, p.lang, p.part, c.name FROM printed_names p "
-                "JOIN cards c ON c.oracle_id = p.oracle_id"
+                "SELECT COALESCE(p.name, p.folded), p.lang, p.part, c.name FROM printed_names p "
+                "JOIN printed_name_cards n ON n.id = p.card JOIN cards c ON c.oracle_id = n.oracle_id"
             )
         }
     finally:

@@ -271,12 +271,30 @@ _table(
 )
 
 
+class PrintedNameCardRow(metaclass=_TableClass):
+    """The cards the printed names belong to, each by a number of this sync's: a printed-name
+    row holds the number, not the 36-character oracle id (a third of the row, written and
+    stored 200,000 times for ten languages)."""
+
+    __tablename__ = "printed_name_cards"
+
+
+_table(
+    PrintedNameCardRow,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("oracle_id", String(36), nullable=False),
+)
+
+
 class PrintedNameRow(metaclass=_TableClass):
     """The names a card is printed under in other languages, and English printings' printed and
     flavor names (`deckcheck sync --languages`, from Scryfall's all_cards): per card, language
     and name, the whole card's printed name (`part` 0) and each face's (`part` 1, 2...).
-    No foreign key to `cards`: an oracle-cards sync rewrites changed cards without touching
-    these rows, and readers join them with the cards they hold."""
+    `card` is a `printed_name_cards` number; `name` is NULL when the name as printed is its
+    folded form (a third of the rows: the Japanese, Chinese and Korean names folding leaves
+    as they are). No foreign key to `cards`: an oracle-cards sync rewrites changed cards
+    without touching these rows, and readers join them with the cards they hold
+    (`rows.ALL_PRINTED_NAMES`)."""
 
     __tablename__ = "printed_names"
 
@@ -284,10 +302,10 @@ class PrintedNameRow(metaclass=_TableClass):
 _table(
     PrintedNameRow,
     Column("folded", String(300), primary_key=True),  # cards.printed.fold_printed
-    Column("oracle_id", String(36), primary_key=True),
+    Column("card", Integer, primary_key=True),  # printed_name_cards.id
     Column("lang", String(5), primary_key=True),
     Column("part", Integer, primary_key=True),
-    Column("name", String(300), nullable=False),  # as printed
+    Column("name", String(300), nullable=True),  # as printed; NULL: as `folded`
     sqlite_with_rowid=False,
 )
 
@@ -667,8 +685,10 @@ class CardDB:
         return IndexData(sync=stamp, rows=rows, names=names)
 
     def _has_printed_names(self, conn: Connection) -> bool:
-        # A database an older deckcheck synced has no such table until its next sync.
-        return inspect(conn).has_table(PrintedNameRow.__tablename__)
+        # A database an older deckcheck synced has neither table, or printed names by oracle
+        # id alone, until its next sync.
+        schema = inspect(conn)
+        return all(schema.has_table(name) for name in sql.PRINTED_NAME_TABLES)
 
     def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
         """The printed names (folded by `printed.fold_printed`) of deck cards: folded ->
@@ -695,7 +715,10 @@ class CardDB:
         if self._printed_pairs is None:
             with self._snapshot() as conn:
                 self._printed_pairs = (
-                    [tuple(r) for r in conn.execute(text(sql.PRINTED_NAME_PAIRS))]
+                    sql.printed_name_pairs(
+                        conn.execute(text(sql.PRINTED_NAME_CARDS)),
+                        conn.execute(text(sql.PRINTED_NAMES_IN_ORDER)),
+                    )
                     if self._has_printed_names(conn)
                     else []
                 )
@@ -840,6 +863,7 @@ def create_schema(bind: Engine | Connection) -> bool:
         for index in table.indexes:
             index.create(bind, checkfirst=True)
     if isinstance(bind, Connection):
+        _number_printed_name_cards(bind)
         return _upgrade_and_check(bind, migrate=True)
     with bind.begin() as conn:
         return _upgrade_and_check(conn, migrate=False)
@@ -857,6 +881,34 @@ def _upgrade_and_check(conn: Connection, *, migrate: bool) -> bool:
             return True
         check_schema_version(found[0], "the database")  # the readers' words for it
     return False
+
+
+def _number_printed_name_cards(conn: Connection) -> None:
+    """Printed names an older deckcheck stored by oracle id (without `printed_name_cards`,
+    which readers then ask for and do not find) get their cards numbered, in the sync's
+    transaction: the names stay until the next `--languages` sync replaces them."""
+    columns = {c["name"] for c in inspect(conn).get_columns(PrintedNameRow.__tablename__)}
+    if "oracle_id" not in columns:
+        return
+    names, cards = PrintedNameRow.__table__, PrintedNameCardRow.__table__
+    conn.exec_driver_sql(
+        "CREATE TEMPORARY TABLE printed_names_by_oracle_id AS SELECT * FROM printed_names"
+    )
+    names.drop(conn)
+    names.create(conn)
+    conn.execute(delete(cards))
+    conn.exec_driver_sql(
+        "INSERT INTO printed_name_cards (id, oracle_id) "
+        "SELECT row_number() OVER (ORDER BY oracle_id), oracle_id "
+        "FROM (SELECT DISTINCT oracle_id FROM printed_names_by_oracle_id) AS ids"
+    )
+    conn.exec_driver_sql(
+        "INSERT INTO printed_names (folded, card, lang, part, name) "
+        "SELECT old.folded, printed_name_cards.id, old.lang, old.part, "
+        "NULLIF(old.name, old.folded) FROM printed_names_by_oracle_id AS old "
+        "JOIN printed_name_cards ON printed_name_cards.oracle_id = old.oracle_id"
+    )
+    conn.exec_driver_sql("DROP TABLE printed_names_by_oracle_id")
 
 
 #: Version 1's card tables, children first (foreign keys), and version 2's legality sets (the
@@ -1362,15 +1414,23 @@ def write_printed_names(conn: Connection, rows: Iterable[tuple[str, str, str, in
     """Replace the printed names inside the caller's transaction (the one that writes the
     cards, so a failed sync keeps the previous names): `rows` are (folded, oracle_id, lang,
     part, name); of rows with the same key (the first four) the first is kept. Returns the
-    row count."""
-    writer = PrintedNameWriter(conn)
-    writer.add(list(rows))
+    row count. (A sync gives `PrintedNameWriter` its rows as it reads them.)"""
+    rows = list(rows)
+    writer = PrintedNameWriter(conn, dict.fromkeys(row[1] for row in rows))
+    number = writer.numbers
+    writer.add(
+        [(f, number[oid], lang, part, None if n == f else n) for f, oid, lang, part, n in rows]
+    )
     return writer.finish()
 
 
 class PrintedNameWriter:
     """Replaces the printed names inside the caller's transaction, a block of rows at a time
     as a sync reads them (`write_printed_names`): memory holds a block, not every name.
+
+    The cards the names may belong to (`cards`, oracle ids) are numbered and written first
+    (`printed_name_cards`); a row given to `add` is (folded, the card's number in `numbers`,
+    lang, part, the name as printed or None when it is the folded one).
 
     On SQLite each block goes straight in with INSERT OR IGNORE, and on PostgreSQL with ON
     CONFLICT DO NOTHING: each keeps the first row of each key (the primary key is checked on
@@ -1379,16 +1439,23 @@ class PrintedNameWriter:
     the sorted insert measured about as costly as the sort saved. Other databases, which have
     no portable form of either, get the distinct rows at `finish`."""
 
-    def __init__(self, conn: Connection):
+    def __init__(self, conn: Connection, cards: Iterable[str]):
         self.table = PrintedNameRow.__table__
         conn.execute(delete(self.table))
+        conn.execute(delete(PrintedNameCardRow.__table__))
         self.conn = conn
         self.writer = _RowWriter(conn)
+        self.numbers = {oid: number for number, oid in enumerate(cards, 1)}
+        self.writer.insert(
+            PrintedNameCardRow.__table__,
+            [(number, oid) for oid, number in self.numbers.items()],
+            per_statement=200,
+        )
         self.count = 0
         self.skips_stored_keys = self.writer.sqlite or conn.dialect.name == "postgresql"
-        self.pending: dict[tuple[str, str, str, int], tuple[str, str, str, int, str]] = {}
+        self.pending: dict[tuple[str, int, str, int], tuple[str, int, str, int, str | None]] = {}
 
-    def add(self, rows: list[tuple[str, str, str, int, str]]) -> None:
+    def add(self, rows: list[tuple[str, int, str, int, str | None]]) -> None:
         if self.writer.sqlite:
             self.count += self.writer.insert(self.table, rows, per_statement=150, or_ignore=True)
         elif self.skips_stored_keys:

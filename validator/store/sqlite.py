@@ -211,7 +211,9 @@ class SqliteCards:
 
     @staticmethod
     def _has_printed_names(conn: sqlite3.Connection) -> bool:
-        return conn.execute(sql.HAS_PRINTED_NAMES_SQLITE).fetchone() is not None
+        return conn.execute(sql.HAS_PRINTED_NAMES_SQLITE).fetchone()[0] == len(
+            sql.PRINTED_NAME_TABLES
+        )
 
     def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
         """See `db.CardDB.lookup_printed`."""
@@ -235,7 +237,10 @@ class SqliteCards:
         if self._printed_pairs is None:
             with self._snapshot() as conn:
                 self._printed_pairs = (
-                    conn.execute(sql.PRINTED_NAME_PAIRS).fetchall()
+                    sql.printed_name_pairs(
+                        conn.execute(sql.PRINTED_NAME_CARDS),
+                        conn.execute(sql.PRINTED_NAMES_IN_ORDER).fetchall(),
+                    )
                     if self._has_printed_names(conn)
                     else []
                 )

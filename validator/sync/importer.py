@@ -433,9 +433,10 @@ def _import_printed_names(
     if problem:
         raise SyncError(problem)
     name = path.name if path.is_file() else str(path)
-    known = card_ids(conn)
-    writer = PrintedNameWriter(conn)
-    printed = read_printed_names(path, known, languages, writer.add, on_read=progress, name=name)
+    writer = PrintedNameWriter(conn, card_ids(conn))
+    printed = read_printed_names(
+        path, writer.numbers, languages, writer.add, on_read=progress, name=name
+    )
     wanted = (languages or set(LANGUAGES)) - {"en"}
     if wanted and not (printed.languages & wanted):
         said = ", ".join(sorted(languages)) if languages else "any language but English"

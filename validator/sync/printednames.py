@@ -13,7 +13,7 @@ at a time: memory does not grow with the file.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,8 +42,9 @@ class _Printing(msgspec.Struct, gc=False):
 #: Longest printed name kept (the name column's width); a longer one is no card name.
 MAX_NAME = 300
 
-#: (folded, oracle_id, lang, part, name): a `printed_names` row.
-Row = tuple[str, str, str, int, str]
+#: (folded, card number, lang, part, name as printed or None when it is `folded`): a
+#: `printed_names` row (`database.PrintedNameWriter`).
+Row = tuple[str, int, str, int, str | None]
 
 
 @dataclass
@@ -74,7 +75,7 @@ def parse_languages(text: str) -> set[str] | None:
 
 def read_printed_names(
     path: Path,
-    known: Collection[str],
+    known: Mapping[str, int],
     languages: set[str] | None,
     write: Callable[[list[Row]], object],
     *,
@@ -82,15 +83,15 @@ def read_printed_names(
     on_read: Callable[[int], None] | None = None,
     name: str | None = None,
 ) -> PrintedNames:
-    """The printed names of the cards `known` (oracle ids) in `languages` (None: every one)
-    from an all_cards file, given to `write` a block of rows at a time in the file's order (a
+    """The printed names of the cards `known` (oracle id -> the number its rows hold) in
+    `languages` (None: every one) from an all_cards file, given to `write` a block of rows at a time in the file's order (a
     key may come again: the first row of each key is the one to keep). English printings' own
     names are always read. A file object without `lang`, or without an oracle id (its own or
     its first face's), raises SyncError naming the key and the line."""
     path = Path(path)
     name = name or path.name
     out = PrintedNames()
-    same = {oid: oid for oid in known}  # one string per oracle id
+    number = dict(known)
     skipped, seen_languages = out.skipped, out.languages
     # Names are folded as read, not cached: in Scryfall's files a card's printings in one
     # language lie far apart, and a cache of every name would hold them all.
@@ -123,19 +124,20 @@ def read_printed_names(
                 if found is None:
                     continue
                 oid, lang, names = found
-            card_id = same.get(oid)
+            card = number.get(oid)
             for part, printed in names:
                 if printed.__class__ is not str or len(printed) > MAX_NAME or "\x00" in printed:
                     continue
                 folded = fold(printed)
                 if not folded:
                     continue
-                if folded == printed:  # one string (and one UTF-8 copy for SQLite)
-                    folded = printed
-                if card_id is None:
+                if card is None:
                     skipped.add((oid, lang, printed))
                     continue
-                add((folded, card_id, lang, part, printed))
+                if folded == printed:  # stored once: the name is NULL
+                    add((printed, card, lang, part, None))
+                else:
+                    add((folded, card, lang, part, printed))
                 seen_languages.add(lang)
         if rows:
             write(rows)
