@@ -284,11 +284,13 @@ ALT_NAME = "mtgo-arena-name"  # an English name MTGO/Arena print (data/alt-names
 PRINTED_NAME = "printed-name"  # a printing's printed name (a language's, or an English flavor)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class NameReading:
     """How a decklist line whose name is not an Oracle name was read: by the English name MTGO
     or Arena prints (`how` "mtgo-arena-name") or a printing's printed name ("printed-name",
-    with its language, a Scryfall code)."""
+    with its language, a Scryfall code). A slots class as the other records of a deck (not
+    frozen: a frozen dataclass's `__init__` costs three times as much, once per line of a
+    deck in another language)."""
 
     line: int | None
     written: str  # the name as the line wrote it
