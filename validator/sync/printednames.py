@@ -84,14 +84,15 @@ def read_printed_names(
     name: str | None = None,
 ) -> PrintedNames:
     """The printed names of the cards `known` (oracle id -> the number its rows hold) in
-    `languages` (None: every one) from an all_cards file, given to `write` a block of rows at a time in the file's order (a
-    key may come again: the first row of each key is the one to keep). English printings' own
-    names are always read. A file object without `lang`, or without an oracle id (its own or
-    its first face's), raises SyncError naming the key and the line."""
+    `languages` (None: every one) from an all_cards file, given to `write` a block of rows at
+    a time in the file's order (a key may come again: the first row of each key is the one to
+    keep). English printings' own names are always read. A file object without `lang`, or
+    without an oracle id (its own or its first face's), raises SyncError naming the key and
+    the line."""
     path = Path(path)
     name = name or path.name
     out = PrintedNames()
-    number = dict(known)
+    number = dict(known)  # a dict's get, whatever mapping was given
     skipped, seen_languages = out.skipped, out.languages
     # Names are folded as read, not cached: in Scryfall's files a card's printings in one
     # language lie far apart, and a cache of every name would hold them all.
