@@ -209,3 +209,16 @@ def test_latin_typo_in_a_localized_deck_gets_its_languages_names(localized):
     # the same typo in an English deck: no Italian suggestion
     english = validate("4 Fulmne\n56 Mountain\n", "vintage", cards=localized)
     assert "Fulmine" not in english.errors[0].message
+
+
+def test_a_printed_name_that_is_the_english_one_is_suggested_once():
+    """Italian prints Famine as "Famine": the suggestion is that name, not "Famine (Famine)";
+    another name still shows its card's English name."""
+    from validator.rules.other_names import script_suggestions
+
+    class Printed:
+        def all_printed_names(self) -> list[tuple[str, str, str]]:
+            return [("Famine", "Famine", "it"), ("Fulmine", "Lightning Bolt", "it")]
+
+    assert script_suggestions("Famne", Printed(), language="it")[0] == "Famine"
+    assert script_suggestions("Fulmne", Printed(), language="it")[0] == "Fulmine (Lightning Bolt)"

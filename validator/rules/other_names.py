@@ -170,7 +170,8 @@ def script_suggestions(
 ) -> list[str]:
     """ "Did you mean" from printed names (rapidfuzz): those of the same script as `name` (a
     name in Japanese, Chinese, Korean or Russian), or with `language`, that language's names of
-    the same script (an Italian deck's unknown name); each shown with its English name."""
+    the same script (an Italian deck's unknown name); each shown with its English name when
+    that is another."""
     listing = getattr(source, "all_printed_names", None)
     if listing is None:
         return []
@@ -203,7 +204,8 @@ def _script_names(
                 if (printed, card) not in seen:  # a name printed alike in several languages
                     seen.add((printed, card))
                     folded.append(fold_printed(printed))
-                    shown.append(f"{printed} ({card})")
+                    # The English name beside it, unless the name is the English one.
+                    shown.append(printed if printed == card else f"{printed} ({card})")
         found = _BY_SCRIPT[key] = (names, folded, shown)
     return found[1], found[2]
 
