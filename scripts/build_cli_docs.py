@@ -127,7 +127,8 @@ NOTES: dict[str, str] = {
 """,
     "info": """\
 - `--json`: schema `deckcheck.info/1` (`database`, `cards`, `names`, `printings`, `formats`,
-  `last_sync`).
+  `last_sync`, `printed_names`: the printed names stored by language code, `{}` when no
+  `sync --languages` brought any).
 """,
     "changes": """\
 - Without `--format`/`--since`: the database's change log, the newest `--limit` changes

@@ -540,8 +540,21 @@ def test_info_and_changes_json(core_db, capsys):
     info = json.loads(out)
     assert code == 0 and info["schema"] == "deckcheck.info/1" and info["cards"] > 0
     assert info["last_sync"]["finished_at"]  # a date, as ISO text
+    assert info["printed_names"] == {}  # no `sync --languages`
     code, out, _ = run(capsys, "changes", "--db", core_db, "--json")
     assert code == 0 and json.loads(out) == {"schema": "deckcheck.changes/1", "changes": []}
+
+
+def test_info_counts_the_printed_names_by_language(core_db, localized_db, capsys):
+    """`info` says which languages' names a list can be written in, and how to get them."""
+    code, out, _ = run(capsys, "info", "--db", localized_db, "--json")
+    printed = json.loads(out)["printed_names"]
+    assert code == 0 and printed["ja"] >= 1 and printed["de"] >= 1
+    code, out, _ = run(capsys, "info", "--db", localized_db)
+    total = sum(printed.values())
+    assert f"printed names: {total:,} in {len(printed)} languages (de {printed['de']:,}" in out
+    code, out, _ = run(capsys, "info", "--db", core_db)
+    assert code == 0 and "printed names: none (`deckcheck sync --languages`" in out
 
 
 def test_check_formats_json_has_a_schema(core_db, tmp_path, capsys):

@@ -406,12 +406,22 @@ def cmd_info(args: argparse.Namespace) -> int:
                 "printings": info.printing_count,
                 "formats": info.formats,
                 "last_sync": info.last_sync,
+                "printed_names": info.printed_names,
             }
         )
         return EXIT_OK
     print(f"database: {shown_location(info.url)}")
     print(f"cards: {info.card_count}  names: {info.name_count}  printings: {info.printing_count}")
     print(f"formats: {', '.join(info.formats)}")
+    if info.printed_names:
+        by_language = ", ".join(f"{lang} {n:,}" for lang, n in info.printed_names.items())
+        count = len(info.printed_names)
+        print(
+            f"printed names: {sum(info.printed_names.values()):,} in {count} "
+            f"language{'s' if count > 1 else ''} ({by_language})"
+        )
+    else:
+        print("printed names: none (`deckcheck sync --languages` reads lists in other languages)")
     if info.last_sync:
         s = info.last_sync
         print(

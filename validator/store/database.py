@@ -14,7 +14,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -546,6 +546,8 @@ class DbInfo:
     printing_count: int
     formats: list[str]
     last_sync: dict[str, Any] | None
+    #: Printed names by language (`sync --languages`): empty when none were synced.
+    printed_names: dict[str, int] = field(default_factory=dict)
 
 
 class CardDB:
@@ -801,6 +803,9 @@ class CardDB:
                     count(PrintingRow),
                     formats,
                     dict(last._mapping) if last else None,
+                    {lang: n for lang, n in conn.execute(text(sql.PRINTED_NAMES_BY_LANGUAGE))}
+                    if self._has_printed_names(conn)
+                    else {},
                 )
             except Exception as exc:  # noqa: BLE001 - tables missing or not ours: not our database
                 raise database_error(self.url, exc) from exc

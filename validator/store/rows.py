@@ -130,6 +130,9 @@ def printed_hits(rows: Iterable[Sequence[Any]]) -> dict[str, list[tuple[str, str
     return out
 
 
+#: (lang, count) of the printed names stored (`deckcheck info`).
+PRINTED_NAMES_BY_LANGUAGE = "SELECT lang, count(*) FROM printed_names GROUP BY lang ORDER BY lang"
+
 #: (lang, part, name) of one card's printed names (`deckcheck card`).
 PRINTED_NAMES_OF = (
     f"SELECT lang, part, {_PRINTED_NAME} AS name FROM printed_names WHERE card IN "
