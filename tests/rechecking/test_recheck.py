@@ -499,8 +499,10 @@ def test_an_unchanged_decks_file_counts_its_decks_without_reading_state(
     path.write_text("".join(json.dumps(r) + "\n" for r in decks()), encoding="utf-8")
     validator.recheck(str(path), state=state, db=synced("20260501"))
     counted: list[int] = []
-    real = StateSession.format_counts
-    monkeypatch.setattr(StateSession, "format_counts", lambda self: counted.append(1) or real(self))
+    real = StateSession.verdict_counts
+    monkeypatch.setattr(
+        StateSession, "verdict_counts", lambda self: counted.append(1) or real(self)
+    )
     db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
     result = validator.recheck(str(path), state=state, db=db)
     assert counted == []  # the counts the run that read the file stored

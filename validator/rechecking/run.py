@@ -235,13 +235,9 @@ def _recheck(
             # Where each row is, for the re-checks of this same file (`lines_at`).
             session.set_meta({"decks_lines": f"{file_key}\n{line_starts(lines_file)}"})
         if file_key is not None:
-            # The decks per format, for the re-checks of this same file: they judge no new,
-            # edited or removed deck, so these counts stay STATE's until the file changes.
-            counts = {
-                "file": file_key,
-                "counts": session.format_counts(),
-                "verdicts": session.verdict_counts(),
-            }
+            # The decks per format and verdict, for the re-checks of this same file: they
+            # judge no new, edited or removed deck, so only their changed verdicts move these.
+            counts = {"file": file_key, "verdicts": session.verdict_counts()}
             session.set_meta({"decks_counts": json.dumps(counts)})
         _finish(session, digest, today, sync_id, file_key, identity, result)
     return result
@@ -319,8 +315,6 @@ def _unchanged_file(
     known = json.loads(meta.get("decks_counts") or "{}")
     if known.get("file") != meta["decks_file"]:
         known = {}
-    for key, count in (known.get("counts") or session.format_counts()).items():
-        result.summary.setdefault(key, FormatSummary()).checked = count  # every deck
     result.failures[:0] = [RowFailure(**f) for f in json.loads(meta.get("decks_failures") or "[]")]
     session.write(judged, stored, [], {r.id: r.line_no for r in rows})
     verdicts = known.get("verdicts")
@@ -333,6 +327,7 @@ def _unchanged_file(
             by_verdict[c.new_verdict] = by_verdict.get(c.new_verdict, 0) + 1
     for key, by_verdict in verdicts.items():
         summary = result.summary.setdefault(key, FormatSummary())
+        summary.checked = sum(by_verdict.values())  # every deck of the format
         summary.illegal = by_verdict.get("illegal", 0)
         summary.unconfirmed = by_verdict.get("unconfirmed", 0)
     if known:

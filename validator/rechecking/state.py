@@ -296,12 +296,6 @@ class StateSession:
         query = text(f"SELECT deck_no FROM recheck_decks WHERE {DATED_WHERE} AND judged_on != :t")
         return set(self.conn.execute(query, {"t": today}).scalars())
 
-    def format_counts(self) -> dict[str, int]:
-        from sqlalchemy import func, select
-
-        d = self._decks.c
-        return dict(self.conn.execute(select(d.format, func.count()).group_by(d.format)).all())
-
     def verdict_counts(self) -> dict[str, dict[str, int]]:
         """The decks per format and verdict."""
         from sqlalchemy import func, select
