@@ -31,7 +31,6 @@ from validator.store.database import (
     make_engine,
     refresh_aliases,
     write_batches,
-    write_printed_names,
     write_printings,
 )
 
@@ -279,13 +278,7 @@ def test_generic_insert_path_matches_the_sqlite_fast_path(
     create_schema(fast)
     write(fast, cards)
 
-    real_init = db_module._RowWriter.__init__
-
-    def generic_init(self, conn):
-        real_init(self, conn)
-        self.sqlite = False
-
-    monkeypatch.setattr(db_module._RowWriter, "__init__", generic_init)
+    _without_sqlite_fast_path(monkeypatch)
     generic = make_engine(database_url(tmp_path / "generic.sqlite3"))
     create_schema(generic)
     with generic.begin() as conn:  # rows as Python values, JSON left to SQLAlchemy
@@ -306,7 +299,7 @@ def _without_sqlite_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def generic_init(self, conn):
         real_init(self, conn)
-        self.sqlite = False
+        self.sqlite = self.skips_stored_keys = False
 
     monkeypatch.setattr(db_module._RowWriter, "__init__", generic_init)
 
@@ -338,6 +331,18 @@ def test_printed_names_are_written_as_given(
         with engine.connect() as conn:
             kept = conn.execute(select(func.count()).where(PrintedNameRow.name.is_(None))).scalar()
         assert kept == len(rows[::7])
+
+
+def write_printed_names(conn, rows) -> int:
+    """Printed names given as (folded, oracle_id, lang, part, name), through the writer a sync
+    uses (a name that is its folded form given as None, as the sync gives it)."""
+    rows = list(rows)
+    writer = PrintedNameWriter(conn, dict.fromkeys(row[1] for row in rows))
+    number = writer.numbers
+    writer.add(
+        [(f, number[oid], lang, part, None if n == f else n) for f, oid, lang, part, n in rows]
+    )
+    return writer.finish()
 
 
 def _stored_printed_names(engine) -> list[tuple[str, str, str, int, str]]:

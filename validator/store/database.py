@@ -706,7 +706,9 @@ class CardDB:
         return sql.printed_hits(rows)
 
     def printed_name_rows(self) -> list[tuple[str, str, str, int, str]]:
-        """Every printed name of a card the database holds (the warm index's)."""
+        """Every printed name of a card the database holds, as (folded, oracle_id, lang, part,
+        name): the whole table at once, to compare two databases' names (the readers of a
+        list ask `lookup_printed` for the names it holds)."""
         with self._snapshot() as conn:
             if not self._has_printed_names(conn):
                 return []
@@ -1359,6 +1361,8 @@ class _RowWriter:
     def __init__(self, conn: Connection):
         self.conn = conn
         self.sqlite = conn.dialect.name == "sqlite"
+        #: Whether `insert(or_ignore=True)` can leave out a row whose key is stored.
+        self.skips_stored_keys = self.sqlite or conn.dialect.name == "postgresql"
 
     def select(self, statement: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """The rows of `statement` (named parameters, as store/rows.py writes them)."""
@@ -1404,7 +1408,7 @@ class _RowWriter:
             return driver.total_changes - before
         statement = insert(table)
         if or_ignore:
-            if self.conn.dialect.name != "postgresql":
+            if not self.skips_stored_keys:
                 raise ValueError("or_ignore is for SQLite and PostgreSQL")
             from sqlalchemy.dialects.postgresql import insert as insert_or_skip
 
@@ -1415,23 +1419,11 @@ class _RowWriter:
         return len(rows)
 
 
-def write_printed_names(conn: Connection, rows: Iterable[tuple[str, str, str, int, str]]) -> int:
-    """Replace the printed names inside the caller's transaction (the one that writes the
-    cards, so a failed sync keeps the previous names): `rows` are (folded, oracle_id, lang,
-    part, name); of rows with the same key (the first four) the first is kept. Returns the
-    row count. (A sync gives `PrintedNameWriter` its rows as it reads them.)"""
-    rows = list(rows)
-    writer = PrintedNameWriter(conn, dict.fromkeys(row[1] for row in rows))
-    number = writer.numbers
-    writer.add(
-        [(f, number[oid], lang, part, None if n == f else n) for f, oid, lang, part, n in rows]
-    )
-    return writer.finish()
-
-
 class PrintedNameWriter:
-    """Replaces the printed names inside the caller's transaction, a block of rows at a time
-    as a sync reads them (`write_printed_names`): memory holds a block, not every name.
+    """Replaces the printed names inside the caller's transaction (the one that writes the
+    cards, so a failed sync keeps the previous names), a block of rows at a time as a sync
+    reads them: memory holds a block, not every name. Of rows with the same key (all but the
+    name) the first is kept; `finish` returns the count of rows written.
 
     The cards the names may belong to (`cards`, oracle ids) are numbered and written first
     (`printed_name_cards`); a row given to `add` is (folded, the card's number in `numbers`,
@@ -1457,13 +1449,12 @@ class PrintedNameWriter:
             per_statement=200,
         )
         self.count = 0
-        self.skips_stored_keys = self.writer.sqlite or conn.dialect.name == "postgresql"
         self.pending: dict[tuple[str, int, str, int], tuple[str, int, str, int, str | None]] = {}
 
     def add(self, rows: list[tuple[str, int, str, int, str | None]]) -> None:
         if self.writer.sqlite:
             self.count += self.writer.insert(self.table, rows, per_statement=150, or_ignore=True)
-        elif self.skips_stored_keys:
+        elif self.writer.skips_stored_keys:
             self.writer.insert(self.table, rows, or_ignore=True)
         else:
             keep = self.pending.setdefault
@@ -1478,7 +1469,7 @@ class PrintedNameWriter:
             for start in range(0, len(rows), 20000):
                 self.writer.insert(self.table, rows[start : start + 20000])
             self.count += len(rows)
-        elif self.skips_stored_keys and not self.writer.sqlite:
+        elif self.writer.skips_stored_keys and not self.writer.sqlite:
             # The rows the skipped duplicates left: the table was emptied at the start.
             self.count = self.conn.execute(
                 select(func.count()).select_from(self.table)
