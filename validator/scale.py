@@ -423,6 +423,7 @@ def recheck_dataframe(
     the failures, the summary per format, and on a later run the new decks not legal: on the
     first every deck is new, and the new STATE holds each one's verdict and problems, where
     tens of millions of decks stay on the workers' side rather than the client's)."""
+    import dask
     import dask.dataframe as dd
 
     from validator.rechecking.records import (
@@ -450,21 +451,27 @@ def recheck_dataframe(
             f,
         )
     counters = list(FormatSummary().to_dict())  # its fields, the 0/1 columns of RECHECK_META
-    totals = out[out["checked"] == 1].groupby("format")[counters].sum().compute()
-    found = out[~out["change"].isna() | ~out["failure"].isna()][["id", "change", "failure"]]
-    fresh = out[(out["new"] == 1) & (out["verdict"] != "legal")][
-        ["id", "format", "verdict", "problems"]
-    ]
+    # What the client needs of the persisted result, in one pass: the summary, the changed
+    # and failed rows, and on a later run the new decks not legal.
+    totals, found, fresh = dask.compute(
+        out[out["checked"] == 1].groupby("format")[counters].sum(),
+        out[~out["change"].isna() | ~out["failure"].isna()][["id", "change", "failure"]],
+        None
+        if plan_info["first_run"]
+        else out[(out["new"] == 1) & (out["verdict"] != "legal")][
+            ["id", "format", "verdict", "problems"]
+        ],
+    )
     result = RecheckResult(sync_id=plan_info["sync_id"], card_data=plan_info["card_data"])
     for key, counts in totals.iterrows():
         result.summary[str(key)] = FormatSummary(**{c: int(counts[c]) for c in counters})
-    for rec in found.compute().to_dict("records"):
+    for rec in found.to_dict("records"):
         if not blank(rec["change"]):
             result.changed.append(ChangedDeck.from_dict(json.loads(rec["change"])))
         if not blank(rec["failure"]):
             where, _, why = str(rec["failure"]).partition(": ")
             result.failures.append(RowFailure(None if blank(rec["id"]) else rec["id"], where, why))
-    for rec in () if plan_info["first_run"] else fresh.compute().to_dict("records"):
+    for rec in () if fresh is None else fresh.to_dict("records"):
         result.new_not_legal.append(
             NewDeck(rec["id"], rec["format"], rec["verdict"], tuple(json.loads(rec["problems"])))
         )
