@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
+
+_replace = msgspec.structs.replace
 
 COLOR_ORDER = "WUBRG"
 
@@ -167,9 +171,13 @@ class Section(str, enum.Enum):
     STICKER = "stickers"
 
 
-@dataclass(slots=True)
-class DeckEntry:
-    """One line of a decklist as written: nothing here knows about cards."""
+class DeckEntry(msgspec.Struct, gc=False):
+    """One line of a decklist as written: nothing here knows about cards.
+
+    A msgspec Struct, as ResolvedEntry: one is made per line of every deck judged, and a
+    Struct's `__init__` (in C) costs half a slots dataclass's. Fields, equality, repr and
+    mutability are a dataclass's; `msgspec.structs.replace` is its `replace`. Not tracked by
+    the cyclic GC (gc=False): it holds only strings, numbers and a Section."""
 
     quantity: int
     name: str  # as written, minus set/collector/foil markers
@@ -284,13 +292,11 @@ ALT_NAME = "mtgo-arena-name"  # an English name MTGO/Arena print (data/alt-names
 PRINTED_NAME = "printed-name"  # a printing's printed name (a language's, or an English flavor)
 
 
-@dataclass(slots=True)
-class NameReading:
+class NameReading(msgspec.Struct, gc=False):
     """How a decklist line whose name is not an Oracle name was read: by the English name MTGO
     or Arena prints (`how` "mtgo-arena-name") or a printing's printed name ("printed-name",
-    with its language, a Scryfall code). A slots class as the other records of a deck (not
-    frozen: a frozen dataclass's `__init__` costs three times as much, once per line of a
-    deck in another language)."""
+    with its language, a Scryfall code). A msgspec Struct as the other records of a deck's
+    lines (`DeckEntry`): one is made per line of a deck in another language."""
 
     line: int | None
     written: str  # the name as the line wrote it
@@ -308,13 +314,13 @@ class NameReading:
         }
 
 
-@dataclass(slots=True)
-class ResolvedEntry:
+class ResolvedEntry(msgspec.Struct, gc=False):
     """A deck entry matched to its card.
 
     Its section changes only through `ResolvedDeck.move`, which gives it a new DeckEntry and
     keeps the deck's section lists right: assigning `entry` directly would leave them stale.
-    A plain slots dataclass, so that making one (resolve makes one per line) is cheap.
+    A msgspec Struct like DeckEntry, so that making one (resolve makes one per line) is cheap.
+    Not tracked by the cyclic GC: neither its entry nor its card can lead back to it.
     """
 
     entry: DeckEntry
@@ -343,23 +349,6 @@ def distinct_cards(entries: Iterable[ResolvedEntry]) -> list[ResolvedEntry]:
             seen.add(e.card.oracle_id)
             out.append(e)
     return out
-
-
-def _with(entry: DeckEntry, quantity: int, section: Section) -> DeckEntry:
-    """`replace(entry, quantity=..., section=...)` at a quarter of its cost (a move makes one
-    or two). Every DeckEntry field is passed: a new field must be added here too (a test
-    compares this with `replace`)."""
-    return DeckEntry(
-        quantity,
-        entry.name,
-        section,
-        entry.line,
-        entry.set_code,
-        entry.collector_number,
-        entry.text,
-        entry.where,
-        entry.board,
-    )
 
 
 #: How far `ResolvedDeck.move` looks for an entry in its section's list before it lets the
@@ -613,7 +602,7 @@ class ResolvedDeck:
                 map(ResolvedEntry, [e.entry for e in self.entries], [e.card for e in self.entries])
             ),
             problems=list(self.problems),
-            unresolved=[replace(e) for e in self.unresolved],
+            unresolved=[_replace(e) for e in self.unresolved],
             sticker_sheets=list(self.sticker_sheets),
             attractions=list(self.attractions),
             not_cards=set(self.not_cards),
@@ -641,14 +630,14 @@ class ResolvedDeck:
         old = item.entry
         source = old.section
         if old.quantity <= quantity:
-            item.entry = _with(old, old.quantity, section)
+            item.entry = _replace(old, section=section)
             if kept and section != source:
                 where = index.take(item, source)
                 index.put(item, section, source, where, bool(entries) and entries[-1] is item)
                 index.forget(source, section, old.quantity)
             return item
-        item.entry = _with(old, old.quantity - quantity, source)
-        moved = ResolvedEntry(_with(old, quantity, section), item.card)
+        item.entry = _replace(old, quantity=old.quantity - quantity)
+        moved = ResolvedEntry(_replace(old, quantity=quantity, section=section), item.card)
         if section == IGNORED:
             entries.append(moved)
         else:

@@ -4,12 +4,10 @@ answer is the one a scan of `entries` gives, in listing order."""
 from __future__ import annotations
 
 import random
-from dataclasses import fields, replace
 
 import pytest
 from support import load_cards, make_deck
 
-from validator import model
 from validator.model import Deck, DeckEntry, ResolvedDeck, ResolvedEntry, Section
 from validator.rules.commander.designation import designate_commanders
 from validator.rules.formats import get_format
@@ -17,15 +15,6 @@ from validator.rules.formats import get_format
 CARDS = load_cards("cards_commander.json")
 NAMES = sorted({c.name for c in CARDS.values()})[:6]
 SECTIONS = [Section.MAIN, Section.SIDEBOARD, Section.COMMANDER, Section.COMPANION, Section.IGNORED]
-
-
-def test_a_moved_entry_keeps_every_field_of_its_line():
-    """`move` builds DeckEntry objects field by field (cheaper than `replace`): a field added
-    to DeckEntry and not copied there would be lost on every moved line."""
-    entry = DeckEntry(**{f.name: f"value of {f.name}" for f in fields(DeckEntry)})
-    assert model._with(entry, 7, Section.COMMANDER) == replace(
-        entry, quantity=7, section=Section.COMMANDER
-    )
 
 
 def _expected_move(rows, index, section, quantity):

@@ -7,8 +7,8 @@ conditions in `companion`.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections import defaultdict
+from collections.abc import Callable, Container, Iterable
 
 from validator.model import (
     COMMANDER,
@@ -162,7 +162,17 @@ def _copy_groups(deck: ResolvedDeck, fmt: FormatRules) -> Iterable[list[Resolved
     entries = deck_and_sideboard(deck, fmt)
     format_limit = fmt.copy_limit
     ids = [e.card.oracle_id for e in entries]
-    repeated = () if len(set(ids)) == len(ids) else {i for i, n in Counter(ids).items() if n > 1}
+    repeated: Container[str] = ()
+    unique = set(ids)
+    if len(unique) != len(ids):
+        # The cards on more than one line (most MTGO lists split a card between the deck and
+        # the sideboard): one pass over a few dozen lines costs less than a Counter's set-up.
+        repeated = set()
+        for oid in ids:
+            if oid in unique:
+                unique.discard(oid)
+            else:
+                repeated.add(oid)
     return _by_card(
         [
             e

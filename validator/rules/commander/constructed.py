@@ -6,7 +6,7 @@ nothing of the Commander rules (no card types, no abilities), only the model.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import msgspec
 
 from validator.model import COMMANDER, MAIN, WARNING, Problem, ResolvedDeck, entry_lines
 from validator.rules.commander.messages import _LISTED
@@ -27,7 +27,8 @@ def commander_section_as_deck(deck: ResolvedDeck, fmt: FormatRules) -> list[Prob
     for e in listed:
         deck.move(e, MAIN, e.quantity)
     deck.unresolved = [
-        replace(e, section=MAIN) if e.section == COMMANDER else e for e in deck.unresolved
+        msgspec.structs.replace(e, section=MAIN) if e.section == COMMANDER else e
+        for e in deck.unresolved
     ]
     names = list(dict.fromkeys([*(e.card.name for e in listed), *(e.name for e in unknown)]))
     count = sum(e.quantity for e in listed) + sum(e.quantity for e in unknown)
