@@ -160,6 +160,16 @@ def test_suggestions_come_from_the_same_script(localized):
     assert "稲妻 (Lightning Bolt)" in problem.message
 
 
+def test_a_two_character_name_with_one_wrong_gets_a_suggestion(localized):
+    report = validate("4 稲妾\n56 Island\n", "vintage", cards=localized)
+    (problem,) = report.errors
+    assert problem.code == "unknown-card"
+    assert "did you mean '稲妻 (Lightning Bolt)'?" in problem.message
+    # both characters wrong: nothing alike to suggest
+    report = validate("4 妾妾\n56 Island\n", "vintage", cards=localized)
+    assert "did you mean" not in report.errors[0].message
+
+
 def test_unknown_printed_name_is_unknown(localized):
     report = validate("4 稲\n56 Island\n", "vintage", cards=localized)
     assert [p.code for p in report.errors] == ["unknown-card"]

@@ -180,8 +180,11 @@ def script_suggestions(
     from rapidfuzz import fuzz, process
 
     query = fold_printed(name)
+    # One character wrong in a name of two (稲妾 for 稲妻, common in Japanese and Chinese names)
+    # scores 50, the least any typo of such a name can: under the cutoff of longer names.
+    cutoff = 50 if len(query) == 2 else 60
     found = process.extract(
-        query, choices[0], scorer=fuzz.ratio, processor=None, limit=limit, score_cutoff=60
+        query, choices[0], scorer=fuzz.ratio, processor=None, limit=limit, score_cutoff=cutoff
     )
     return [choices[1][i] for _, _, i in found]
 
