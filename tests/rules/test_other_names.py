@@ -153,21 +153,22 @@ def test_mixed_languages_read_line_by_line(localized):
     assert [p.code for p in report.errors] == ["too-many-copies"]
 
 
-def test_suggestions_come_from_the_same_script(localized):
-    report = validate("4 稲妻妻\n56 Island\n", "vintage", cards=localized)
-    (problem,) = report.errors
+def _unknown(decklist: str, cards) -> str:
+    """The message of the one error of a Vintage list: an unknown card."""
+    (problem,) = validate(decklist, "vintage", cards=cards).errors
     assert problem.code == "unknown-card"
-    assert "稲妻 (Lightning Bolt)" in problem.message
+    return problem.message
+
+
+def test_suggestions_come_from_the_same_script(localized):
+    assert "稲妻 (Lightning Bolt)" in _unknown("4 稲妻妻\n56 Island\n", localized)
 
 
 def test_a_two_character_name_with_one_wrong_gets_a_suggestion(localized):
-    report = validate("4 稲妾\n56 Island\n", "vintage", cards=localized)
-    (problem,) = report.errors
-    assert problem.code == "unknown-card"
-    assert "did you mean '稲妻 (Lightning Bolt)'?" in problem.message
+    message = _unknown("4 稲妾\n56 Island\n", localized)
+    assert "did you mean '稲妻 (Lightning Bolt)'?" in message
     # both characters wrong: nothing alike to suggest
-    report = validate("4 妾妾\n56 Island\n", "vintage", cards=localized)
-    assert "did you mean" not in report.errors[0].message
+    assert "did you mean" not in _unknown("4 妾妾\n56 Island\n", localized)
 
 
 def test_unknown_printed_name_is_unknown(localized):
@@ -212,13 +213,10 @@ def test_mtgo_name_known_from_printings_is_said_too(tmp_path):
 
 
 def test_latin_typo_in_a_localized_deck_gets_its_languages_names(localized):
-    report = validate("4 Fulmne\n4 Costrizione\n52 Montagna\n", "vintage", cards=localized)
-    (problem,) = report.errors
-    assert problem.code == "unknown-card"
-    assert "did you mean 'Fulmine (Lightning Bolt)'?" in problem.message
+    message = _unknown("4 Fulmne\n4 Costrizione\n52 Montagna\n", localized)
+    assert "did you mean 'Fulmine (Lightning Bolt)'?" in message
     # the same typo in an English deck: no Italian suggestion
-    english = validate("4 Fulmne\n56 Mountain\n", "vintage", cards=localized)
-    assert "Fulmine" not in english.errors[0].message
+    assert "Fulmine" not in _unknown("4 Fulmne\n56 Mountain\n", localized)
 
 
 def test_a_printed_name_that_is_the_english_one_is_suggested_once():
