@@ -396,7 +396,7 @@ def test_json_lines_rows_held_byte_for_byte_are_not_parsed(tmp_path, synced, jud
     real = rows_module.deck_row
     monkeypatch.setattr(
         "validator.rechecking.rows.deck_row",
-        lambda row, where: parsed.append(where) or real(row, where),
+        lambda row, where, *known: parsed.append(where) or real(row, where, *known),
     )
     lines[2] = json.dumps({**decks()[2], "decklist": "4 Black Lotus\n56 Island\n"})
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -429,7 +429,7 @@ def test_an_unchanged_decks_file_reads_only_the_lines_a_change_touches(
     real = rows_module.deck_row
     monkeypatch.setattr(
         "validator.rechecking.rows.deck_row",
-        lambda row, where: parsed.append(where) or real(row, where),
+        lambda row, where, *known: parsed.append(where) or real(row, where, *known),
     )
     db = synced("20260518", {"Lightning Bolt": {"modern": "banned"}})
     result = validator.recheck(str(path), state=state, db=db)

@@ -98,8 +98,8 @@ def judge_row(
         return RowFailure(row.id, row.where, str(exc))
     deck = resolved[0]
     ids = {e.card.oracle_id for e in deck.entries}
-    ids.update(e.card.oracle_id for e in deck.sticker_sheets)
-    ids.update(e.card.oracle_id for e in deck.attractions)
+    if deck.sticker_sheets or deck.attractions:  # supplementary decks: rare
+        ids.update(e.card.oracle_id for e in (*deck.sticker_sheets, *deck.attractions))
     flags = 0
     open_names = {e.name for e in deck.unresolved}
     # Names the card data does not know yet (codes.py `unknown_names`): the next sync may bring

@@ -64,12 +64,7 @@ class KnownRow:
     line_no: int | None = None
 
     def parsed(self) -> DeckRow | RowFailure:
-        row = deck_row(_json_loads()(self.line), self.where)
-        if isinstance(row, DeckRow):
-            return DeckRow(
-                row.id, row.format, row.text, row.as_of, row.where, self.digest, self.line_no
-            )
-        return row
+        return deck_row(_json_loads()(self.line), self.where, self.digest, self.line_no)
 
 
 def line_digest(line: bytes) -> bytes:
@@ -168,8 +163,12 @@ def deck_text(fields: Mapping[str, Any]) -> str | bytes:
     return text
 
 
-def deck_row(row: Any, where: str) -> DeckRow | RowFailure:
-    """A row read into a `DeckRow`, or why it cannot be (`RowFailure`)."""
+def deck_row(
+    row: Any, where: str, digest: bytes | None = None, line_no: int | None = None
+) -> DeckRow | RowFailure:
+    """A row read into a `DeckRow`, or why it cannot be (`RowFailure`). `digest`: the row's
+    when it is known already (a JSON Lines row's is its line's, `KnownRow`): the content's is
+    not computed then."""
     if type(row) is dict:  # the usual row (JSON Lines, CSV): plain text fields, no checks
         get = row.get
         deck_id, fmt, text, as_of = get("id"), get("format"), get("decklist"), get("as_of")
@@ -183,7 +182,9 @@ def deck_row(row: Any, where: str) -> DeckRow | RowFailure:
             and (as_of is None or (type(as_of) is str and as_of))
         ):
             fmt = fmt.strip()
-            return DeckRow(deck_id, fmt, text, as_of, where, content_digest(fmt, as_of, text))
+            if digest is None:
+                digest = content_digest(fmt, as_of, text)
+            return DeckRow(deck_id, fmt, text, as_of, where, digest, line_no)
     fields = row_fields(row)
     if fields is None:
         return RowFailure(None, where, not_a_row(row))
@@ -202,7 +203,9 @@ def deck_row(row: Any, where: str) -> DeckRow | RowFailure:
     as_of = fields.get("as_of")
     as_of = None if blank(as_of) else str(as_of)
     fmt = str(fmt).strip()
-    return DeckRow(deck_id, fmt, text, as_of, where, content_digest(fmt, as_of, text))
+    if digest is None:
+        digest = content_digest(fmt, as_of, text)
+    return DeckRow(deck_id, fmt, text, as_of, where, digest, line_no)
 
 
 # ---------------------------------------------------------------------------- sources

@@ -404,6 +404,9 @@ def compare(
     # The same few formats come up in every changed deck: each looked up once (`fold_name`
     # keeps its own cache).
     format_names: dict[str, str] = {}
+    # A change touches many decks alike: each problem's cause is worded once per the problem's
+    # code and cards, the deck's format and why it was judged again.
+    causes: dict[tuple[Any, ...], str] = {}
     by_name: dict[str, list[LoggedChange]] = {}
     for ch in changes:
         by_name.setdefault(fold_name(ch.name), []).append(ch)
@@ -446,23 +449,17 @@ def compare(
         diffs = [("removed", before[k]) for k in before if k not in after] + [
             ("added", after[k]) for k in after if k not in before
         ]
+        why = todo[row.id]
+        problem_changes = []
+        for kind, p in diffs:
+            cards = tuple(p.get("cards") or ())
+            key = (p["code"], cards, j.legality, j.format, why)
+            cause = causes.get(key)
+            if cause is None:
+                cause = causes[key] = _cause(p, j, why, by_name, name, result.card_data)
+            problem_changes.append(ProblemChange(kind, p["code"], cards, p["message"], cause))
         result.changed.append(
-            ChangedDeck(
-                row.id,
-                j.format,
-                old.verdict,
-                j.verdict,
-                tuple(
-                    ProblemChange(
-                        kind,
-                        p["code"],
-                        tuple(p.get("cards") or ()),
-                        p["message"],
-                        _cause(p, j, todo[row.id], by_name, name, result.card_data),
-                    )
-                    for kind, p in diffs
-                ),
-            )
+            ChangedDeck(row.id, j.format, old.verdict, j.verdict, tuple(problem_changes))
         )
 
 
