@@ -166,9 +166,9 @@ def deck_text(fields: Mapping[str, Any]) -> str | bytes:
 def deck_row(
     row: Any, where: str, digest: bytes | None = None, line_no: int | None = None
 ) -> DeckRow | RowFailure:
-    """A row read into a `DeckRow`, or why it cannot be (`RowFailure`). `digest`: the row's
-    when it is known already (a JSON Lines row's is its line's, `KnownRow`): the content's is
-    not computed then."""
+    """A row read into a `DeckRow`, or why it cannot be (`RowFailure`). `digest` and
+    `line_no`: the row's digest and line when they are known already (a JSON Lines row STATE
+    holds is known by its line's digest, `KnownRow`): the content's digest is not computed."""
     if type(row) is dict:  # the usual row (JSON Lines, CSV): plain text fields, no checks
         get = row.get
         deck_id, fmt, text, as_of = get("id"), get("format"), get("decklist"), get("as_of")
