@@ -44,9 +44,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     calls: list[tuple] = []
     real = Predicate.findings
 
-    def findings(self, cards, ctx, listed=None, types=None):
+    def findings(self, cards, ctx, listed=None):
         calls.append((repr(self), ctx, tuple((c.name, q) for c, q in cards)))
-        return real(self, cards, ctx, listed, types)
+        return real(self, cards, ctx, listed)
 
     monkeypatch.setattr(Predicate, "findings", findings)
     return calls

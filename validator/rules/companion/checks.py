@@ -18,7 +18,7 @@ from validator.cards.names import fold_name
 from validator.model import Card, Problem, ResolvedDeck, ResolvedEntry, Section, Severity
 
 if TYPE_CHECKING:
-    from validator.rules.companion.predicates import CardCounts, Findings, StartingDeck, TypesFn
+    from validator.rules.companion.predicates import CardCounts, Findings, StartingDeck
     from validator.rules.formats import FormatRules
 
 #: The rule the companion problems of constructed formats cite (702.139a: reveal only if the
@@ -133,21 +133,21 @@ def shared_findings() -> Iterator[None]:
 
 
 def _condition_findings(
-    predicate: Any, sentence: str, starting: CardCounts, ctx: StartingDeck, types: TypesFn | None
+    predicate: Any, sentence: str, starting: CardCounts, ctx: StartingDeck
 ) -> Findings:
     """`predicate.findings` for the starting deck, shared within `shared_findings`."""
     from validator.rules.companion.predicates import MAX_LISTED
 
     cache = _SHARED_FINDINGS.get()
     if cache is None:
-        return predicate.findings(starting, ctx, MAX_LISTED, types)
+        return predicate.findings(starting, ctx, MAX_LISTED)
     # The cards by identity (a check_formats call resolves the deck once: each format's copy
     # holds the same Card objects) and in order (findings list offenders in deck order).
     cards, counts = zip(*starting) if starting else ((), ())
     key = (sentence, ctx, tuple(map(id, cards)), counts)
     hit = cache.get(key)
     if hit is None:
-        hit = cache[key] = (predicate.findings(starting, ctx, MAX_LISTED, types), starting)
+        hit = cache[key] = (predicate.findings(starting, ctx, MAX_LISTED), starting)
     return hit[0]
 
 
@@ -159,15 +159,13 @@ def companion_condition_problems(
     *,
     declared: bool = True,
     lines: Mapping[str, tuple[int, ...]] | None = None,
-    types: TypesFn | None = None,
 ) -> list[Problem]:
     """Whether `companion`'s condition holds for the starting deck (702.139a), as problems.
 
     Declared companions get an error when the condition fails or cannot be read (not in the
     grammar: the deck is then not judged legal, as an unknown legality is not "legal");
     undeclared ones (a companion card sitting in the sideboard) get INFO either way.
-    `starting` must already include the commander(s) in Commander games (702.139b). `types`:
-    how a card's types are read (`predicates.types_of`, each card once per process, when None).
+    `starting` must already include the commander(s) in Commander games (702.139b).
     """
     from validator.rules.companion.reader import ConditionError, parse_condition
 
@@ -205,7 +203,7 @@ def companion_condition_problems(
                 _lines_of([name], lines),
             )
         ]
-    offenses = _condition_findings(predicate, sentence, starting, ctx, types)
+    offenses = _condition_findings(predicate, sentence, starting, ctx)
     if not offenses.total:
         return [
             Problem(

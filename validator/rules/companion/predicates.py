@@ -358,14 +358,13 @@ class Predicate:
         cards: CardCounts,
         ctx: StartingDeck,
         listed: int | None = MAX_LISTED,
-        types: TypesFn | None = None,
     ) -> Findings:
         """Every offense counted and named; the first `listed` (all with None) with reasons.
         Every card is still tested: the count and the names are exact."""
         shown: list[Offense] = []
         names: list[str] = []
         total = 0
-        for name, reason in self.offenses(cards, ctx, types or types_of):
+        for name, reason in self.offenses(cards, ctx, types_of):
             if listed is None or total < listed:
                 shown.append(Offense(name, reason()))
             if name:
