@@ -593,8 +593,9 @@ class ResolvedDeck:
     def clone(self) -> ResolvedDeck:
         """A copy whose entries can be moved between sections without touching this one.
 
-        The DeckEntry objects are shared: nothing changes one after parsing (a move gives its
-        ResolvedEntry a new one), so only the ResolvedEntry objects are new.
+        The DeckEntry objects are shared, the unresolved ones too: nothing changes one after
+        parsing (a move gives its ResolvedEntry a new one, and commander/constructed.py gives
+        `unresolved` a new list), so only the ResolvedEntry objects are new.
         """
         return ResolvedDeck(
             deck=self.deck,
@@ -602,7 +603,7 @@ class ResolvedDeck:
                 map(ResolvedEntry, [e.entry for e in self.entries], [e.card for e in self.entries])
             ),
             problems=list(self.problems),
-            unresolved=[_replace(e) for e in self.unresolved],
+            unresolved=list(self.unresolved),
             sticker_sheets=list(self.sticker_sheets),
             attractions=list(self.attractions),
             not_cards=set(self.not_cards),
