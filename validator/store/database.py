@@ -689,8 +689,7 @@ class CardDB:
     def _has_printed_names(self, conn: Connection) -> bool:
         # A database an older deckcheck synced has neither table, or printed names by oracle
         # id alone, until its next sync.
-        schema = inspect(conn)
-        return all(schema.has_table(name) for name in sql.PRINTED_NAME_TABLES)
+        return set(inspect(conn).get_table_names()).issuperset(sql.PRINTED_NAME_TABLES)
 
     def lookup_printed(self, folded: Iterable[str]) -> dict[str, list[tuple[str, str, str, int]]]:
         """The printed names (folded by `printed.fold_printed`) of deck cards: folded ->
