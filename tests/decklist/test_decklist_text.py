@@ -219,6 +219,22 @@ def test_commander_pasted_first_is_the_sideboard_like_block(lead):
     assert {e.section for e in deck.entries[len(lead_names) :]} == {MAIN}
 
 
+@pytest.mark.parametrize(
+    ("text", "sideboard"),
+    [
+        ("2 A\n\n3 B\n", ["A"]),  # two cards first, more after: the commander pair pasted first
+        ("1 A\n1 B\n\n2 C\n1 D\n", ["A", "B"]),
+        ("2 A\n\n2 B\n", ["B"]),  # not more after: MTGO's order, the sideboard last
+        ("3 A\n\n40 B\n", ["B"]),  # three cards are no commander block
+        ("1 A\n1 B\n1 C\n\n40 D\n", ["D"]),
+    ],
+)
+def test_of_two_blocks_the_first_is_the_sideboard_only_when_it_is_a_commander_block(
+    text, sideboard
+):
+    assert [name for name, section in _sections(text) if section == SIDE] == sideboard
+
+
 def test_mtgo_commander_export_keeps_the_commander_last():
     # MTGO writes the 99, a blank line, the commander.
     sections = _sections(_NINETY_NINE + "\n1 Kinnan, Bonder Prodigy\n")
