@@ -188,6 +188,49 @@ def test_a_duplicated_key_is_an_error_naming_it_and_its_path(text, key, path):
         parse_decklist(text)
 
 
+def test_a_key_twice_is_found_when_a_name_holds_a_colon():
+    # More colons than keys: the one-object document is read the json module's way.
+    text = '{"main": [[4, "Circle of Protection: Red"]], "main": [[1, "Island"]]}'
+    with pytest.raises(DecklistError, match="duplicated JSON key 'main' in \\$:"):
+        parse_decklist(text)
+
+
+def _json_module_reads(text: str) -> str:
+    try:
+        return repr(json.loads(text))
+    except ValueError as exc:
+        return f"malformed JSON: {exc}"
+
+
+def _deckcheck_reads(text: str) -> str:
+    from validator.decklist.jsondeck import load_json
+
+    try:
+        return repr(load_json(text))
+    except DecklistError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"main": [[4, "Lightning Bolt"]], "sideboard": [[2, "Duress"]], "name": "Burn"}',
+        ' {"main": [[4, "Circle of Protection: Red"]]}',
+        '{"main": [[NaN, "Island"]]}',
+        '{"main": [[1e400, "Island"]]}',
+        '{"main": [[' + "1" * 5000 + ', "Island"]]}',
+        '{"main": [[4.0, "Island"]], "name": "A \\ud800"}',
+        '{"main": [[4, "Tab\there"]]}',
+        '{"main": [[4, "Island"]]} trailing',
+        '{"main": [[-0, "\\u00c6ther Vial"]], "as_of": null}',
+    ],
+)
+def test_a_one_object_deck_reads_as_the_json_module_reads_it(text):
+    """A deck of one object is decoded by msgspec when it can: the same document, or the same
+    error, as the json module's."""
+    assert _deckcheck_reads(text) == _json_module_reads(text)
+
+
 def test_bad_name_field():
     deck = parse({"name": 7, "main": []})
     assert deck.name is None

@@ -156,6 +156,10 @@ def _printable(deck: Deck) -> Deck:
     for issue in deck.issues:
         issue.message = printable(issue.message)
         issue.text = printable(issue.text) if issue.text is not None else None
+    if deck.input_format == "json":
+        # deckcheck's own JSON reader already gave each entry a printable text (`jsondeck._dump`)
+        # and refused a set or collector number that is no text.
+        return deck
     entries = deck.entries
     # Each question asked of all the entries at once first (most decks: ASCII texts, no
     # printing); the entries are gone through only when one may need a change.
