@@ -261,12 +261,21 @@ def main() -> None:
         cli1, clin, api, bare = [], [], [], []
         chosen: list[str] = []
         decks = sum(j.error is None for j in collect_jobs())
-        for _ in range(args.repeat):
-            # Interleaved, so that load on the shared machine hits every variant alike.
+
+        def one_process() -> None:
             cli1.append(run_cli(out, db, 1))
+
+        def default_or_given() -> None:
             if args.jobs is None:
                 chosen.append(default_jobs(decks))  # as the CLI is about to decide it
             clin.append(run_cli(out, db, args.jobs))
+
+        for rep in range(args.repeat):
+            # Interleaved, so that load on the shared machine hits every variant alike, and
+            # the two CLI runs take turns going first: load rising or falling through a
+            # repetition favours neither.
+            for run in (one_process, default_or_given)[:: 1 if rep % 2 == 0 else -1]:
+                run()
             api.append(run_api(out, db))
             bare.append(run_bare(out, db))
         same = (out / "cli.csv").read_bytes() == (out / "api.csv").read_bytes() and (
