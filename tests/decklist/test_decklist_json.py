@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from validator.decklist import MAX_QUANTITY, DecklistError, parse_decklist
+from validator.decklist.jsondeck import load_json
 from validator.model import Section
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "decklists"
@@ -203,8 +204,6 @@ def _json_module_reads(text: str) -> str:
 
 
 def _deckcheck_reads(text: str) -> str:
-    from validator.decklist.jsondeck import load_json
-
     try:
         return repr(load_json(text))
     except DecklistError as exc:

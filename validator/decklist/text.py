@@ -667,32 +667,36 @@ def _blank_line_sideboard(unmarked: list[DeckEntry], starts: list[int]) -> list[
          spells, 24 lands"), not a sideboard;
       3. else a first commander block; else none.
     """
-    if len(starts) == 1 and 0 < starts[0] < len(unmarked):
-        # Two blocks, MTGO's shape (every MTGO export): the first is a commander block only
-        # while its first lines hold at most two cards, so most decks are decided by the
-        # first line or two, not by summing both blocks.
-        first, last = unmarked[: starts[0]], unmarked[starts[0] :]
-        held = 0
-        for entry in first:
-            held += entry.quantity
-            if held > _MAX_COMMANDERS:
-                return last
-        return first if sum([entry.quantity for entry in last]) > held else last
+    if len(starts) == 1 and 0 < starts[0] < len(unmarked):  # two blocks: every MTGO export
+        return _of_two_blocks(unmarked[: starts[0]], unmarked[starts[0] :])
     bounds = [0, *starts, len(unmarked)]
     spans = [(start, end) for start, end in zip(bounds, bounds[1:]) if start < end]
     if len(spans) < 2:
         return []
+    first, last = unmarked[slice(*spans[0])], unmarked[slice(*spans[-1])]
+    if len(spans) == 2:  # two blocks once those of no unmarked line are left out
+        return _of_two_blocks(first, last)
     # Each entry's quantity read once, each block summed from a slice: one pass over the
     # entries, not one per block.
     quantities = [entry.quantity for entry in unmarked]
     cards = [sum(quantities[start:end]) for start, end in spans]
-    first, last = unmarked[slice(*spans[0])], unmarked[slice(*spans[-1])]
     before = sum(cards[:-1])
     commander_first = cards[0] <= _MAX_COMMANDERS
-    if len(spans) == 2:  # two blocks once those of no unmarked line are left out
-        return first if cards[-1] > before and commander_first else last
     if commander_first and cards[-1] > _MAX_COMMANDERS and sum(cards) in _COMMANDER_TOTALS:
         return first
     if cards[-1] <= before and (cards[-1] <= _MAX_SIDEBOARD or before >= _MIN_MAIN):
         return last
     return first if commander_first else []
+
+
+def _of_two_blocks(first: list[DeckEntry], last: list[DeckEntry]) -> list[DeckEntry]:
+    """The sideboard of two blocks (`_blank_line_sideboard`): the last, unless the first is a
+    commander block (one or two cards, CR 903.3, 702.124) and the last holds more. The first
+    block is summed only until it passes two cards: most decks are decided by their first
+    line, not by summing both blocks."""
+    held = 0
+    for entry in first:
+        held += entry.quantity
+        if held > _MAX_COMMANDERS:
+            return last
+    return first if sum([entry.quantity for entry in last]) > held else last
