@@ -4,7 +4,10 @@ and nothing else does (never a prefix, never a kana's voicing mark)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from validator.cards import printed
 from validator.cards.names import fold_name
 from validator.cards.printed import fold_printed, script_of
 
@@ -70,3 +73,57 @@ def test_script_of():
     assert script_of("번개") == "cjk"
     assert script_of("Молния") == "cyrillic"
     assert script_of("Relámpago") == "latin"
+
+
+# `fold_printed` folds names of one script's words without `_fold`'s steps: each class's
+# characters, alone and in words, must fold exactly as `_fold` folds them.
+_CLASSES = {
+    "cjk": printed._PLAIN_CJK,
+    "cyrillic": printed._PLAIN_CYRILLIC,
+    "latin-1": printed._PLAIN_LATIN_1,
+}
+
+
+def _members(matches) -> list[str]:
+    return [chr(c) for c in range(0x20, 0xE000) if matches(chr(c))]
+
+
+_MEMBERS = {script: _members(matches) for script, matches in _CLASSES.items()}
+
+
+@pytest.mark.parametrize("script", sorted(_CLASSES))
+def test_each_plain_character_folds_as_the_steps_fold_it(script):
+    members = _MEMBERS[script]
+    assert len(members) > 20
+    wrong = [ch for ch in members if fold_printed.__wrapped__(ch) != printed._fold(ch)]
+    assert not wrong
+
+
+@pytest.mark.parametrize("script", sorted(_CLASSES))
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_plain_names_fold_as_the_steps_fold_them(script, data):
+    members = _MEMBERS[script]
+    # the first few hundred (ASCII, Latin-1, kana) most often, any member besides
+    letters = st.one_of(
+        st.sampled_from(members[:300]), st.integers(0, len(members) - 1).map(members.__getitem__)
+    )
+    words = data.draw(st.lists(st.text(letters, min_size=1, max_size=8), min_size=1, max_size=4))
+    name = " ".join(words)
+    assert _CLASSES[script](name)
+    assert fold_printed.__wrapped__(name) == printed._fold(name)
+
+
+@pytest.mark.parametrize(
+    "name, folded",
+    [
+        ("稲妻", "稲妻"),
+        ("번개 화살", "번개 화살"),
+        ("Молния", "молния"),
+        ("Éclair de Glace", "eclair de glace"),
+        ("Straße", "strasse"),  # casefold, as _fold
+        ("Øde", "øde"),  # ø is a letter of its own, not an accented o
+    ],
+)
+def test_plain_names_fold(name, folded):
+    assert fold_printed(name) == folded

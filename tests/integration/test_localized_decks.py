@@ -171,3 +171,23 @@ def test_shift_jis_shop_export_is_read_as_a_file_and_judged_as_its_english_twin(
             assert front == english_half.split(" // ")[0].casefold(), r
             assert r["language"] == "ja"
     assert report.legal and report.verdict == "legal"  # Vintage today
+
+
+def test_every_real_printed_name_folds_as_the_steps_fold_it():
+    # fold_printed's shortcuts for names of one script's words, held to `_fold` on every
+    # printed name of the ten languages (most of them take a shortcut)
+    from validator.cards import printed
+    from validator.sync.bulkfile import iter_bulk_file
+
+    path = shared_data("scryfall", "all-cards-localized-derived.jsonl.gz")
+    names = {
+        obj["printed_name"]
+        for _, obj in iter_bulk_file(path, keys=("printed_name",))
+        if isinstance(obj.get("printed_name"), str)
+    }
+    assert len(names) > 150_000
+    shortcut = [n for n in names if printed._PLAIN_CJK(n) or printed._PLAIN_CYRILLIC(n)]
+    shortcut += [n for n in names if printed._PLAIN_LATIN_1(n) and not n.isascii()]
+    assert len(shortcut) > len(names) // 2
+    wrong = [n for n in names if printed.fold_printed.__wrapped__(n) != printed._fold(n)]
+    assert not wrong[:10]

@@ -547,6 +547,7 @@ def test_block_read_gives_what_the_keys_read_gives(
     path = make(tmp_path / "b.jsonl.gz", BLOCK_FILES[case], True)
     if block:
         monkeypatch.setattr(bulkfile, "BLOCK", block)
+        monkeypatch.setattr(bulkfile, "OBJECT_BLOCK", block)
     expected = _keys_read(path)
     assert _blocks(path) == expected
     if case == "lines":

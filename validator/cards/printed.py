@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 
 from validator.cards.names import _LIGATURES as _ENGLISH_CHARACTERS
 from validator.model import ALT_NAME, LANGUAGES, PRINTED_NAME
@@ -70,6 +71,25 @@ _SPACES = re.compile(r"\s+")
 @functools.lru_cache(maxsize=1 << 16)
 def fold_printed(name: str) -> str:
     """The key a printed name is stored and looked up by (see the module's docstring)."""
+    # Most printed names are words of one script and nothing else: `_fold` would keep them as
+    # they are (kana, kanji, hangul), only lower their case (Russian), or also drop their
+    # accents, each Latin-1 letter by itself. Their keys are found here without its steps
+    # (a sync folds every name it stores); the tests hold these to `_fold`.
+    if not name.isascii():
+        first = name[0]
+        if first >= "\u3005":
+            if _PLAIN_CJK(name):
+                return name
+        elif first >= "\u0410":
+            if _PLAIN_CYRILLIC(name):
+                return name.casefold()
+        elif _PLAIN_LATIN_1(name):
+            return name.encode("latin-1").translate(_LATIN_1_BASE).decode("latin-1").casefold()
+    return _fold(name)
+
+
+def _fold(name: str) -> str:
+    """`fold_printed`, step by step."""
     text = unicodedata.normalize("NFKC", name)
     # Most names hold no control, format or whitespace character but the space (a printable
     # name): their checks for format characters and odd whitespace are skipped (no step below
@@ -87,9 +107,7 @@ def fold_printed(name: str) -> str:
         if _LATIN_ACCENTED.search(text):
             # Accents of Latin letters only (é, ñ, ç): a kana's voicing mark or the Cyrillic
             # й is a letter of its own.
-            text = unicodedata.normalize(
-                "NFC", _LATIN_MARKS.sub("", unicodedata.normalize("NFD", text))
-            )
+            text = _without_accents(text)
         if "ё" in text or "Ё" in text:
             text = text.replace("ё", "е").replace("Ё", "Е")
     elif "`" in text:
@@ -100,6 +118,34 @@ def fold_printed(name: str) -> str:
     if "/" in text:
         text = _SPLIT.sub(" // ", text)
     return text
+
+
+def _without_accents(text: str) -> str:
+    """`text` without the accents of its Latin letters."""
+    return unicodedata.normalize("NFC", _LATIN_MARKS.sub("", unicodedata.normalize("NFD", text)))
+
+
+def _plain(letters: str) -> Callable[[str], re.Match[str] | None]:
+    """Whether a whole name is words of `letters` (a character class's body), one space apart."""
+    return re.compile(f"[{letters}]+(?: [{letters}]+)*").fullmatch
+
+
+# Names `fold_printed` folds without `_fold`'s steps. Each class holds only characters that
+# NFKC keeps, that `_CHARACTERS` does not change and that no step removes or joins to a
+# neighbour; the punctuation is what the names really hold.
+# Kana (with the long-vowel mark and the katakana middle dot), the ideographic iteration mark
+# and comma, CJK ideographs, hangul syllables: no case, no accent, left as they are.
+_PLAIN_CJK = _plain(
+    "\u3001\u3005\u3041-\u3096\u30a1-\u30fc\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3,"
+)
+# The Russian alphabet but ё (folded to е): only the case is folded.
+_PLAIN_CYRILLIC = _plain("\u0410-\u044f',.!?:-")
+# Latin-1 letters (not × and ÷): each accented one decomposes into an ASCII letter and one
+# mark, so dropping the accents is one table look-up per letter, `_LATIN_1_BASE`.
+_PLAIN_LATIN_1 = _plain("A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff',.!?:-")
+_LATIN_1_BASE = "".join(
+    base if len(base := _without_accents(chr(code))) == 1 else chr(code) for code in range(256)
+).encode("latin-1")
 
 
 @functools.lru_cache(maxsize=1)
