@@ -77,11 +77,7 @@ def test_script_of():
 
 # `fold_printed` folds names of one script's words without `_fold`'s steps: each class's
 # characters, alone and in words, must fold exactly as `_fold` folds them.
-_CLASSES = {
-    "cjk": printed._PLAIN_CJK,
-    "cyrillic": printed._PLAIN_CYRILLIC,
-    "latin-1": printed._PLAIN_LATIN_1,
-}
+_CLASSES = dict(zip(("cjk", "cyrillic", "latin-1"), printed._plain_names()))
 
 
 def _members(matches) -> list[str]:

@@ -76,14 +76,15 @@ def fold_printed(name: str) -> str:
     # accents, each Latin-1 letter by itself. Their keys are found here without its steps
     # (a sync folds every name it stores); the tests hold these to `_fold`.
     if not name.isascii():
+        cjk, cyrillic, latin_1 = _plain_names()
         first = name[0]
         if first >= "\u3005":
-            if _PLAIN_CJK(name):
+            if cjk(name):
                 return name
         elif first >= "\u0410":
-            if _PLAIN_CYRILLIC(name):
+            if cyrillic(name):
                 return name.casefold()
-        elif _PLAIN_LATIN_1(name):
+        elif latin_1(name):
             return name.encode("latin-1").translate(_LATIN_1_BASE).decode("latin-1").casefold()
     return _fold(name)
 
@@ -125,24 +126,31 @@ def _without_accents(text: str) -> str:
     return unicodedata.normalize("NFC", _LATIN_MARKS.sub("", unicodedata.normalize("NFD", text)))
 
 
-def _plain(letters: str) -> Callable[[str], re.Match[str] | None]:
-    """Whether a whole name is words of `letters` (a character class's body), one space apart."""
-    return re.compile(f"[{letters}]+(?: [{letters}]+)*").fullmatch
+# Names `fold_printed` folds without `_fold`'s steps: a whole name of words of one class, one
+# space apart. Each class holds only characters that NFKC keeps, that `_CHARACTERS` does not
+# change and that no step removes or joins to a neighbour; the punctuation is what the names
+# really hold.
+#: Kana (with the long-vowel mark and the katakana middle dot), the ideographic iteration mark
+#: and comma, CJK ideographs, hangul syllables: no case, no accent, left as they are.
+_PLAIN_CJK = "\u3001\u3005\u3041-\u3096\u30a1-\u30fc\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3,"
+#: The Russian alphabet but ё (folded to е): only the case is folded.
+_PLAIN_CYRILLIC = "\u0410-\u044f',.!?:-"
+#: Latin-1 letters (not × and ÷): each accented one decomposes into an ASCII letter and one
+#: mark, so dropping the accents is one table look-up per letter, `_LATIN_1_BASE`.
+_PLAIN_LATIN_1 = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff',.!?:-"
 
 
-# Names `fold_printed` folds without `_fold`'s steps. Each class holds only characters that
-# NFKC keeps, that `_CHARACTERS` does not change and that no step removes or joins to a
-# neighbour; the punctuation is what the names really hold.
-# Kana (with the long-vowel mark and the katakana middle dot), the ideographic iteration mark
-# and comma, CJK ideographs, hangul syllables: no case, no accent, left as they are.
-_PLAIN_CJK = _plain(
-    "\u3001\u3005\u3041-\u3096\u30a1-\u30fc\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3,"
-)
-# The Russian alphabet but ё (folded to е): only the case is folded.
-_PLAIN_CYRILLIC = _plain("\u0410-\u044f',.!?:-")
-# Latin-1 letters (not × and ÷): each accented one decomposes into an ASCII letter and one
-# mark, so dropping the accents is one table look-up per letter, `_LATIN_1_BASE`.
-_PLAIN_LATIN_1 = _plain("A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff',.!?:-")
+@functools.cache
+def _plain_names() -> tuple[Callable[[str], re.Match[str] | None], ...]:
+    """Full matches of a name of words of `_PLAIN_CJK`, `_PLAIN_CYRILLIC`, `_PLAIN_LATIN_1`.
+    Compiled at the first fold of a name that is not ASCII, not at import: the CJK class takes
+    3 ms to compile, which a run reading English names only would pay at start-up."""
+    return tuple(
+        re.compile(f"[{letters}]+(?: [{letters}]+)*").fullmatch
+        for letters in (_PLAIN_CJK, _PLAIN_CYRILLIC, _PLAIN_LATIN_1)
+    )
+
+
 _LATIN_1_BASE = "".join(
     base if len(base := _without_accents(chr(code))) == 1 else chr(code) for code in range(256)
 ).encode("latin-1")
