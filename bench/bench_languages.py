@@ -213,7 +213,7 @@ def main() -> int:
     ap.add_argument("--only", choices=("sync", "index", "warm"))
     ap.add_argument("--decks", type=int, default=3000, help="English decks judged warm")
     # This machine is shared: drawn from 16 syncs of each kind, the ratio of the least of two
-    # ranged 1.32-1.61x (5th-95th percentile), of eight 1.39-1.51x.
+    # ranged 1.32-1.61x (5th-95th percentile), of eight 1.39-1.51x; the default takes ten.
     ap.add_argument("--repeat", type=int, default=10, help="syncs of each kind (least CPU)")
     ap.add_argument("--baseline", type=Path, help="an older source tree (warm English decks)")
     ap.add_argument("--rounds", type=int, default=3, help="fresh processes per tree (least)")
