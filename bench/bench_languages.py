@@ -5,8 +5,9 @@ in the same run.
 
 * sync: `deckcheck sync --from ORACLE` against `... --languages-from ALL_CARDS` (the shared
   all-cards-localized-derived file: ten languages), each into a new database in a fresh
-  process: CPU (the sync's processes together) and the largest resident set of them. Target:
-  at most 1.5x the CPU, memory bounded.
+  process: CPU (the sync's processes together; the least of each kind, and the median and
+  range of the ratio of each repetition's two syncs) and the largest resident set of them.
+  Target: at most 1.5x the CPU, memory bounded.
 * index: `CardIndex.from_db` of the English-only database and of the ten-language one (load
   time and tracemalloc peak), and the first name no Oracle name matches (which reads the
   printed names).
