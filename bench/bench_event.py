@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SHARED_DATA, children_cpu, derived_db, installed_env  # noqa: E402
+from common import SHARED_DATA, children_cpu, derived_db, in_turn, installed_env  # noqa: E402
 
 TOURNAMENTS = SHARED_DATA / "decklists" / "tournaments"
 TARGET = 1.2
@@ -271,10 +271,8 @@ def main() -> None:
             clin.append(run_cli(out, db, args.jobs))
 
         for rep in range(args.repeat):
-            # Interleaved, so that load on the shared machine hits every variant alike, and
-            # the two CLI runs take turns going first: load rising or falling through a
-            # repetition favours neither.
-            for run in (one_process, default_or_given)[:: 1 if rep % 2 == 0 else -1]:
+            # Interleaved, so that load on the shared machine hits every variant alike.
+            for run in in_turn((one_process, default_or_given), rep):
                 run()
             api.append(run_api(out, db))
             bare.append(run_bare(out, db))

@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from common import BULK_DECKS, DERIVED_FILE, SHARED_DATA  # noqa: E402
+from common import BULK_DECKS, DERIVED_FILE, SHARED_DATA, in_turn  # noqa: E402
 
 ALL_CARDS = SHARED_DATA / "scryfall" / "all-cards-localized-derived.jsonl.gz"
 RENDERED = SHARED_DATA / "decklists" / "localized" / "rendered"
@@ -106,7 +106,8 @@ def _wrapped(cmd: list[str]) -> dict:
 
 
 def sync_figures(tmp: Path, repeat: int) -> tuple[Path, Path]:
-    """Sync both ways `repeat` times; print the least CPU of each. Returns the databases."""
+    """Sync both ways `repeat` times; print the least CPU of each and the ratios of the
+    repetitions. Returns the databases."""
     plain, ten = tmp / "plain.sqlite3", tmp / "ten.sqlite3"
     runs: dict[str, list[dict]] = {"oracle only": [], "with --languages-from": []}
     base = [*_deckcheck(ROOT), "sync", "--from", str(DERIVED_FILE)]
@@ -118,9 +119,7 @@ def sync_figures(tmp: Path, repeat: int) -> tuple[Path, Path]:
         for db in (plain, ten):
             for leftover in tmp.glob(db.name + "*"):
                 leftover.unlink()
-        # The two take turns going first: a load that rises through a repetition does not
-        # always fall on the same one.
-        for label in list(commands) if i % 2 == 0 else reversed(commands):
+        for label in in_turn(list(commands), i):
             runs[label].append(_wrapped(commands[label]))
     best = {k: min(v, key=lambda r: r["cpu"]) for k, v in runs.items()}
     for label, r in best.items():

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from common import derived_db  # noqa: E402
+from common import derived_db, in_turn  # noqa: E402
 
 from validator import api  # noqa: E402
 from validator.decklist import parse_decklist  # noqa: E402
@@ -67,8 +67,7 @@ def compare(decks, with_points, without, index, rounds: int) -> tuple[float, flo
     is the run other processes disturbed least)."""
     a, b = [], []
     for i in range(rounds):
-        pair = [(a, with_points), (b, without)]
-        for out, fmt in pair[::-1] if i % 2 else pair:
+        for out, fmt in in_turn([(a, with_points), (b, without)], i):
             out.append(per_deck(decks, fmt, index))
     return min(a), min(b)
 
@@ -143,7 +142,7 @@ def main() -> int:
     sample = parsed[:50]
     timing = {"with": float("inf"), "without": float("inf")}
     for i in range(args.rounds):
-        for label, formats in (("with", every), ("without", before))[:: -1 if i % 2 else 1]:
+        for label, formats in in_turn((("with", every), ("without", before)), i):
             started = time.process_time()
             for deck in sample:
                 api.check_formats(deck, cards=index, formats=formats)

@@ -19,11 +19,14 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 DERIVED_FILE = SHARED_DATA / "scryfall" / "oracle-cards-derived-20260822.jsonl.gz"
 BULK_DECKS = SHARED_DATA / "decklists" / "bulk" / "mtgo_2026-01_to_2026-08_all_decks.jsonl.gz"
+T = TypeVar("T")
+
 CACHE_DIR = Path(os.environ.get("DECKCHECK_BENCH_CACHE", "/tmp/deckcheck-bench"))
 
 #: Corpus format labels -> deckcheck format keys. "Commander" depends on the event (see
@@ -160,6 +163,13 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
 
     rank = math.ceil(q / 100 * len(sorted_values))
     return sorted_values[max(0, min(len(sorted_values), rank) - 1)]
+
+
+def in_turn(variants: Sequence[T], repetition: int) -> Sequence[T]:
+    """The variants of a benchmark in the order repetition `repetition` runs them: they take
+    turns going first, so that load rising or falling through a repetition on this shared
+    machine favours none of them."""
+    return variants if repetition % 2 == 0 else variants[::-1]
 
 
 def children_cpu() -> float:
